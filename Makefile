@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# volctl: one hand-written, non-recursive Makefile. ./configure writes Makefile.inc.
+#
+#   make                 build ./volctl
+#   make check           C unit tests, then every bats suite (mounted tests skip without root/loop)
+#   make check-unit      C unit tests only
+#   make check-asan      the same tests with a build under AddressSanitizer + UBSan (in build-asan/)
+#   make check-api       kernel-shared/ must not print, exit or use common/ or cmds/
+#   make fuzz            build and run the libFuzzer targets for FUZZ_SECONDS each
+#   make install         DESTDIR, prefix, sbindir, mandir honoured
+#   V=1 shows commands, D=1 builds without optimisation, O=DIR puts objects in DIR
+
+ifeq ($(wildcard Makefile.inc),)
+$(error Makefile.inc is missing: run ./autogen.sh && ./configure first)
+endif
+include Makefile.inc
+
+O ?= .
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+WARNINGS = -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wshadow -Wvla
+ifeq ($(D),1)
+OPT = -O0 -g3
+else
+OPT = $(CFLAGS_CONFIGURE)
+endif
+CPPFLAGS_ALL = -D_GNU_SOURCE -I. -Ikernel-shared -DVOLCTL_VERSION='"$(PACKAGE_VERSION)"' \
+	       -DVOLCTL_FAULT_INJECTION=$(FAULT_INJECTION)
+CFLAGS_ALL = -std=gnu11 $(WARNINGS) $(OPT) $(LIBS_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
+LDFLAGS_ALL = $(LDFLAGS_CONFIGURE) $(EXTRA_LDFLAGS) $(LDFLAGS)
+
+KSHARED_SRC = $(sort $(filter-out kernel-shared/gen-%,$(wildcard kernel-shared/*.c)))
+COMMON_SRC  = $(sort $(wildcard common/*.c))
+CMDS_SRC    = $(sort $(wildcard cmds/*.c))
+UNIT_SRC    = $(sort $(wildcard tests/unit/test-*.c))
+FUZZ_SRC    = $(sort $(wildcard tests/fuzz/fuzz-*.c))
+
+KSHARED_OBJ = $(KSHARED_SRC:%.c=$(O)/%.o)
+COMMON_OBJ  = $(COMMON_SRC:%.c=$(O)/%.o)
+CMDS_OBJ    = $(CMDS_SRC:%.c=$(O)/%.o)
+MAIN_OBJ    = $(O)/volctl.o
+UNIT_BIN    = $(UNIT_SRC:%.c=$(O)/%)
+LIB_OBJ     = $(KSHARED_OBJ) $(COMMON_OBJ)
+
+ALL_LIBS = $(LIBS_COMMON) $(LIBS_SHARED)
+GROUP_LINKS = volctl-subvolume volctl-quota volctl-qgroup
+MANPAGES = $(sort $(wildcard Documentation/*.8))
+
+.PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api \
+	install uninstall fuzz bench
+all: $(O)/volctl
+
+$(O)/volctl: $(MAIN_OBJ) $(CMDS_OBJ) $(LIB_OBJ)
+	@echo "    [LD]     $@"
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) $(ALL_LIBS)
+
+$(O)/%.o: %.c
+	@$(MKDIR_P) $(dir $@)
+	@echo "    [CC]     $@"
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+$(O)/tests/unit/test-%: tests/unit/test-%.c $(LIB_OBJ)
+	@$(MKDIR_P) $(dir $@)
+	@echo "    [LD]     $@"
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) $(ALL_LIBS)
+
+-include $(shell find $(O) -name '*.d' -not -path '*/.git/*' 2>/dev/null)
+
+# ---- tests -----------------------------------------------------------------------------
+BATS ?= bats
+BATS_FLAGS ?=
+check: check-api check-unit check-cli check-mounted
+
+check-unit: $(UNIT_BIN)
+	$(Q)tests/run-unit.sh $(UNIT_BIN)
+
+check-cli: $(O)/volctl
+	$(Q)VOLCTL=$(abspath $(O)/volctl) $(BATS) $(BATS_FLAGS) tests/cli
+
+check-mounted: $(O)/volctl
+	$(Q)VOLCTL=$(abspath $(O)/volctl) $(BATS) $(BATS_FLAGS) tests/mounted
+
+ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+check-asan:
+	$(MAKE) O=build-asan EXTRA_CFLAGS="$(ASAN_FLAGS)" EXTRA_LDFLAGS="$(ASAN_FLAGS)" \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 check
+
+check-api:
+	$(Q)tests/check-api.sh
+
+# ---- fuzzing (clang + libFuzzer) -------------------------------------------------------
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined
+fuzz:
+	$(Q)for f in $(FUZZ_SRC); do \
+		b=build-fuzz/$$(basename $$f .c); mkdir -p build-fuzz; \
+		echo "    [FUZZ]   $$b"; \
+		$(FUZZ_CC) $(CPPFLAGS_ALL) -std=gnu11 $(LIBS_CFLAGS) $(FUZZ_FLAGS) -o $$b $$f \
+			$(KSHARED_SRC) $(LIBS_SHARED) || exit 1; \
+		mkdir -p build-fuzz/corpus-$$(basename $$f .c); \
+		$$b -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus-$$(basename $$f .c) \
+			tests/fuzz/seeds/ || exit 1; \
+	done
+
+bench: $(O)/volctl
+	@echo "benchmarks need root and loop devices: see bench/README.md"
+
+# ---- install ---------------------------------------------------------------------------
+install: $(O)/volctl
+	$(MKDIR_P) $(DESTDIR)$(sbindir) $(DESTDIR)$(mandir)/man8 \
+		$(DESTDIR)$(datadir)/bash-completion/completions
+	$(INSTALL) -m 755 $(O)/volctl $(DESTDIR)$(sbindir)/volctl
+	for l in $(GROUP_LINKS); do ln -sf volctl $(DESTDIR)$(sbindir)/$$l; done
+	for m in $(MANPAGES); do $(INSTALL) -m 644 $$m $(DESTDIR)$(mandir)/man8/; done
+	$(INSTALL) -m 644 completion/volctl $(DESTDIR)$(datadir)/bash-completion/completions/volctl
+	for l in $(GROUP_LINKS); do \
+		ln -sf volctl $(DESTDIR)$(datadir)/bash-completion/completions/$$l; done
+
+uninstall:
+	rm -f $(DESTDIR)$(sbindir)/volctl $(addprefix $(DESTDIR)$(sbindir)/,$(GROUP_LINKS))
+	rm -f $(addprefix $(DESTDIR)$(mandir)/man8/,$(notdir $(MANPAGES)))
+	rm -f $(DESTDIR)$(datadir)/bash-completion/completions/volctl \
+		$(addprefix $(DESTDIR)$(datadir)/bash-completion/completions/,$(GROUP_LINKS))
+
+clean:
+	find . -name '*.o' -o -name '*.d' | grep -v '^./.git' | xargs rm -f
+	rm -f volctl $(UNIT_BIN)
+	rm -rf build-asan build-fuzz
+
+distclean: clean
+	rm -rf Makefile.inc config.log config.status autom4te.cache configure config aclocal.m4

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The static, declarative command table.
+ *
+ * Each group lives in one cmds/<group>.c file that ends with its
+ * struct cmd_group.  Flags tell the dispatcher (volctl.c) what a command
+ * supports, so that unsupported --format json or --image is refused in one
+ * place, before the command runs.
+ */
+#ifndef VOLCTL_CMDS_COMMANDS_H
+#define VOLCTL_CMDS_COMMANDS_H
+
+#include <getopt.h>
+#include <stdio.h>
+#include "common/backend.h"
+#include "common/config.h"
+
+/* What a command supports. */
+#define CMD_FORMAT_JSON	(1U << 0)	/* --format json */
+#define CMD_OFFLINE	(1U << 1)	/* works on --image (offline backend) */
+#define CMD_ONLINE	(1U << 2)	/* works on a mounted filesystem */
+#define CMD_WRITES	(1U << 3)	/* changes the filesystem */
+#define CMD_IMAGE_ARG	(1U << 4)	/* takes an image as its own argument (inspect, check) */
+#define CMD_HIDDEN	(1U << 5)	/* not listed in help */
+
+/* Everything a command receives besides its argv. */
+struct vc_ctx {
+	const struct vc_config *cfg;
+	const struct vc_backend_ops *ops;	/* online or offline, chosen once */
+	const char *prog;			/* "volctl subvolume create" */
+};
+
+struct cmd_help {
+	const char *const *synopsis;	/* NULL-terminated, without "volctl " */
+	const char *summary;		/* one line */
+	const char *const *details;	/* NULL-terminated: description, "", options */
+};
+
+struct cmd_struct;
+typedef int (*cmd_fn)(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+		      char **argv);
+
+struct cmd_group;
+
+struct cmd_struct {
+	const char *token;
+	cmd_fn fn;			/* NULL for a group */
+	const struct cmd_help *help;
+	const struct cmd_group *group;	/* subcommands, or NULL */
+	unsigned int flags;
+};
+
+struct cmd_group {
+	const char *token;
+	const char *summary;
+	const struct cmd_struct *const *commands;	/* NULL-terminated */
+};
+
+/* Defined by each group file. */
+extern const struct cmd_group subvolume_cmd_group;
+extern const struct cmd_group quota_cmd_group;
+extern const struct cmd_group qgroup_cmd_group;
+extern const struct cmd_group inspect_cmd_group;
+
+/* Help and argument helpers shared by the commands (cmds/help.c). */
+void cmd_print_usage(const struct cmd_struct *cmd, const char *prog, FILE *out, bool full);
+int cmd_usage_error(const struct vc_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Argument count checks; print the error and return VC_EXIT_USAGE on failure, else 0. */
+int cmd_check_argc_exact(const struct vc_ctx *ctx, int nargs, int expected);
+int cmd_check_argc_min(const struct vc_ctx *ctx, int nargs, int expected);
+int cmd_check_argc_max(const struct vc_ctx *ctx, int nargs, int expected);
+/*
+ * getopt_long wrapper with our error messages: returns the option, -1 at the
+ * end, or '?' after printing "unknown option" (the caller returns
+ * VC_EXIT_USAGE).  Resets getopt state on the first call of a command.
+ */
+int cmd_getopt(const struct vc_ctx *ctx, int argc, char **argv, const char *optstring,
+	       const struct option *longopts);
+
+#define OPTLINE(opt, text)	"  " opt "\n\t" text
+
+#endif

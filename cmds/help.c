@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Usage printing, argument count checks and getopt with our error messages. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include "cmds/commands.h"
+#include "common/messages.h"
+
+void cmd_print_usage(const struct cmd_struct *cmd, const char *prog, FILE *out, bool full)
+{
+	const struct cmd_help *h = cmd->help;
+	const char *const *p;
+	bool first = true;
+
+	if (!h)
+		return;
+	for (p = h->synopsis; p && *p; p++) {
+		fprintf(out, "%s volctl %s\n", first ? "usage:" : "   or:", *p);
+		first = false;
+	}
+	if (!full) {
+		fprintf(out, "Try '%s --help' for more information.\n", prog);
+		return;
+	}
+	fprintf(out, "\n    %s\n", h->summary);
+	if (h->details && h->details[0])
+		fputc('\n', out);
+	for (p = h->details; p && *p; p++) {
+		const char *line = *p;
+
+		/* OPTLINE() packs "  -x|--xx\n\ttext": print as two columns */
+		fprintf(out, "    %s\n", line);
+	}
+}
+
+int cmd_usage_error(const struct vc_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "error: %s: ", ctx->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", ctx->prog);
+	return VC_EXIT_USAGE;
+}
+
+int cmd_check_argc_exact(const struct vc_ctx *ctx, int nargs, int expected)
+{
+	if (nargs == expected)
+		return 0;
+	return cmd_usage_error(ctx, "exactly %d argument%s expected, %d given", expected,
+			       expected == 1 ? "" : "s", nargs);
+}
+
+int cmd_check_argc_min(const struct vc_ctx *ctx, int nargs, int expected)
+{
+	if (nargs >= expected)
+		return 0;
+	return cmd_usage_error(ctx, "not enough arguments: %d but at least %d expected", nargs,
+			       expected);
+}
+
+int cmd_check_argc_max(const struct vc_ctx *ctx, int nargs, int expected)
+{
+	if (nargs <= expected)
+		return 0;
+	return cmd_usage_error(ctx, "too many arguments: %d but at most %d expected", nargs,
+			       expected);
+}
+
+int cmd_getopt(const struct vc_ctx *ctx, int argc, char **argv, const char *optstring,
+	       const struct option *longopts)
+{
+	char shortopts[128];
+	int c;
+
+	/* leading ':' makes getopt report a missing argument as ':' */
+	snprintf(shortopts, sizeof(shortopts), ":%s", optstring);
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (c == '?') {
+		if (optopt)
+			cmd_usage_error(ctx, "unknown option '-%c'", optopt);
+		else
+			cmd_usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+		return '?';
+	}
+	if (c == ':') {
+		cmd_usage_error(ctx, "option '%s' requires an argument", argv[optind - 1]);
+		return '?';
+	}
+	return c;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One operations table, two backends.
+ *
+ * Commands in cmds/ talk to a filesystem only through struct vc_backend_ops.
+ * The online backend (common/online*.c) drives the kernel's Btrfs ioctls on a
+ * mounted filesystem; the offline backend (common/offline*.c) drives our own
+ * on-disk implementation in kernel-shared/ on an unmounted image.  The
+ * dispatcher picks one, once, from the global options (--image); commands
+ * never branch on the mode.
+ *
+ * Everything that only reads goes through ->tree_search: the online backend
+ * answers it with BTRFS_IOC_TREE_SEARCH_V2, the offline backend by walking its
+ * own B-trees, and the listing logic above it (kernel-shared/subvol-list.c,
+ * kernel-shared/qgroup-list.c) decodes the same items with the same decoders,
+ * so both backends print identical results.
+ *
+ * Paths: every path argument is given as the user typed it.  Online it is a
+ * path in the running system (relative to the cwd or absolute); offline it is a
+ * path inside the image, starting at the top-level subvolume ("/" is tree 5).
+ *
+ * Errors: every op returns 0 or a negative errno.  When it has more to say than
+ * strerror() it fills fs->err (see vc_fs_error()) with a one-line message that
+ * names the object; the caller prints it.
+ */
+#ifndef VOLCTL_COMMON_BACKEND_H
+#define VOLCTL_COMMON_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "kernel-shared/format.h"
+#include "kernel-shared/itemsrc.h"
+
+struct vc_fs;
+struct vc_config;
+
+/* Qgroups a new subvolume or snapshot is made a member of (-i). */
+struct vc_inherit {
+	size_t nr;
+	const u64 *qgroups;
+};
+
+enum vc_quota_mode {
+	VC_QUOTA_DISABLE,
+	VC_QUOTA_ENABLE,		/* full accounting */
+	VC_QUOTA_ENABLE_SIMPLE,		/* simple quotas (squota) */
+};
+
+enum vc_commit {
+	VC_COMMIT_NONE,
+	VC_COMMIT_EACH,			/* delete -C: commit after each deletion */
+	VC_COMMIT_AFTER,		/* delete -c: commit once at the end */
+};
+
+struct vc_rescan_status {
+	bool running;
+	u64 progress;			/* objectid the rescan has reached */
+};
+
+/* What a path inside the filesystem names. */
+struct vc_path_info {
+	u64 subvolid;			/* tree that holds the inode */
+	u64 ino;			/* inode number in that tree */
+	bool is_subvol_root;		/* ino is BTRFS_FIRST_FREE_OBJECTID */
+	bool is_dir;
+};
+
+struct vc_backend_ops {
+	const char *name;		/* "online" or "offline" */
+
+	/*
+	 * Open the filesystem that holds @path (online), or the image named in
+	 * @cfg whose path @path must exist (offline).  @writable: the command
+	 * will change the filesystem (offline: take the write lock, refuse
+	 * mounted images).
+	 */
+	int (*open)(struct vc_fs **fsp, const struct vc_config *cfg, const char *path,
+		    bool writable);
+	void (*close)(struct vc_fs *fs);
+
+	/* ---- read side ---- */
+	int (*tree_search)(struct vc_fs *fs, u64 tree_id, const struct btrfs_key *min,
+			   const struct btrfs_key *max, btrfs_item_cb cb, void *priv);
+	int (*path_info)(struct vc_fs *fs, const char *path, struct vc_path_info *info);
+	int (*rescan_status)(struct vc_fs *fs, struct vc_rescan_status *st);
+
+	/* ---- subvolumes ---- */
+	int (*subvol_create)(struct vc_fs *fs, const char *path, const struct vc_inherit *inh);
+	int (*snapshot)(struct vc_fs *fs, const char *src, const char *dst, bool readonly,
+			const struct vc_inherit *inh);
+	/* delete by path (subvolid 0), or subvolume @subvolid of the fs holding @path */
+	int (*subvol_delete)(struct vc_fs *fs, const char *path, u64 subvolid);
+	int (*set_default)(struct vc_fs *fs, u64 subvolid);
+	int (*commit)(struct vc_fs *fs, bool wait);
+	/* wait until deleted subvolume @subvolid has been cleaned; -ENOENT if it never existed */
+	int (*wait_cleaned)(struct vc_fs *fs, u64 subvolid, int sleep_seconds);
+
+	/* ---- quota and qgroups ---- */
+	int (*quota_ctl)(struct vc_fs *fs, enum vc_quota_mode mode);
+	int (*rescan_start)(struct vc_fs *fs);
+	int (*rescan_wait)(struct vc_fs *fs);
+	int (*qgroup_create)(struct vc_fs *fs, u64 qgroupid);
+	int (*qgroup_destroy)(struct vc_fs *fs, u64 qgroupid);
+	int (*qgroup_assign)(struct vc_fs *fs, u64 src, u64 dst, bool assign);
+	int (*qgroup_limit)(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 max_rfer,
+			    u64 max_excl);
+};
+
+/* Common head of every backend's struct vc_fs. */
+struct vc_fs_base {
+	const struct vc_backend_ops *ops;
+	const struct vc_config *cfg;
+	char err[512];			/* last detailed error, "" if none */
+};
+
+extern const struct vc_backend_ops vc_online_ops;
+extern const struct vc_backend_ops vc_offline_ops;
+
+/* Detailed message of the last failed op, or NULL. */
+const char *vc_fs_error(struct vc_fs *fs);
+void vc_fs_set_error(struct vc_fs *fs, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void vc_fs_clear_error(struct vc_fs *fs);
+
+/* The item source view of an open filesystem, for kernel-shared/ listing code. */
+struct btrfs_item_source vc_fs_item_source(struct vc_fs *fs);
+
+#endif

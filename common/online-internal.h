@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Internals of the online backend, shared by its files:
+ *   common/online.c         open/close, TREE_SEARCH_V2, path info, subvolume ops
+ *   common/online-qgroup.c  quota and qgroup ops
+ * and the ops table at the end of common/online.c.
+ */
+#ifndef VOLCTL_COMMON_ONLINE_INTERNAL_H
+#define VOLCTL_COMMON_ONLINE_INTERNAL_H
+
+#include "common/backend.h"
+
+struct vc_fs {
+	struct vc_fs_base base;
+	int fd;			/* O_RDONLY|O_DIRECTORY fd on a directory of the filesystem */
+	char *path;		/* the path it was opened with, for messages */
+};
+
+/* ioctl on fs->fd; returns 0 or -errno */
+int online_ioctl(struct vc_fs *fs, unsigned long request, void *arg);
+
+/* common/online-qgroup.c */
+int online_quota_ctl(struct vc_fs *fs, enum vc_quota_mode mode);
+int online_rescan_start(struct vc_fs *fs);
+int online_rescan_wait(struct vc_fs *fs);
+int online_rescan_status(struct vc_fs *fs, struct vc_rescan_status *st);
+int online_qgroup_create(struct vc_fs *fs, u64 qgroupid);
+int online_qgroup_destroy(struct vc_fs *fs, u64 qgroupid);
+int online_qgroup_assign(struct vc_fs *fs, u64 src, u64 dst, bool assign);
+int online_qgroup_limit(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 max_rfer,
+			u64 max_excl);
+
+#endif

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Command-line value parsers: see parse-utils.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "common/parse-utils.h"
+
+/* Parse leading decimal digits of @s into *out; *end points past them. */
+static int parse_digits(const char *s, uint64_t *out, const char **end)
+{
+	uint64_t v = 0;
+	const char *p = s;
+
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned int d = (unsigned int)(*p - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*out = v;
+	*end = p;
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	const char *end;
+	int ret;
+
+	if (!s || !*s)
+		return -EINVAL;
+	if (*s == '-')
+		return isdigit((unsigned char)s[1]) ? -EDOM : -EINVAL;
+	ret = parse_digits(s, out, &end);
+	if (ret)
+		return ret;
+	return *end ? -EINVAL : 0;
+}
+
+int parse_size(const char *s, bool allow_none, uint64_t *out, bool *is_none)
+{
+	static const char suffixes[] = "bkmgtpe";
+	const char *end, *pos;
+	uint64_t v;
+	unsigned int shift;
+	int ret;
+
+	if (is_none)
+		*is_none = false;
+	if (!s || !*s)
+		return -EINVAL;
+	if (allow_none && !strcasecmp(s, "none")) {
+		*out = 0;
+		if (is_none)
+			*is_none = true;
+		return 0;
+	}
+	if (*s == '-')
+		return isdigit((unsigned char)s[1]) ? -EDOM : -EINVAL;
+	ret = parse_digits(s, &v, &end);
+	if (ret)
+		return ret;
+	if (*end) {
+		if (end[1])
+			return -EINVAL;
+		pos = strchr(suffixes, tolower((unsigned char)*end));
+		if (!pos)
+			return -EINVAL;
+		shift = 10 * (unsigned int)(pos - suffixes);
+		if (shift && v > (UINT64_MAX >> shift))
+			return -ERANGE;
+		v <<= shift;
+	}
+	*out = v;
+	return 0;
+}
+
+int parse_qgroupid_strict(const char *s, uint64_t *out)
+{
+	uint64_t level, id;
+	const char *end;
+	int ret;
+
+	if (!s)
+		return -EINVAL;
+	ret = parse_digits(s, &level, &end);
+	if (ret)
+		return ret;
+	if (*end != '/')
+		return -EINVAL;
+	ret = parse_digits(end + 1, &id, &end);
+	if (ret)
+		return ret;
+	if (*end)
+		return -EINVAL;
+	if (level >= (1ULL << 16) || id >= (1ULL << 48))
+		return -ERANGE;
+	if (level == 0 && id == 0)
+		return -EINVAL;
+	*out = (level << 48) | id;
+	return 0;
+}
+
+int parse_qgroupid(const char *s, uint64_t *out)
+{
+	uint64_t id;
+	int ret;
+
+	if (s && strchr(s, '/'))
+		return parse_qgroupid_strict(s, out);
+	ret = parse_u64(s, &id);
+	if (ret)
+		return ret;
+	if (id == 0)
+		return -EINVAL;
+	if (id >= (1ULL << 48))
+		return -ERANGE;
+	*out = id;
+	return 0;
+}
+
+const char *parse_strerror(int err, const char *what)
+{
+	switch (err) {
+	case -ERANGE:
+		return "value too large";
+	case -EDOM:
+		return "negative value not allowed";
+	default:
+		return what;
+	}
+}

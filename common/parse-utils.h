@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Parsers for command-line values: plain u64, sizes with binary suffixes and
+ * "none", qgroup ids.  They never print; they return 0 or a negative errno and
+ * the caller names the bad argument:
+ *   -EINVAL  not of the expected form
+ *   -ERANGE  too large (overflow, or a field beyond its width)
+ *   -EDOM    negative where only non-negative values make sense
+ */
+#ifndef VOLCTL_COMMON_PARSE_UTILS_H
+#define VOLCTL_COMMON_PARSE_UTILS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Decimal only, no sign, no spaces, no suffix. */
+int parse_u64(const char *s, uint64_t *out);
+
+/*
+ * A size: decimal digits, then optionally one suffix b k m g t p e (any
+ * case, binary multiples: k = 1024).  With @allow_none, "none" (any case)
+ * sets *is_none and *out = 0.
+ */
+int parse_size(const char *s, bool allow_none, uint64_t *out, bool *is_none);
+
+/*
+ * A qgroup id: "LEVEL/ID" (LEVEL < 2^16, ID < 2^48), or a bare subvolume id
+ * meaning "0/ID".  0/0 is refused with -EINVAL.
+ */
+int parse_qgroupid(const char *s, uint64_t *out);
+
+/* Only "LEVEL/ID", as qgroup create/destroy take it. */
+int parse_qgroupid_strict(const char *s, uint64_t *out);
+
+/* Words for a parse error, e.g. "not a valid size" */
+const char *parse_strerror(int err, const char *what);
+
+#endif

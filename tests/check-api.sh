@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# kernel-shared/ is a library: no printing, no exit, no getopt, nothing from
+# common/ or cmds/.  Dependencies point one way: cmds/ -> common/ -> kernel-shared/.
+set -u
+cd "$(dirname "$0")/.."
+bad=0
+check() {
+	local what=$1 pattern=$2; shift 2
+	local hits
+	hits=$(grep -nE "$pattern" "$@" 2>/dev/null | grep -v '^\S*:[0-9]*:\s*\*' | grep -v '//.*api-ok')
+	if [ -n "$hits" ]; then
+		echo "check-api: $what:"
+		echo "$hits"
+		bad=1
+	fi
+}
+ks=$(ls kernel-shared/*.c kernel-shared/*.h 2>/dev/null | grep -v 'gen-')
+check "printing in kernel-shared/" '\b(printf|fprintf|puts|fputs|perror|putchar)\s*\(' $ks
+check "exit/abort in kernel-shared/" '\b(exit|_exit|abort)\s*\(' $ks
+check "getopt in kernel-shared/" '\bgetopt' $ks
+check "kernel-shared/ includes common/ or cmds/" '#include\s+"(common|cmds)/' $ks
+check "common/ includes cmds/" '#include\s+"cmds/' common/*.c common/*.h
+check "ioctl outside the online backend" '\bioctl\s*\(' cmds/*.c kernel-shared/*.c
+if [ $bad -eq 0 ]; then
+	echo "check-api: ok"
+fi
+exit $bad

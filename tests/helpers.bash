@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared bats helpers.  Load with:  load ../helpers
+#
+#   run_volctl ARGS...     run the binary under test ($VOLCTL, or ./volctl);
+#                          VOLCTL_WRAPPER="valgrind -q --error-exitcode=99" wraps it
+#   require_root_loop      skip unless root, the btrfs module and loop devices are there
+#   mkfs_mount [SIZE] [MKFS OPTS...]
+#                          make an image in $BATS_TEST_TMPDIR, loop-mount it at $MNT
+#   cleanup_mount          unmount and detach (call from teardown; safe to call twice)
+#   assert_status N, assert_output_contains STR, assert_json (output parses with jq)
+
+: "${VOLCTL:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/volctl}"
+export LC_ALL=C TZ=UTC COLUMNS=120
+
+run_volctl() {
+	# shellcheck disable=SC2086
+	run ${VOLCTL_WRAPPER:-} "$VOLCTL" "$@"
+}
+
+# Separate stdout/stderr capture: sets $out, $err, $status.
+run_volctl_split() {
+	local errf="$BATS_TEST_TMPDIR/stderr.$$"
+	# shellcheck disable=SC2086
+	out=$(${VOLCTL_WRAPPER:-} "$VOLCTL" "$@" 2>"$errf") && status=0 || status=$?
+	err=$(cat "$errf")
+}
+
+require_root_loop() {
+	if [ "$(id -u)" -ne 0 ]; then
+		skip "needs root (mounting loop devices)"
+	fi
+	if ! grep -qw btrfs /proc/filesystems 2>/dev/null && ! modprobe btrfs 2>/dev/null; then
+		skip "needs the btrfs kernel module"
+	fi
+	if [ ! -e /dev/loop-control ]; then
+		skip "needs loop devices (/dev/loop-control missing)"
+	fi
+	command -v mkfs.btrfs >/dev/null || skip "needs mkfs.btrfs (Debian btrfs-progs)"
+}
+
+mkfs_mount() {
+	local size=${1:-512M}
+	shift || true
+	IMG="$BATS_TEST_TMPDIR/fs.img"
+	MNT="$BATS_TEST_TMPDIR/mnt"
+	mkdir -p "$MNT"
+	truncate -s "$size" "$IMG"
+	mkfs.btrfs -q -f "$@" "$IMG" >/dev/null
+	LOOPDEV=$(losetup -f --show "$IMG")
+	mount "$LOOPDEV" "$MNT"
+}
+
+cleanup_mount() {
+	if [ -n "${MNT:-}" ] && mountpoint -q "$MNT" 2>/dev/null; then
+		umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null || true
+	fi
+	if [ -n "${LOOPDEV:-}" ]; then
+		losetup -d "$LOOPDEV" 2>/dev/null || true
+		LOOPDEV=
+	fi
+}
+
+assert_status() {
+	if [ "$status" -ne "$1" ]; then
+		echo "expected exit status $1, got $status; output:" >&2
+		echo "$output" >&2
+		return 1
+	fi
+}
+
+assert_output_contains() {
+	if [[ "$output" != *"$1"* ]]; then
+		echo "output does not contain '$1':" >&2
+		echo "$output" >&2
+		return 1
+	fi
+}
+
+assert_json() {
+	if ! printf '%s\n' "${1:-$output}" | jq -e . >/dev/null; then
+		echo "not valid JSON:" >&2
+		printf '%s\n' "${1:-$output}" >&2
+		return 1
+	fi
+}

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * volctl: the dispatcher.
+ *
+ *   volctl [global options] GROUP COMMAND [options] [args]
+ *
+ * Parses the global options into the read-only struct vc_config, resolves the
+ * group and command tokens (exact name or unique prefix), refuses what the
+ * command does not support (--format json, --image) from its flags, chooses the
+ * backend once, runs the command and turns its result into the exit status.
+ * Invoked as volctl-subvolume, volctl-quota or volctl-qgroup (multi-call links)
+ * it runs that group directly.  Only this file exits.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmds/commands.h"
+#include "common/messages.h"
+#include "common/output.h"
+
+static const struct cmd_group *const top_groups[] = {
+	&subvolume_cmd_group,
+	&quota_cmd_group,
+	&qgroup_cmd_group,
+	&inspect_cmd_group,
+	NULL,
+};
+
+static void print_main_usage(FILE *out)
+{
+	const struct cmd_group *const *g;
+
+	fprintf(out,
+		"usage: volctl [global options] <group> <command> [options] [<args>]\n"
+		"       volctl <group> help | volctl <group> <command> --help\n"
+		"\n"
+		"Manage Btrfs subvolumes and quota groups, on a mounted filesystem or,\n"
+		"with --image, on an unmounted image or device.\n"
+		"\n"
+		"Global options:\n"
+		"  --format text|json   output format (json where a command supports it)\n"
+		"  -q, --quiet          print no normal output, only errors\n"
+		"  -v, --verbose        more messages on stderr (repeat for more)\n"
+		"  --image FILE         work offline on FILE (repeat for multi-device)\n"
+		"  --super N            offline: use superblock mirror N (0, 1, 2)\n"
+		"  --help               this help\n"
+		"  --version            print the version\n"
+		"\n"
+		"Groups:\n");
+	for (g = top_groups; *g; g++)
+		fprintf(out, "  %-12s %s\n", (*g)->token, (*g)->summary);
+	fprintf(out, "\nSee volctl(8) and volctl-<group>(8).\n");
+}
+
+static void print_group_usage(const struct cmd_group *grp, FILE *out)
+{
+	const struct cmd_struct *const *c;
+
+	fprintf(out, "usage: volctl %s <command> [options] [<args>]\n\nCommands:\n", grp->token);
+	for (c = grp->commands; *c; c++) {
+		if ((*c)->flags & CMD_HIDDEN)
+			continue;
+		fprintf(out, "  %-14s %s\n", (*c)->token, (*c)->help ? (*c)->help->summary : "");
+	}
+	fprintf(out, "\nRun 'volctl %s <command> --help' for a command's options.\n", grp->token);
+}
+
+/* Exact match, else the one command the token is a prefix of; NULL and *ambiguous otherwise. */
+static const struct cmd_struct *find_command(const struct cmd_group *grp, const char *tok,
+					     bool *ambiguous)
+{
+	const struct cmd_struct *const *c;
+	const struct cmd_struct *found = NULL;
+	size_t len = strlen(tok);
+
+	*ambiguous = false;
+	for (c = grp->commands; *c; c++)
+		if (!strcmp((*c)->token, tok))
+			return *c;
+	for (c = grp->commands; *c; c++) {
+		if (strncmp((*c)->token, tok, len))
+			continue;
+		if (found) {
+			*ambiguous = true;
+			return NULL;
+		}
+		found = *c;
+	}
+	return found;
+}
+
+static const struct cmd_group *find_group(const char *tok, bool *ambiguous)
+{
+	const struct cmd_group *const *g;
+	const struct cmd_group *found = NULL;
+	size_t len = strlen(tok);
+
+	*ambiguous = false;
+	for (g = top_groups; *g; g++)
+		if (!strcmp((*g)->token, tok))
+			return *g;
+	for (g = top_groups; *g; g++) {
+		if (strncmp((*g)->token, tok, len))
+			continue;
+		if (found) {
+			*ambiguous = true;
+			return NULL;
+		}
+		found = *g;
+	}
+	return found;
+}
+
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return false;
+		if (!strcmp(argv[i], "--help"))
+			return true;
+	}
+	return false;
+}
+
+enum { OPT_FORMAT = 256, OPT_IMAGE, OPT_SUPER, OPT_HELP, OPT_VERSION };
+
+static int parse_global_options(struct vc_config *cfg, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "image", required_argument, NULL, OPT_IMAGE },
+		{ "super", required_argument, NULL, OPT_SUPER },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:qv", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text")) {
+				cfg->format = VC_FORMAT_TEXT;
+			} else if (!strcmp(optarg, "json")) {
+				cfg->format = VC_FORMAT_JSON;
+			} else {
+				error("invalid output format '%s': use text or json", optarg);
+				return -VC_EXIT_USAGE;
+			}
+			break;
+		case 'q':
+			cfg->quiet = true;
+			break;
+		case 'v':
+			cfg->verbose++;
+			break;
+		case OPT_IMAGE:
+			if (cfg->nr_images == VC_MAX_IMAGES) {
+				error("too many --image options: at most %d", VC_MAX_IMAGES);
+				return -VC_EXIT_USAGE;
+			}
+			cfg->images[cfg->nr_images++] = optarg;
+			break;
+		case OPT_SUPER:
+			errno = 0;
+			cfg->super_mirror = (int)strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || cfg->super_mirror < 0 ||
+			    cfg->super_mirror > 2) {
+				error("invalid superblock mirror '%s': use 0, 1 or 2", optarg);
+				return -VC_EXIT_USAGE;
+			}
+			break;
+		case OPT_HELP:
+			print_main_usage(stdout);
+			return -VC_EXIT_OK - 1000;
+		case OPT_VERSION:
+			printf("volctl %s\n", VOLCTL_VERSION);
+			return -VC_EXIT_OK - 1000;
+		case ':':
+			error("global option '%s' requires an argument", argv[optind - 1]);
+			return -VC_EXIT_USAGE;
+		default:
+			error("unknown global option '%s'", argv[optind - 1]);
+			fprintf(stderr, "Try 'volctl --help' for more information.\n");
+			return -VC_EXIT_USAGE;
+		}
+	}
+	return optind;
+}
+
+static int check_command_flags(const struct vc_config *cfg, const struct cmd_struct *cmd,
+			       const char *prog)
+{
+	if (cfg->format == VC_FORMAT_JSON && !(cmd->flags & CMD_FORMAT_JSON)) {
+		error("%s: --format json is not supported by this command", prog);
+		return VC_EXIT_USAGE;
+	}
+	if (cfg->nr_images && !(cmd->flags & (CMD_OFFLINE | CMD_IMAGE_ARG))) {
+		error("%s: not available with --image (this command needs a mounted filesystem)",
+		      prog);
+		return VC_EXIT_USAGE;
+	}
+	if (cfg->nr_images && (cmd->flags & CMD_OFFLINE) && !vc_offline_ops.open) {
+		error("%s: offline backend not available yet", prog);
+		return VC_EXIT_FAILURE;
+	}
+	if (cfg->super_mirror >= 0 && !cfg->nr_images && !(cmd->flags & CMD_IMAGE_ARG)) {
+		error("--super needs --image");
+		return VC_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int run_group(const struct vc_config *cfg, const struct cmd_group *grp, int argc,
+		     char **argv)
+{
+	const struct cmd_struct *cmd;
+	struct vc_ctx ctx = { .cfg = cfg };
+	char prog[128];
+	bool ambiguous;
+	int ret;
+
+	if (argc < 1) {
+		print_group_usage(grp, stderr);
+		return VC_EXIT_USAGE;
+	}
+	if (!strcmp(argv[0], "help") || !strcmp(argv[0], "--help")) {
+		if (argc > 1) {
+			cmd = find_command(grp, argv[1], &ambiguous);
+			if (cmd) {
+				snprintf(prog, sizeof(prog), "volctl %s %s", grp->token,
+					 cmd->token);
+				cmd_print_usage(cmd, prog, stdout, true);
+				return VC_EXIT_OK;
+			}
+		}
+		print_group_usage(grp, stdout);
+		return VC_EXIT_OK;
+	}
+	cmd = find_command(grp, argv[0], &ambiguous);
+	if (!cmd) {
+		error("volctl %s: %s command '%s'", grp->token,
+		      ambiguous ? "ambiguous" : "unknown", argv[0]);
+		fprintf(stderr, "Try 'volctl %s help' for more information.\n", grp->token);
+		return VC_EXIT_USAGE;
+	}
+	snprintf(prog, sizeof(prog), "volctl %s %s", grp->token, cmd->token);
+	ctx.prog = prog;
+	if (wants_help(argc, argv)) {
+		cmd_print_usage(cmd, prog, stdout, true);
+		return VC_EXIT_OK;
+	}
+	ret = check_command_flags(cfg, cmd, prog);
+	if (ret)
+		return ret;
+	ctx.ops = cfg->nr_images ? &vc_offline_ops : &vc_online_ops;
+	optind = 0;	/* restart getopt for the command's own options */
+	ret = cmd->fn(cmd, &ctx, argc, argv);
+	if (ret < 0 || ret > VC_EXIT_USAGE)
+		ret = VC_EXIT_FAILURE;
+	return ret;
+}
+
+static const struct cmd_group *group_from_progname(const char *argv0)
+{
+	char *copy = strdup(argv0);
+	const struct cmd_group *const *g;
+	const struct cmd_group *found = NULL;
+	const char *base;
+
+	if (!copy)
+		return NULL;
+	base = basename(copy);
+	if (!strncmp(base, "volctl-", 7)) {
+		for (g = top_groups; *g; g++)
+			if (!strcmp(base + 7, (*g)->token))
+				found = *g;
+	}
+	free(copy);
+	return found;
+}
+
+int main(int argc, char **argv)
+{
+	struct vc_config cfg = { .format = VC_FORMAT_TEXT, .super_mirror = -1 };
+	const struct cmd_group *grp;
+	bool ambiguous;
+	int first, ret;
+
+	if (sodium_init() < 0) {
+		error("cannot initialise libsodium");
+		return VC_EXIT_FAILURE;
+	}
+	grp = group_from_progname(argv[0]);
+	first = parse_global_options(&cfg, argc, argv);
+	if (first < 0)
+		return first <= -1000 ? VC_EXIT_OK : -first;
+	argc -= first;
+	argv += first;
+	if (!grp) {
+		if (argc < 1) {
+			print_main_usage(stderr);
+			return VC_EXIT_USAGE;
+		}
+		if (!strcmp(argv[0], "help")) {
+			print_main_usage(stdout);
+			return VC_EXIT_OK;
+		}
+		grp = find_group(argv[0], &ambiguous);
+		if (!grp) {
+			error("%s group '%s'", ambiguous ? "ambiguous" : "unknown", argv[0]);
+			fprintf(stderr, "Try 'volctl --help' for more information.\n");
+			return VC_EXIT_USAGE;
+		}
+		argc--;
+		argv++;
+	}
+	ret = run_group(&cfg, grp, argc, argv);
+	return output_close_stdout(ret);
+}
