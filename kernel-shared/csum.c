@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Checksums and hashes of the on-disk format (see csum.h).
+ *
+ * CRC-32C is computed slice-by-8 from the committed tables in
+ * crc32c-table.h, or with the SSE4.2 crc32 instruction on x86-64 CPUs that
+ * have it.  Both produce the raw register update; callers choose the seed
+ * and whether to invert.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sodium.h>
+#include <xxhash.h>
+
+#include "csum.h"
+#include "crc32c-table.h"
+
+u32 crc32c_raw_generic(u32 crc, const void *buf, size_t len)
+{
+	const u32 (*t)[256] = crc32c_table;
+	const u8 *p = buf;
+
+	while (len && ((uintptr_t)p & 7)) {
+		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
+		len--;
+	}
+	while (len >= 8) {
+		u32 lo = get_le32(p) ^ crc;
+		u32 hi = get_le32(p + 4);
+
+		crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^
+		      t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^
+		      t[3][hi & 0xff] ^ t[2][(hi >> 8) & 0xff] ^
+		      t[1][(hi >> 16) & 0xff] ^ t[0][hi >> 24];
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
+	return crc;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <nmmintrin.h>
+
+__attribute__((target("sse4.2")))
+static u32 crc32c_hw(u32 crc, const u8 *p, size_t len)
+{
+	u64 crc64;
+
+	while (len && ((uintptr_t)p & 7)) {
+		crc = _mm_crc32_u8(crc, *p++);
+		len--;
+	}
+	crc64 = crc;
+	while (len >= 8) {
+		u64 v;
+
+		memcpy(&v, p, sizeof(v));
+		crc64 = _mm_crc32_u64(crc64, v);
+		p += 8;
+		len -= 8;
+	}
+	crc = (u32)crc64;
+	while (len--)
+		crc = _mm_crc32_u8(crc, *p++);
+	return crc;
+}
+
+static int cpu_has_sse42(void)
+{
+	/* Idempotent; needed if we run before libgcc's constructor */
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("sse4.2");
+}
+#endif
+
+u32 crc32c_raw(u32 crc, const void *buf, size_t len)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (cpu_has_sse42())
+		return crc32c_hw(crc, buf, len);
+#endif
+	return crc32c_raw_generic(crc, buf, len);
+}
+
+u32 btrfs_crc32c(const void *buf, size_t len)
+{
+	return ~crc32c_raw(~0U, buf, len);
+}
+
+u64 btrfs_name_hash(const char *name, size_t len)
+{
+	return crc32c_raw(~1U, name, len);
+}
+
+u64 btrfs_extref_hash(u64 parent, const char *name, size_t len)
+{
+	return crc32c_raw((u32)parent, name, len);
+}
+
+u64 btrfs_extent_data_ref_hash(u64 root, u64 objectid, u64 offset)
+{
+	u8 le[8];
+	u32 high, low;
+
+	put_le64(le, root);
+	high = crc32c_raw(~0U, le, sizeof(le));
+	put_le64(le, objectid);
+	low = crc32c_raw(~0U, le, sizeof(le));
+	put_le64(le, offset);
+	low = crc32c_raw(low, le, sizeof(le));
+	/* The kernel shifts by 31, not 32: the top bit of low overlaps */
+	return ((u64)high << 31) ^ (u64)low;
+}
+
+int btrfs_csum_size(u16 csum_type)
+{
+	switch (csum_type) {
+	case BTRFS_CSUM_TYPE_CRC32:
+		return 4;
+	case BTRFS_CSUM_TYPE_XXHASH:
+		return 8;
+	case BTRFS_CSUM_TYPE_SHA256:
+	case BTRFS_CSUM_TYPE_BLAKE2:
+		return 32;
+	default:
+		return -EINVAL;
+	}
+}
+
+const char *btrfs_csum_name(u16 csum_type)
+{
+	switch (csum_type) {
+	case BTRFS_CSUM_TYPE_CRC32:
+		return "crc32c";
+	case BTRFS_CSUM_TYPE_XXHASH:
+		return "xxhash64";
+	case BTRFS_CSUM_TYPE_SHA256:
+		return "sha256";
+	case BTRFS_CSUM_TYPE_BLAKE2:
+		return "blake2b";
+	default:
+		return NULL;
+	}
+}
+
+_Static_assert(BTRFS_CSUM_MAX_SIZE == BTRFS_CSUM_SIZE, "csum field size");
+_Static_assert(crypto_hash_sha256_BYTES == 32, "sha256 digest");
+
+int btrfs_csum_data(u16 csum_type, const void *data, size_t len, u8 out[BTRFS_CSUM_MAX_SIZE])
+{
+	memset(out, 0, BTRFS_CSUM_MAX_SIZE);
+	switch (csum_type) {
+	case BTRFS_CSUM_TYPE_CRC32:
+		put_le32(out, btrfs_crc32c(data, len));
+		return 0;
+	case BTRFS_CSUM_TYPE_XXHASH:
+		put_le64(out, (u64)XXH64(data, len, 0));
+		return 0;
+	case BTRFS_CSUM_TYPE_SHA256:
+		crypto_hash_sha256(out, data, len);
+		return 0;
+	case BTRFS_CSUM_TYPE_BLAKE2:
+		/* Unkeyed BLAKE2b with a 32-byte digest; cannot fail with these sizes */
+		if (crypto_generichash(out, 32, data, len, NULL, 0)) {
+			memset(out, 0, BTRFS_CSUM_MAX_SIZE);
+			return -EINVAL;
+		}
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
