@@ -94,7 +94,7 @@ completion_table() {
 		head -n1 "$DOC/$p.8" | grep -qx '.\\" SPDX-License-Identifier: GPL-2.0-only' ||
 			{ echo "$p.8: first line is not the SPDX line"; return 1; }
 		title=$(awk '/^\.TH / { print $2; exit }' "$DOC/$p.8" | sed 's/\\-/-/g')
-		[ "$title" = "$(echo "$p" | tr a-z A-Z)" ] ||
+		[ "$title" = "$(echo "$p" | tr "[:lower:]" "[:upper:]")" ] ||
 			{ echo "$p.8: .TH title '$title'"; return 1; }
 		grep -q "^\.TH [^ ]* 8 " "$DOC/$p.8" || { echo "$p.8: not section 8"; return 1; }
 		IFS='|' read -ra secs <<<"$SECTIONS"
