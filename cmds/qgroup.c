@@ -275,6 +275,11 @@ static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *c
 	struct vc_fs *fs;
 	int c, nargs, ret;
 
+	/* "-5" would otherwise be taken for an option */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (argv[i][0] == '-' && argv[i][1] >= '0' && argv[i][1] <= '9')
+			return cmd_usage_error(ctx, "invalid size '%s': %s", argv[i],
+					       parse_strerror(-EDOM, ""));
 	while ((c = cmd_getopt(ctx, argc, argv, "ce", NULL)) != -1) {
 		switch (c) {
 		case 'c':

@@ -411,16 +411,20 @@ static void json_id_list(struct json_writer *w, const char *name, const u64 *ids
 	json_array_close(w);
 }
 
-static void json_limit(struct json_writer *w, const char *name, const char *pname, u64 used,
-		       u64 limit, bool set)
+static void json_limit(struct json_writer *w, const char *name, u64 limit, bool set)
 {
-	if (set) {
+	if (set)
 		json_u64(w, name, limit);
-		json_u64(w, pname, (u64)qgroup_limit_percent(used, limit, true));
-	} else {
+	else
 		json_null(w, name);
-		json_null(w, pname);
-	}
+}
+
+static void json_percent(struct json_writer *w, const char *name, u64 used, u64 limit, bool set)
+{
+	if (set)
+		json_u64(w, name, (u64)qgroup_limit_percent(used, limit, true));
+	else
+		json_null(w, name);
 }
 
 static void json_quota(struct json_writer *w, const struct quota_state *st)
@@ -449,18 +453,19 @@ static void json_row(struct json_writer *w, const struct qgroup_row *row)
 	json_u64(w, "id", btrfs_qgroup_subvolid(qg->qgroupid));
 	json_u64(w, "referenced", qg->info.rfer);
 	json_u64(w, "exclusive", qg->info.excl);
-	json_u64(w, "referenced_compressed", qg->info.rfer_cmpr);
-	json_u64(w, "exclusive_compressed", qg->info.excl_cmpr);
-	json_limit(w, "max_referenced", "referenced_percent", qg->info.rfer, qg->limit.max_rfer,
-		   has_max_rfer(qg));
-	json_limit(w, "max_exclusive", "exclusive_percent", qg->info.excl, qg->limit.max_excl,
-		   has_max_excl(qg));
-	json_bool(w, "full", full);
+	json_limit(w, "max_referenced", qg->limit.max_rfer, has_max_rfer(qg));
+	json_limit(w, "max_exclusive", qg->limit.max_excl, has_max_excl(qg));
 	json_str(w, "path", row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ? "" :
 			    row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->path : NULL);
 	json_str(w, "status", kind_name(row->kind));
 	json_id_list(w, "parents", qg->parents, qg->nr_parents);
 	json_id_list(w, "children", qg->children, qg->nr_children);
+	/* additions to the btrfs-progs set of keys */
+	json_u64(w, "referenced_compressed", qg->info.rfer_cmpr);
+	json_u64(w, "exclusive_compressed", qg->info.excl_cmpr);
+	json_percent(w, "referenced_percent", qg->info.rfer, qg->limit.max_rfer, has_max_rfer(qg));
+	json_percent(w, "exclusive_percent", qg->info.excl, qg->limit.max_excl, has_max_excl(qg));
+	json_bool(w, "full", full);
 	json_object_close(w);
 }
 
