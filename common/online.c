@@ -41,19 +41,6 @@ struct btrfs_ioctl_subvol_wait {
 #define SEARCH_BUF_INITIAL	(256 * 1024)
 #define SEARCH_BUF_MAX		(16 * 1024 * 1024)
 
-/*
- * Until common/online-qgroup.c is in the tree, its functions resolve to NULL
- * and the commands report "not implemented" for the qgroup ops.
- */
-#pragma weak online_quota_ctl
-#pragma weak online_rescan_start
-#pragma weak online_rescan_wait
-#pragma weak online_rescan_status
-#pragma weak online_qgroup_create
-#pragma weak online_qgroup_destroy
-#pragma weak online_qgroup_assign
-#pragma weak online_qgroup_limit
-
 int online_ioctl_fd(int fd, unsigned long request, void *arg)
 {
 	int ret = ioctl(fd, request, arg);
