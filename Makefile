@@ -72,7 +72,6 @@ $(O)/tests/unit/test-%: tests/unit/test-%.c $(LIB_OBJ)
 -include $(shell find $(O) -name '*.d' -not -path '*/.git/*' 2>/dev/null)
 
 # ---- tests -----------------------------------------------------------------------------
-BATS ?= bats
 BATS_FLAGS ?=
 check: check-api check-unit check-cli check-mounted
 
@@ -80,16 +79,15 @@ check-unit: $(UNIT_BIN)
 	$(Q)tests/run-unit.sh $(UNIT_BIN)
 
 check-cli: $(O)/volctl
-	$(Q)VOLCTL=$(abspath $(O)/volctl) $(BATS) $(BATS_FLAGS) tests/cli
+	$(Q)VOLCTL=$(abspath $(O)/volctl) tests/run-bats.sh cli tests/cli $(BATS_FLAGS)
 
 check-mounted: $(O)/volctl
-	$(Q)VOLCTL=$(abspath $(O)/volctl) $(BATS) $(BATS_FLAGS) tests/mounted
+	$(Q)VOLCTL=$(abspath $(O)/volctl) tests/run-bats.sh mounted tests/mounted $(BATS_FLAGS)
 
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-asan:
-	$(MAKE) O=build-asan EXTRA_CFLAGS="$(ASAN_FLAGS)" EXTRA_LDFLAGS="$(ASAN_FLAGS)" \
-		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 check
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(MAKE) O=build-asan EXTRA_CFLAGS="$(ASAN_FLAGS)" EXTRA_LDFLAGS="$(ASAN_FLAGS)" check
 
 check-api:
 	$(Q)tests/check-api.sh

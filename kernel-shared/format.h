@@ -18,22 +18,36 @@
  * Accessor naming: btrfs_<prefix>_<field>() reads, btrfs_set_<prefix>_<field>()
  * writes.  The prefix follows the kernel's short names:
  *
- *   struct              prefix               struct              prefix
- *   btrfs_disk_key      disk_key             btrfs_root_item     root
- *   btrfs_header        header               btrfs_root_ref      root_ref
- *   btrfs_key_ptr       key_ptr              btrfs_file_extent_item file_extent
- *   btrfs_item          item                 btrfs_extent_item   extent
- *   btrfs_super_block   super                btrfs_tree_block_info tree_block
- *   btrfs_root_backup   backup               btrfs_extent_inline_ref extent_inline_ref
- *   btrfs_dev_item      dev_item             btrfs_extent_data_ref extent_data_ref
- *   btrfs_stripe        stripe               btrfs_shared_data_ref shared_data_ref
- *   btrfs_chunk         chunk                btrfs_extent_owner_ref extent_owner_ref
- *   btrfs_timespec      timespec             btrfs_block_group_item block_group
- *   btrfs_inode_item    inode                btrfs_dev_extent    dev_extent
- *   btrfs_inode_ref     inode_ref            btrfs_free_space_info free_space_info
- *   btrfs_inode_extref  inode_extref         btrfs_qgroup_status_item qgroup_status
- *   btrfs_dir_item      dir                  btrfs_qgroup_info_item qgroup_info
- *                                            btrfs_qgroup_limit_item qgroup_limit
+ *   struct                     prefix
+ *   btrfs_disk_key             disk_key
+ *   btrfs_header               header
+ *   btrfs_key_ptr              key_ptr
+ *   btrfs_item                 item
+ *   btrfs_super_block          super
+ *   btrfs_root_backup          backup
+ *   btrfs_dev_item             dev_item
+ *   btrfs_stripe               stripe
+ *   btrfs_chunk                chunk
+ *   btrfs_dev_extent           dev_extent
+ *   btrfs_block_group_item     block_group
+ *   btrfs_free_space_info      free_space_info
+ *   btrfs_timespec             timespec
+ *   btrfs_inode_item           inode
+ *   btrfs_inode_ref            inode_ref
+ *   btrfs_inode_extref         inode_extref
+ *   btrfs_dir_item             dir
+ *   btrfs_root_item            root
+ *   btrfs_root_ref             root_ref
+ *   btrfs_file_extent_item     file_extent
+ *   btrfs_extent_item          extent
+ *   btrfs_tree_block_info      tree_block
+ *   btrfs_extent_inline_ref    extent_inline_ref
+ *   btrfs_extent_data_ref      extent_data_ref
+ *   btrfs_shared_data_ref      shared_data_ref
+ *   btrfs_extent_owner_ref     extent_owner_ref
+ *   btrfs_qgroup_status_item   qgroup_status
+ *   btrfs_qgroup_info_item     qgroup_info
+ *   btrfs_qgroup_limit_item    qgroup_limit
  *
  * Integer fields get a getter returning the host value and a setter taking
  * one.  Embedded keys get btrfs_<prefix>_<field>(p, &key) filling a host
@@ -206,15 +220,13 @@ static inline u64 btrfs_sb_offset(int mirror)
 /**
  * btrfs_is_fstree - whether tree @id is a subvolume tree
  *
- * Subvolume trees (5 and 256..LAST_FREE as a signed number) are the only
+ * Subvolume trees (5, and ids >= 256 read as a signed number) are the only
  * trees that can be shared, snapshotted and accounted in qgroups.  The
- * relocation trees (-8, -9) are not.
+ * "negative" special trees (-8 TREE_RELOC, -9 DATA_RELOC, ...) are not.
  */
 static inline int btrfs_is_fstree(u64 id)
 {
-	return id == BTRFS_FS_TREE_OBJECTID ||
-	       ((s64)id >= (s64)BTRFS_FIRST_FREE_OBJECTID &&
-		id <= BTRFS_LAST_FREE_OBJECTID);
+	return id == BTRFS_FS_TREE_OBJECTID || (s64)id >= (s64)BTRFS_FIRST_FREE_OBJECTID;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1107,12 +1119,21 @@ BTRFS_SETGET_AS(file_extent, btrfs_file_extent_item, disk_bytenr, 64)
 BTRFS_SETGET_AS(file_extent, btrfs_file_extent_item, disk_num_bytes, 64)
 BTRFS_SETGET_AS(file_extent, btrfs_file_extent_item, offset, 64)
 BTRFS_SETGET_AS(file_extent, btrfs_file_extent_item, num_bytes, 64)
+static inline const u8 *btrfs_file_extent_inline_data_ro(const struct btrfs_file_extent_item *p)
+{
+	return (const u8 *)p + BTRFS_FILE_EXTENT_INLINE_DATA_START;
+}
+
+static inline u8 *btrfs_file_extent_inline_data_rw(struct btrfs_file_extent_item *p)
+{
+	return (u8 *)p + BTRFS_FILE_EXTENT_INLINE_DATA_START;
+}
+
 /* Start of the data of an INLINE extent; keeps the constness of @p */
 #define btrfs_file_extent_inline_data(p)					\
 	_Generic((p),								\
-		 const struct btrfs_file_extent_item *:				\
-			(const u8 *)(p) + BTRFS_FILE_EXTENT_INLINE_DATA_START,	\
-		 default: (u8 *)(p) + BTRFS_FILE_EXTENT_INLINE_DATA_START)
+		 const struct btrfs_file_extent_item *: btrfs_file_extent_inline_data_ro, \
+		 default: btrfs_file_extent_inline_data_rw)(p)
 
 /* EXTENT_CSUM item: a packed array of csum_size checksums, one per sector */
 struct btrfs_csum_item {
