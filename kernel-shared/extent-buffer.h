@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Extent buffers: tree blocks in memory, refcounted, in a bounded cache.
+ *
+ * btrfs_read_tree_block() returns a block only after it passed every check
+ * (checksum, bytenr, fsid, generation/level/first key against what the
+ * parent pointer promised, owner, and the tree-checker's structural
+ * checks); a copy that fails is retried on the next mirror.  From then on
+ * the accessors below may trust slot indexes < nritems: item offsets and
+ * sizes were proved to lie inside the block.
+ *
+ * Lifetime: every pointer handed out holds a reference; drop it with
+ * free_extent_buffer().  The cache keeps up to a fixed number of blocks
+ * that nobody references (least recently used go first) and never drops
+ * a dirty block.  Dirty state and btrfs_alloc_tree_block_buffer() exist
+ * for the copy-on-write writer: it creates new buffers, marks them dirty
+ * and writes them at commit through the same I/O layer.
+ */
+#ifndef VOLCTL_KERNEL_SHARED_EXTENT_BUFFER_H
+#define VOLCTL_KERNEL_SHARED_EXTENT_BUFFER_H
+
+#include <stdbool.h>
+#include "format.h"
+
+struct btrfs_fs;
+
+#define EXTENT_BUFFER_UPTODATE	(1U << 0)	/* contents verified or built in memory */
+#define EXTENT_BUFFER_DIRTY	(1U << 1)	/* must be written before commit */
+
+struct extent_buffer {
+	u64 start;			/* logical address */
+	u32 len;			/* nodesize */
+	int refs;			/* holders, the cache's own is not counted */
+	unsigned int flags;
+	struct btrfs_fs *fs;
+	/* cache bookkeeping */
+	struct extent_buffer *hash_next;
+	struct extent_buffer *lru_prev, *lru_next;
+	u8 data[];
+};
+
+/* What the parent pointer (or the superblock / root item) promises */
+struct btrfs_tree_parent_check {
+	u64 transid;			/* expected header generation; 0 = any */
+	u64 owner_root;			/* tree the block belongs to; 0 = any */
+	bool has_level;
+	u8 level;
+	bool has_first_key;
+	struct btrfs_key first_key;
+};
+
+/**
+ * btrfs_read_tree_block - read and verify the tree block at @bytenr
+ * @check:	expectations from the parent, may be NULL
+ * @out:	receives a referenced buffer
+ *
+ * Return: 0, -EUCLEAN with fs->errmsg set ("tree block X: checksum
+ * mismatch (mirror 1)"; the message of the first mirror is kept when every
+ * mirror fails), -EIO, -ENOENT (unmapped address), -ENOMEM.
+ */
+int btrfs_read_tree_block(struct btrfs_fs *fs, u64 bytenr,
+			  const struct btrfs_tree_parent_check *check,
+			  struct extent_buffer **out);
+
+/**
+ * btrfs_verify_tree_block - every check btrfs_read_tree_block() does, on a
+ * raw block in @buf (nodesize bytes) read from @bytenr
+ */
+int btrfs_verify_tree_block(struct btrfs_fs *fs, u64 bytenr, const u8 *buf,
+			    const struct btrfs_tree_parent_check *check);
+
+/**
+ * btrfs_alloc_tree_block_buffer - a zeroed, referenced, UPTODATE buffer for
+ * a new block at @bytenr (for the writer; replaces a cached clean copy)
+ */
+int btrfs_alloc_tree_block_buffer(struct btrfs_fs *fs, u64 bytenr, struct extent_buffer **out);
+
+/** extent_buffer_get - take another reference */
+struct extent_buffer *extent_buffer_get(struct extent_buffer *eb);
+
+/** free_extent_buffer - drop a reference; NULL is a no-op */
+void free_extent_buffer(struct extent_buffer *eb);
+
+/** btrfs_mark_buffer_dirty - the writer changed @eb; keep it until written */
+void btrfs_mark_buffer_dirty(struct extent_buffer *eb);
+
+/** btrfs_clear_buffer_dirty - @eb was written or its change dropped */
+void btrfs_clear_buffer_dirty(struct extent_buffer *eb);
+
+/** btrfs_eb_cache_init - @max_clean: unreferenced clean blocks kept (0 = default) */
+int btrfs_eb_cache_init(struct btrfs_fs *fs, u32 max_clean);
+
+/**
+ * btrfs_eb_cache_release - drop every cached block
+ *
+ * Blocks still referenced are leaked on purpose and counted in the return
+ * value so tests can assert it is 0.
+ */
+int btrfs_eb_cache_release(struct btrfs_fs *fs);
+
+/** btrfs_eb_cache_drop_dirty - forget every dirty block (transaction abort) */
+void btrfs_eb_cache_drop_dirty(struct btrfs_fs *fs);
+
+/* ---- accessors; slots must be < nritems of a verified buffer ---- */
+
+static inline const struct btrfs_header *btrfs_eb_header(const struct extent_buffer *eb)
+{
+	return (const struct btrfs_header *)eb->data;
+}
+
+static inline u32 btrfs_eb_nritems(const struct extent_buffer *eb)
+{
+	return btrfs_header_nritems(btrfs_eb_header(eb));
+}
+
+static inline u8 btrfs_eb_level(const struct extent_buffer *eb)
+{
+	return btrfs_header_level(btrfs_eb_header(eb));
+}
+
+static inline u64 btrfs_eb_generation(const struct extent_buffer *eb)
+{
+	return btrfs_header_generation(btrfs_eb_header(eb));
+}
+
+static inline u64 btrfs_eb_owner(const struct extent_buffer *eb)
+{
+	return btrfs_header_owner(btrfs_eb_header(eb));
+}
+
+static inline const struct btrfs_item *btrfs_eb_item(const struct extent_buffer *eb, u32 slot)
+{
+	return (const struct btrfs_item *)(eb->data + sizeof(struct btrfs_header) +
+					   (size_t)slot * sizeof(struct btrfs_item));
+}
+
+static inline void btrfs_eb_item_key(const struct extent_buffer *eb, u32 slot,
+				     struct btrfs_key *key)
+{
+	btrfs_item_key(btrfs_eb_item(eb, slot), key);
+}
+
+static inline u32 btrfs_eb_item_size(const struct extent_buffer *eb, u32 slot)
+{
+	return btrfs_item_size(btrfs_eb_item(eb, slot));
+}
+
+static inline const u8 *btrfs_eb_item_data(const struct extent_buffer *eb, u32 slot)
+{
+	return eb->data + BTRFS_LEAF_DATA_OFFSET + btrfs_item_offset(btrfs_eb_item(eb, slot));
+}
+
+static inline const struct btrfs_key_ptr *btrfs_eb_key_ptr(const struct extent_buffer *eb,
+							     u32 slot)
+{
+	return (const struct btrfs_key_ptr *)(eb->data + sizeof(struct btrfs_header) +
+					      (size_t)slot * sizeof(struct btrfs_key_ptr));
+}
+
+static inline void btrfs_eb_node_key(const struct extent_buffer *eb, u32 slot,
+				     struct btrfs_key *key)
+{
+	btrfs_key_ptr_key(btrfs_eb_key_ptr(eb, slot), key);
+}
+
+static inline u64 btrfs_eb_node_blockptr(const struct extent_buffer *eb, u32 slot)
+{
+	return btrfs_key_ptr_blockptr(btrfs_eb_key_ptr(eb, slot));
+}
+
+static inline u64 btrfs_eb_node_ptr_generation(const struct extent_buffer *eb, u32 slot)
+{
+	return btrfs_key_ptr_generation(btrfs_eb_key_ptr(eb, slot));
+}
+
+/* First key of a leaf or node (nritems must be > 0) */
+static inline void btrfs_eb_first_key(const struct extent_buffer *eb, struct btrfs_key *key)
+{
+	if (btrfs_eb_level(eb) == 0)
+		btrfs_eb_item_key(eb, 0, key);
+	else
+		btrfs_eb_node_key(eb, 0, key);
+}
+
+#endif /* VOLCTL_KERNEL_SHARED_EXTENT_BUFFER_H */

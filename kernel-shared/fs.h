@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * An open, unmounted filesystem: the context every offline operation uses.
+ *
+ * btrfs_fs_open() reads the superblock of each given device (choosing the
+ * best valid copy or the forced mirror), checks that they belong to one
+ * filesystem, refuses feature flags it cannot handle (naming them), builds
+ * the chunk map from sys_chunk_array and the chunk tree, and reads the root
+ * tree root.  Trees are then reached with btrfs_read_root() (ctree.h).
+ *
+ * No globals: everything lives in struct btrfs_fs.  Fields are read-only
+ * for callers.  When a call fails with more to say than an errno,
+ * fs->errmsg (btrfs_fs_error()) holds one lowercase line naming the object:
+ * "tree block 30425088: checksum mismatch (mirror 1)".  Clear it with
+ * btrfs_fs_clear_error() before an operation whose message you want.
+ */
+#ifndef VOLCTL_KERNEL_SHARED_FS_H
+#define VOLCTL_KERNEL_SHARED_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "format.h"
+#include "errmsg.h"
+#include "io.h"
+#include "super.h"
+#include "volumes.h"
+#include "extent-buffer.h"
+#include "ctree.h"
+
+struct btrfs_open_args {
+	struct btrfs_io_dev **devs;	/* opened devices; borrowed, close them after btrfs_fs_close() */
+	size_t nr_devs;
+	int super_mirror;		/* 0..2, or BTRFS_SUPER_MIRROR_AUTO */
+	bool writable;			/* refuse features the writer cannot keep */
+	u32 cache_blocks;		/* clean blocks to cache; 0 = default (4096) */
+	char *errmsg;			/* optional BTRFS_ERRMSG_SIZE buffer: why open failed */
+};
+
+struct btrfs_eb_cache {
+	struct extent_buffer **hash;	/* chained by bytenr */
+	u32 hash_size;			/* power of two */
+	struct extent_buffer *lru_first;	/* clean unreferenced, oldest first */
+	struct extent_buffer *lru_last;
+	u32 nr;				/* buffers in the cache */
+	u32 nr_clean_unused;		/* of those: refs == 0 and not dirty */
+	u32 max_clean;
+};
+
+struct btrfs_fs {
+	struct btrfs_super_block super;	/* the copy in use */
+	int super_mirror;		/* which copy (0..2) */
+	u32 nodesize;
+	u32 sectorsize;
+	u32 stripesize;
+	u16 csum_type;
+	int csum_size;
+	u64 generation;			/* super generation */
+	u8 fsid[BTRFS_FSID_SIZE];
+	u8 metadata_uuid[BTRFS_FSID_SIZE];	/* what tree headers carry */
+	u8 chunk_tree_uuid[BTRFS_UUID_SIZE];
+	bool writable;
+
+	/* volumes.c */
+	struct btrfs_device **devices;
+	size_t nr_devices;
+	struct btrfs_chunk_map **chunks;	/* sorted by start, not overlapping */
+	size_t nr_chunks;
+	size_t chunks_alloc;
+
+	/* extent-buffer.c */
+	struct btrfs_eb_cache cache;
+
+	/* ctree.c: every root read so far, owned here */
+	struct btrfs_root *tree_root;
+	struct btrfs_root *chunk_root;
+	struct btrfs_root **roots;
+	size_t nr_roots;
+
+	char errmsg[BTRFS_ERRMSG_SIZE];
+};
+
+/**
+ * btrfs_fs_open - open the filesystem on @args->devs
+ * @fsp:	receives the context; free with btrfs_fs_close()
+ *
+ * Return: 0; -EUCLEAN (corrupt), -EOPNOTSUPP (feature not supported),
+ * -EINVAL (devices of different filesystems, bad arguments), -ENXIO (a
+ * device the metadata needs is missing), -EIO, -ENOMEM.  On failure the
+ * reason is in args->errmsg when given.
+ */
+int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args);
+
+/** btrfs_fs_close - drop all buffers and roots; the io devices stay open */
+void btrfs_fs_close(struct btrfs_fs *fs);
+
+/** btrfs_fs_set_error - format the message of the current failure */
+void btrfs_fs_set_error(struct btrfs_fs *fs, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/** btrfs_fs_set_error_once - same, unless a message is already there */
+void btrfs_fs_set_error_once(struct btrfs_fs *fs, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/** btrfs_fs_error - last message, "" if none */
+static inline const char *btrfs_fs_error(const struct btrfs_fs *fs)
+{
+	return fs->errmsg;
+}
+
+static inline void btrfs_fs_clear_error(struct btrfs_fs *fs)
+{
+	fs->errmsg[0] = '\0';
+}
+
+/** btrfs_fs_has_incompat - whether incompat feature @bit is set */
+static inline bool btrfs_fs_has_incompat(const struct btrfs_fs *fs, u64 bit)
+{
+	return (btrfs_super_incompat_flags(&fs->super) & bit) != 0;
+}
+
+static inline bool btrfs_fs_has_compat_ro(const struct btrfs_fs *fs, u64 bit)
+{
+	return (btrfs_super_compat_ro_flags(&fs->super) & bit) != 0;
+}
+
+#endif /* VOLCTL_KERNEL_SHARED_FS_H */

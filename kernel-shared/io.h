@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Block I/O behind a small vtable.
+ *
+ * Everything the offline engine reads or writes on a device goes through a
+ * struct btrfs_io_dev: superblock copies, tree blocks, and (later) the
+ * writes of a transaction commit.  Implementations:
+ *
+ *   file    a regular file or block device, pread/pwrite/fsync
+ *   memory  a buffer in memory (unit tests, the fuzzer); optionally a
+ *           private copy so writes never reach the caller's buffer
+ *
+ * A fault-injecting or tracing device wraps another one by providing its own
+ * ops and keeping the inner device in @priv.
+ *
+ * Contract of the ops: transfer exactly @len bytes at byte offset @off or
+ * fail.  A range that is not entirely inside the device is -EIO (a short
+ * image is a corrupt image, never a crash).  No op prints or exits.
+ */
+#ifndef VOLCTL_KERNEL_SHARED_IO_H
+#define VOLCTL_KERNEL_SHARED_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "format.h"
+
+struct btrfs_io_dev;
+
+struct btrfs_io_ops {
+	const char *name;	/* "file", "memory", ... */
+	int (*pread)(struct btrfs_io_dev *dev, void *buf, size_t len, u64 off);
+	int (*pwrite)(struct btrfs_io_dev *dev, const void *buf, size_t len, u64 off);
+	int (*flush)(struct btrfs_io_dev *dev);
+	/* release @priv and anything the device owns; not the struct itself */
+	void (*close)(struct btrfs_io_dev *dev);
+};
+
+struct btrfs_io_dev {
+	const struct btrfs_io_ops *ops;
+	void *priv;
+	u64 size;		/* bytes addressable on the device */
+	bool writable;		/* opened for writing */
+	char name[256];		/* path or description, for messages */
+};
+
+/**
+ * btrfs_io_open_file - open a regular file or block device
+ * @path:	file name
+ * @writable:	open read-write (O_RDWR) instead of read-only
+ * @out:	receives the new device; free it with btrfs_io_close()
+ *
+ * The size is st_size for a regular file and BLKGETSIZE64 for a block
+ * device.  Return: 0 or a negative errno from open/fstat.
+ */
+int btrfs_io_open_file(const char *path, bool writable, struct btrfs_io_dev **out);
+
+/**
+ * btrfs_io_open_fd - wrap an already open descriptor (not closed on close)
+ */
+int btrfs_io_open_fd(int fd, const char *name, bool writable, struct btrfs_io_dev **out);
+
+/**
+ * btrfs_io_open_memory - a device backed by memory
+ * @buf:	contents; with @copy false the device reads and writes @buf in
+ *		place (the caller keeps it alive), with @copy true it works on
+ *		a private copy
+ * @size:	bytes in @buf
+ */
+int btrfs_io_open_memory(void *buf, size_t size, bool copy, bool writable,
+			 struct btrfs_io_dev **out);
+
+/** btrfs_io_close - close @dev and free it; NULL is a no-op */
+void btrfs_io_close(struct btrfs_io_dev *dev);
+
+/**
+ * btrfs_io_read - read exactly @len bytes at @off
+ *
+ * Return: 0, -EIO for a range outside the device or a short read, or the
+ * negative errno of the failed read.
+ */
+int btrfs_io_read(struct btrfs_io_dev *dev, void *buf, size_t len, u64 off);
+
+/** btrfs_io_write - write exactly @len bytes at @off; -EROFS if not writable */
+int btrfs_io_write(struct btrfs_io_dev *dev, const void *buf, size_t len, u64 off);
+
+/** btrfs_io_flush - make earlier writes durable (fsync for files) */
+int btrfs_io_flush(struct btrfs_io_dev *dev);
+
+#endif /* VOLCTL_KERNEL_SHARED_IO_H */

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Superblock: reading the copies, verifying them, choosing one.
+ *
+ * Copies live at physical 64 KiB, 64 MiB and 256 GiB of every device (those
+ * that fit).  A copy is valid when its magic is right, its checksum (of
+ * bytes 32..4095, algorithm csum_type) matches, its bytenr names where it
+ * was read from and every size field is sane (btrfs_super_validate()).
+ * Without a forced mirror the valid copy with the highest generation wins.
+ *
+ * Feature flags: btrfs_super_check_features() refuses incompat bits this
+ * reader does not understand, naming the flag; for writing it is stricter.
+ */
+#ifndef VOLCTL_KERNEL_SHARED_SUPER_H
+#define VOLCTL_KERNEL_SHARED_SUPER_H
+
+#include <stdbool.h>
+#include "format.h"
+#include "io.h"
+
+/* Incompat bits the reader understands */
+#define BTRFS_READ_INCOMPAT_SUPP					\
+	(BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF |				\
+	 BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL |			\
+	 BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS |				\
+	 BTRFS_FEATURE_INCOMPAT_COMPRESS_LZO |				\
+	 BTRFS_FEATURE_INCOMPAT_COMPRESS_ZSTD |				\
+	 BTRFS_FEATURE_INCOMPAT_BIG_METADATA |				\
+	 BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF |				\
+	 BTRFS_FEATURE_INCOMPAT_RAID56 |				\
+	 BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA |			\
+	 BTRFS_FEATURE_INCOMPAT_NO_HOLES |				\
+	 BTRFS_FEATURE_INCOMPAT_METADATA_UUID |				\
+	 BTRFS_FEATURE_INCOMPAT_RAID1C34 |				\
+	 BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA)
+
+/* Incompat bits a writer may keep; the rest must refuse to write */
+#define BTRFS_WRITE_INCOMPAT_SUPP					\
+	(BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF |				\
+	 BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL |			\
+	 BTRFS_FEATURE_INCOMPAT_COMPRESS_LZO |				\
+	 BTRFS_FEATURE_INCOMPAT_COMPRESS_ZSTD |				\
+	 BTRFS_FEATURE_INCOMPAT_BIG_METADATA |				\
+	 BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF |				\
+	 BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA |			\
+	 BTRFS_FEATURE_INCOMPAT_NO_HOLES |				\
+	 BTRFS_FEATURE_INCOMPAT_RAID1C34 |				\
+	 BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA)
+
+/* compat_ro bits a writer understands (unknown ones: read-only only) */
+#define BTRFS_WRITE_COMPAT_RO_SUPP					\
+	(BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |			\
+	 BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID |		\
+	 BTRFS_FEATURE_COMPAT_RO_VERITY |				\
+	 BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE)
+
+/* Choose the best valid copy (for struct btrfs_open_args.super_mirror) */
+#define BTRFS_SUPER_MIRROR_AUTO	(-1)
+
+/**
+ * btrfs_super_csum_verify - whether the checksum of @sb matches
+ * Return: 0, -EUCLEAN on mismatch, -EOPNOTSUPP for an unknown csum_type.
+ */
+int btrfs_super_csum_verify(const struct btrfs_super_block *sb);
+
+/** btrfs_super_csum_update - recompute and store the checksum of @sb */
+int btrfs_super_csum_update(struct btrfs_super_block *sb);
+
+/**
+ * btrfs_super_validate - sanity of one superblock copy
+ * @sb:		the copy, checksum already verified
+ * @bytenr:	physical offset it was read from
+ * @errmsg:	BTRFS_ERRMSG_SIZE buffer for the reason
+ *
+ * Checks magic, bytenr, csum_type, sectorsize/nodesize/stripesize (powers
+ * of two in range), root and chunk_root alignment, levels < 8,
+ * sys_chunk_array_size, num_devices, root_dir_objectid, log_root.
+ * Return: 0 or -EUCLEAN.
+ */
+int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr, char *errmsg);
+
+/**
+ * btrfs_super_check_features - refuse feature bits we cannot handle
+ * @writable:	the caller will write (stricter set)
+ *
+ * The message names the first offending flag ("incompat feature
+ * extent-tree-v2 not supported").  Return: 0 or -EOPNOTSUPP.
+ */
+int btrfs_super_check_features(const struct btrfs_super_block *sb, bool writable, char *errmsg);
+
+/**
+ * btrfs_super_read_mirror - read and fully verify copy @mirror of @dev
+ * Return: 0, -ENOENT if the copy lies beyond the end of the device,
+ * -EUCLEAN (bad magic, checksum or field), or an I/O error.
+ */
+int btrfs_super_read_mirror(struct btrfs_io_dev *dev, int mirror, struct btrfs_super_block *sb,
+			    char *errmsg);
+
+/**
+ * btrfs_super_read - read the superblock of @dev
+ * @mirror:	0..2 to force one copy, BTRFS_SUPER_MIRROR_AUTO for the valid
+ *		copy with the highest generation
+ * @used:	receives the mirror chosen (may be NULL)
+ *
+ * Return: 0, or the error of copy 0 (or the forced copy) when no copy is
+ * valid, with @errmsg saying why.
+ */
+int btrfs_super_read(struct btrfs_io_dev *dev, int mirror, struct btrfs_super_block *sb,
+		     int *used, char *errmsg);
+
+/** btrfs_incompat_name - "skinny-metadata", ... for one bit; NULL if unknown */
+const char *btrfs_incompat_name(u64 bit);
+/** btrfs_compat_ro_name - "free-space-tree", ... for one bit; NULL if unknown */
+const char *btrfs_compat_ro_name(u64 bit);
+
+#endif /* VOLCTL_KERNEL_SHARED_SUPER_H */
