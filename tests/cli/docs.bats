@@ -43,9 +43,12 @@ binary_commands() {
 	"$VOLCTL" "$1" help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }'
 }
 
-# Option names in a --help text on stdin: -x, --long (without =VALUE).
+# Option names in a --help text on stdin: -x, --long (without =VALUE), taken
+# from the usage lines and the option lines (those starting with a dash), not
+# from prose that mentions other commands' options.
 help_options() {
-	grep -oE '(^|[][ |,(])--?[A-Za-z][A-Za-z0-9-]*' | sed -E 's/^[][ |,(]//' | sort -u
+	grep -E '^(usage:|   or:|[[:space:]]*-)' |
+		grep -oE '(^|[][ |,(])--?[A-Za-z][A-Za-z0-9-]*' | sed -E 's/^[][ |,(]//' | sort -u
 }
 
 global_options() {
