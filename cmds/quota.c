@@ -282,7 +282,9 @@ static const char *const enable_details[] = {
 	"kernel starts a rescan, so data that already exists is counted once it",
 	"finishes ('volctl quota rescan -W <path>' waits for it).",
 	"",
-	OPTLINE("-s|--simple", "simple quotas (squota, Linux 6.7+): every extent is charged to the\n\tsubvolume that allocated it; cheap, no rescan, but snapshots share nothing"),
+	OPTLINE("-s|--simple", "simple quotas (squota, Linux 6.7+): every extent is charged "
+		"to the\n\tsubvolume that allocated it; cheap, no rescan, but snapshots share "
+		"nothing"),
 	NULL,
 };
 static const struct cmd_help enable_help = {
@@ -305,7 +307,8 @@ static const char *const rescan_details[] = {
 	"numbers became inconsistent ('volctl quota status' says so).",
 	"",
 	OPTLINE("-s|--status", "show whether a rescan is running and how far it is"),
-	OPTLINE("-w|--wait", "start a rescan and wait for it to finish (if one is already\n\trunning, wait for that one)"),
+	OPTLINE("-w|--wait", "start a rescan and wait for it to finish (if one is already"
+		"\n\trunning, wait for that one)"),
 	OPTLINE("-W|--wait-norescan", "only wait for a running rescan to finish"),
 	NULL,
 };

@@ -350,8 +350,8 @@ int online_qgroup_assign(struct vc_fs *fs, u64 src, u64 dst, bool assign)
 	else if (ret == -ENOENT && !assign)
 		vc_fs_set_error(fs, "qgroup %s is not a member of %s", sb, db);
 	else if (ret == -ENOMEM)
-		vc_fs_set_error(fs, "cannot %s %s %s %s: out of memory", assign ? "assign" : "remove",
-				sb, assign ? "to" : "from", db);
+		vc_fs_set_error(fs, "cannot %s %s %s %s: out of memory",
+				assign ? "assign" : "remove", sb, assign ? "to" : "from", db);
 	else
 		vc_fs_set_error(fs, "cannot %s %s %s %s: %s", assign ? "assign" : "remove", sb,
 				assign ? "to" : "from", db, strerror(-ret));
