@@ -458,3 +458,21 @@ progs_state() {
 	run_volctl qgroup show --kbytes "$MNT"
 	assert_output_contains "16.00KiB"
 }
+
+@test "qgroup limit: works from inside a subvolume that is over its quota" {
+	btrfs subvolume create "$MNT/d" >/dev/null
+	dd if=/dev/urandom of="$MNT/d/f" bs=1M count=3 status=none
+	sync
+	run_volctl qgroup limit -e 1M "$MNT/d"
+	assert_status 0
+	run dd if=/dev/zero of="$MNT/d/g" bs=1M count=1 status=none
+	[ "$status" -ne 0 ]
+	# btrfs-progs fails here with EDQUOT; we retry from the parent subvolume
+	run btrfs qgroup limit 5G "$MNT/d"
+	[ "$status" -ne 0 ]
+	run_volctl qgroup limit 5G "$MNT/d"
+	assert_status 0
+	run_volctl qgroup limit -e none 0/256 "$MNT/d"
+	assert_status 0
+	[ "$(btrfs qgroup show -re --raw "$MNT" | awk '$1 == "0/256" {print $4, $5}')" = "5368709120 none" ]
+}
