@@ -107,7 +107,7 @@ static int subvol_qgroup_of(const struct vc_ctx *ctx, struct vc_fs *fs, const ch
 	struct vc_path_info info;
 	int ret;
 
-	ret = ctx->ops->path_info(fs, path, &info);
+	ret = ctx->ops->path_info ? ctx->ops->path_info(fs, path, &info) : -EOPNOTSUPP;
 	if (ret)
 		return qg_report(ctx, fs, ret, path);
 	if (!info.is_subvol_root) {
@@ -485,7 +485,7 @@ static int build_view(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 		return -ENOMEM;
 	if (opts->filter != FILTER_NONE) {
 		struct vc_path_info info;
-		int ret = ctx->ops->path_info(fs, path, &info);
+		int ret = ctx->ops->path_info ? ctx->ops->path_info(fs, path, &info) : -EOPNOTSUPP;
 
 		if (ret)
 			return ret;

@@ -67,6 +67,37 @@ static int require_enabled(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 
 /* ---- enable / disable ---- */
 
+/*
+ * The kernel accepts enabling quotas that are already on and keeps the old
+ * mode without a word; say so instead of pretending the mode changed.
+ */
+static int check_mode_switch(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+			     enum vc_quota_mode mode)
+{
+	struct btrfs_qgroup_list list;
+	struct quota_state st;
+	int ret;
+
+	if (mode == VC_QUOTA_DISABLE)
+		return 0;
+	ret = quota_state_read(ctx->ops, fs, &list, &st);
+	btrfs_qgroup_list_release(&list);
+	vc_fs_clear_error(fs);
+	if (ret || !st.enabled)
+		return 0;	/* let the kernel decide and report */
+	if (st.simple && mode == VC_QUOTA_ENABLE) {
+		error("%s: simple quotas are enabled; run 'volctl quota disable %s' first to "
+		      "switch to full accounting", path, path);
+		return VC_EXIT_FAILURE;
+	}
+	if (!st.simple && mode == VC_QUOTA_ENABLE_SIMPLE) {
+		error("%s: full quota accounting is enabled; run 'volctl quota disable %s' first "
+		      "to switch to simple quotas", path, path);
+		return VC_EXIT_FAILURE;
+	}
+	return 0;
+}
+
 static int quota_ctl(const struct vc_ctx *ctx, const char *path, enum vc_quota_mode mode)
 {
 	struct vc_fs *fs;
@@ -77,7 +108,9 @@ static int quota_ctl(const struct vc_ctx *ctx, const char *path, enum vc_quota_m
 	ret = quota_open(ctx, path, true, &fs);
 	if (ret)
 		return ret;
-	ret = ctx->ops->quota_ctl(fs, mode);
+	ret = check_mode_switch(ctx, fs, path, mode);
+	if (!ret)
+		ret = ctx->ops->quota_ctl(fs, mode);
 	if (ret < 0)
 		ret = quota_report(ctx, fs, ret, path);
 	ctx->ops->close(fs);

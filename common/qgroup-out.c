@@ -593,6 +593,9 @@ int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
 	int ret;
 
 	memset(st, 0, sizeof(*st));
+	memset(list, 0, sizeof(*list));
+	if (!ops->tree_search)
+		return -EOPNOTSUPP;
 	ret = btrfs_qgroup_list_load(&src, list);
 	if (ret == -ENOENT)
 		return 0;		/* no quota tree: disabled */
