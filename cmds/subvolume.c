@@ -516,6 +516,9 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	ret = OP_CALL(ctx, commit, fs, true);
 	if (!ret)
 		ret = OP_CALL(ctx, wait_cleaned, fs, id, 1);
+	/* we just deleted it: "never existed" only means it is gone already */
+	if (ret == -ENOENT)
+		ret = 0;
 	if (ret) {
 		report(ctx, fs, ret, "waiting for the cleaner");
 		return ret;
@@ -539,6 +542,13 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	}
 	vc_fs_clear_error(fs);
 	ret = OP_CALL(ctx, qgroup_destroy, fs, id);
+	if (ret == -ENOENT) {
+		/* the kernel removed it between our look and our destroy */
+		if (o->verbose)
+			pr_verbose(ctx->cfg, 0, "qgroup 0/%llu removed by the kernel",
+				   (unsigned long long)id);
+		return 0;
+	}
 	if (ret) {
 		report(ctx, fs, ret, "cannot destroy the qgroup");
 		return ret;
@@ -654,12 +664,21 @@ static int delete_path(const struct vc_ctx *ctx, const struct delete_opts *o, co
 {
 	struct vc_path_info info;
 	struct vc_fs *fs = NULL;
-	char *clean = path_clean(arg);
+	char *clean = path_clean(arg), *parent = NULL;
 	int ret;
 
 	if (!clean)
 		return -ENOMEM;
-	ret = fs_open(ctx, arg, true, &fs);
+	/*
+	 * Open the parent: a descriptor held inside the subvolume would keep
+	 * its inodes cached and the kernel would never queue it for cleaning.
+	 */
+	parent = path_dirname(clean);
+	if (!parent) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = fs_open(ctx, parent, true, &fs);
 	if (ret)
 		goto out;
 	ret = require_subvol(ctx, fs, arg, &info);
@@ -680,6 +699,7 @@ static int delete_path(const struct vc_ctx *ctx, const struct delete_opts *o, co
 	}
 	ret = delete_one_id(ctx, fs, o, clean, info.subvolid, mode);
 out:
+	free(parent);
 	free(clean);
 	if (!ret && o->commit == VC_COMMIT_AFTER)
 		*keep = fs;
