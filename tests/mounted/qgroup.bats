@@ -476,3 +476,31 @@ progs_state() {
 	assert_status 0
 	[ "$(btrfs qgroup show -re --raw "$MNT" | awk '$1 == "0/256" {print $4, $5}')" = "5368709120 none" ]
 }
+
+@test "qgroup clear-stale names the groups it skips while their subvolume is being cleaned" {
+	btrfs subvolume create "$MNT/big" >/dev/null
+	for i in $(seq 1 3000); do echo "$i" >"$MNT/big/f$i"; done
+	dd if=/dev/urandom of="$MNT/big/data" bs=1M count=40 status=none
+	sync
+	"$VOLCTL" quota rescan -w "$MNT" >/dev/null
+	btrfs subvolume delete "$MNT/big" >/dev/null
+	# unmount before the cleaner is done, come back read-only: it stays half-cleaned
+	umount "$MNT"
+	mount -o ro "$LOOPDEV" "$MNT"
+	run_volctl qgroup show "$MNT"
+	assert_status 0
+	[[ "$(grep '^0/256 ' <<<"$output")" == *"   <under deletion>" ]]
+	run_volctl --format json qgroup show "$MNT"
+	[ "$(jq -r '."qgroup-show"[] | select(.qgroupid == "0/256") | "\(.status) \(.path)"' <<<"$output")" = "under-deletion null" ]
+	run_volctl qgroup clear-stale "$MNT"
+	assert_status 0
+	assert_output_contains "Skip qgroup 0/256: subvolume 256 is still being cleaned"
+	[[ "$output" != *"Delete stale qgroup"* ]]
+	# read-write again, the cleaner finishes and the kernel drops the qgroup
+	mount -o remount,rw "$MNT"
+	btrfs subvolume sync "$MNT" >/dev/null
+	run_volctl qgroup clear-stale "$MNT"
+	assert_status 0
+	run btrfs qgroup show "$MNT"
+	[[ "$output" != *"0/256 "* ]]
+}
