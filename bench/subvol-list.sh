@@ -78,13 +78,11 @@ if ! cmp -s <("$VOLCTL" subvolume list .) <("$BTRFS" subvolume list .); then
 	exit 1
 fi
 
-# time_ms CMD...: wall time of one run in milliseconds (output discarded)
-time_ms() {
-	local t0 t1
-	t0=$(date +%s%N)
-	"$@" >/dev/null 2>&1
-	t1=$(date +%s%N)
-	echo $(( (t1 - t0) / 1000000 ))
+# run_once CMD...: "wall_ms cpu_ms" of one run (bash's time: user + sys for cpu)
+run_once() {
+	local TIMEFORMAT='%3R %3U %3S' t
+	t=$( { time "$@" >/dev/null 2>&1; } 2>&1 )
+	awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' <<<"$t"
 }
 
 median() {
@@ -92,24 +90,30 @@ median() {
 		if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 
-# compare NAME "volctl cmd" "btrfs cmd": alternate runs, print medians and the ratio
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%.1fx", b / a; else print "inf" }'
+}
+
+# compare NAME "volctl cmd" "btrfs cmd": alternate runs; medians of wall-clock
+# and CPU time, and how many times faster volctl is
 compare() {
-	local name=$1 ours=$2 theirs=$3 a=() b=() i ma mb
+	local name=$1 ours=$2 theirs=$3 aw=() ac=() bw=() bc=() i r maw mac mbw mbc
 	for i in $(seq 1 "$RUNS"); do
 		# shellcheck disable=SC2086
-		a+=("$(time_ms $ours)")
+		r=$(run_once $ours); aw+=("${r% *}"); ac+=("${r#* }")
 		# shellcheck disable=SC2086
-		b+=("$(time_ms $theirs)")
+		r=$(run_once $theirs); bw+=("${r% *}"); bc+=("${r#* }")
 	done
-	ma=$(printf '%s\n' "${a[@]}" | median)
-	mb=$(printf '%s\n' "${b[@]}" | median)
-	printf '%-16s volctl %8s ms   btrfs %8s ms   btrfs/volctl %s\n' "$name" "$ma" "$mb" \
-		"$(awk -v a="$ma" -v b="$mb" 'BEGIN { if (a > 0) printf "%.1fx", b / a; else print "inf" }')"
+	maw=$(printf '%s\n' "${aw[@]}" | median); mac=$(printf '%s\n' "${ac[@]}" | median)
+	mbw=$(printf '%s\n' "${bw[@]}" | median); mbc=$(printf '%s\n' "${bc[@]}" | median)
+	printf '%-15s wall: volctl %6s ms  btrfs %6s ms  %6s   cpu: volctl %6s ms  btrfs %6s ms  %6s\n' \
+		"$name" "$maw" "$mbw" "$(ratio "$maw" "$mbw")" "$mac" "$mbc" "$(ratio "$mac" "$mbc")"
 }
 
 out=$RESULTS/subvol-list-$(date -u +%Y%m%dT%H%M%SZ)-$NR.txt
 {
-	echo "subvolumes: $NR, runs: $RUNS each, alternating; kernel $(uname -r)"
+	echo "subvolumes: $NR, runs: $RUNS each, alternating; kernel $(uname -r), $(nproc) CPUs," \
+		"load $(cut -d' ' -f1 /proc/loadavg)"
 	echo "volctl: $("$VOLCTL" --version), btrfs: $("$BTRFS" --version)"
 	compare "subvolume list" "$VOLCTL subvolume list ." "$BTRFS subvolume list ."
 	if "$VOLCTL" qgroup show . >/dev/null 2>&1; then
