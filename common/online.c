@@ -696,10 +696,18 @@ static int id_was_allocated(struct vc_fs *fs, u64 subvolid, bool *allocated)
 	struct root_probe p = { 0 };
 	int ret;
 
+	struct btrfs_key qg = { 0, BTRFS_QGROUP_INFO_KEY, subvolid };
+	bool has_qgroup = false;
+
 	ret = online_tree_search(fs, BTRFS_ROOT_TREE_OBJECTID, &min, &max, highest_cb, &p);
 	if (ret)
 		return ret;
-	*allocated = subvolid <= p.highest;
+	/* a level-0 qgroup outlives its subvolume on some kernels: evidence too */
+	ret = online_tree_search(fs, BTRFS_QUOTA_TREE_OBJECTID, &qg, &qg, found_cb, &has_qgroup);
+	if (ret && ret != -ENOENT)
+		return ret;
+	vc_fs_clear_error(fs);
+	*allocated = subvolid <= p.highest || has_qgroup;
 	return 0;
 }
 

@@ -38,6 +38,12 @@ teardown() {
 	run_volctl quota status --is-enabled "$MNT"
 	assert_status 0
 
+	run_volctl quota enable --simple "$MNT"
+	assert_status 1
+	assert_output_contains "full quota accounting is enabled"
+	run_volctl quota status "$MNT"
+	assert_output_contains "qgroup (full accounting)"
+
 	run_volctl quota disable "$MNT"
 	assert_status 0
 	run btrfs qgroup show "$MNT"
@@ -80,6 +86,12 @@ teardown() {
 	run_volctl quota rescan "$MNT"
 	assert_status 1
 	assert_output_contains "not possible with simple quotas"
+	# switching modes needs a disable first; the kernel would silently keep the old one
+	run_volctl quota enable "$MNT"
+	assert_status 1
+	assert_output_contains "simple quotas are enabled; run 'volctl quota disable $MNT' first"
+	run_volctl quota enable -s "$MNT"
+	assert_status 0
 	# the SIMPLE_QUOTA incompat bit (0x10000) is really set
 	flags=$(btrfs inspect-internal dump-super "$LOOPDEV" | awk '$1 == "incompat_flags" {print $2}')
 	[ -n "$flags" ]
