@@ -16,7 +16,7 @@ COMPLETION=$TOP/completion/volctl
 PAGES="volctl volctl-subvolume volctl-quota volctl-qgroup volctl-inspect"
 SECTIONS="NAME|SYNOPSIS|DESCRIPTION|SUBCOMMANDS|OPTIONS|EXIT STATUS|JSON OUTPUT|EXAMPLES|SEE ALSO"
 
-setup() {
+need_groff() {
 	command -v groff >/dev/null || skip "needs groff (Debian package groff-base)"
 }
 
@@ -73,6 +73,7 @@ completion_table() {
 }
 
 @test "every man page renders without warnings" {
+	need_groff
 	local p warn
 	for p in $PAGES; do
 		[ -f "$DOC/$p.8" ] || { echo "missing $DOC/$p.8"; return 1; }
@@ -92,6 +93,7 @@ completion_table() {
 }
 
 @test "every man page has the SPDX line, a matching title and every required section" {
+	need_groff
 	local p s title
 	for p in $PAGES; do
 		head -n1 "$DOC/$p.8" | grep -qx '.\\" SPDX-License-Identifier: GPL-2.0-only' ||
@@ -110,6 +112,7 @@ completion_table() {
 }
 
 @test "EXIT STATUS in every page gives 0, 1 and 2 and nothing else" {
+	need_groff
 	local p codes
 	for p in $PAGES; do
 		codes=$(render "$p" | awk '/^EXIT STATUS/ { on = 1; next } /^[A-Z]/ { on = 0 }
@@ -119,6 +122,7 @@ completion_table() {
 }
 
 @test "every volctl page named in SEE ALSO and in the text exists" {
+	need_groff
 	local p ref
 	for p in $PAGES; do
 		for ref in $(render "$p" | grep -oE 'volctl(-[a-z]+)?\(8\)' | sort -u); do
@@ -128,6 +132,7 @@ completion_table() {
 }
 
 @test "every group of the binary has a man page, is in volctl(8) and in the completion" {
+	need_groff
 	local g groups
 	groups=$(binary_groups)
 	[ -n "$groups" ] || { echo "volctl --help lists no groups"; return 1; }
@@ -139,6 +144,7 @@ completion_table() {
 }
 
 @test "every command of the binary is a subsection of its group's man page, and the reverse" {
+	need_groff
 	local g c cmds checked=0
 	for g in $(binary_groups); do
 		cmds=$(binary_commands "$g")
@@ -159,6 +165,7 @@ completion_table() {
 }
 
 @test "every option in each command's --help is documented with that command" {
+	need_groff
 	local g c o globals checked=0
 	globals=$(global_options)
 	for g in $(binary_groups); do
@@ -181,6 +188,7 @@ completion_table() {
 }
 
 @test "every global option of volctl --help is in volctl(8) and in the completion" {
+	need_groff
 	local o opts
 	opts=$(global_options)
 	[ -n "$opts" ]
