@@ -309,3 +309,94 @@ completion_table() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"usage: volctl qgroup"* ]]
 }
+
+# Decompress the committed fixture with subvolumes, snapshots, qgroups and a
+# deleted subvolume; sets $IMG.
+fixture_image() {
+	local zst=$TOP/tests/fixtures/rich4k.img.zst
+	[ -f "$zst" ] || skip "no fixture $zst"
+	command -v zstd >/dev/null || skip "needs zstd"
+	IMG=$BATS_TEST_TMPDIR/rich4k.img
+	[ -f "$IMG" ] || zstd -q -d "$zst" -o "$IMG"
+}
+
+# The JSON OUTPUT section of a rendered page.
+json_section() {
+	render "$1" | awk '/^JSON OUTPUT/ { on = 1; next } /^[A-Z]/ { on = 0 } on'
+}
+
+# Every object member name in the JSON document on stdin, but the header's.
+json_keys() {
+	jq -r '[.. | objects | keys[]] | unique[]' | grep -vxE '__header|version' | sort -u
+}
+
+# Each key on stdin must appear as a word in the JSON OUTPUT section of $1.
+keys_documented_in() {
+	local page=$1 section k missing=""
+	section=$(json_section "$page")
+	while read -r k; do
+		printf '%s\n' "$section" | grep -qE -- "(^|[^A-Za-z0-9_-])$k([^A-Za-z0-9_-]|$)" ||
+			missing="$missing $k"
+	done
+	[ -z "$missing" ] || { echo "$page.8 JSON OUTPUT lacks:$missing"; return 1; }
+}
+
+@test "every JSON member of subvolume list/show/get-default is documented" {
+	need_groff
+	fixture_image
+	local json
+	json=$("$VOLCTL" --image "$IMG" --format json subvolume list -a /)
+	json+=$("$VOLCTL" --image "$IMG" --format json subvolume list -d /)
+	json+=$("$VOLCTL" --image "$IMG" --format json subvolume show /a)
+	json+=$("$VOLCTL" --image "$IMG" --format json subvolume get-default /)
+	printf '%s\n' "$json" | jq -se 'map(.["subvolume-show"].qgroup.usage.referenced) | any' >/dev/null
+	printf '%s\n' "$json" | jq -se 'map(.["subvolume-list"] // [] | .[] | select(.deleted)) | length > 0' >/dev/null
+	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-subvolume
+}
+
+@test "every JSON member of qgroup show and quota status is documented" {
+	need_groff
+	fixture_image
+	local json
+	json=$("$VOLCTL" --image "$IMG" --format json qgroup show /)
+	printf '%s\n' "$json" | jq -e '.["qgroup-show"] | length > 3' >/dev/null
+	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-qgroup
+	json=$("$VOLCTL" --image "$IMG" --format json quota status /)
+	printf '%s\n' "$json" | jq -e '.["quota-status"].levels | length > 0' >/dev/null
+	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-quota
+}
+
+@test "the top-level JSON members of inspect super and tree are documented" {
+	need_groff
+	fixture_image
+	{
+		"$VOLCTL" --format json inspect super "$IMG" | jq -r 'keys[]'
+		"$VOLCTL" --format json inspect tree -t quota "$IMG" |
+			jq -r 'keys[], (.trees[0] | keys[]), (.trees[0].blocks[0].items[0] | keys[])'
+		"$VOLCTL" --format json inspect tree --walk-only "$IMG" |
+			jq -r 'keys[], (.trees[0] | keys[])'
+	} | sort -u | grep -vxE '__header|version' | keys_documented_in volctl-inspect
+}
+
+@test "the jq examples in the man pages work on real output" {
+	need_groff
+	fixture_image
+	run bash -c "'$VOLCTL' --image '$IMG' --format json subvolume list / | jq -r '.[\"subvolume-list\"][].path'"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *snap-a* ]]
+	run bash -c "'$VOLCTL' --image '$IMG' --format json qgroup show / |
+		jq -r '.[\"qgroup-show\"][] | select(.exclusive > 8192) | .qgroupid'"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *1/100* ]]
+	run bash -c "'$VOLCTL' --image '$IMG' --format json quota status / | jq -e '.[\"quota-status\"].inconsistent == false'"
+	[ "$status" -eq 0 ]
+	run bash -c "'$VOLCTL' --format json inspect super --all '$IMG' |
+		jq -r '.superblocks[] | \"\\(.mirror) \\(.generation) \\(.csum_status)\"'"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"0 "*" match"* ]]
+	# the same jq filters are the ones the pages show
+	render volctl | grep -qF "jq -r '.[\"subvolume-list\"][].path'"
+	render volctl-qgroup | grep -qF "jq -r '.[\"qgroup-show\"][] | select(.exclusive"
+	render volctl-quota | grep -qF "jq '.[\"quota-status\"].inconsistent'"
+	render volctl-inspect | grep -qF ".superblocks[] | \"\\(.mirror) \\(.generation) \\(.csum_status)\""
+}
