@@ -272,6 +272,11 @@ completion_table() {
 	[ "$reply" = "rfer,-excl" ]
 	complete_words volctl subvolume list --sort = o
 	[ "$reply" = "ogen" ]
+	# without "=" in COMP_WORDBREAKS the option stays part of the word
+	complete_words volctl qgroup show --sort=rfer,-ex
+	[ "$reply" = "--sort=rfer,-excl" ]
+	complete_words volctl --format=j
+	[ "$reply" = "--format=json" ]
 }
 
 @test "completion: PATH arguments complete directories, option values are left alone" {
@@ -282,6 +287,11 @@ completion_table() {
 	[ -z "$reply" ]
 	complete_words volctl inspect tree -t quo
 	[ "$reply" = "quota" ]
+	complete_words volctl inspect tree --tree data
+	[ "$reply" = "data-reloc" ]
+	# offline, PATH is inside the image: only its top level can be offered
+	complete_words volctl --image disk.img subvolume list ""
+	[ "$reply" = "/" ]
 }
 
 @test "make install puts the binary, the links, the man pages and the completion in place" {
