@@ -243,6 +243,11 @@ completion_table() {
 }
 
 @test "completion: multi-call names complete commands of their group" {
+	local n
+	for n in volctl volctl-subvolume volctl-quota volctl-qgroup; do
+		bash -c 'source "$1"; complete -p "$2"' _ "$COMPLETION" "$n" | grep -q -- "-F _volctl $n\$" ||
+			{ echo "no completion registered for $n"; return 1; }
+	done
 	complete_words volctl-qgroup sh
 	[ "$reply" = "show" ]
 	complete_words volctl-subvolume get
