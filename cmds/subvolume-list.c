@@ -67,6 +67,7 @@ static void subvol_emit(struct kvout *kv, const struct btrfs_subvol *s, const ch
 }
 
 struct qgroup_items {
+	u64 qgroupid;
 	bool info, limit;
 	struct btrfs_qgroup_info_rec i;
 	struct btrfs_qgroup_limit_rec l;
@@ -76,6 +77,9 @@ static int qgroup_items_cb(void *priv, const struct btrfs_key *key, const void *
 {
 	struct qgroup_items *q = priv;
 
+	/* the range also holds the INFO of higher and LIMIT of lower qgroups */
+	if (key->offset != q->qgroupid)
+		return 0;
 	if (key->type == BTRFS_QGROUP_INFO_KEY) {
 		q->info = btrfs_decode_qgroup_info(data, len, &q->i) == 0;
 	} else if (key->type == BTRFS_QGROUP_LIMIT_KEY) {
@@ -90,11 +94,10 @@ static int show_quota(struct kvout *kv, struct vc_fs *fs, u64 id)
 	struct btrfs_item_source src = vc_fs_item_source(fs);
 	struct btrfs_key min = { 0, BTRFS_QGROUP_INFO_KEY, id };
 	struct btrfs_key max = { 0, BTRFS_QGROUP_LIMIT_KEY, id };
-	struct qgroup_items q = { 0 };
+	struct qgroup_items q = { .qgroupid = id };
 	char qgid[48];
 	int ret;
 
-	/* INFO (242) and LIMIT (244) of one qgroup are not adjacent: filter */
 	ret = btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &min, &max,
 				       qgroup_items_cb, &q);
 	if (ret == -ENOENT) {
