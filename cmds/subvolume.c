@@ -179,8 +179,7 @@ static const char *const cmd_create_details[] = {
 	"after a failure the remaining arguments are still tried.",
 	"",
 	OPTLINE("-p|--parents", "create missing parent directories (like mkdir -p)"),
-	OPTLINE("-i <qgroupid>", "add the new subvolume to qgroup <qgroupid> (LEVEL/ID or an"),
-	"\t absolute subvolume path), repeatable",
+	OPTLINE("-i <qgroupid>", "add the new subvolume to qgroup <qgroupid> (LEVEL/ID or an\n\tabsolute subvolume path), repeatable"),
 	NULL,
 };
 static const struct cmd_help cmd_create_help = {
@@ -453,8 +452,7 @@ static const char *const cmd_delete_details[] = {
 	OPTLINE("-C|--commit-each", "commit the transaction after each deletion"),
 	OPTLINE("-i|--subvolid <id>", "delete subvolume <id> of the filesystem holding <path>"),
 	OPTLINE("-R|--recursive", "delete the subvolumes nested below first"),
-	OPTLINE("--delete-qgroup", "wait until the subvolume is cleaned, then destroy its"),
-	"\t 0/<id> qgroup if the kernel has not removed it already",
+	OPTLINE("--delete-qgroup", "wait until the subvolume is cleaned, then destroy its\n\t0/<id> qgroup if the kernel has not removed it already"),
 	OPTLINE("-v|--verbose", "show progress"),
 	NULL,
 };
@@ -909,8 +907,7 @@ static const char *const cmd_sync_details[] = {
 	"Wait until the given deleted subvolumes, or all queued for cleaning, are",
 	"completely removed.  An id that never existed is an error.",
 	"",
-	OPTLINE("-s <seconds>", "polling interval on kernels without SUBVOL_SYNC_WAIT"),
-	"\t (default 1)",
+	OPTLINE("-s <seconds>", "polling interval on kernels without SUBVOL_SYNC_WAIT\n\t(default 1)"),
 	NULL,
 };
 static const struct cmd_help cmd_sync_help = {
