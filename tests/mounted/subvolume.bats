@@ -413,4 +413,13 @@ Delete subvolume 259 (commit): 'snap-a'" ]
 	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" subvolume list "$MNT"
 	[ "$status" -eq 1 ]
 	assert_output_contains "needs CAP_SYS_ADMIN"
+	# waiting for the cleaner works unprivileged through SUBVOL_SYNC_WAIT
+	"$VOLCTL" subvolume create b >/dev/null
+	"$VOLCTL" subvolume delete -c b >/dev/null
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" subvolume sync "$MNT" 257
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "Subvolume id 257 is gone (1/1)" ]
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" subvolume sync "$MNT" 256
+	[ "$status" -eq 1 ]
+	assert_output_contains "subvolume 256 is not deleted"
 }
