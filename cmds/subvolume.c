@@ -347,6 +347,13 @@ static int snapshot_target(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 	base = path_basename(src);
 	if (!base)
 		return -ENOMEM;
+	if (path_name_invalid(base)) {
+		/* "snapshot . dir": the source has no name to reuse */
+		error("%s: is a directory and %s has no name to use: give %s/<name>", dst, src,
+		      dst);
+		free(base);
+		return -EINVAL;
+	}
 	*target = path_join2(dst, base);
 	free(base);
 	if (!*target)

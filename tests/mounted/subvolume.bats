@@ -138,6 +138,9 @@ subvol_names() {
 	run_volctl subvolume snapshot plain s3
 	assert_status 1
 	[ "$output" = "error: plain: not a subvolume" ]
+	run_volctl subvolume snapshot . plain
+	assert_status 1
+	[ "$output" = "error: plain: is a directory and . has no name to use: give plain/<name>" ]
 	[ "$(subvol_names)" = "a plain/a s1 s2 " ]
 	btrfs subvolume show s1 | grep -q "Parent UUID:.*$(btrfs subvolume show a | awk '/^\tUUID:/{print $2}')"
 }
