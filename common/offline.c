@@ -165,6 +165,29 @@ static void image_scan_members(struct vc_image *img, const struct btrfs_super_bl
 	blkid_put_cache(cache);
 }
 
+/*
+ * A device shorter than its DEV_ITEM says is a truncated image (the kernel
+ * refuses to mount it): anything could be missing, so refuse it too.
+ */
+static int image_check_sizes(struct vc_image *img)
+{
+	const struct btrfs_fs *fs = img->bfs;
+
+	for (size_t i = 0; i < fs->nr_devices; i++) {
+		const struct btrfs_device *dev = fs->devices[i];
+
+		if (!dev->io || dev->io->size >= dev->total_bytes)
+			continue;
+		snprintf(img->err, sizeof(img->err),
+			 "%s: device %llu is %llu bytes, smaller than its recorded size %llu "
+			 "(truncated image?)", dev->io->name, (unsigned long long)dev->devid,
+			 (unsigned long long)dev->io->size,
+			 (unsigned long long)dev->total_bytes);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
 int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, int mirror)
 {
 	u64 devids[VC_IMAGE_MAX_DEVS];
@@ -196,6 +219,14 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 			goto fail;
 		}
 		devids[nr_devids++] = btrfs_dev_item_devid(&sb.dev_item);
+		if (dev->size < btrfs_dev_item_total_bytes(&sb.dev_item)) {
+			snprintf(img->err, sizeof(img->err),
+				 "%s: device is %llu bytes, smaller than its recorded size %llu "
+				 "(truncated image?)", paths[i], (unsigned long long)dev->size,
+				 (unsigned long long)btrfs_dev_item_total_bytes(&sb.dev_item));
+			ret = -EUCLEAN;
+			goto fail;
+		}
 	}
 	if (btrfs_super_num_devices(&sb) > nr_devids)
 		image_scan_members(img, &sb, devids, &nr_devids);
@@ -213,6 +244,9 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 			 msg[0] ? msg : strerror(-ret));
 		goto fail;
 	}
+	ret = image_check_sizes(img);
+	if (ret)
+		goto fail;
 	return 0;
 fail:
 	vc_image_close(img);
