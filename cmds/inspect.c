@@ -38,7 +38,8 @@ static const char *const super_details[] = {
 	"system chunk array and the four backup roots.  Nothing is written.",
 	"",
 	"Options:",
-	OPTLINE("-s|--super N", "copy to print: 0 (64KiB, default), 1 (64MiB), 2 (256GiB)"),
+	OPTLINE("-s|--super N", "copy to print: 0 (64KiB), 1 (64MiB), 2 (256GiB); default:"),
+	"\tthe valid copy with the highest generation",
 	OPTLINE("-a|--all", "print every copy that fits on the device"),
 	"",
 	"Exit status is 1 when a printed copy is not valid (bad magic, checksum",
@@ -92,6 +93,24 @@ static int dump_one_super(struct vc_dump *d, struct btrfs_io_dev *dev, const cha
 	return 0;
 }
 
+/* The valid copy with the highest generation, 0 when none is valid. */
+static int best_mirror(struct btrfs_io_dev *dev)
+{
+	struct btrfs_super_block sb;
+	u64 best_gen = 0;
+	int best = 0;
+
+	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		if (btrfs_super_read_mirror(dev, m, &sb, NULL))
+			continue;
+		if (btrfs_super_generation(&sb) > best_gen) {
+			best_gen = btrfs_super_generation(&sb);
+			best = m;
+		}
+	}
+	return best;
+}
+
 static int cmd_inspect_super(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 			     char **argv)
 {
@@ -100,7 +119,7 @@ static int cmd_inspect_super(const struct cmd_struct *cmd, const struct vc_ctx *
 		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int mirror = ctx->cfg->super_mirror >= 0 ? ctx->cfg->super_mirror : 0;
+	int mirror = ctx->cfg->super_mirror;
 	struct btrfs_io_dev *dev;
 	bool all = false, invalid = false;
 	struct vc_dump d;
@@ -128,6 +147,8 @@ static int cmd_inspect_super(const struct cmd_struct *cmd, const struct vc_ctx *
 		error("%s: %s", name, strerror(-ret));
 		return VC_EXIT_FAILURE;
 	}
+	if (mirror < 0)
+		mirror = best_mirror(dev);
 	vc_dump_init(&d, stdout, ctx->cfg->format == VC_FORMAT_JSON);
 	vc_dump_list_open(&d, "superblocks", NULL);
 	for (int m = all ? 0 : mirror; m < BTRFS_SUPER_MIRROR_MAX; m++) {

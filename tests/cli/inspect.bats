@@ -59,10 +59,14 @@ load ../fixtures/fixture-helpers
 @test "inspect super: bad checksum is shown and fails" {
 	fixture rich4k
 	printf 'X' | dd of="$IMG" bs=1 seek=$((65536 + 300)) conv=notrunc status=none
-	run_volctl inspect super "$IMG"
+	run_volctl inspect super --super 0 "$IMG"
 	assert_status 1
 	assert_output_contains "csum_status mismatch"
 	assert_output_contains "superblock 0: checksum mismatch"
+	# without --super: the valid copy with the highest generation
+	run_volctl inspect super "$IMG"
+	assert_status 0
+	assert_output_contains "superblock 1 at 67108864"
 }
 
 @test "inspect super/tree: not a btrfs image" {
