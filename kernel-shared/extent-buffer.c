@@ -395,3 +395,20 @@ int btrfs_read_tree_block(struct btrfs_fs *fs, u64 bytenr,
 	*out = eb;
 	return 0;
 }
+
+int btrfs_write_tree_block(struct btrfs_fs *fs, struct extent_buffer *eb)
+{
+	u8 csum[BTRFS_CSUM_MAX_SIZE];
+	int ret;
+
+	ret = btrfs_csum_data(fs->csum_type, eb->data + BTRFS_CSUM_SIZE,
+			      eb->len - BTRFS_CSUM_SIZE, csum);
+	if (ret < 0)
+		return ret;
+	btrfs_set_header_csum((struct btrfs_header *)eb->data, csum);
+	ret = btrfs_write_logical(fs, eb->start, eb->data, eb->len);
+	if (ret < 0)
+		return ret;
+	btrfs_clear_buffer_dirty(eb);
+	return 0;
+}
