@@ -138,6 +138,17 @@ static void test_cache_and_write(void)
 	ret = btrfs_walk_all_trees(fs, false, count_blocks, &blocks);
 	CHECK(ret == 0 && blocks > 8, "walk %d, %llu blocks", ret, (unsigned long long)blocks);
 	CHECK(fs->cache.nr_clean_unused <= 3, "LRU bounded: %u", fs->cache.nr_clean_unused);
+	{
+		size_t pinned = 0;
+		struct btrfs_root *r5;
+
+		for (size_t i = 0; i < fs->nr_roots; i++)
+			pinned += fs->roots[i]->node != NULL;
+		CHECK(fs->nr_roots > 5 && pinned == 2, "after the walk %zu of %zu roots pin a block",
+		      pinned, fs->nr_roots);
+		CHECK(btrfs_read_root(fs, BTRFS_FS_TREE_OBJECTID, &r5) == 0 && r5->node,
+		      "read_root reloads a dropped node");
+	}
 
 
 	/* a dirty buffer survives until dropped */
