@@ -188,7 +188,8 @@ static int image_check_sizes(struct vc_image *img)
 	return 0;
 }
 
-int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, int mirror)
+int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, int mirror,
+		  u32 cache_blocks)
 {
 	u64 devids[VC_IMAGE_MAX_DEVS];
 	struct btrfs_super_block sb;
@@ -236,6 +237,7 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 	args.nr_devs = img->nr_devs;
 	args.super_mirror = mirror < 0 ? BTRFS_SUPER_MIRROR_AUTO : mirror;
 	args.writable = false;
+	args.cache_blocks = cache_blocks;
 	args.errmsg = msg;
 	ret = btrfs_fs_open(&img->bfs, &args);
 	if (ret) {
@@ -469,7 +471,7 @@ static int offline_open(struct vc_fs **fsp, const struct vc_config *cfg, const c
 				cfg->nr_images ? cfg->images[0] : "image");
 		return -EOPNOTSUPP;
 	}
-	ret = vc_image_open(&fs->img, cfg->images, cfg->nr_images, cfg->super_mirror);
+	ret = vc_image_open(&fs->img, cfg->images, cfg->nr_images, cfg->super_mirror, 0);
 	if (ret) {
 		vc_fs_set_error(fs, "%s", fs->img.err);
 		return ret;
