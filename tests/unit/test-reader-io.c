@@ -177,8 +177,11 @@ static void test_cache_and_write(void)
 	CHECK(!memcmp(img + s1.physical, img + s2.physical, 4096), "both copies written alike");
 	CHECK(img[s1.physical + 2048] == (u8)(orig_byte ^ 0x5a), "the change reached the disk");
 	/* reopen read-only: the rewritten block verifies on both mirrors */
-	args.writable = false;
 	btrfs_io_open_memory(img, size, false, false, &dev);
+	ret = btrfs_fs_open(&fs, &args);
+	CHECK(ret == -EINVAL && strstr(err, "opened read-only"), "writable open of a read-only device: %d %s",
+	      ret, err);
+	args.writable = false;
 	ret = btrfs_fs_open(&fs, &args);
 	CHECK(ret == 0, "reopen: %d %s", ret, err);
 	if (!ret) {
