@@ -26,6 +26,7 @@
 #include <uuid/uuid.h>
 #include "common/backend.h"
 #include "common/config.h"
+#include "common/messages.h"
 #include "common/offline.h"
 #include "kernel-shared/csum.h"
 #include "kernel-shared/items.h"
@@ -229,6 +230,7 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 			goto fail;
 		}
 	}
+	img->nr_given = img->nr_devs;
 	if (btrfs_super_num_devices(&sb) > nr_devids)
 		image_scan_members(img, &sb, devids, &nr_devids);
 
@@ -476,6 +478,9 @@ static int offline_open(struct vc_fs **fsp, const struct vc_config *cfg, const c
 		vc_fs_set_error(fs, "%s", fs->img.err);
 		return ret;
 	}
+	for (size_t i = fs->img.nr_given; i < fs->img.nr_devs; i++)
+		pr_verbose(cfg, 1, "%s: using %s, another device of the filesystem",
+			   fs->img.name, fs->img.devs[i]->name);
 	if (path)
 		return offline_path_info(fs, path, &info);
 	return 0;

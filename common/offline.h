@@ -20,6 +20,7 @@ struct vc_image {
 	struct btrfs_fs *bfs;
 	struct btrfs_io_dev *devs[VC_IMAGE_MAX_DEVS];
 	size_t nr_devs;
+	size_t nr_given;		/* devs[nr_given..] were found with libblkid */
 	const char *name;		/* first image as given, for messages */
 	char err[512];			/* "disk.img: tree block X: checksum mismatch" */
 };
