@@ -63,6 +63,15 @@ int btrfs_read_tree_block(struct btrfs_fs *fs, u64 bytenr,
 			  struct extent_buffer **out);
 
 /**
+ * btrfs_readahead_tree_blocks - hint that the blocks at @bytenrs will be read
+ *
+ * Blocks already cached are skipped; the rest are mapped (first copy),
+ * sorted by device offset and merged into few ranges so the reads overlap.
+ * Only a hint: nothing is verified and errors are ignored.
+ */
+void btrfs_readahead_tree_blocks(struct btrfs_fs *fs, const u64 *bytenrs, u32 nr);
+
+/**
  * btrfs_verify_tree_block - every check btrfs_read_tree_block() does, on a
  * raw block in @buf (nodesize bytes) read from @bytenr
  */

@@ -91,6 +91,14 @@ static int walk_block(struct walk_ctx *w, struct extent_buffer *eb,
 		return ret < 0 ? ret : 0;
 	if (!level)
 		return 0;
+	/* ask for all children at once: their reads overlap instead of queueing */
+	{
+		u64 ptrs[BTRFS_MAX_METADATA_BLOCKSIZE / sizeof(struct btrfs_key_ptr)];
+
+		for (u32 slot = 0; slot < nritems; slot++)
+			ptrs[slot] = btrfs_eb_node_blockptr(eb, slot);
+		btrfs_readahead_tree_blocks(w->root->fs, ptrs, nritems);
+	}
 	for (u32 slot = 0; slot < nritems; slot++) {
 		struct btrfs_tree_parent_check check = {
 			.transid = btrfs_eb_node_ptr_generation(eb, slot),
