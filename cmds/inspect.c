@@ -142,9 +142,13 @@ static int cmd_inspect_super(const struct cmd_struct *cmd, const struct vc_ctx *
 			return VC_EXIT_USAGE;
 		}
 	}
-	if (cmd_check_argc_exact(ctx, argc - optind, 1))
+	/* the image is our own argument; a lone global --image also does */
+	if (argc - optind == 0 && ctx->cfg->nr_images == 1)
+		name = ctx->cfg->images[0];
+	else if (cmd_check_argc_exact(ctx, argc - optind, 1))
 		return VC_EXIT_USAGE;
-	name = argv[optind];
+	else
+		name = argv[optind];
 	ret = btrfs_io_open_file(name, false, &dev);
 	if (ret) {
 		error("%s: %s", name, strerror(-ret));
@@ -620,6 +624,8 @@ static int tree_parse_opts(const struct vc_ctx *ctx, int argc, char **argv, stru
 		return cmd_usage_error(ctx, "options -t and -b are mutually exclusive");
 	if (o->follow && !o->has_block)
 		return cmd_usage_error(ctx, "option --follow needs -b");
+	if (argc - optind == 0 && ctx->cfg->nr_images > 0)
+		return 0;	/* the global --image options name the devices */
 	return cmd_check_argc_min(ctx, argc - optind, 1);
 }
 
@@ -635,8 +641,12 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 	ret = tree_parse_opts(ctx, argc, argv, &o);
 	if (ret)
 		return ret;
-	ret = vc_image_open(&img, (const char *const *)argv + optind, argc - optind,
-			    ctx->cfg->super_mirror, WALK_CACHE_BLOCKS);
+	if (argc - optind > 0)
+		ret = vc_image_open(&img, (const char *const *)argv + optind, argc - optind,
+				    ctx->cfg->super_mirror, WALK_CACHE_BLOCKS);
+	else
+		ret = vc_image_open(&img, ctx->cfg->images, ctx->cfg->nr_images,
+				    ctx->cfg->super_mirror, WALK_CACHE_BLOCKS);
 	if (ret) {
 		error("%s", img.err);
 		return VC_EXIT_FAILURE;
