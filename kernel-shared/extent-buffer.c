@@ -21,7 +21,9 @@
 #include "fs.h"
 #include "tree-checker.h"
 
-#define EB_CACHE_DEFAULT	4096U
+/* Default cache: 64 MiB of clean blocks, at least 256 of them */
+#define EB_CACHE_DEFAULT_BYTES	(64U << 20)
+#define EB_CACHE_MIN_BLOCKS	256U
 
 static u32 hash_bytenr(const struct btrfs_eb_cache *c, u64 bytenr)
 {
@@ -36,7 +38,12 @@ int btrfs_eb_cache_init(struct btrfs_fs *fs, u32 max_clean)
 	u32 size = 1024;
 
 	memset(c, 0, sizeof(*c));
-	c->max_clean = max_clean ? max_clean : EB_CACHE_DEFAULT;
+	if (!max_clean) {
+		max_clean = fs->nodesize ? EB_CACHE_DEFAULT_BYTES / fs->nodesize : 0;
+		if (max_clean < EB_CACHE_MIN_BLOCKS)
+			max_clean = EB_CACHE_MIN_BLOCKS;
+	}
+	c->max_clean = max_clean;
 	while (size < c->max_clean && size < (1U << 20))
 		size <<= 1;
 	c->hash = calloc(size, sizeof(*c->hash));

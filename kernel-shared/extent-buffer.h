@@ -106,7 +106,10 @@ void btrfs_mark_buffer_dirty(struct extent_buffer *eb);
 /** btrfs_clear_buffer_dirty - @eb was written or its change dropped */
 void btrfs_clear_buffer_dirty(struct extent_buffer *eb);
 
-/** btrfs_eb_cache_init - @max_clean: unreferenced clean blocks kept (0 = default) */
+/**
+ * btrfs_eb_cache_init - @max_clean: unreferenced clean blocks kept; 0 = 64 MiB
+ * worth of fs->nodesize blocks (call after nodesize is known)
+ */
 int btrfs_eb_cache_init(struct btrfs_fs *fs, u32 max_clean);
 
 /**
