@@ -18,14 +18,19 @@
  * strictly decrease along every pointer, so a corrupt image cannot loop.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "common/offline.h"
 #include "kernel-shared/items.h"
 
 /* Largest single read: runs of adjacent blocks are split at this size */
 #define WALK_MAX_READ	(2U << 20)
+/* How far ahead of the current read the kernel is asked to read */
+#define WALK_AHEAD	(8U << 20)
+#define WALK_HINT_DEVS	16
 
 struct walk_block {
 	u64 bytenr;
@@ -62,6 +67,10 @@ struct walk_ctx {
 	struct seen_entry *seen;
 	size_t seen_size, seen_nr;
 	u8 *buf;
+	/* descriptors only for read-ahead hints, one per device */
+	const struct btrfs_device *hint_dev[WALK_HINT_DEVS];
+	int hint_fd[WALK_HINT_DEVS];
+	int nr_hint;
 };
 
 static int list_add(struct walk_list *l, const struct walk_block *b)
@@ -246,11 +255,65 @@ static int verify_block(struct walk_ctx *w, const struct walk_block *b, const u8
 	return ret;
 }
 
+/* End (exclusive) of the run of adjacent blocks starting at @i */
+static size_t run_end(const struct walk_list *cur, size_t n, size_t i, u32 nodesize)
+{
+	size_t j = i + 1;
+
+	if (!cur->b[i].dev)
+		return j;
+	while (j < n && cur->b[j].dev == cur->b[i].dev &&
+	       cur->b[j].physical == cur->b[j - 1].physical + nodesize &&
+	       (j - i + 1) * nodesize <= WALK_MAX_READ)
+		j++;
+	return j;
+}
+
+/* A read-only descriptor on @dev's file, only for posix_fadvise() */
+static int hint_fd(struct walk_ctx *w, const struct btrfs_device *dev)
+{
+	int fd;
+
+	for (int i = 0; i < w->nr_hint; i++)
+		if (w->hint_dev[i] == dev)
+			return w->hint_fd[i];
+	if (w->nr_hint == WALK_HINT_DEVS)
+		return -1;
+	fd = open(dev->io->name, O_RDONLY | O_CLOEXEC);
+	w->hint_dev[w->nr_hint] = dev;
+	w->hint_fd[w->nr_hint++] = fd;
+	return fd;
+}
+
+/*
+ * Tell the kernel about the runs after the one being read, up to
+ * WALK_AHEAD bytes, so the device works while we verify (the plain read we
+ * compare with gets the same from the kernel's sequential read-ahead).
+ */
+static void hint_ahead(struct walk_ctx *w, const struct walk_list *cur, size_t n,
+		       size_t from, size_t *hinted)
+{
+	u32 nodesize = w->fs->nodesize;
+
+	if (*hinted < from)
+		*hinted = from;
+	while (*hinted < n && (*hinted - from) * nodesize < WALK_AHEAD) {
+		size_t j = run_end(cur, n, *hinted, nodesize);
+		const struct walk_block *b = &cur->b[*hinted];
+		int fd = b->dev ? hint_fd(w, b->dev) : -1;
+
+		if (fd >= 0)
+			posix_fadvise(fd, b->physical, (j - *hinted) * nodesize,
+				      POSIX_FADV_WILLNEED);
+		*hinted = j;
+	}
+}
+
 /* One breadth-first pass over @cur: read in device order, verify, queue children. */
 static int walk_pass(struct walk_ctx *w, struct walk_list *cur)
 {
 	u32 nodesize = w->fs->nodesize;
-	size_t n = 0;
+	size_t n = 0, hinted = 0;
 	int ret;
 
 	/* drop blocks seen before, map the rest to their first copy */
@@ -275,19 +338,16 @@ static int walk_pass(struct walk_ctx *w, struct walk_list *cur)
 	qsort(cur->b, n, sizeof(*cur->b), block_cmp);
 	for (size_t i = 0; i < n;) {
 		struct walk_block *first = &cur->b[i];
-		size_t j = i + 1;
+		size_t j = run_end(cur, n, i, nodesize);
 
 		if (!first->dev) {
 			ret = verify_block(w, first, NULL);
 			if (ret)
 				return ret;
-			i++;
+			i = j;
 			continue;
 		}
-		while (j < n && cur->b[j].dev == first->dev &&
-		       cur->b[j].physical == cur->b[j - 1].physical + nodesize &&
-		       (j - i + 1) * nodesize <= WALK_MAX_READ)
-			j++;
+		hint_ahead(w, cur, n, j, &hinted);
 		ret = btrfs_io_read(first->dev->io, w->buf, (j - i) * nodesize, first->physical);
 		for (size_t k = i; k < j; k++) {
 			int r = verify_block(w, &cur->b[k], ret ? NULL : w->buf + (k - i) * nodesize);
@@ -400,6 +460,9 @@ int vc_walk_verify(struct btrfs_fs *fs, const u64 *tree_id, struct vc_walk_stats
 	free(w.next.b);
 	free(w.seen);
 	free(w.buf);
+	for (int i = 0; i < w.nr_hint; i++)
+		if (w.hint_fd[i] >= 0)
+			close(w.hint_fd[i]);
 	if (ret) {
 		free(stats);
 		return ret;
