@@ -26,6 +26,7 @@
 #include <uuid/uuid.h>
 #include "common/backend.h"
 #include "common/config.h"
+#include "common/messages.h"
 #include "common/offline.h"
 #include "kernel-shared/csum.h"
 #include "kernel-shared/items.h"
@@ -103,6 +104,8 @@ static int image_read_super(struct vc_image *img, struct btrfs_io_dev *dev, cons
 	else if (!dev_has_magic(dev))
 		snprintf(img->err, sizeof(img->err),
 			 "%s: not a btrfs filesystem (no valid superblock)", path);
+	else if (msg[0] && !strncmp(msg, path, strlen(path)))
+		snprintf(img->err, sizeof(img->err), "%s", msg);	/* names the device already */
 	else
 		snprintf(img->err, sizeof(img->err), "%s: %s", path,
 			 msg[0] ? msg : strerror(-ret));
@@ -165,7 +168,31 @@ static void image_scan_members(struct vc_image *img, const struct btrfs_super_bl
 	blkid_put_cache(cache);
 }
 
-int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, int mirror)
+/*
+ * A device shorter than its DEV_ITEM says is a truncated image (the kernel
+ * refuses to mount it): anything could be missing, so refuse it too.
+ */
+static int image_check_sizes(struct vc_image *img)
+{
+	const struct btrfs_fs *fs = img->bfs;
+
+	for (size_t i = 0; i < fs->nr_devices; i++) {
+		const struct btrfs_device *dev = fs->devices[i];
+
+		if (!dev->io || dev->io->size >= dev->total_bytes)
+			continue;
+		snprintf(img->err, sizeof(img->err),
+			 "%s: device %llu is %llu bytes, smaller than its recorded size %llu "
+			 "(truncated image?)", dev->io->name, (unsigned long long)dev->devid,
+			 (unsigned long long)dev->io->size,
+			 (unsigned long long)dev->total_bytes);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, int mirror,
+		  u32 cache_blocks)
 {
 	u64 devids[VC_IMAGE_MAX_DEVS];
 	struct btrfs_super_block sb;
@@ -196,7 +223,16 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 			goto fail;
 		}
 		devids[nr_devids++] = btrfs_dev_item_devid(&sb.dev_item);
+		if (dev->size < btrfs_dev_item_total_bytes(&sb.dev_item)) {
+			snprintf(img->err, sizeof(img->err),
+				 "%s: device is %llu bytes, smaller than its recorded size %llu "
+				 "(truncated image?)", paths[i], (unsigned long long)dev->size,
+				 (unsigned long long)btrfs_dev_item_total_bytes(&sb.dev_item));
+			ret = -EUCLEAN;
+			goto fail;
+		}
 	}
+	img->nr_given = img->nr_devs;
 	if (btrfs_super_num_devices(&sb) > nr_devids)
 		image_scan_members(img, &sb, devids, &nr_devids);
 
@@ -205,6 +241,7 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 	args.nr_devs = img->nr_devs;
 	args.super_mirror = mirror < 0 ? BTRFS_SUPER_MIRROR_AUTO : mirror;
 	args.writable = false;
+	args.cache_blocks = cache_blocks;
 	args.errmsg = msg;
 	ret = btrfs_fs_open(&img->bfs, &args);
 	if (ret) {
@@ -213,6 +250,9 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 			 msg[0] ? msg : strerror(-ret));
 		goto fail;
 	}
+	ret = image_check_sizes(img);
+	if (ret)
+		goto fail;
 	return 0;
 fail:
 	vc_image_close(img);
@@ -435,11 +475,14 @@ static int offline_open(struct vc_fs **fsp, const struct vc_config *cfg, const c
 				cfg->nr_images ? cfg->images[0] : "image");
 		return -EOPNOTSUPP;
 	}
-	ret = vc_image_open(&fs->img, cfg->images, cfg->nr_images, cfg->super_mirror);
+	ret = vc_image_open(&fs->img, cfg->images, cfg->nr_images, cfg->super_mirror, 0);
 	if (ret) {
 		vc_fs_set_error(fs, "%s", fs->img.err);
 		return ret;
 	}
+	for (size_t i = fs->img.nr_given; i < fs->img.nr_devs; i++)
+		pr_verbose(cfg, 1, "%s: using %s, another device of the filesystem",
+			   fs->img.name, fs->img.devs[i]->name);
 	if (path)
 		return offline_path_info(fs, path, &info);
 	return 0;

@@ -59,10 +59,14 @@ load ../fixtures/fixture-helpers
 @test "inspect super: bad checksum is shown and fails" {
 	fixture rich4k
 	printf 'X' | dd of="$IMG" bs=1 seek=$((65536 + 300)) conv=notrunc status=none
-	run_volctl inspect super "$IMG"
+	run_volctl inspect super --super 0 "$IMG"
 	assert_status 1
 	assert_output_contains "csum_status mismatch"
 	assert_output_contains "superblock 0: checksum mismatch"
+	# without --super: the valid copy with the highest generation
+	run_volctl inspect super "$IMG"
+	assert_status 0
+	assert_output_contains "superblock 1 at 67108864"
 }
 
 @test "inspect super/tree: not a btrfs image" {
@@ -195,4 +199,14 @@ load ../fixtures/fixture-helpers
 	run_volctl inspect tree "$IMG"
 	run_volctl --format json inspect tree "$IMG"
 	[ "$(image_sum)" = "$before" ]
+}
+
+@test "inspect: the global --image names the image too" {
+	fixture raid1
+	run_volctl "${IMGS[@]}" inspect tree --walk-only
+	assert_status 0
+	assert_output_contains "total: "
+	run_volctl --image "$IMG" inspect super
+	assert_status 0
+	assert_output_contains "label raid1"
 }
