@@ -319,6 +319,13 @@ completion_table() {
 		cmp "$DOC/$p.8" "$root/usr/share/man/man8/$p.8" || { echo "man page $p"; return 1; }
 	done
 	cmp "$COMPLETION" "$root/usr/share/bash-completion/completions/volctl"
+	# man finds the installed pages by name
+	if command -v man >/dev/null; then
+		for p in $PAGES; do
+			[ "$(man -M "$root/usr/share/man" -w 8 "$p")" = "$root/usr/share/man/man8/$p.8" ] ||
+				{ echo "man -w $p"; return 1; }
+		done
+	fi
 	# the installed multi-call link runs its group
 	run "$root/usr/sbin/volctl-qgroup" help
 	[ "$status" -eq 0 ]
