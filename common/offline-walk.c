@@ -29,8 +29,11 @@
 /* Largest single read: runs of adjacent blocks are split at this size */
 #define WALK_MAX_READ	(2U << 20)
 /* How far ahead of the current read the kernel is asked to read */
-#define WALK_AHEAD	(8U << 20)
+#define WALK_AHEAD	(32U << 20)
 #define WALK_HINT_DEVS	16
+/* One hint covers at most this much, bridging gaps up to WALK_HINT_GAP */
+#define WALK_HINT_MAX	(4U << 20)
+#define WALK_HINT_GAP	(256U << 10)
 
 struct walk_block {
 	u64 bytenr;
@@ -298,13 +301,24 @@ static void hint_ahead(struct walk_ctx *w, const struct walk_list *cur, size_t n
 	if (*hinted < from)
 		*hinted = from;
 	while (*hinted < n && (*hinted - from) * nodesize < WALK_AHEAD) {
-		size_t j = run_end(cur, n, *hinted, nodesize);
 		const struct walk_block *b = &cur->b[*hinted];
+		u64 start = b->physical, end = b->physical + nodesize;
+		size_t j = *hinted + 1;
 		int fd = b->dev ? hint_fd(w, b->dev) : -1;
 
+		/*
+		 * One hint for a whole stretch, small gaps included: a few big
+		 * requests keep the device busier than many small ones.
+		 */
+		while (j < n && cur->b[j].dev == b->dev && b->dev &&
+		       cur->b[j].physical >= end &&
+		       cur->b[j].physical - end <= WALK_HINT_GAP &&
+		       cur->b[j].physical + nodesize - start <= WALK_HINT_MAX) {
+			end = cur->b[j].physical + nodesize;
+			j++;
+		}
 		if (fd >= 0)
-			posix_fadvise(fd, b->physical, (j - *hinted) * nodesize,
-				      POSIX_FADV_WILLNEED);
+			posix_fadvise(fd, start, end - start, POSIX_FADV_WILLNEED);
 		*hinted = j;
 	}
 }
