@@ -431,6 +431,11 @@ static int create_error(struct vc_fs *fs, const char *path, const char *src,
 		vc_fs_set_error(fs, "%s: holds an active swapfile", src ? src : path);
 		break;
 	case -EINVAL:
+		if (inh && inh->nr) {
+			vc_fs_set_error(fs, "%s: the -i qgroups cannot take it as a member "
+					"(level-0 qgroups cannot be parents)", path);
+			break;
+		}
 		if (src) {
 			vc_fs_set_error(fs, "%s: not a subvolume", src);
 			break;
