@@ -282,8 +282,86 @@ static int read_block(struct btrfs_acct *acct, u32 idx, struct extent_buffer **e
 	return 0;
 }
 
+/* A parent's contribution to a child's set, resolved once the level is done */
+struct edge {
+	u32 child;
+	u32 set;
+};
+
+struct edge_list {
+	struct edge *e;
+	size_t nr, alloc;
+};
+
+static int edge_push(struct edge_list *l, u32 child, u32 set)
+{
+	if (l->nr == l->alloc) {
+		size_t na = l->alloc ? l->alloc * 2 : 1024;
+		struct edge *n = realloc(l->e, na * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		l->e = n;
+		l->alloc = na;
+	}
+	l->e[l->nr].child = child;
+	l->e[l->nr].set = set;
+	l->nr++;
+	return 0;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->child != y->child)
+		return x->child < y->child ? -1 : 1;
+	return x->set < y->set ? -1 : x->set > y->set;
+}
+
+/*
+ * Every parent of the level below is done: give each child the union of
+ * its parents' sets in one step, so no intermediate set is interned.
+ */
+static int resolve_edges(struct btrfs_acct *acct, struct edge_list *l)
+{
+	u32 *ids = NULL;
+	size_t alloc = 0;
+	int ret = 0;
+
+	qsort(l->e, l->nr, sizeof(*l->e), cmp_edge);
+	for (size_t i = 0; !ret && i < l->nr;) {
+		struct acct_block *c = &acct->table.blocks[l->e[i].child];
+		size_t j = i, n = 0;
+
+		while (j < l->nr && l->e[j].child == l->e[i].child)
+			j++;
+		if (j - i + 1 > alloc) {
+			u32 *nids = realloc(ids, (j - i + 1) * sizeof(*ids));
+
+			if (!nids) {
+				ret = -ENOMEM;
+				break;
+			}
+			ids = nids;
+			alloc = j - i + 1;
+		}
+		ids[n++] = c->set;
+		for (size_t k = i; k < j; k++)
+			if (l->e[k].set != ids[n - 1])
+				ids[n++] = l->e[k].set;
+		ret = btrfs_rootsets_union_many(&acct->sets, ids, n, &c->set);
+		i = j;
+	}
+	free(ids);
+	free(l->e);
+	memset(l, 0, sizeof(*l));
+	return ret;
+}
+
 static int process_node(struct btrfs_acct *acct, u32 idx, struct level_list *below,
-			const struct btrfs_acct_root **partial, size_t nr_partial)
+			struct edge_list *edges, const struct btrfs_acct_root **partial,
+			size_t nr_partial)
 {
 	struct extent_buffer *eb;
 	const struct btrfs_acct_root *mine[8];
@@ -336,7 +414,7 @@ static int process_node(struct btrfs_acct *acct, u32 idx, struct level_list *bel
 			ret = -EUCLEAN;
 			goto out;
 		}
-		ret = btrfs_rootsets_union(&acct->sets, c->set, cset, &c->set);
+		ret = edge_push(edges, cidx, cset);
 		if (ret)
 			goto out;
 	}
@@ -383,6 +461,7 @@ static int add_root_blocks(struct btrfs_acct *acct, struct level_list *levels)
 static int walk_trees(struct btrfs_acct *acct)
 {
 	struct level_list levels[BTRFS_MAX_LEVEL] = { 0 };
+	struct edge_list edges = { 0 };
 	const struct btrfs_acct_root **partial = NULL;
 	size_t nr_partial = 0;
 	u64 done = 0;
@@ -401,8 +480,8 @@ static int walk_trees(struct btrfs_acct *acct)
 		qsort_r(l->idx, l->nr, sizeof(*l->idx), cmp_by_bytenr, &acct->table);
 		for (size_t i = 0; !ret && i < l->nr; i++) {
 			if (level > 0) {
-				ret = process_node(acct, l->idx[i], &levels[level - 1], partial,
-						   nr_partial);
+				ret = process_node(acct, l->idx[i], &levels[level - 1], &edges,
+						   partial, nr_partial);
 			} else if (acct->opts.read_leaves) {
 				struct extent_buffer *eb;
 
@@ -415,7 +494,10 @@ static int walk_trees(struct btrfs_acct *acct)
 		}
 		free(l->idx);
 		l->idx = NULL;
+		if (!ret && level > 0)
+			ret = resolve_edges(acct, &edges);
 	}
+	free(edges.e);
 	for (int level = 0; level < BTRFS_MAX_LEVEL; level++)
 		free(levels[level].idx);
 	free(partial);

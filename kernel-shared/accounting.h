@@ -93,6 +93,15 @@ int btrfs_rootsets_single(struct btrfs_rootsets *rs, u64 root, u32 *id);
 /** btrfs_rootsets_union - the id of @a ∪ @b, memoised */
 int btrfs_rootsets_union(struct btrfs_rootsets *rs, u32 a, u32 b, u32 *out);
 
+/**
+ * btrfs_rootsets_union_many - the id of the union of the @n sets @ids
+ *
+ * Only the result is interned (no intermediate sets); @ids is sorted and
+ * deduplicated in place.  Two distinct sets go through the memoised
+ * btrfs_rootsets_union().
+ */
+int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32 *out);
+
 /** btrfs_rootsets_remove - the id of @a without @root */
 int btrfs_rootsets_remove(struct btrfs_rootsets *rs, u32 a, u64 root, u32 *out);
 

@@ -23,6 +23,7 @@
  * block to its header owner, when the extent generation >= enable_gen.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "acct-internal.h"
 #include "fs.h"
@@ -35,8 +36,9 @@ struct extent_rec {
 	u64 bytenr;
 	u64 size;
 	u64 generation;
-	u32 set;
 	u64 owner;		/* simple quotas: EXTENT_OWNER_REF root, 0 if none */
+	u32 *leaf_sets;		/* sets of the leaves found so far (kept across extents) */
+	size_t nr_leaf_sets, alloc_leaf_sets;
 };
 
 struct scan_ctx {
@@ -111,6 +113,7 @@ static bool position_in_cached_leaf(struct btrfs_path *path, const struct btrfs_
 	return true;
 }
 
+/* Remember the set of @leaf; the union is taken once, when the extent closes */
 static int union_leaf(struct btrfs_acct *acct, struct extent_rec *rec, u64 leaf, bool *found)
 {
 	struct acct_block *b = acct_block_find(acct, leaf);
@@ -118,7 +121,19 @@ static int union_leaf(struct btrfs_acct *acct, struct extent_rec *rec, u64 leaf,
 	if (!b || b->level != 0)
 		return 0;
 	*found = true;
-	return btrfs_rootsets_union(&acct->sets, rec->set, b->set, &rec->set);
+	if (rec->nr_leaf_sets && rec->leaf_sets[rec->nr_leaf_sets - 1] == b->set)
+		return 0;
+	if (rec->nr_leaf_sets == rec->alloc_leaf_sets) {
+		size_t na = rec->alloc_leaf_sets ? rec->alloc_leaf_sets * 2 : 64;
+		u32 *n = realloc(rec->leaf_sets, na * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		rec->leaf_sets = n;
+		rec->alloc_leaf_sets = na;
+	}
+	rec->leaf_sets[rec->nr_leaf_sets++] = b->set;
+	return 0;
 }
 
 static int resolve_data_ref(struct btrfs_acct *acct, struct extent_rec *rec,
@@ -214,13 +229,16 @@ static int handle_ref(struct btrfs_acct *acct, struct extent_rec *rec,
 
 static int close_extent(struct btrfs_acct *acct, struct extent_rec *rec)
 {
-	u32 set = rec->set;
+	u32 set = 0;
 	int ret;
 
 	if (!rec->active)
 		return 0;
 	rec->active = false;
 	acct->stats.data_extents++;
+	ret = btrfs_rootsets_union_many(&acct->sets, rec->leaf_sets, rec->nr_leaf_sets, &set);
+	if (ret)
+		return ret;
 	if (acct->opts.simple) {
 		if (!rec->owner || !btrfs_is_fstree(rec->owner) ||
 		    rec->generation < acct->opts.enable_gen)
@@ -273,7 +291,8 @@ static int open_extent(struct btrfs_acct *acct, struct extent_rec *rec,
 	}
 	if (!(ei.flags & BTRFS_EXTENT_FLAG_DATA) || key->type != BTRFS_EXTENT_ITEM_KEY)
 		return 0;
-	memset(rec, 0, sizeof(*rec));
+	rec->nr_leaf_sets = 0;
+	rec->owner = 0;
 	rec->active = true;
 	rec->bytenr = key->objectid;
 	rec->size = key->offset;
@@ -342,5 +361,6 @@ int acct_scan_extents(struct btrfs_acct *acct)
 	ret = btrfs_iterate_items(extent_root, &min, &max, extent_item_cb, &ctx);
 	if (!ret)
 		ret = close_extent(acct, &ctx.rec);
+	free(ctx.rec.leaf_sets);
 	return ret;
 }

@@ -17,7 +17,7 @@
 #include <string.h>
 #include "accounting.h"
 
-#define MEMO_MAX_DEFAULT	(1U << 22)
+#define MEMO_MAX_DEFAULT	(1U << 18)
 
 static u64 hash_members(const u64 *ids, size_t n)
 {
@@ -295,6 +295,51 @@ int btrfs_rootsets_union(struct btrfs_rootsets *rs, u32 a, u32 b, u32 *out)
 		return ret;
 	memo_store(rs, a, b, *out);
 	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32 *out)
+{
+	size_t k = 0, total = 0, m = 0;
+	int ret;
+
+	qsort(ids, n, sizeof(*ids), cmp_u32);
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] && (k == 0 || ids[k - 1] != ids[i]))
+			ids[k++] = ids[i];
+	if (k == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (k == 1) {
+		*out = ids[0];
+		return 0;
+	}
+	if (k == 2)
+		return btrfs_rootsets_union(rs, ids[0], ids[1], out);
+	rs->unions++;
+	for (size_t i = 0; i < k; i++)
+		total += rs->len[ids[i]];
+	ret = scratch_reserve(rs, total);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < k; i++) {
+		memcpy(rs->scratch + m, rs->members + rs->start[ids[i]],
+		       rs->len[ids[i]] * sizeof(*rs->scratch));
+		m += rs->len[ids[i]];
+	}
+	qsort(rs->scratch, m, sizeof(*rs->scratch), cmp_u64);
+	total = 0;
+	for (size_t i = 0; i < m; i++)
+		if (total == 0 || rs->scratch[total - 1] != rs->scratch[i])
+			rs->scratch[total++] = rs->scratch[i];
+	return intern_sorted(rs, rs->scratch, total, out);
 }
 
 int btrfs_rootsets_remove(struct btrfs_rootsets *rs, u32 a, u64 root, u32 *out)

@@ -81,6 +81,40 @@ static void test_union_memo(void)
 	btrfs_rootsets_release(&rs);
 }
 
+/* union_many interns only the result, and agrees with pairwise unions */
+static void test_union_many(void)
+{
+	struct btrfs_rootsets rs;
+	u32 ids[5], many[6], u, pair;
+	u32 before;
+
+	CHECK_EQ_INT(btrfs_rootsets_init(&rs), 0);
+	for (u32 i = 0; i < 5; i++)
+		btrfs_rootsets_single(&rs, 300 + i, &ids[i]);
+	before = rs.nr;
+	many[0] = ids[3];
+	many[1] = ids[0];
+	many[2] = 0;
+	many[3] = ids[3];
+	many[4] = ids[4];
+	many[5] = ids[1];
+	CHECK_EQ_INT(btrfs_rootsets_union_many(&rs, many, 6, &u), 0);
+	CHECK_EQ_U64(rs.nr, before + 1);	/* {300,301,303,304} and nothing else */
+	CHECK_EQ_U64(rs.len[u], 4);
+	CHECK(btrfs_rootsets_has(&rs, u, 304));
+	CHECK(!btrfs_rootsets_has(&rs, u, 302));
+	many[0] = ids[2];
+	CHECK_EQ_INT(btrfs_rootsets_union_many(&rs, many, 1, &pair), 0);
+	CHECK_EQ_U64(pair, ids[2]);
+	CHECK_EQ_INT(btrfs_rootsets_union_many(&rs, many, 0, &pair), 0);
+	CHECK_EQ_U64(pair, 0);
+	many[0] = u;
+	many[1] = ids[2];
+	CHECK_EQ_INT(btrfs_rootsets_union_many(&rs, many, 2, &pair), 0);
+	CHECK_EQ_U64(rs.len[pair], 5);
+	btrfs_rootsets_release(&rs);
+}
+
 /*
  * A chain of snapshots: block sets grow by one root per level.  With a tiny
  * memo (cleared every 4 entries) results must not change, and every union
@@ -196,6 +230,7 @@ int main(void)
 {
 	test_intern();
 	test_union_memo();
+	test_union_many();
 	test_many_sets();
 	test_distribution();
 	return unit_finish();
