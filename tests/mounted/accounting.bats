@@ -256,15 +256,15 @@ build_rich_fs() {
 	btrfs filesystem sync "$MNT"
 	sleep 0.05
 	cleanup_mount
-	run_volctl --format json check --qgroup-report "$IMG"
+	run_volctl_split --format json check --qgroup-report "$IMG"
 	[ "$status" -le 1 ]
-	assert_json
-	if [ "$(jq -r '.check.trees.partly_dropped' <<<"$output")" -eq 0 ]; then
+	assert_json "$out"
+	if [ "$(jq -r '.check.trees.partly_dropped' <<<"$out")" -eq 0 ]; then
 		skip "the cleaner finished or had not started before the unmount"
 	fi
 	# what 'snap' reaches is untouched by the drop: its rfer is exact
 	[ "$(jq -r '.check.qgroups[] | select(.qgroupid == "0/257") |
-		.referenced == .recorded_referenced' <<<"$output")" = true ]
+		.referenced == .recorded_referenced' <<<"$out")" = true ]
 	run_volctl check --qgroup-report "$IMG"
 	assert_output_contains "subvolume 256: deleted, cleaning stopped at key"
 	# let the kernel finish the drop: then everything is consistent again
