@@ -329,7 +329,8 @@ static int resolve_edges(struct btrfs_acct *acct, struct edge_list *l)
 	size_t alloc = 0;
 	int ret = 0;
 
-	qsort(l->e, l->nr, sizeof(*l->e), cmp_edge);
+	if (l->nr)
+		qsort(l->e, l->nr, sizeof(*l->e), cmp_edge);
 	for (size_t i = 0; !ret && i < l->nr;) {
 		struct acct_block *c = &acct->table.blocks[l->e[i].child];
 		size_t j = i, n = 0;
@@ -477,7 +478,8 @@ static int walk_trees(struct btrfs_acct *acct)
 	for (int level = BTRFS_MAX_LEVEL - 1; !ret && level >= 0; level--) {
 		struct level_list *l = &levels[level];
 
-		qsort_r(l->idx, l->nr, sizeof(*l->idx), cmp_by_bytenr, &acct->table);
+		if (l->nr)
+			qsort_r(l->idx, l->nr, sizeof(*l->idx), cmp_by_bytenr, &acct->table);
 		for (size_t i = 0; !ret && i < l->nr; i++) {
 			if (level > 0) {
 				ret = process_node(acct, l->idx[i], &levels[level - 1], &edges,

@@ -185,7 +185,8 @@ int btrfs_rootsets_intern(struct btrfs_rootsets *rs, const u64 *ids, size_t n, u
 		return ret;
 	if (n)
 		memcpy(rs->scratch, ids, n * sizeof(*ids));
-	qsort(rs->scratch, n, sizeof(*rs->scratch), cmp_u64);
+	if (n)
+		qsort(rs->scratch, n, sizeof(*rs->scratch), cmp_u64);
 	for (size_t i = 0; i < n; i++)
 		if (out == 0 || rs->scratch[out - 1] != rs->scratch[i])
 			rs->scratch[out++] = rs->scratch[i];
@@ -309,7 +310,8 @@ int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32
 	size_t k = 0, total = 0, m = 0;
 	int ret;
 
-	qsort(ids, n, sizeof(*ids), cmp_u32);
+	if (n)
+		qsort(ids, n, sizeof(*ids), cmp_u32);
 	for (size_t i = 0; i < n; i++)
 		if (ids[i] && (k == 0 || ids[k - 1] != ids[i]))
 			ids[k++] = ids[i];
