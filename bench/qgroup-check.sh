@@ -74,10 +74,10 @@ EOF
 }
 
 build_image() {
-	local extents=$1 img=$2 per=10 files rewrites
+	local extents=$1 img=$2.tmp per=10 files rewrites
 	files=$(( (extents + per - 1) / per ))
 	rewrites=$(( extents / 100 > 0 ? extents / 100 : 1 ))
-	truncate -s $(( extents * 4096 * 4 + 2 * 1024 * 1024 * 1024 )) "$img"
+	truncate -s $(( extents * 4096 * 4 + SNAPSHOTS * 256 * 1024 * 1024 )) "$img"
 	mkfs.btrfs -q -f "$img" >/dev/null
 	MNT=$WORKDIR/mnt
 	mkdir -p "$MNT"
@@ -95,6 +95,7 @@ build_image() {
 	/usr/bin/time -f "%e" -o "$WORKDIR/rescan.time" btrfs quota rescan -w "$MNT" >/dev/null
 	sync
 	cleanup
+	mv "$img" "$2"
 }
 
 # measure NAME CMD...: wall seconds and peak RSS (KiB) of CMD, exit status
