@@ -26,6 +26,7 @@
 #include <uuid/uuid.h>
 #include "common/backend.h"
 #include "common/config.h"
+#include "common/messages.h"
 #include "common/offline.h"
 #include "kernel-shared/csum.h"
 #include "kernel-shared/items.h"
@@ -103,6 +104,8 @@ static int image_read_super(struct vc_image *img, struct btrfs_io_dev *dev, cons
 	else if (!dev_has_magic(dev))
 		snprintf(img->err, sizeof(img->err),
 			 "%s: not a btrfs filesystem (no valid superblock)", path);
+	else if (msg[0] && !strncmp(msg, path, strlen(path)))
+		snprintf(img->err, sizeof(img->err), "%s", msg);	/* names the device already */
 	else
 		snprintf(img->err, sizeof(img->err), "%s: %s", path,
 			 msg[0] ? msg : strerror(-ret));
@@ -188,7 +191,8 @@ static int image_check_sizes(struct vc_image *img)
 	return 0;
 }
 
-int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, int mirror)
+int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, int mirror,
+		  u32 cache_blocks)
 {
 	u64 devids[VC_IMAGE_MAX_DEVS];
 	struct btrfs_super_block sb;
@@ -228,6 +232,7 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 			goto fail;
 		}
 	}
+	img->nr_given = img->nr_devs;
 	if (btrfs_super_num_devices(&sb) > nr_devids)
 		image_scan_members(img, &sb, devids, &nr_devids);
 
@@ -236,6 +241,7 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 	args.nr_devs = img->nr_devs;
 	args.super_mirror = mirror < 0 ? BTRFS_SUPER_MIRROR_AUTO : mirror;
 	args.writable = false;
+	args.cache_blocks = cache_blocks;
 	args.errmsg = msg;
 	ret = btrfs_fs_open(&img->bfs, &args);
 	if (ret) {
@@ -469,11 +475,14 @@ static int offline_open(struct vc_fs **fsp, const struct vc_config *cfg, const c
 				cfg->nr_images ? cfg->images[0] : "image");
 		return -EOPNOTSUPP;
 	}
-	ret = vc_image_open(&fs->img, cfg->images, cfg->nr_images, cfg->super_mirror);
+	ret = vc_image_open(&fs->img, cfg->images, cfg->nr_images, cfg->super_mirror, 0);
 	if (ret) {
 		vc_fs_set_error(fs, "%s", fs->img.err);
 		return ret;
 	}
+	for (size_t i = fs->img.nr_given; i < fs->img.nr_devs; i++)
+		pr_verbose(cfg, 1, "%s: using %s, another device of the filesystem",
+			   fs->img.name, fs->img.devs[i]->name);
 	if (path)
 		return offline_path_info(fs, path, &info);
 	return 0;

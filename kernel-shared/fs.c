@@ -134,14 +134,18 @@ int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args)
 		btrfs_errmsg_set(args->errmsg, "no device given");
 		return -EINVAL;
 	}
+	for (size_t i = 0; args->writable && i < args->nr_devs; i++) {
+		if (!args->devs[i]->writable) {
+			btrfs_errmsg_set(args->errmsg, "%s: opened read-only, cannot write",
+					 args->devs[i]->name);
+			return -EINVAL;
+		}
+	}
 	fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;
 	fs->writable = args->writable;
 	fs->super_mirror = args->super_mirror < 0 ? 0 : args->super_mirror;
-	ret = btrfs_eb_cache_init(fs, args->cache_blocks);
-	if (ret < 0)
-		goto fail;
 	ret = open_supers(fs, args);
 	if (ret < 0)
 		goto fail;
@@ -154,6 +158,9 @@ int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args)
 		goto fail;
 	}
 	init_from_super(fs);
+	ret = btrfs_eb_cache_init(fs, args->cache_blocks);
+	if (ret < 0)
+		goto fail;
 	ret = open_trees(fs);
 	if (ret < 0)
 		goto fail;

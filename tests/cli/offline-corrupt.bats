@@ -73,6 +73,12 @@ expect_clean_failure() {
 		cat "$errf" >&2
 		return 1
 	fi
+	# the message names the image once: the object first, no echo
+	if [ "$(grep -o "$(basename "$IMG")" "$errf" | wc -l)" -ne 1 ]; then
+		echo "volctl $*: the image is not named exactly once:" >&2
+		cat "$errf" >&2
+		return 1
+	fi
 	LAST_ERR=$(cat "$errf")
 }
 

@@ -140,3 +140,7 @@ compare_fixture() {
 	assert_status 1
 	assert_output_contains "nope.img: No such file or directory"
 }
+
+@test "offline = online: squota4k (simple quotas, deleted subvolume)" {
+	compare_fixture squota4k
+}

@@ -10,6 +10,10 @@
  * is walked, every tree's items are iterated, and a few searches with
  * next/prev run.  Anything but a clean return is a bug.
  *
+ * Unless bit 31 of the first record's page index is set, the device
+ * recomputes the checksum of every superblock and tree block it returns,
+ * so that mutations get past the checksum to the structural checks.
+ *
  * tests/fuzz/make-seeds.sh turns mkfs.btrfs images into seeds;
  * tests/unit/test-reader-fuzz.c replays seeds/ and regress/ in the unit
  * tests (and under ASan in make check-asan).
@@ -18,6 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernel-shared/csum.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/walk.h"
 
@@ -33,6 +38,9 @@ struct fz_page {
 struct fz_image {
 	struct fz_page *pages;	/* sorted by index, later records win */
 	size_t nr;
+	bool fix_csum;		/* recompute checksums on read */
+	u32 nodesize;
+	u16 csum_type;
 };
 
 static int fz_cmp(const void *a, const void *b)
@@ -63,6 +71,26 @@ static const u8 *fz_find(const struct fz_image *im, u64 index)
 	return found;
 }
 
+/*
+ * Most mutations break a checksum and stop at the first check.  In fix mode
+ * the device recomputes the checksum of whatever looks like a superblock or
+ * tree block read, so mutations reach the structural checks behind it.
+ */
+static void fz_fix_csum(const struct fz_image *im, u8 *buf, size_t len, u64 off)
+{
+	u8 csum[BTRFS_CSUM_MAX_SIZE];
+
+	if (len == BTRFS_SUPER_INFO_SIZE &&
+	    (off == btrfs_sb_offset(0) || off == btrfs_sb_offset(1) || off == btrfs_sb_offset(2))) {
+		btrfs_super_csum_update((struct btrfs_super_block *)buf);
+		return;
+	}
+	if (len != im->nodesize || len <= BTRFS_CSUM_SIZE)
+		return;
+	if (btrfs_csum_data(im->csum_type, buf + BTRFS_CSUM_SIZE, len - BTRFS_CSUM_SIZE, csum) == 0)
+		memcpy(buf, csum, BTRFS_CSUM_SIZE);
+}
+
 static int fz_pread(struct btrfs_io_dev *dev, void *buf, size_t len, u64 off)
 {
 	const struct fz_image *im = dev->priv;
@@ -82,6 +110,8 @@ static int fz_pread(struct btrfs_io_dev *dev, void *buf, size_t len, u64 off)
 		off += n;
 		len -= n;
 	}
+	if (im->fix_csum)
+		fz_fix_csum(im, buf, out - (u8 *)buf, off - (u64)(out - (u8 *)buf));
 	return 0;
 }
 
@@ -157,7 +187,19 @@ static int fz_run(const uint8_t *data, size_t size, u64 *items)
 		im.pages[i].index = get_le32(data + i * rec) % (FZ_DEV_SIZE / FZ_PAGE);
 		im.pages[i].data = data + i * rec + 4;
 	}
+	/* bit 31 of the first record's index turns checksum fixing off */
+	im.fix_csum = !(im.nr && (get_le32(data) & 0x80000000U));
 	qsort(im.pages, im.nr, sizeof(*im.pages), fz_cmp);
+	{
+		const u8 *sbp = fz_find(&im, BTRFS_SUPER_INFO_OFFSET / FZ_PAGE);
+
+		if (sbp) {
+			const struct btrfs_super_block *sb = (const void *)sbp;
+
+			im.nodesize = btrfs_super_nodesize(sb);
+			im.csum_type = btrfs_super_csum_type(sb);
+		}
+	}
 	dev.ops = &fz_ops;
 	dev.priv = &im;
 	dev.size = FZ_DEV_SIZE;

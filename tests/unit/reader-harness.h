@@ -71,11 +71,11 @@ static inline void scratch_done(void)
 /* Path of scratch file @name (static buffer rotation of 4) */
 static inline const char *tpath(const char *name)
 {
-	static char bufs[4][512];
+	static char bufs[4][1024];
 	static int n;
 	char *b = bufs[n++ & 3];
 
-	snprintf(b, 512, "%s/%s", t_dir, name);
+	snprintf(b, 1024, "%s/%s", t_dir, name);
 	return b;
 }
 
@@ -150,6 +150,107 @@ static inline int open_files(const char **paths, size_t n, struct btrfs_io_dev *
 		for (size_t i = 0; i < n; i++)
 			btrfs_io_close(devs[i]);
 	return ret;
+}
+
+/* ---- per-tree block/item counts: the reader against dump-tree ---- */
+
+#define MAX_TREES 1024
+
+struct tree_stats {
+	u64 id;
+	u64 blocks;
+	u64 items;
+	u64 root_bytenr;
+};
+
+struct stats {
+	struct tree_stats t[MAX_TREES];
+	int nr;
+};
+
+static inline struct tree_stats *stats_get(struct stats *s, u64 id)
+{
+	for (int i = 0; i < s->nr; i++)
+		if (s->t[i].id == id)
+			return &s->t[i];
+	if (s->nr == MAX_TREES)
+		return NULL;
+	memset(&s->t[s->nr], 0, sizeof(s->t[0]));
+	s->t[s->nr].id = id;
+	return &s->t[s->nr++];
+}
+
+static inline int count_cb(void *priv, const struct extent_buffer *eb, const struct btrfs_walk_info *info)
+{
+	struct tree_stats *t = stats_get(priv, info->tree_id);
+
+	if (!t)
+		return -ENOSPC;
+	if (info->depth == 0)
+		t->root_bytenr = eb->start;
+	t->blocks++;
+	if (btrfs_eb_level(eb) == 0)
+		t->items += btrfs_eb_nritems(eb);
+	return 0;
+}
+
+/* Blocks and items of tree @id according to dump-tree; -1 if it failed */
+static inline int oracle_tree(const char *img, u64 id, u64 *blocks, u64 *items, u64 *root)
+{
+	char cmd[1024], line[4096];
+	FILE *p;
+	unsigned long long b;
+
+	snprintf(cmd, sizeof(cmd), "btrfs inspect-internal dump-tree -t %lld '%s' 2>/dev/null",
+		 (long long)id, img);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	*blocks = *items = *root = 0;
+	while (fgets(line, sizeof(line), p)) {
+		char kind[8];
+		char what[16];
+
+		if (sscanf(line, "%7s %llu %15s", kind, &b, what) == 3 &&
+		    (!strcmp(kind, "leaf") || !strcmp(kind, "node")) &&
+		    (!strcmp(what, "items") || !strcmp(what, "level"))) {
+			if (!*blocks)
+				*root = b;
+			(*blocks)++;
+		} else if (!strncmp(line, "\titem ", 6) && strstr(line, " key (")) {
+			(*items)++;
+		}
+	}
+	/* an oracle that printed no block (unsupported feature) is no oracle */
+	return pclose(p) == 0 && *blocks ? 0 : -1;
+}
+
+static inline void compare_with_dump_tree(const char *label, const char *img, struct stats *s)
+{
+	int compared = 0;
+
+	for (int i = 0; i < s->nr; i++) {
+		struct tree_stats *t = &s->t[i];
+		u64 blocks, items, root;
+
+		if (oracle_tree(img, t->id, &blocks, &items, &root) < 0)
+			continue;
+		compared++;
+		CHECK(blocks == t->blocks, "%s tree %lld: blocks %llu, dump-tree %llu", label,
+		      (long long)t->id, (unsigned long long)t->blocks, (unsigned long long)blocks);
+		CHECK(items == t->items, "%s tree %lld: items %llu, dump-tree %llu", label,
+		      (long long)t->id, (unsigned long long)t->items, (unsigned long long)items);
+		CHECK(root == t->root_bytenr, "%s tree %lld: root %llu, dump-tree %llu", label,
+		      (long long)t->id, (unsigned long long)t->root_bytenr,
+		      (unsigned long long)root);
+	}
+	CHECK(compared >= 8, "%s: only %d trees compared", label, compared);
+}
+
+static inline int walk_stats(struct btrfs_fs *fs, struct stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	return btrfs_walk_all_trees(fs, false, count_cb, s);
 }
 
 #endif

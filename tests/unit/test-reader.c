@@ -9,105 +9,16 @@
  */
 #include "reader-harness.h"
 
-#define MAX_TREES 64
-
-struct tree_stats {
-	u64 id;
-	u64 blocks;
-	u64 items;
-	u64 root_bytenr;
-};
-
-struct stats {
-	struct tree_stats t[MAX_TREES];
-	int nr;
-};
-
-static struct tree_stats *stats_get(struct stats *s, u64 id)
-{
-	for (int i = 0; i < s->nr; i++)
-		if (s->t[i].id == id)
-			return &s->t[i];
-	if (s->nr == MAX_TREES)
-		return NULL;
-	memset(&s->t[s->nr], 0, sizeof(s->t[0]));
-	s->t[s->nr].id = id;
-	return &s->t[s->nr++];
-}
-
-static int count_cb(void *priv, const struct extent_buffer *eb, const struct btrfs_walk_info *info)
-{
-	struct tree_stats *t = stats_get(priv, info->tree_id);
-
-	if (!t)
-		return -ENOSPC;
-	if (info->depth == 0)
-		t->root_bytenr = eb->start;
-	t->blocks++;
-	if (btrfs_eb_level(eb) == 0)
-		t->items += btrfs_eb_nritems(eb);
-	return 0;
-}
-
-/* Blocks and items of tree @id according to dump-tree; -1 if it failed */
-static int oracle_tree(const char *img, u64 id, u64 *blocks, u64 *items, u64 *root)
-{
-	char cmd[1024], line[4096];
-	FILE *p;
-	unsigned long long b;
-
-	snprintf(cmd, sizeof(cmd), "btrfs inspect-internal dump-tree -t %lld '%s' 2>/dev/null",
-		 (long long)id, img);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	*blocks = *items = *root = 0;
-	while (fgets(line, sizeof(line), p)) {
-		char kind[8];
-		char what[16];
-
-		if (sscanf(line, "%7s %llu %15s", kind, &b, what) == 3 &&
-		    (!strcmp(kind, "leaf") || !strcmp(kind, "node")) &&
-		    (!strcmp(what, "items") || !strcmp(what, "level"))) {
-			if (!*blocks)
-				*root = b;
-			(*blocks)++;
-		} else if (!strncmp(line, "\titem ", 6) && strstr(line, " key (")) {
-			(*items)++;
-		}
-	}
-	return pclose(p) == 0 ? 0 : -1;
-}
-
-static void compare_with_dump_tree(const char *label, const char *img, struct stats *s)
-{
-	int compared = 0;
-
-	for (int i = 0; i < s->nr; i++) {
-		struct tree_stats *t = &s->t[i];
-		u64 blocks, items, root;
-
-		if (oracle_tree(img, t->id, &blocks, &items, &root) < 0)
-			continue;
-		compared++;
-		CHECK(blocks == t->blocks, "%s tree %lld: blocks %llu, dump-tree %llu", label,
-		      (long long)t->id, (unsigned long long)t->blocks, (unsigned long long)blocks);
-		CHECK(items == t->items, "%s tree %lld: items %llu, dump-tree %llu", label,
-		      (long long)t->id, (unsigned long long)t->items, (unsigned long long)items);
-		CHECK(root == t->root_bytenr, "%s tree %lld: root %llu, dump-tree %llu", label,
-		      (long long)t->id, (unsigned long long)t->root_bytenr,
-		      (unsigned long long)root);
-	}
-	CHECK(compared >= 8, "%s: only %d trees compared", label, compared);
-}
-
-static int walk_stats(struct btrfs_fs *fs, struct stats *s)
-{
-	memset(s, 0, sizeof(*s));
-	return btrfs_walk_all_trees(fs, false, count_cb, s);
-}
+static void test_image_post(const char *label, const char *opts, int size_mb, bool oracle,
+			    const char *post);
 
 static void test_image(const char *label, const char *opts, int size_mb, bool oracle)
+{
+	test_image_post(label, opts, size_mb, oracle, NULL);
+}
+
+static void test_image_post(const char *label, const char *opts, int size_mb, bool oracle,
+			    const char *post)
 {
 	char err[BTRFS_ERRMSG_SIZE];
 	const char *img = tpath("img");
@@ -120,6 +31,12 @@ static void test_image(const char *label, const char *opts, int size_mb, bool or
 	CHECK(ret == 0, "%s: mkfs.btrfs %s failed", label, opts);
 	if (ret)
 		return;
+	if (post) {
+		ret = sh("%s '%s' </dev/null >/dev/null 2>&1", post, img);
+		CHECK(ret == 0, "%s: %s failed", label, post);
+		if (ret)
+			return;
+	}
 	ret = open_files(&img, 1, &dev, &fs, err);
 	CHECK(ret == 0, "%s: open: %d %s", label, ret, err);
 	if (ret)
@@ -127,6 +44,10 @@ static void test_image(const char *label, const char *opts, int size_mb, bool or
 	ret = walk_stats(fs, &s);
 	CHECK(ret == 0, "%s: walk: %d %s", label, ret, btrfs_fs_error(fs));
 	CHECK(s.nr >= 8, "%s: %d trees", label, s.nr);
+	if (post && strstr(post, "btrfstune -m"))
+		CHECK(btrfs_fs_has_incompat(fs, BTRFS_FEATURE_INCOMPAT_METADATA_UUID) &&
+		      memcmp(fs->fsid, fs->metadata_uuid, BTRFS_FSID_SIZE),
+		      "%s: metadata_uuid in use", label);
 	if (oracle)
 		compare_with_dump_tree(label, img, &s);
 	btrfs_fs_close(fs);
@@ -367,6 +288,60 @@ out:
 		free((void *)paths[i]);
 }
 
+static int open_mirror(const char *img, int mirror, int *used, char *err)
+{
+	struct btrfs_open_args args = { 0 };
+	struct btrfs_io_dev *dev;
+	struct btrfs_fs *fs;
+	struct stats st;
+	int ret;
+
+	ret = btrfs_io_open_file(img, false, &dev);
+	if (ret < 0)
+		return ret;
+	args.devs = &dev;
+	args.nr_devs = 1;
+	args.super_mirror = mirror;
+	args.errmsg = err;
+	ret = btrfs_fs_open(&fs, &args);
+	if (!ret) {
+		*used = fs->super_mirror;
+		ret = walk_stats(fs, &st);
+		btrfs_fs_close(fs);
+	}
+	btrfs_io_close(dev);
+	return ret;
+}
+
+/* A sparse 257 GiB image has all three superblock copies */
+static void test_three_mirrors(void)
+{
+	char err[BTRFS_ERRMSG_SIZE];
+	const char *img = tpath("big");
+	int used = -1, ret;
+
+	ret = sh("rm -f '%s' && truncate -s 257G '%s' && mkfs.btrfs -q -f -K '%s' >/dev/null 2>&1",
+		 img, img, img);
+	CHECK(ret == 0, "mkfs on a 257 GiB sparse file");
+	if (ret)
+		return;
+	for (int m = 0; m < 3; m++) {
+		ret = open_mirror(img, m, &used, err);
+		CHECK(ret == 0 && used == m, "forced mirror %d: %d used %d %s", m, ret, used, err);
+	}
+	/* break copies 0 and 1: auto picks 2, forced 1 fails */
+	sh("printf 'XX' | dd of='%s' bs=1 seek=%llu conv=notrunc 2>/dev/null", img, 65536ULL + 64);
+	sh("printf 'XX' | dd of='%s' bs=1 seek=%llu conv=notrunc 2>/dev/null", img,
+	   (64ULL << 20) + 100);
+	ret = open_mirror(img, BTRFS_SUPER_MIRROR_AUTO, &used, err);
+	CHECK(ret == 0 && used == 2, "auto with copies 0 and 1 broken: %d used %d %s", ret, used,
+	      err);
+	ret = open_mirror(img, 1, &used, err);
+	CHECK(ret == -EUCLEAN && strstr(err, "mirror 1: checksum mismatch"),
+	      "forced broken mirror 1: %d %s", ret, err);
+	sh("rm -f '%s'", img);
+}
+
 int main(void)
 {
 	scratch_init();
@@ -380,7 +355,10 @@ int main(void)
 	test_image("no-skinny", "-O ^skinny-metadata", 300, true);
 	test_image("mixed", "-M", 300, true);
 	test_image("small", "", 120, true);
+	test_image_post("metadata-uuid", "", 300, true, "btrfstune -m");
+	test_image_post("extref", "-O ^extref", 300, true, "btrfstune -r");
 	test_filled();
+	test_three_mirrors();
 	test_multi("raid1", 2, "-m raid1 -d raid1", true);
 	test_multi("raid0", 2, "-m raid0 -d raid0", false);
 	test_multi("raid1c3", 3, "-m raid1c3 -d raid1c3", true);
