@@ -233,6 +233,15 @@ subvol_names() {
 	btrfs quota enable .
 	btrfs quota rescan -w . >/dev/null
 	btrfs qgroup limit -e 2M a
+	# neighbours with other numbers must not leak into a's block
+	btrfs qgroup limit 1G .
+	btrfs qgroup limit -e 3M b
+	head -c 1M /dev/urandom >b/data
+	sync
+	for sv in a b .; do
+		diff <("$VOLCTL" subvolume show --raw $sv | sed -n '/Quota group/,$p') \
+			<(btrfs subvolume show --raw $sv | sed -n '/Quota group/,$p')
+	done
 	diff <("$VOLCTL" subvolume show --raw a | sed -n '/Quota group/,$p') \
 		<(btrfs subvolume show --raw a | sed -n '/Quota group/,$p')
 	diff <("$VOLCTL" subvolume show -k a | sed -n '/Quota group/,$p') \
