@@ -28,6 +28,12 @@
 #include "kernel-shared/walk.h"
 
 #define MAX_ORPHAN_RELS 64
+/*
+ * Tree blocks the reader caches: the walk reads each node once, the extent
+ * stream only needs the upper levels of the trees it searches and the leaves
+ * of the files it is in.
+ */
+#define CHECK_CACHE_BLOCKS 1024
 
 struct check_opts {
 	bool qgroup_report;
@@ -97,7 +103,7 @@ static int open_image(const struct vc_ctx *ctx, const char *image, struct vc_ima
 	const char *paths[1] = { image };
 	int ret;
 
-	ret = vc_image_open(img, paths, 1, ctx->cfg->super_mirror);
+	ret = vc_image_open(img, paths, 1, ctx->cfg->super_mirror, CHECK_CACHE_BLOCKS);
 	if (ret)
 		error("%s", img->err);
 	return ret;
