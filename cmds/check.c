@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -108,6 +109,46 @@ static int open_image(const struct vc_ctx *ctx, const char *image, struct vc_ima
 	if (ret)
 		error("%s", img->err);
 	return ret;
+}
+
+/*
+ * Whether @image is mounted: a block device listed in /proc/self/mounts, or
+ * a file backing a loop device that is.  A live filesystem changes under the
+ * reader, so the numbers may not add up; btrfs check refuses, we warn.
+ */
+static bool image_is_mounted(const char *image)
+{
+	char real[PATH_MAX], buf[PATH_MAX + 64], loopdev[64] = "";
+	char *dev = NULL;
+	bool found = false;
+	FILE *f;
+
+	if (!realpath(image, real))
+		return false;
+	for (int i = 0; i < 256 && !loopdev[0]; i++) {
+		char path[96];
+
+		snprintf(path, sizeof(path), "/sys/block/loop%d/loop/backing_file", i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f)) {
+			buf[strcspn(buf, "\n")] = '\0';
+			if (!strcmp(buf, real))
+				snprintf(loopdev, sizeof(loopdev), "/dev/loop%d", i);
+		}
+		fclose(f);
+	}
+	f = fopen("/proc/self/mounts", "r");
+	if (!f)
+		return false;
+	while (!found && fgets(buf, sizeof(buf), f)) {
+		dev = strtok(buf, " ");
+		if (dev && (!strcmp(dev, real) || (loopdev[0] && !strcmp(dev, loopdev))))
+			found = true;
+	}
+	fclose(f);
+	return found;
 }
 
 static int count_block(void *priv, const struct extent_buffer *eb,
@@ -384,6 +425,9 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	o.image = argv[optind];
 	if (ctx->cfg->nr_images)
 		return cmd_usage_error(ctx, "the image is an argument of check, not --image");
+	if (image_is_mounted(o.image))
+		warning("%s: mounted: the filesystem may change while it is read, numbers may differ",
+			o.image);
 	if (open_image(ctx, o.image, &img))
 		return VC_EXIT_FAILURE;
 	ret = run_check(ctx, &o, img.bfs, &res);

@@ -119,3 +119,14 @@ EOF
 	assert_status 0
 	assert_output_contains "qgroup 1/1: counts differ"
 }
+
+@test "check: a mounted image gets a warning" {
+	require_root_loop
+	mkfs_mount 256M
+	run_volctl_split check --qgroup-report "$IMG"
+	[[ "$err" == *"mounted: the filesystem may change"* ]]
+	cleanup_mount
+	run_volctl_split check --qgroup-report "$IMG"
+	[ "$status" -eq 0 ]
+	[[ "$err" != *"mounted"* ]]
+}
