@@ -347,6 +347,13 @@ static int snapshot_target(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 	base = path_basename(src);
 	if (!base)
 		return -ENOMEM;
+	if (path_name_invalid(base)) {
+		/* "snapshot . dir": the source has no name to reuse */
+		error("%s: is a directory and %s has no name to use: give %s/<name>", dst, src,
+		      dst);
+		free(base);
+		return -EINVAL;
+	}
 	*target = path_join2(dst, base);
 	free(base);
 	if (!*target)
@@ -696,6 +703,7 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 	struct btrfs_subvol_list l = { 0 };
 	struct btrfs_item_source src;
 	const struct btrfs_subvol *s;
+	struct vc_path_info info;
 	struct vc_fs *fs = NULL;
 	char *shown = NULL;
 	int ret;
@@ -706,12 +714,25 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 	ret = check_not_default(fs, "subvolume", o->subvolid);
 	if (ret)
 		goto out;
-	/* a path for the message; without privilege or path the id is enough */
+	/*
+	 * A path for the message: through @arg when the subvolume lies below
+	 * @arg's subvolume (or @arg is in the top level).  Without privilege
+	 * or a path the id is enough.
+	 */
 	src = vc_fs_item_source(fs);
-	if (btrfs_subvol_list_load(&src, &l) == 0) {
+	if (sv_path_info(ctx, fs, arg, &info) == 0 && btrfs_subvol_list_load(&src, &l) == 0) {
+		const struct btrfs_subvol *top = btrfs_subvol_list_find(&l, info.subvolid);
+
 		s = btrfs_subvol_list_find(&l, o->subvolid);
-		if (s && s->path)
-			shown = path_join2(arg, s->path);
+		if (s && s->path && top && top->path &&
+		    (top->id == BTRFS_FS_TREE_OBJECTID || sv_subvol_below(&l, s, top->id))) {
+			const char *rel = s->path + strlen(top->path) + (top->path[0] ? 1 : 0);
+			char *dir = info.is_dir ? strdup(arg) : path_dirname(arg);
+
+			if (dir)
+				shown = path_join2(dir, rel);
+			free(dir);
+		}
 	}
 	vc_fs_clear_error(fs);
 	ret = SV_OP_CALL(ctx, subvol_delete, fs, arg, o->subvolid);

@@ -378,8 +378,15 @@ int btrfs_read_tree_block(struct btrfs_fs *fs, u64 bytenr,
 	for (int mirror = 1; mirror <= copies; mirror++) {
 		fs->errmsg[0] = '\0';
 		ret = btrfs_read_logical(fs, bytenr, eb->data, fs->nodesize, mirror);
-		if (!ret)
+		if (ret < 0) {
+			char io_msg[BTRFS_ERRMSG_SIZE];
+
+			memcpy(io_msg, fs->errmsg, sizeof(io_msg));
+			btrfs_fs_set_error(fs, "tree block %llu: %.200s", (unsigned long long)bytenr,
+					   io_msg);
+		} else {
 			ret = btrfs_verify_tree_block(fs, bytenr, eb->data, check);
+		}
 		if (!ret) {
 			first_err = 0;
 			break;

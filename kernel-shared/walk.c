@@ -186,6 +186,9 @@ static int collect_root_id(void *priv, const struct btrfs_key *key, const void *
 		return 0;
 	if (l->nr && l->ids[l->nr - 1] == key->objectid)
 		return 0;
+	/* half freed (even its root block may be gone): nothing to walk */
+	if (len >= BTRFS_ROOT_ITEM_LEGACY_SIZE && btrfs_root_item_drop_in_progress(data))
+		return 0;
 	if (l->nr == l->alloc) {
 		size_t n = l->alloc ? l->alloc * 2 : 32;
 		u64 *p = realloc(l->ids, n * sizeof(*p));
