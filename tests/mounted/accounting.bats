@@ -296,3 +296,66 @@ build_rich_fs() {
 	[ "$(jq -r '.check.quota.mode' <<<"$output")" = simple ]
 	assert_same_numbers 3
 }
+
+# Rename the parent of relation item (CHILD, 246, PARENT) to NEWPARENT in the
+# quota leaf of image $1 (ids as numbers), fixing the leaf checksum.
+patch_relation_parent() {
+	local img=$1 leaf
+	leaf=$(btrfs inspect-internal dump-tree -t 8 "$img" | awk '/^leaf /{ print $2; exit }')
+	[ -n "$leaf" ]
+	python3 - "$img" "$leaf" "$2" "$3" "$4" <<'EOF2'
+import mmap, struct, sys
+T = []
+for i in range(256):
+    c = i
+    for _ in range(8):
+        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+    T.append(c)
+def crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c = T[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+img, leaf, child, parent, new = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+with open(img, 'r+b') as f:
+    mm = mmap.mmap(f.fileno(), 0)
+    nodesize = struct.unpack_from('<I', mm, 0x10000 + 0x94)[0]
+    copies = 0
+    for off in range(0, len(mm) - nodesize, 4096):
+        if mm[off + 48:off + 56] != struct.pack('<Q', leaf):
+            continue
+        block = bytearray(mm[off:off + nodesize])
+        if struct.unpack_from('<I', block, 0)[0] != crc32c(block[32:]):
+            continue
+        for i in range(struct.unpack_from('<I', block, 96)[0]):
+            base = 101 + 25 * i
+            if struct.unpack_from('<QBQ', block, base) == (child, 246, parent):
+                struct.pack_into('<QBQ', block, base, child, 246, new)
+                break
+        else:
+            sys.exit('relation not found')
+        struct.pack_into('<I', block, 0, crc32c(block[32:]))
+        mm[off:off + nodesize] = bytes(block)
+        copies += 1
+    mm.flush()
+    sys.exit(0 if copies else 'leaf not found')
+EOF2
+}
+
+@test "accounting: a relation naming a removed qgroup is reported, numbers still checked" {
+	mkfs_mount 256M
+	btrfs quota enable "$MNT"
+	btrfs subvolume create "$MNT/a" >/dev/null
+	head -c 50000 /dev/urandom >"$MNT/a/f"
+	btrfs qgroup create 1/10 "$MNT"
+	btrfs qgroup assign --no-rescan 0/256 1/10 "$MNT"
+	rescan_and_unmount
+	# (0/256, RELATION, 1/10) now names 1/99, which has no INFO/LIMIT items
+	patch_relation_parent "$IMG" 256 $(( (1 << 48) | 10 )) $(( (1 << 48) | 99 ))
+	run_volctl_split check --qgroup-report "$IMG"
+	[ "$status" -eq 0 ]
+	[[ "$err" == *"qgroup relation 0/256 -> 1/99: names a qgroup that no longer exists"* ]]
+	[[ "$out" == *"all consistent"* ]]
+	run_volctl_split --format json check --qgroup-report "$IMG"
+	[ "$(jq -r '.check.orphan_relations[0] | "\(.member) \(.parent)"' <<<"$out")" = "0/256 1/99" ]
+}
