@@ -92,7 +92,7 @@ static int progress_cb(void *priv, enum btrfs_acct_phase phase, u64 done)
 		return 0;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((now.tv_sec - p->last.tv_sec) * 1000 + (now.tv_nsec - p->last.tv_nsec) / 1000000 < 250)
+	if ((now.tv_sec - p->last.tv_sec) * 1000 + (now.tv_nsec - p->last.tv_nsec) / 1000000 < 500)
 		return 0;
 	p->last = now;
 	p->printed = true;
@@ -181,6 +181,7 @@ static int compute(const struct vc_ctx *ctx, const struct check_opts *o, struct 
 	};
 	int ret;
 
+	clock_gettime(CLOCK_MONOTONIC, &prog.last);	/* quiet for the first half second */
 	btrfs_fs_clear_error(fs);
 	ret = btrfs_acct_run(fs, &opts, acct);
 	if (ret) {
