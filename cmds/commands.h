@@ -61,6 +61,7 @@ extern const struct cmd_group subvolume_cmd_group;
 extern const struct cmd_group quota_cmd_group;
 extern const struct cmd_group qgroup_cmd_group;
 extern const struct cmd_group inspect_cmd_group;
+extern const struct cmd_struct check_cmd;
 
 /* Help and argument helpers shared by the commands (cmds/help.c). */
 void cmd_print_usage(const struct cmd_struct *cmd, const char *prog, FILE *out, bool full);
@@ -77,6 +78,19 @@ int cmd_check_argc_max(const struct vc_ctx *ctx, int nargs, int expected);
  */
 int cmd_getopt(const struct vc_ctx *ctx, int argc, char **argv, const char *optstring,
 	       const struct option *longopts);
+
+/*
+ * Backend calls from commands.  cmd_open() opens the filesystem holding @path
+ * (printing why it failed: returns -errno); cmd_report() prints why an op
+ * failed: the backend's detailed message, "not implemented offline yet" for
+ * an op the offline backend lacks, else "@object: strerror"; it returns
+ * VC_EXIT_FAILURE.  CMD_OP() calls an op, -EOPNOTSUPP when the backend has none.
+ */
+int cmd_open(const struct vc_ctx *ctx, const char *path, bool writable, struct vc_fs **fsp);
+void cmd_close(const struct vc_ctx *ctx, struct vc_fs *fs);
+int cmd_report(const struct vc_ctx *ctx, struct vc_fs *fs, int err, const char *object);
+int cmd_not_offline(const struct vc_ctx *ctx);
+#define CMD_OP(ctx, op, ...) ((ctx)->ops->op ? (ctx)->ops->op(__VA_ARGS__) : -EOPNOTSUPP)
 
 #define OPTLINE(opt, text)	"  " opt "\n\t" text
 

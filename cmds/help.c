@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Usage printing, argument count checks and getopt with our error messages. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -92,4 +93,43 @@ int cmd_getopt(const struct vc_ctx *ctx, int argc, char **argv, const char *opts
 		return '?';
 	}
 	return c;
+}
+
+int cmd_not_offline(const struct vc_ctx *ctx)
+{
+	error("%s: not implemented offline yet", ctx->prog);
+	return VC_EXIT_FAILURE;
+}
+
+int cmd_report(const struct vc_ctx *ctx, struct vc_fs *fs, int err, const char *object)
+{
+	const char *msg = fs ? vc_fs_error(fs) : NULL;
+
+	if (err == -EOPNOTSUPP && ctx->cfg->nr_images && !msg)
+		return cmd_not_offline(ctx);
+	if (msg)
+		error("%s", msg);
+	else
+		error_errno(err, "%s", object);
+	return VC_EXIT_FAILURE;
+}
+
+int cmd_open(const struct vc_ctx *ctx, const char *path, bool writable, struct vc_fs **fsp)
+{
+	int ret;
+
+	*fsp = NULL;
+	ret = ctx->ops->open(fsp, ctx->cfg, path, writable);
+	if (ret) {
+		cmd_report(ctx, *fsp, ret, path);
+		cmd_close(ctx, *fsp);
+		*fsp = NULL;
+	}
+	return ret;
+}
+
+void cmd_close(const struct vc_ctx *ctx, struct vc_fs *fs)
+{
+	if (fs)
+		ctx->ops->close(fs);
 }

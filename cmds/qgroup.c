@@ -26,44 +26,6 @@
 
 /* ---- helpers shared by the commands ---- */
 
-static bool is_offline(const struct vc_ctx *ctx)
-{
-	return !strcmp(ctx->ops->name, "offline");
-}
-
-/* Print why @err happened: the backend's message, else strerror. */
-static int qg_report(const struct vc_ctx *ctx, struct vc_fs *fs, int err, const char *path)
-{
-	const char *msg = fs ? vc_fs_error(fs) : NULL;
-
-	if (err == -EOPNOTSUPP && is_offline(ctx))
-		error("%s: not implemented offline yet", ctx->prog);
-	else if (msg)
-		error("%s", msg);
-	else
-		error_errno(err, "%s", path);
-	return VC_EXIT_FAILURE;
-}
-
-static int qg_open(const struct vc_ctx *ctx, const char *path, bool writable, struct vc_fs **fsp)
-{
-	int ret = ctx->ops->open(fsp, ctx->cfg, path, writable);
-
-	if (ret) {
-		qg_report(ctx, *fsp, ret, path);
-		ctx->ops->close(*fsp);
-		*fsp = NULL;
-		return VC_EXIT_FAILURE;
-	}
-	return 0;
-}
-
-static int not_offline(const struct vc_ctx *ctx)
-{
-	error("%s: not implemented offline yet", ctx->prog);
-	return VC_EXIT_FAILURE;
-}
-
 /*
  * A qgroup id argument: "L/ID" or a bare id, or (with @allow_path) an
  * absolute path, left for qgid_resolve() once the filesystem is open.
@@ -109,7 +71,7 @@ static int subvol_qgroup_of(const struct vc_ctx *ctx, struct vc_fs *fs, const ch
 
 	ret = ctx->ops->path_info ? ctx->ops->path_info(fs, path, &info) : -EOPNOTSUPP;
 	if (ret)
-		return qg_report(ctx, fs, ret, path);
+		return cmd_report(ctx, fs, ret, path);
 	if (!info.is_subvol_root) {
 		error("%s: not a subvolume (the subvolume containing it is %" PRIu64 ")", path,
 		      info.subvolid);
@@ -148,13 +110,13 @@ static int qgroup_create_destroy(const struct vc_ctx *ctx, int argc, char **argv
 	if (ret)
 		return ret;
 	if (!(create ? ctx->ops->qgroup_create : ctx->ops->qgroup_destroy))
-		return not_offline(ctx);
-	ret = qg_open(ctx, argv[optind + 1], true, &fs);
+		return cmd_not_offline(ctx);
+	ret = cmd_open(ctx, argv[optind + 1], true, &fs);
 	if (ret)
 		return ret;
 	ret = create ? ctx->ops->qgroup_create(fs, arg.id) : ctx->ops->qgroup_destroy(fs, arg.id);
 	if (ret < 0)
-		ret = qg_report(ctx, fs, ret, argv[optind + 1]);
+		ret = cmd_report(ctx, fs, ret, argv[optind + 1]);
 	ctx->ops->close(fs);
 	return ret;
 }
@@ -214,9 +176,9 @@ static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool
 				       assign ? "assign" : "remove", qgid(src.id, sb),
 				       assign ? "to" : "from", qgid(dst.id, db));
 	if (!ctx->ops->qgroup_assign)
-		return not_offline(ctx);
+		return cmd_not_offline(ctx);
 	path = argv[optind + 2];
-	ret = qg_open(ctx, path, true, &fs);
+	ret = cmd_open(ctx, path, true, &fs);
 	if (ret)
 		return ret;
 	ret = qgid_resolve(ctx, fs, &src);
@@ -232,14 +194,14 @@ static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool
 		goto out;
 	ret = ctx->ops->qgroup_assign(fs, src.id, dst.id, assign);
 	if (ret < 0) {
-		ret = qg_report(ctx, fs, ret, path);
+		ret = cmd_report(ctx, fs, ret, path);
 		goto out;
 	}
 	if (ret > 0 && rescan) {
 		pr_out(ctx->cfg, "Quota data changed, rescan scheduled\n");
 		ret = ctx->ops->rescan_start ? ctx->ops->rescan_start(fs) : -EOPNOTSUPP;
 		if (ret && ret != -EINPROGRESS)
-			ret = qg_report(ctx, fs, ret, path);
+			ret = cmd_report(ctx, fs, ret, path);
 		else
 			ret = 0;
 	} else if (ret > 0) {
@@ -314,8 +276,8 @@ static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *c
 	}
 	path = argv[argc - 1];
 	if (!ctx->ops->qgroup_limit)
-		return not_offline(ctx);
-	ret = qg_open(ctx, path, true, &fs);
+		return cmd_not_offline(ctx);
+	ret = cmd_open(ctx, path, true, &fs);
 	if (ret)
 		return ret;
 	if (nargs == 3)
@@ -334,7 +296,7 @@ static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *c
 		max_rfer = none ? (u64)-1 : size;
 	ret = ctx->ops->qgroup_limit(fs, arg.id, flags, max_rfer, max_excl);
 	if (ret < 0)
-		ret = qg_report(ctx, fs, ret, path);
+		ret = cmd_report(ctx, fs, ret, path);
 out:
 	ctx->ops->close(fs);
 	return ret;
@@ -542,7 +504,7 @@ static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path
 	}
 	ret = quota_state_read(ctx->ops, fs, &list, &view.quota);
 	if (ret) {
-		ret = qg_report(ctx, fs, ret, path);
+		ret = cmd_report(ctx, fs, ret, path);
 		goto out;
 	}
 	if (!view.quota.enabled) {
@@ -555,7 +517,7 @@ static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path
 	if (!ret)
 		ret = build_view(ctx, fs, path, opts, &subvols, &view);
 	if (ret) {
-		ret = qg_report(ctx, fs, ret, path);
+		ret = cmd_report(ctx, fs, ret, path);
 		goto out;
 	}
 	if (ctx->cfg->format == VC_FORMAT_JSON)
@@ -565,7 +527,7 @@ static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path
 	else
 		ret = qgroup_print_table(stdout, &view, &opts->out);
 	if (ret)
-		ret = qg_report(ctx, NULL, ret, path);
+		ret = cmd_report(ctx, NULL, ret, path);
 out:
 	free(view.rows);
 	btrfs_subvol_list_release(&subvols);
@@ -632,7 +594,7 @@ static int cmd_qgroup_show(const struct cmd_struct *cmd, const struct vc_ctx *ct
 	if (ret)
 		return ret;
 	path = argv[optind];
-	ret = qg_open(ctx, path, false, &fs);
+	ret = cmd_open(ctx, path, false, &fs);
 	if (ret)
 		return ret;
 	ret = show_run(ctx, fs, path, &opts);
@@ -675,7 +637,7 @@ static int clear_one(const struct vc_ctx *ctx, struct vc_fs *fs, const struct qg
 			"inconsistent (run 'volctl quota rescan -w' first)", qb);
 		return 0;
 	}
-	return qg_report(ctx, fs, ret, qb);
+	return cmd_report(ctx, fs, ret, qb);
 }
 
 static int clear_stale_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path)
@@ -701,7 +663,7 @@ static int clear_stale_run(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 	if (!ret)
 		ret = btrfs_subvol_list_load(&src, &subvols);
 	if (ret) {
-		ret = qg_report(ctx, fs, ret, path);
+		ret = cmd_report(ctx, fs, ret, path);
 		goto out;
 	}
 	for (size_t i = 0; i < list.nr; i++) {
@@ -736,8 +698,8 @@ static int cmd_qgroup_clear_stale(const struct cmd_struct *cmd, const struct vc_
 	if (ret)
 		return ret;
 	if (!ctx->ops->qgroup_destroy)
-		return not_offline(ctx);
-	ret = qg_open(ctx, argv[optind], true, &fs);
+		return cmd_not_offline(ctx);
+	ret = cmd_open(ctx, argv[optind], true, &fs);
 	if (ret)
 		return ret;
 	ret = clear_stale_run(ctx, fs, argv[optind]);

@@ -14,40 +14,6 @@
 #include "common/messages.h"
 #include "common/qgroup-out.h"
 
-/* Print why @err happened: the backend's message, else strerror. */
-static int quota_report(const struct vc_ctx *ctx, struct vc_fs *fs, int err, const char *path)
-{
-	const char *msg = fs ? vc_fs_error(fs) : NULL;
-
-	if (err == -EOPNOTSUPP && !strcmp(ctx->ops->name, "offline"))
-		error("%s: not implemented offline yet", ctx->prog);
-	else if (msg)
-		error("%s", msg);
-	else
-		error_errno(err, "%s", path);
-	return VC_EXIT_FAILURE;
-}
-
-static int quota_open(const struct vc_ctx *ctx, const char *path, bool writable,
-		      struct vc_fs **fsp)
-{
-	int ret = ctx->ops->open(fsp, ctx->cfg, path, writable);
-
-	if (ret) {
-		quota_report(ctx, *fsp, ret, path);
-		ctx->ops->close(*fsp);
-		*fsp = NULL;
-		return VC_EXIT_FAILURE;
-	}
-	return 0;
-}
-
-static int not_offline(const struct vc_ctx *ctx)
-{
-	error("%s: not implemented offline yet", ctx->prog);
-	return VC_EXIT_FAILURE;
-}
-
 /* 0 when quotas are on, else the error is printed and VC_EXIT_FAILURE returned. */
 static int require_enabled(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path)
 {
@@ -57,7 +23,7 @@ static int require_enabled(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 
 	btrfs_qgroup_list_release(&list);
 	if (ret)
-		return quota_report(ctx, fs, ret, path);
+		return cmd_report(ctx, fs, ret, path);
 	if (!st.enabled) {
 		error("%s: quota is not enabled (run 'volctl quota enable %s')", path, path);
 		return VC_EXIT_FAILURE;
@@ -104,15 +70,15 @@ static int quota_ctl(const struct vc_ctx *ctx, const char *path, enum vc_quota_m
 	int ret;
 
 	if (!ctx->ops->quota_ctl)
-		return not_offline(ctx);
-	ret = quota_open(ctx, path, true, &fs);
+		return cmd_not_offline(ctx);
+	ret = cmd_open(ctx, path, true, &fs);
 	if (ret)
 		return ret;
 	ret = check_mode_switch(ctx, fs, path, mode);
 	if (!ret)
 		ret = ctx->ops->quota_ctl(fs, mode);
 	if (ret < 0)
-		ret = quota_report(ctx, fs, ret, path);
+		ret = cmd_report(ctx, fs, ret, path);
 	ctx->ops->close(fs);
 	return ret;
 }
@@ -165,10 +131,10 @@ static int rescan_status(const struct vc_ctx *ctx, struct vc_fs *fs, const char 
 	int ret;
 
 	if (!ctx->ops->rescan_status)
-		return not_offline(ctx);
+		return cmd_not_offline(ctx);
 	ret = ctx->ops->rescan_status(fs, &st);
 	if (ret)
-		return quota_report(ctx, fs, ret, path);
+		return cmd_report(ctx, fs, ret, path);
 	if (st.running)
 		pr_out(ctx->cfg, "rescan operation running (current key %llu)\n",
 		       (unsigned long long)st.progress);
@@ -184,22 +150,22 @@ static int rescan_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 
 	if (mode != RESCAN_WAIT_ONLY) {
 		if (!ctx->ops->rescan_start)
-			return not_offline(ctx);
+			return cmd_not_offline(ctx);
 		ret = ctx->ops->rescan_start(fs);
 		if (ret == -EINPROGRESS && mode == RESCAN_START_WAIT)
 			pr_out(ctx->cfg, "quota rescan already running, waiting for it\n");
 		else if (ret)
-			return quota_report(ctx, fs, ret, path);
+			return cmd_report(ctx, fs, ret, path);
 		else
 			pr_out(ctx->cfg, "quota rescan started\n");
 		if (mode == RESCAN_START)
 			return 0;
 	}
 	if (!ctx->ops->rescan_wait)
-		return not_offline(ctx);
+		return cmd_not_offline(ctx);
 	ret = ctx->ops->rescan_wait(fs);
 	if (ret)
-		return quota_report(ctx, fs, ret, path);
+		return cmd_report(ctx, fs, ret, path);
 	return 0;
 }
 
@@ -246,7 +212,7 @@ static int cmd_quota_rescan(const struct cmd_struct *cmd, const struct vc_ctx *c
 	else if (wait)
 		mode = RESCAN_START_WAIT;
 
-	ret = quota_open(ctx, path, mode == RESCAN_START || mode == RESCAN_START_WAIT, &fs);
+	ret = cmd_open(ctx, path, mode == RESCAN_START || mode == RESCAN_START_WAIT, &fs);
 	if (ret)
 		return ret;
 	ret = require_enabled(ctx, fs, path);
@@ -290,12 +256,12 @@ static int cmd_quota_status(const struct cmd_struct *cmd, const struct vc_ctx *c
 	if (ret)
 		return ret;
 	path = argv[optind];
-	ret = quota_open(ctx, path, false, &fs);
+	ret = cmd_open(ctx, path, false, &fs);
 	if (ret)
 		return ret;
 	ret = quota_state_read(ctx->ops, fs, &list, &st);
 	if (ret) {
-		ret = quota_report(ctx, fs, ret, path);
+		ret = cmd_report(ctx, fs, ret, path);
 	} else if (is_enabled) {
 		ret = st.enabled ? VC_EXIT_OK : VC_EXIT_FAILURE;
 	} else if (!ctx->cfg->quiet || ctx->cfg->format == VC_FORMAT_JSON) {

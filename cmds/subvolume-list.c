@@ -287,7 +287,7 @@ static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx 
 				       parse_strerror(ret, "not a number"));
 	if (uuid && parse_uuid(uuid, u))
 		return cmd_usage_error(ctx, "invalid uuid '%s'", uuid);
-	if (sv_fs_open(ctx, path, false, &fs))
+	if (cmd_open(ctx, path, false, &fs))
 		return VC_EXIT_FAILURE;
 	if (!rootid && !uuid) {
 		ret = sv_require_subvol(ctx, fs, path, &info);
@@ -324,10 +324,10 @@ static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx 
 	kvout_object_close(&kv);
 	kvout_document_close(&kv);
 	if (ret)
-		sv_report(ctx, fs, ret, "cannot read the quota tree");
+		cmd_report(ctx, fs, ret, "cannot read the quota tree");
 out:
 	btrfs_subvol_list_release(&l);
-	sv_fs_close(ctx, fs);
+	cmd_close(ctx, fs);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 
@@ -645,12 +645,12 @@ static int list_run(const struct vc_ctx *ctx, struct list_opts *o, const char *p
 	size_t nr = 0;
 	int ret;
 
-	ret = sv_fs_open(ctx, path, false, &fs);
+	ret = cmd_open(ctx, path, false, &fs);
 	if (ret)
 		return ret;
 	ret = sv_path_info(ctx, fs, path, &info);
 	if (ret) {
-		sv_report(ctx, fs, ret, path);
+		cmd_report(ctx, fs, ret, path);
 		goto out;
 	}
 	ret = sv_load_list(ctx, fs, &l);
@@ -693,7 +693,7 @@ out:
 		free(rows[i].path);
 	free(rows);
 	btrfs_subvol_list_release(&l);
-	sv_fs_close(ctx, fs);
+	cmd_close(ctx, fs);
 	return ret;
 }
 
@@ -790,7 +790,7 @@ static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct 
 	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
 	if (ret)
 		return ret;
-	if (sv_fs_open(ctx, argv[optind], false, &fs))
+	if (cmd_open(ctx, argv[optind], false, &fs))
 		return VC_EXIT_FAILURE;
 	src = vc_fs_item_source(fs);
 	vc_fs_clear_error(fs);
@@ -799,7 +799,7 @@ static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct 
 		error("%s: the filesystem has no default subvolume entry", argv[optind]);
 		goto out;
 	} else if (ret) {
-		sv_report(ctx, fs, ret, "cannot read the default subvolume");
+		cmd_report(ctx, fs, ret, "cannot read the default subvolume");
 		goto out;
 	}
 	ret = sv_load_list(ctx, fs, &l);
@@ -828,7 +828,7 @@ static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct 
 	}
 out:
 	btrfs_subvol_list_release(&l);
-	sv_fs_close(ctx, fs);
+	cmd_close(ctx, fs);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 

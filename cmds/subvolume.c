@@ -22,50 +22,11 @@
 /* Shared helpers                                                      */
 /* ------------------------------------------------------------------ */
 
-/* Print the backend's detailed message for @ret, or "@what: strerror". */
-void sv_report(const struct vc_ctx *ctx, struct vc_fs *fs, int ret, const char *what)
-{
-	const char *msg = fs ? vc_fs_error(fs) : NULL;
-
-	if (ret == -EOPNOTSUPP && ctx->cfg->nr_images && !msg)
-		error("%s: not implemented offline yet", ctx->prog + strlen("volctl "));
-	else if (msg)
-		error("%s", msg);
-	else
-		error_errno(ret, "%s", what);
-}
-
-/* Open the filesystem holding @path; prints the error. */
-int sv_fs_open(const struct vc_ctx *ctx, const char *path, bool writable, struct vc_fs **fsp)
-{
-	int ret;
-
-	*fsp = NULL;
-	if (!ctx->ops->open) {
-		error("%s: backend not available", ctx->prog);
-		return -EOPNOTSUPP;
-	}
-	ret = ctx->ops->open(fsp, ctx->cfg, path, writable);
-	if (ret) {
-		sv_report(ctx, *fsp, ret, path);
-		if (*fsp)
-			ctx->ops->close(*fsp);
-		*fsp = NULL;
-	}
-	return ret;
-}
-
-void sv_fs_close(const struct vc_ctx *ctx, struct vc_fs *fs)
-{
-	if (fs)
-		ctx->ops->close(fs);
-}
-
 int sv_path_info(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 		     struct vc_path_info *info)
 {
 	vc_fs_clear_error(fs);
-	return SV_OP_CALL(ctx, path_info, fs, path, info);
+	return CMD_OP(ctx, path_info, fs, path, info);
 }
 
 /* @path must be the root of a subvolume; prints the error. */
@@ -75,7 +36,7 @@ int sv_require_subvol(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 	int ret = sv_path_info(ctx, fs, path, info);
 
 	if (ret) {
-		sv_report(ctx, fs, ret, path);
+		cmd_report(ctx, fs, ret, path);
 		return ret;
 	}
 	if (!info->is_subvol_root) {
@@ -95,7 +56,7 @@ int sv_load_list(const struct vc_ctx *ctx, struct vc_fs *fs, struct btrfs_subvol
 	if (ret == -EUCLEAN && !vc_fs_error(fs))
 		error("cannot list subvolumes: corrupt root tree or directory references");
 	else if (ret)
-		sv_report(ctx, fs, ret, "cannot list subvolumes");
+		cmd_report(ctx, fs, ret, "cannot list subvolumes");
 	return ret;
 }
 
@@ -237,21 +198,21 @@ static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = sv_fs_open(ctx, dir, true, &fs);
+	ret = cmd_open(ctx, dir, true, &fs);
 	if (ret)
 		goto out;
 	ret = inherit_resolve(ctx, fs, ia);
 	if (ret)
 		goto out;
 	vc_fs_clear_error(fs);
-	ret = SV_OP_CALL(ctx, subvol_create, fs, arg, &inh);
+	ret = CMD_OP(ctx, subvol_create, fs, arg, &inh);
 	if (ret) {
-		sv_report(ctx, fs, ret, arg);
+		cmd_report(ctx, fs, ret, arg);
 		goto out;
 	}
 	pr_out(ctx->cfg, "Create subvolume '%s/%s'\n", dir, name);
 out:
-	sv_fs_close(ctx, fs);
+	cmd_close(ctx, fs);
 	free(failed);
 	free(dir);
 	free(name);
@@ -332,7 +293,7 @@ static int snapshot_target(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 		return *target ? 0 : -ENOMEM;
 	}
 	if (ret) {
-		sv_report(ctx, fs, ret, dst);
+		cmd_report(ctx, fs, ret, dst);
 		return ret;
 	}
 	if (!info.is_dir) {
@@ -396,7 +357,7 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 		goto out_usage;
 	src = argv[optind];
 	dst = argv[optind + 1];
-	ret = sv_fs_open(ctx, src, true, &fs);
+	ret = cmd_open(ctx, src, true, &fs);
 	if (ret)
 		goto out;
 	ret = sv_require_subvol(ctx, fs, src, &info);
@@ -412,8 +373,8 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 		goto out;
 	}
 	/* the snapshot is written on the destination's filesystem */
-	sv_fs_close(ctx, fs);
-	ret = sv_fs_open(ctx, dir, true, &fs);
+	cmd_close(ctx, fs);
+	ret = cmd_open(ctx, dir, true, &fs);
 	if (ret)
 		goto out;
 	ret = inherit_resolve(ctx, fs, &ia);
@@ -422,15 +383,15 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	inh.nr = ia.nr;
 	inh.qgroups = ia.ids;
 	vc_fs_clear_error(fs);
-	ret = SV_OP_CALL(ctx, snapshot, fs, src, target, readonly, &inh);
+	ret = CMD_OP(ctx, snapshot, fs, src, target, readonly, &inh);
 	if (ret) {
-		sv_report(ctx, fs, ret, target);
+		cmd_report(ctx, fs, ret, target);
 		goto out;
 	}
 	pr_out(ctx->cfg, "Create %ssnapshot of '%s' in '%s'\n", readonly ? "readonly " : "", src,
 	       target);
 out:
-	sv_fs_close(ctx, fs);
+	cmd_close(ctx, fs);
 	free(target);
 	free(name);
 	free(dir);
@@ -502,14 +463,14 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		pr_verbose(ctx->cfg, 0, "waiting for subvolume %llu to be cleaned",
 			   (unsigned long long)id);
 	/* the cleaner only sees committed deletions */
-	ret = SV_OP_CALL(ctx, commit, fs, true);
+	ret = CMD_OP(ctx, commit, fs, true);
 	if (!ret)
-		ret = SV_OP_CALL(ctx, wait_cleaned, fs, id, 1);
+		ret = CMD_OP(ctx, wait_cleaned, fs, id, 1);
 	/* we just deleted it: "never existed" only means it is gone already */
 	if (ret == -ENOENT)
 		ret = 0;
 	if (ret) {
-		sv_report(ctx, fs, ret, "waiting for the cleaner");
+		cmd_report(ctx, fs, ret, "waiting for the cleaner");
 		return ret;
 	}
 	vc_fs_clear_error(fs);
@@ -520,7 +481,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return 0;
 	}
 	if (ret) {
-		sv_report(ctx, fs, ret, "cannot read the quota tree");
+		cmd_report(ctx, fs, ret, "cannot read the quota tree");
 		return ret;
 	}
 	if (!present) {
@@ -530,7 +491,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return 0;
 	}
 	vc_fs_clear_error(fs);
-	ret = SV_OP_CALL(ctx, qgroup_destroy, fs, id);
+	ret = CMD_OP(ctx, qgroup_destroy, fs, id);
 	if (ret == -ENOENT) {
 		/* the kernel removed it between our look and our destroy */
 		if (o->verbose)
@@ -539,7 +500,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return 0;
 	}
 	if (ret) {
-		sv_report(ctx, fs, ret, "cannot destroy the qgroup");
+		cmd_report(ctx, fs, ret, "cannot destroy the qgroup");
 		return ret;
 	}
 	if (o->verbose)
@@ -566,17 +527,17 @@ static int delete_one_id(const struct vc_ctx *ctx, struct vc_fs *fs, const struc
 	int ret;
 
 	vc_fs_clear_error(fs);
-	ret = SV_OP_CALL(ctx, subvol_delete, fs, path, path ? 0 : id);
+	ret = CMD_OP(ctx, subvol_delete, fs, path, path ? 0 : id);
 	if (ret) {
-		sv_report(ctx, fs, ret, path ? path : "delete");
+		cmd_report(ctx, fs, ret, path ? path : "delete");
 		return ret;
 	}
 	pr_out(ctx->cfg, "Delete subvolume %llu (%s): '%s'\n", (unsigned long long)id, mode,
 	       path ? path : "");
 	if (o->commit == VC_COMMIT_EACH) {
-		ret = SV_OP_CALL(ctx, commit, fs, true);
+		ret = CMD_OP(ctx, commit, fs, true);
 		if (ret)
-			sv_report(ctx, fs, ret, "commit");
+			cmd_report(ctx, fs, ret, "commit");
 	}
 	if (!ret && o->delete_qgroup)
 		ret = delete_qgroup_after(ctx, fs, o, id);
@@ -667,7 +628,7 @@ static int delete_path(const struct vc_ctx *ctx, const struct delete_opts *o, co
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = sv_fs_open(ctx, parent, true, &fs);
+	ret = cmd_open(ctx, parent, true, &fs);
 	if (ret)
 		goto out;
 	ret = sv_require_subvol(ctx, fs, arg, &info);
@@ -693,7 +654,7 @@ out:
 	if (!ret && o->commit == VC_COMMIT_AFTER)
 		*keep = fs;
 	else
-		sv_fs_close(ctx, fs);
+		cmd_close(ctx, fs);
 	return ret;
 }
 
@@ -708,7 +669,7 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 	char *shown = NULL;
 	int ret;
 
-	ret = sv_fs_open(ctx, arg, true, &fs);
+	ret = cmd_open(ctx, arg, true, &fs);
 	if (ret)
 		return ret;
 	ret = check_not_default(fs, "subvolume", o->subvolid);
@@ -735,9 +696,9 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 		}
 	}
 	vc_fs_clear_error(fs);
-	ret = SV_OP_CALL(ctx, subvol_delete, fs, arg, o->subvolid);
+	ret = CMD_OP(ctx, subvol_delete, fs, arg, o->subvolid);
 	if (ret) {
-		sv_report(ctx, fs, ret, arg);
+		cmd_report(ctx, fs, ret, arg);
 		goto out;
 	}
 	if (shown)
@@ -747,16 +708,16 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 		pr_out(ctx->cfg, "Delete subvolume %llu (%s): subvolid=%llu\n",
 		       (unsigned long long)o->subvolid, mode, (unsigned long long)o->subvolid);
 	if (o->commit != VC_COMMIT_NONE) {
-		ret = SV_OP_CALL(ctx, commit, fs, true);
+		ret = CMD_OP(ctx, commit, fs, true);
 		if (ret)
-			sv_report(ctx, fs, ret, "commit");
+			cmd_report(ctx, fs, ret, "commit");
 	}
 	if (!ret && o->delete_qgroup)
 		ret = delete_qgroup_after(ctx, fs, o, o->subvolid);
 out:
 	free(shown);
 	btrfs_subvol_list_release(&l);
-	sv_fs_close(ctx, fs);
+	cmd_close(ctx, fs);
 	return ret;
 }
 
@@ -843,12 +804,12 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 	for (int i = 0; i < nargs; i++) {
 		if (!keep[i])
 			continue;
-		ret = SV_OP_CALL(ctx, commit, keep[i], true);
+		ret = CMD_OP(ctx, commit, keep[i], true);
 		if (ret) {
-			sv_report(ctx, keep[i], ret, "commit");
+			cmd_report(ctx, keep[i], ret, "commit");
 			failed++;
 		}
-		sv_fs_close(ctx, keep[i]);
+		cmd_close(ctx, keep[i]);
 	}
 	free(keep);
 	return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
@@ -899,7 +860,7 @@ static int cmd_subvolume_set_default(const struct cmd_struct *cmd, const struct 
 		if (id == 0)
 			id = BTRFS_FS_TREE_OBJECTID;
 	}
-	if (sv_fs_open(ctx, path, true, &fs))
+	if (cmd_open(ctx, path, true, &fs))
 		return VC_EXIT_FAILURE;
 	if (nargs == 1) {
 		ret = sv_require_subvol(ctx, fs, path, &info);
@@ -908,11 +869,11 @@ static int cmd_subvolume_set_default(const struct cmd_struct *cmd, const struct 
 		id = info.subvolid;
 	}
 	vc_fs_clear_error(fs);
-	ret = SV_OP_CALL(ctx, set_default, fs, id);
+	ret = CMD_OP(ctx, set_default, fs, id);
 	if (ret)
-		sv_report(ctx, fs, ret, path);
+		cmd_report(ctx, fs, ret, path);
 out:
-	sv_fs_close(ctx, fs);
+	cmd_close(ctx, fs);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 
@@ -999,7 +960,7 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 			return VC_EXIT_FAILURE;
 		}
 	}
-	if (sv_fs_open(ctx, argv[optind], false, &fs)) {
+	if (cmd_open(ctx, argv[optind], false, &fs)) {
 		free(set.ids);
 		return VC_EXIT_FAILURE;
 	}
@@ -1009,7 +970,7 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 		ret = btrfs_item_source_search(&src, BTRFS_ROOT_TREE_OBJECTID, &min, &max,
 					       orphan_cb, &set);
 		if (ret) {
-			sv_report(ctx, fs, ret, "cannot list deleted subvolumes");
+			cmd_report(ctx, fs, ret, "cannot list deleted subvolumes");
 			failed++;
 			goto out;
 		}
@@ -1019,9 +980,9 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 	pr_out(ctx->cfg, "Waiting for %zu subvolume%s\n", set.nr, set.nr == 1 ? "" : "s");
 	for (size_t i = 0; i < set.nr; i++) {
 		vc_fs_clear_error(fs);
-		ret = SV_OP_CALL(ctx, wait_cleaned, fs, set.ids[i], (int)sleep_s);
+		ret = CMD_OP(ctx, wait_cleaned, fs, set.ids[i], (int)sleep_s);
 		if (ret) {
-			sv_report(ctx, fs, ret, "waiting for the cleaner");
+			cmd_report(ctx, fs, ret, "waiting for the cleaner");
 			failed++;
 			continue;
 		}
@@ -1030,7 +991,7 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 	}
 out:
 	free(set.ids);
-	sv_fs_close(ctx, fs);
+	cmd_close(ctx, fs);
 	return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 

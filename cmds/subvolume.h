@@ -12,13 +12,7 @@
 #include "kernel-shared/subvol-list.h"
 
 /* An op the backend has not implemented is the same as -EOPNOTSUPP. */
-#define SV_OP_CALL(ctx, op, ...) ((ctx)->ops->op ? (ctx)->ops->op(__VA_ARGS__) : -EOPNOTSUPP)
 
-/* Print the backend's detailed message for @ret, or "@what: strerror". */
-void sv_report(const struct vc_ctx *ctx, struct vc_fs *fs, int ret, const char *what);
-/* Open the filesystem holding @path; prints the error. */
-int sv_fs_open(const struct vc_ctx *ctx, const char *path, bool writable, struct vc_fs **fsp);
-void sv_fs_close(const struct vc_ctx *ctx, struct vc_fs *fs);
 /* ->path_info with the error buffer cleared first; prints nothing */
 int sv_path_info(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 		 struct vc_path_info *info);
