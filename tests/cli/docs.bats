@@ -422,3 +422,35 @@ keys_documented_in() {
 	render volctl-quota | grep -qF "jq '.[\"quota-status\"].inconsistent'"
 	render volctl-inspect | grep -qF ".superblocks[] | \"\\(.mirror) \\(.generation) \\(.csum_status)\""
 }
+
+# Commands the binary lists at the top level ("Commands:" in volctl --help).
+binary_top_commands() {
+	"$VOLCTL" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }'
+}
+
+@test "top-level commands and their options are in volctl(8) and in the completion" {
+	need_groff
+	local c o globals cmds checked=0
+	globals=$(global_options)
+	cmds=$(binary_top_commands)
+	[ -n "$cmds" ] || skip "the binary has no top-level commands"
+	for c in $cmds; do
+		render volctl | grep -qE "^       volctl $c( |$)" ||
+			{ echo "volctl.8 has no entry 'volctl $c'"; return 1; }
+		completion_table top_cmds | grep -qx "$c" ||
+			{ echo "completion lacks top-level command $c"; return 1; }
+		for o in $("$VOLCTL" "$c" --help | help_options); do
+			echo "$globals" | grep -qx -- "$o" && continue
+			render volctl | grep -qE -- "(^|[^A-Za-z0-9-])$o([^A-Za-z0-9-]|$)" ||
+				{ echo "volctl.8 lacks option $o of $c"; return 1; }
+			completion_table "opts_top_${c//-/_}" | grep -qx -- "$o" ||
+				{ echo "completion lacks option $o of $c"; return 1; }
+			checked=$((checked + 1))
+		done
+	done
+	[ "$checked" -gt 0 ]
+	complete_words volctl ch
+	[ "$reply" = "check" ]
+	complete_words volctl check --q
+	[ "$reply" = "--qgroup-report" ]
+}
