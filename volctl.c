@@ -31,9 +31,25 @@ static const struct cmd_group *const top_groups[] = {
 	NULL,
 };
 
+/* Commands that stand alone at the top level: volctl check IMAGE, volctl mkfs ... */
+static const struct cmd_struct *const top_commands[] = {
+	NULL,
+};
+
+static const struct cmd_struct *find_top_command(const char *tok)
+{
+	const struct cmd_struct *const *c;
+
+	for (c = top_commands; *c; c++)
+		if (!strcmp((*c)->token, tok))
+			return *c;
+	return NULL;
+}
+
 static void print_main_usage(FILE *out)
 {
 	const struct cmd_group *const *g;
+	const struct cmd_struct *const *c;
 
 	fprintf(out,
 		"usage: volctl [global options] <group> <command> [options] [<args>]\n"
@@ -54,6 +70,10 @@ static void print_main_usage(FILE *out)
 		"Groups:\n");
 	for (g = top_groups; *g; g++)
 		fprintf(out, "  %-12s %s\n", (*g)->token, (*g)->summary);
+	if (top_commands[0])
+		fprintf(out, "\nCommands:\n");
+	for (c = top_commands; *c; c++)
+		fprintf(out, "  %-12s %s\n", (*c)->token, (*c)->help ? (*c)->help->summary : "");
 	fprintf(out, "\nSee volctl(8) and volctl-<group>(8).\n");
 }
 
@@ -220,14 +240,15 @@ static int check_command_flags(const struct vc_config *cfg, const struct cmd_str
 	return 0;
 }
 
+static int run_command(const struct vc_config *cfg, const struct cmd_struct *cmd,
+		       const char *prog, int argc, char **argv);
+
 static int run_group(const struct vc_config *cfg, const struct cmd_group *grp, int argc,
 		     char **argv)
 {
 	const struct cmd_struct *cmd;
-	struct vc_ctx ctx = { .cfg = cfg };
 	char prog[128];
 	bool ambiguous;
-	int ret;
 
 	if (argc < 1) {
 		print_group_usage(grp, stderr);
@@ -254,7 +275,15 @@ static int run_group(const struct vc_config *cfg, const struct cmd_group *grp, i
 		return VC_EXIT_USAGE;
 	}
 	snprintf(prog, sizeof(prog), "volctl %s %s", grp->token, cmd->token);
-	ctx.prog = prog;
+	return run_command(cfg, cmd, prog, argc, argv);
+}
+
+static int run_command(const struct vc_config *cfg, const struct cmd_struct *cmd,
+		       const char *prog, int argc, char **argv)
+{
+	struct vc_ctx ctx = { .cfg = cfg, .prog = prog };
+	int ret;
+
 	if (wants_help(argc, argv)) {
 		cmd_print_usage(cmd, prog, stdout, true);
 		return VC_EXIT_OK;
@@ -314,6 +343,13 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[0], "help")) {
 			print_main_usage(stdout);
 			return VC_EXIT_OK;
+		}
+		if (find_top_command(argv[0])) {
+			const struct cmd_struct *cmd = find_top_command(argv[0]);
+			char prog[64];
+
+			snprintf(prog, sizeof(prog), "volctl %s", cmd->token);
+			return output_close_stdout(run_command(&cfg, cmd, prog, argc, argv));
 		}
 		grp = find_group(argv[0], &ambiguous);
 		if (!grp) {
