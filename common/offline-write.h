@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Write side of the offline backend: opening an image for writing safely
+ * and the write operations built on kernel-shared/transaction.h.
+ */
+#ifndef VOLCTL_COMMON_OFFLINE_WRITE_H
+#define VOLCTL_COMMON_OFFLINE_WRITE_H
+
+#include <stddef.h>
+#include "kernel-shared/format.h"
+
+struct btrfs_fs;
+struct btrfs_io_dev;
+struct vc_inherit;
+
+/* An image opened for writing: locked, known not to be mounted */
+struct vc_image_writer {
+	int fd;
+	struct btrfs_io_dev *dev;
+	struct btrfs_fs *fs;
+};
+
+/**
+ * vc_image_check_unmounted - refuse an image that is mounted, directly or
+ * through a loop device
+ * Return: 0, -EBUSY with @err set, or another negative errno.
+ */
+int vc_image_check_unmounted(const char *path, char *err, size_t errlen);
+
+/**
+ * vc_image_open_write - open @path read-write for the offline writer
+ *
+ * Block devices are opened O_EXCL; the file is locked with flock() so a
+ * second volctl fails at once; a mounted image is refused.  The filesystem
+ * is opened with btrfs_fs_open(writable).
+ * Return: 0 or a negative errno with @err set.
+ */
+int vc_image_open_write(const char *path, int super_mirror, struct vc_image_writer *w,
+			char *err, size_t errlen);
+
+/** vc_image_close - close what vc_image_open_write() opened */
+void vc_image_close(struct vc_image_writer *w);
+
+/**
+ * vc_offline_subvol_create - `subvolume create PATH` on an open image,
+ * one transaction; qgroup inheritance is not implemented (-EOPNOTSUPP)
+ * Return: 0 or a negative errno with @err set.
+ */
+int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct vc_inherit *inh,
+			     char *err, size_t errlen);
+
+#endif /* VOLCTL_COMMON_OFFLINE_WRITE_H */

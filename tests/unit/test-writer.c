@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The offline writer: transactions, copy-on-write, subvolume create.
+ *
+ * Without arguments: unit tests on images made by mkfs.btrfs in a
+ * temporary directory (skipped, with a note, when mkfs.btrfs is missing).
+ * With arguments it is a small driver the bats tests use until the CLI
+ * routes `subvolume create` to the offline backend:
+ *   test-writer create IMAGE PATH...   one transaction per PATH
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "unit.h"
+#include "common/offline-write.h"
+#include "kernel-shared/fs.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/subvol-create.h"
+#include "kernel-shared/transaction.h"
+#include "kernel-shared/ctree-write.h"
+
+static char tmpdir[256];
+
+static int run(const char *cmd)
+{
+	int ret = system(cmd);
+
+	return ret == -1 ? -1 : WEXITSTATUS(ret);
+}
+
+static int make_image(const char *name, const char *size, char *path, size_t len)
+{
+	char cmd[1024];
+
+	snprintf(path, len, "%s/%s", tmpdir, name);
+	snprintf(cmd, sizeof(cmd), "truncate -s %s %s && mkfs.btrfs -q -f %s >/dev/null 2>&1",
+		 size, path, path);
+	return run(cmd);
+}
+
+static int read_file(const char *path, unsigned char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+
+	if (!f || fstat(fileno(f), &st) < 0)
+		return -1;
+	*len = (size_t)st.st_size;
+	*buf = malloc(*len);
+	if (!*buf || fread(*buf, 1, *len, f) != *len) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int create(const char *img, const char *path, char *err, size_t errlen)
+{
+	struct vc_image_writer w;
+	int ret;
+
+	ret = vc_image_open_write(img, -1, &w, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = vc_offline_subvol_create(w.fs, path, NULL, err, errlen);
+	vc_image_close(&w);
+	return ret;
+}
+
+/* btrfs check output on the image, normalised to the error lines */
+static int check_clean(const char *img)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "btrfs check --readonly %s >/dev/null 2>&1", img);
+	return run(cmd);
+}
+
+static int subvol_exists(const char *img, const char *path)
+{
+	struct vc_image_writer w;
+	char err[512];
+	u64 root, dir;
+	int ret;
+
+	ret = vc_image_open_write(img, -1, &w, err, sizeof(err));
+	if (ret < 0)
+		return ret;
+	ret = btrfs_resolve_dir(w.fs, path, strlen(path), &root, &dir);
+	vc_image_close(&w);
+	if (ret < 0)
+		return ret;
+	return root != BTRFS_FS_TREE_OBJECTID && dir == BTRFS_FIRST_FREE_OBJECTID;
+}
+
+static void test_create_basic(void)
+{
+	char img[512], err[512];
+
+	if (make_image("basic.img", "256M", img, sizeof(img)))
+		return;
+	CHECK(check_clean(img) == 0);
+	CHECK(create(img, "/a", err, sizeof(err)) == 0);
+	CHECK(subvol_exists(img, "/a") == 1);
+	CHECK(check_clean(img) == 0);
+	CHECK(create(img, "/a/b", err, sizeof(err)) == 0);
+	CHECK(subvol_exists(img, "/a/b") == 1);
+	CHECK(create(img, "/a", err, sizeof(err)) == -EEXIST);
+	CHECK(create(img, "/nope/x", err, sizeof(err)) == -ENOENT);
+	CHECK(check_clean(img) == 0);
+}
+
+static void test_many(void)
+{
+	char img[512], err[512], name[64];
+	int fails = 0;
+
+	if (make_image("many.img", "256M", img, sizeof(img)))
+		return;
+	for (int i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "/sv%03d", i);
+		if (create(img, name, err, sizeof(err)) != 0) {
+			fprintf(stderr, "create %s: %s\n", name, err);
+			fails++;
+		}
+	}
+	CHECK(fails == 0);
+	CHECK(subvol_exists(img, "/sv099") == 1);
+	CHECK(check_clean(img) == 0);
+}
+
+/* An error before the superblock write leaves the image byte-identical */
+static void test_abort_untouched(void)
+{
+	char img[512], err[512];
+	unsigned char *before = NULL, *after = NULL;
+	size_t blen = 0, alen = 0;
+	struct vc_image_writer w;
+	struct btrfs_trans_handle *trans;
+	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
+					      .name = "x", .name_len = 1 };
+
+	if (make_image("abort.img", "256M", img, sizeof(img)))
+		return;
+	CHECK(read_file(img, &before, &blen) == 0);
+	CHECK(vc_image_open_write(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.fs, NULL, &trans) == 0);
+	CHECK(btrfs_subvol_create(trans, &a) == 0);
+	btrfs_abort_transaction(trans);
+	/* the same fs can run a new transaction after an abort */
+	CHECK(btrfs_start_transaction(w.fs, NULL, &trans) == 0);
+	a.name = "y";
+	CHECK(btrfs_subvol_create(trans, &a) == 0);
+	btrfs_abort_transaction(trans);
+	vc_image_close(&w);
+	CHECK(read_file(img, &after, &alen) == 0);
+	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
+	free(before);
+	free(after);
+	CHECK(subvol_exists(img, "/x") == -ENOENT);
+}
+
+/* A second writer is locked out */
+static void test_lock(void)
+{
+	char img[512], err[512];
+	struct vc_image_writer w1, w2;
+
+	if (make_image("lock.img", "256M", img, sizeof(img)))
+		return;
+	CHECK(vc_image_open_write(img, -1, &w1, err, sizeof(err)) == 0);
+	CHECK(vc_image_open_write(img, -1, &w2, err, sizeof(err)) == -EWOULDBLOCK);
+	CHECK(strstr(err, "in use") != NULL);
+	vc_image_close(&w1);
+}
+
+/* Node and leaf splits: many items in one transaction */
+static void test_splits(void)
+{
+	char img[512], err[512], name[64];
+	struct vc_image_writer w;
+	struct btrfs_trans_handle *trans;
+	int fails = 0;
+
+	if (make_image("split.img", "256M", img, sizeof(img)))
+		return;
+	CHECK(vc_image_open_write(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.fs, NULL, &trans) == 0);
+	for (int i = 0; i < 300; i++) {
+		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
+
+		snprintf(name, sizeof(name), "subvolume-with-a-long-name-%04d", i);
+		a.name = name;
+		a.name_len = strlen(name);
+		if (btrfs_subvol_create(trans, &a))
+			fails++;
+	}
+	CHECK(fails == 0);
+	CHECK(btrfs_commit_transaction(trans) == 0);
+	vc_image_close(&w);
+	CHECK(subvol_exists(img, "/subvolume-with-a-long-name-0299") == 1);
+	CHECK(check_clean(img) == 0);
+}
+
+static int driver(int argc, char **argv)
+{
+	char err[512];
+
+	if (argc < 4 || strcmp(argv[1], "create")) {
+		fprintf(stderr, "usage: test-writer create IMAGE PATH...\n");
+		return 2;
+	}
+	for (int i = 3; i < argc; i++) {
+		int ret = create(argv[2], argv[i], err, sizeof(err));
+
+		if (ret < 0) {
+			fprintf(stderr, "error: %s\n", err);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char cmd[512];
+
+	if (argc > 1)
+		return driver(argc, argv);
+	if (run("command -v mkfs.btrfs >/dev/null && command -v btrfs >/dev/null")) {
+		fprintf(stderr, "test-writer: mkfs.btrfs or btrfs missing, skipped\n");
+		return unit_finish();
+	}
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-writer.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return 1;
+	test_create_basic();
+	test_abort_untouched();
+	test_lock();
+	test_many();
+	test_splits();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	run(cmd);
+	return unit_finish();
+}
