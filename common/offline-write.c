@@ -178,6 +178,27 @@ void vc_image_close(struct vc_image_writer *w)
 	w->fd = -1;
 }
 
+/* strerror() starts with a capital letter; messages here are lowercase */
+static const char *errno_text(int err)
+{
+	switch (err) {
+	case -EEXIST:
+		return "file exists";
+	case -ENOENT:
+		return "no such file or directory";
+	case -ENOTDIR:
+		return "not a directory";
+	case -ENOSPC:
+		return "no space left on device";
+	case -EOPNOTSUPP:
+		return "not implemented offline yet";
+	case -EIO:
+		return "input/output error";
+	default:
+		return strerror(-err);
+	}
+}
+
 static void trans_opts_from_env(struct btrfs_trans_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
@@ -236,8 +257,8 @@ int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct
 	return 0;
 fail:
 	if (btrfs_fs_error(fs)[0])
-		snprintf(err, errlen, "%s: %s", path, btrfs_fs_error(fs));
+		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
 	else
-		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		snprintf(err, errlen, "%s: %s", path, errno_text(ret));
 	return ret;
 }

@@ -463,10 +463,8 @@ int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_cr
 		return ret;
 	ret = btrfs_lookup_dir_entry(fs, a->parent_root, a->parent_dir, a->name, a->name_len,
 				     &loc, &type);
-	if (ret == 0) {
-		btrfs_fs_set_error(fs, "%.*s: file exists", (int)a->name_len, a->name);
-		return -EEXIST;
-	}
+	if (ret == 0)
+		return -EEXIST;		/* the caller knows the full path */
 	if (ret != -ENOENT)
 		return ret;
 	if (trans->quota_on && btrfs_fs_has_incompat(fs, BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA)) {

@@ -7,6 +7,7 @@
  * With arguments it is a small driver the bats tests use until the CLI
  * routes `subvolume create` to the offline backend:
  *   test-writer create IMAGE PATH...   one transaction per PATH
+ *   test-writer fault-injection        exit 0 if built with fault injection
  */
 #include <errno.h>
 #include <stdio.h>
@@ -210,6 +211,8 @@ static int driver(int argc, char **argv)
 {
 	char err[512];
 
+	if (argc == 2 && !strcmp(argv[1], "fault-injection"))
+		return VOLCTL_FAULT_INJECTION ? 0 : 1;
 	if (argc < 4 || strcmp(argv[1], "create")) {
 		fprintf(stderr, "usage: test-writer create IMAGE PATH...\n");
 		return 2;

@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# Offline writer on mkfs.btrfs images (no root needed): subvolume create,
+# btrfs check as the oracle, refusals, crash safety by fault injection.
+# Until the CLI routes `subvolume create` to the offline backend the tests
+# drive the writer through tests/unit/test-writer (same code path:
+# common/offline-write.c).
+
+load ../helpers
+
+setup() {
+	: "${WRITER:=$(dirname "$VOLCTL")/tests/unit/test-writer}"
+	[ -x "$WRITER" ] || skip "test-writer not built (make check-unit)"
+	command -v mkfs.btrfs >/dev/null || skip "needs mkfs.btrfs"
+	IMG="$BATS_TEST_TMPDIR/fs.img"
+}
+
+mkimg() {
+	truncate -s "${1:-256M}" "$IMG"
+	shift || true
+	mkfs.btrfs -q -f "$@" "$IMG" >/dev/null
+}
+
+# Prints "old" or "new": whether subvolume 256 and its dir entry exist.
+# Fails if only one of them does (a mixed state).
+state_of() {
+	local roots dirs
+	roots=$(btrfs inspect-internal dump-tree -t 1 "$1" | grep -c '(256 ROOT_ITEM 0)') || true
+	dirs=$(btrfs inspect-internal dump-tree -t 5 "$1" | grep -c 'location key (256 ROOT_ITEM 0)') || true
+	if [ "$roots" -eq 0 ] && [ "$dirs" -eq 0 ]; then
+		echo old
+	elif [ "$roots" -eq 1 ] && [ "$dirs" -eq 2 ]; then
+		echo new
+	else
+		echo "mixed roots=$roots dirs=$dirs"
+	fi
+}
+
+@test "create /a: btrfs check clean, items in place" {
+	mkimg
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	run "$WRITER" create "$IMG" /a
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	[ "$(state_of "$IMG")" = new ]
+	run btrfs inspect-internal dump-tree -t 1 "$IMG"
+	assert_output_contains "root ref key dirid 256 sequence 2 name a"
+	assert_output_contains "root backref key dirid 256 sequence 2 name a"
+}
+
+@test "nested and several subvolumes in one image" {
+	mkimg
+	run "$WRITER" create "$IMG" /a /a/b /c /a/b/d
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	run btrfs inspect-internal dump-tree -t 1 "$IMG"
+	assert_output_contains "(FS_TREE ROOT_REF 256)"
+	assert_output_contains "(256 ROOT_REF 257)"
+	assert_output_contains "(257 ROOT_REF 259)"
+	assert_output_contains "(258 ROOT_BACKREF 5)"
+}
+
+@test "100 subvolumes, one transaction each" {
+	mkimg
+	local names=()
+	for i in $(seq 1 100); do names+=("/s$i"); done
+	run "$WRITER" create "$IMG" "${names[@]}"
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	[ "$(btrfs inspect-internal dump-tree -t 1 "$IMG" | grep -c 'ROOT_BACKREF 5) itemoff')" -eq 100 ]
+}
+
+@test "existing name and missing parent fail, image byte-identical" {
+	mkimg
+	"$WRITER" create "$IMG" /a
+	local before
+	before=$(sha256sum < "$IMG")
+	run "$WRITER" create "$IMG" /a
+	assert_status 1
+	assert_output_contains "/a: file exists"
+	run "$WRITER" create "$IMG" /missing/x
+	assert_status 1
+	assert_output_contains "no such file or directory"
+	[ "$(sha256sum < "$IMG")" = "$before" ]
+}
+
+@test "quota enabled: qgroup 0/256 items, check clean" {
+	mkimg 256M -R quota
+	run "$WRITER" create "$IMG" /a /b
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	run btrfs inspect-internal dump-tree -t 8 "$IMG"
+	assert_output_contains "(0 QGROUP_INFO 0/256)"
+	assert_output_contains "(0 QGROUP_LIMIT 0/257)"
+}
+
+@test "image without skinny-metadata is refused, naming the feature" {
+	mkimg 256M -O ^skinny-metadata
+	local before
+	before=$(sha256sum < "$IMG")
+	run "$WRITER" create "$IMG" /a
+	assert_status 1
+	assert_output_contains "skinny-metadata"
+	[ "$(sha256sum < "$IMG")" = "$before" ]
+}
+
+@test "image without free space tree: allocation from extent tree gaps" {
+	mkimg 256M -R ^free-space-tree
+	run "$WRITER" create "$IMG" /a /b
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+}
+
+@test "crash after every device write: old or new state, never a mix" {
+	"$WRITER" fault-injection || skip "built without --enable-fault-injection"
+	mkimg
+	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
+	local n=1 rc st olds=0 news=0
+	while [ "$n" -lt 200 ]; do
+		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
+		rc=0
+		VOLCTL_FAIL_AFTER_WRITES=$n "$WRITER" create "$IMG" /a 2>/dev/null || rc=$?
+		run btrfs check --readonly "$IMG"
+		if [ "$status" -ne 0 ]; then
+			echo "btrfs check failed after $n writes" >&2
+			echo "$output" >&2
+			return 1
+		fi
+		st=$(state_of "$IMG")
+		case $st in
+		old) olds=$((olds + 1)) ;;
+		new) news=$((news + 1)) ;;
+		*) echo "after $n writes: $st" >&2; return 1 ;;
+		esac
+		if [ "$rc" -eq 0 ]; then
+			[ "$st" = new ]
+			break
+		fi
+		n=$((n + 1))
+	done
+	[ "$rc" -eq 0 ]
+	[ "$olds" -gt 3 ]
+	[ "$news" -ge 1 ]
+}
