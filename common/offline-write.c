@@ -100,10 +100,14 @@ int vc_image_check_unmounted(const char *path, char *err, size_t errlen)
 	}
 	itr = mnt_new_iter(MNT_ITER_FORWARD);
 	while (itr && mnt_table_next_fs(tb, itr, &mfs) == 0) {
-		dev_t d = mnt_fs_get_devno(mfs);
+		/* btrfs reports an anonymous st_dev: match the source device */
+		const char *src = mnt_fs_get_srcpath(mfs);
+		struct stat sst;
 
+		if (!src || src[0] != '/' || stat(src, &sst) < 0 || !S_ISBLK(sst.st_mode))
+			continue;
 		for (size_t i = 0; i < nr; i++) {
-			if (d == devs[i]) {
+			if (sst.st_rdev == devs[i]) {
 				snprintf(err, errlen, "%s: image is mounted on %s", path,
 					 mnt_fs_get_target(mfs) ?: "?");
 				ret = -EBUSY;

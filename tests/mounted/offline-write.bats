@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# Offline writer, checked by the kernel: subvolumes made offline mount and
+# list, take files, and stay btrfs-check clean; a mounted image is refused.
+
+load ../helpers
+
+setup() {
+	require_root_loop
+	: "${WRITER:=$(dirname "$VOLCTL")/tests/unit/test-writer}"
+	[ -x "$WRITER" ] || skip "test-writer not built (make check-unit)"
+	IMG="$BATS_TEST_TMPDIR/fs.img"
+	MNT="$BATS_TEST_TMPDIR/mnt"
+	mkdir -p "$MNT"
+	truncate -s 512M "$IMG"
+	mkfs.btrfs -q -f "$IMG" >/dev/null
+}
+
+teardown() {
+	cleanup_mount
+}
+
+mount_img() {
+	LOOPDEV=$(losetup -f --show "$IMG")
+	mount "$LOOPDEV" "$MNT"
+}
+
+umount_img() {
+	umount "$MNT"
+	losetup -d "$LOOPDEV"
+	LOOPDEV=
+}
+
+@test "offline subvolumes mount, list, take files, stay clean" {
+	run "$WRITER" create "$IMG" /a /a/b /c
+	assert_status 0
+	mount_img
+	run btrfs subvolume list "$MNT"
+	assert_status 0
+	assert_output_contains "path a"
+	assert_output_contains "path a/b"
+	assert_output_contains "path c"
+	run btrfs subvolume show "$MNT/a/b"
+	assert_status 0
+	dd if=/dev/urandom of="$MNT/a/b/file" bs=64K count=16 status=none
+	mkdir "$MNT/c/dir"
+	echo hello > "$MNT/c/dir/f"
+	sync
+	umount_img
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	mount_img
+	[ "$(cat "$MNT/c/dir/f")" = hello ]
+	[ "$(stat -c %s "$MNT/a/b/file")" -eq 1048576 ]
+	umount_img
+}
+
+@test "offline create after the kernel wrote the image" {
+	mount_img
+	btrfs subvolume create "$MNT/k" >/dev/null
+	dd if=/dev/zero of="$MNT/k/f" bs=1M count=4 status=none
+	umount_img
+	run "$WRITER" create "$IMG" /k/off /top
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	mount_img
+	run btrfs subvolume list "$MNT"
+	assert_output_contains "path k/off"
+	assert_output_contains "path top"
+	touch "$MNT/k/off/x"
+	umount_img
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+}
+
+@test "a mounted image is refused and left alone" {
+	mount_img
+	run "$WRITER" create "$IMG" /a
+	assert_status 1
+	assert_output_contains "mounted"
+	run "$WRITER" create "$LOOPDEV" /a
+	assert_status 1
+	assert_output_contains "mounted"
+	umount_img
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+}
