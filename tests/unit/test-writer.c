@@ -32,14 +32,20 @@ static int run(const char *cmd)
 	return ret == -1 ? -1 : WEXITSTATUS(ret);
 }
 
-static int make_image(const char *name, const char *size, char *path, size_t len)
+static int make_image_opts(const char *name, const char *size, const char *opts, char *path,
+			   size_t len)
 {
 	char cmd[1024];
 
 	snprintf(path, len, "%s/%s", tmpdir, name);
-	snprintf(cmd, sizeof(cmd), "truncate -s %s %s && mkfs.btrfs -q -f %s >/dev/null 2>&1",
-		 size, path, path);
+	snprintf(cmd, sizeof(cmd), "truncate -s %s %s && mkfs.btrfs -q -f %s %s >/dev/null 2>&1",
+		 size, path, opts, path);
 	return run(cmd);
+}
+
+static int make_image(const char *name, const char *size, char *path, size_t len)
+{
+	return make_image_opts(name, size, "", path, len);
 }
 
 static int read_file(const char *path, unsigned char **buf, size_t *len)
@@ -180,18 +186,18 @@ static void test_lock(void)
 }
 
 /* Node and leaf splits: many items in one transaction */
-static void test_splits(void)
+static void test_splits(const char *opts, int count)
 {
 	char img[512], err[512], name[64];
 	struct vc_image_writer w;
 	struct btrfs_trans_handle *trans;
 	int fails = 0;
 
-	if (make_image("split.img", "256M", img, sizeof(img)))
+	if (make_image_opts("split.img", "256M", opts, img, sizeof(img)))
 		return;
 	CHECK(vc_image_open_write(img, -1, &w, err, sizeof(err)) == 0);
 	CHECK(btrfs_start_transaction(w.fs, NULL, &trans) == 0);
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < count; i++) {
 		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
 
 		snprintf(name, sizeof(name), "subvolume-with-a-long-name-%04d", i);
@@ -203,7 +209,8 @@ static void test_splits(void)
 	CHECK(fails == 0);
 	CHECK(btrfs_commit_transaction(trans) == 0);
 	vc_image_close(&w);
-	CHECK(subvol_exists(img, "/subvolume-with-a-long-name-0299") == 1);
+	snprintf(name, sizeof(name), "/subvolume-with-a-long-name-%04d", count - 1);
+	CHECK(subvol_exists(img, name) == 1);
 	CHECK(check_clean(img) == 0);
 }
 
@@ -245,7 +252,9 @@ int main(int argc, char **argv)
 	test_abort_untouched();
 	test_lock();
 	test_many();
-	test_splits();
+	test_splits("", 300);
+	/* 4 KiB nodes: the root tree and tree 5 grow to level 2 */
+	test_splits("-n 4096", 1500);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	run(cmd);
 	return unit_finish();
