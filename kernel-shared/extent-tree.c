@@ -10,6 +10,8 @@
  *   reference: shared blocks are refused before they are copied);
  * - block group used and super bytes_used +/- nodesize, R's ROOT_ITEM
  *   bytes_used +/- nodesize, the free space tree range removed/added.
+ * With quotas on, bytes gained or lost by subvolume trees also go to
+ * their qgroups (btrfs_run_qgroup_deltas()).
  * Applying these changes trees again, which queues more work; the commit
  * loops until a pass finds nothing.  A block allocated and freed inside T
  * is simply forgotten (or its recorded effects undone).
@@ -181,6 +183,26 @@ static int delete_metadata_item(struct btrfs_trans_handle *trans, u64 bytenr, u8
 	return btrfs_del_item(trans, extent_root, &path);
 }
 
+static int qgroup_delta_add(struct btrfs_trans_handle *trans, u64 subvolid, s64 delta)
+{
+	int ret;
+
+	for (size_t i = 0; i < trans->nr_qdeltas; i++) {
+		if (trans->qdeltas[i].subvolid == subvolid) {
+			trans->qdeltas[i].bytes += delta;
+			return 0;
+		}
+	}
+	ret = grow((void **)&trans->qdeltas, &trans->qdeltas_cap, trans->nr_qdeltas,
+		   sizeof(*trans->qdeltas));
+	if (ret < 0)
+		return ret;
+	trans->qdeltas[trans->nr_qdeltas].subvolid = subvolid;
+	trans->qdeltas[trans->nr_qdeltas].bytes = delta;
+	trans->nr_qdeltas++;
+	return 0;
+}
+
 /* Change used of the block group of @bytenr, super bytes_used and @owner's bytes_used */
 static int account(struct btrfs_trans_handle *trans, u64 bytenr, u64 owner, s64 delta)
 {
@@ -196,6 +218,11 @@ static int account(struct btrfs_trans_handle *trans, u64 bytenr, u64 owner, s64 
 	bg->used += (u64)delta;
 	bg->dirty = true;
 	trans->bytes_used_delta += delta;
+	if (trans->quota_on && btrfs_is_fstree(owner)) {
+		ret = qgroup_delta_add(trans, owner, delta);
+		if (ret < 0)
+			return ret;
+	}
 	for (size_t i = 0; i < fs->nr_roots; i++) {
 		struct btrfs_root *root = fs->roots[i];
 
@@ -322,6 +349,102 @@ int btrfs_write_dirty_block_groups(struct btrfs_trans_handle *trans)
 		btrfs_set_block_group_chunk_objectid(&item, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
 		btrfs_set_block_group_flags(&item, bg->flags);
 		ret = btrfs_update_item(trans, root, &key, &item, sizeof(item));
+		if (ret < 0)
+			return ret;
+		done++;
+	}
+	return done;
+}
+
+/* Add @delta to rfer, rfer_cmpr, excl, excl_cmpr of qgroup @qgid */
+static int qgroup_info_add(struct btrfs_trans_handle *trans, struct btrfs_root *quota,
+			   u64 qgid, s64 delta)
+{
+	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, qgid };
+	struct btrfs_path path;
+	u8 *p;
+	u32 len;
+	int ret;
+
+	btrfs_path_init(&path);
+	ret = btrfs_search_cow(trans, quota, &key, &path, 0);
+	if (ret) {
+		btrfs_path_release(&path);
+		return ret < 0 ? ret : 0;	/* no qgroup: nothing to count */
+	}
+	p = btrfs_path_item_ptr(&path, &len);
+	if (len < 40) {
+		btrfs_path_release(&path);
+		return -EUCLEAN;
+	}
+	put_le64(p, trans->transid);
+	for (int off = 8; off < 40; off += 8)
+		put_le64(p + off, get_le64(p + off) + (u64)delta);
+	btrfs_path_release(&path);
+	return 0;
+}
+
+struct parent_list {
+	u64 child;
+	u64 *ids;
+	size_t nr, cap;
+	int err;
+};
+
+static int parent_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct parent_list *l = priv;
+
+	if (key->type != BTRFS_QGROUP_RELATION_KEY || key->objectid != l->child ||
+	    key->offset <= l->child)
+		return 0;
+	for (size_t i = 0; i < l->nr; i++) {
+		if (l->ids[i] == key->offset)
+			return 0;
+	}
+	l->err = grow((void **)&l->ids, &l->cap, l->nr, sizeof(*l->ids));
+	if (l->err)
+		return 1;
+	l->ids[l->nr++] = key->offset;
+	return 0;
+}
+
+int btrfs_run_qgroup_deltas(struct btrfs_trans_handle *trans)
+{
+	struct btrfs_root *quota;
+	int done = 0;
+	int ret;
+
+	if (!trans->quota_on)
+		return 0;
+	ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < trans->nr_qdeltas; i++) {
+		struct parent_list l = { 0 };
+		s64 delta = trans->qdeltas[i].bytes;
+
+		if (!delta)
+			continue;
+		trans->qdeltas[i].bytes = 0;
+		/* the qgroup and, breadth first, every qgroup above it, each once */
+		l.ids = malloc(sizeof(*l.ids));
+		if (!l.ids)
+			return -ENOMEM;
+		l.ids[0] = trans->qdeltas[i].subvolid;
+		l.nr = l.cap = 1;
+		for (size_t j = 0; j < l.nr && !ret; j++) {
+			struct btrfs_key min = { l.ids[j], BTRFS_QGROUP_RELATION_KEY, 0 };
+			struct btrfs_key max = { l.ids[j], BTRFS_QGROUP_RELATION_KEY, (u64)-1 };
+
+			l.child = l.ids[j];
+			ret = btrfs_iterate_items(quota, &min, &max, parent_cb, &l);
+			if (!ret)
+				ret = l.err;
+			if (!ret)
+				ret = qgroup_info_add(trans, quota, l.ids[j], delta);
+		}
+		free(l.ids);
 		if (ret < 0)
 			return ret;
 		done++;

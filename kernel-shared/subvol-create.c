@@ -410,13 +410,15 @@ static int insert_uuid_item(struct btrfs_trans_handle *trans, const u8 *uuid, u6
 	return btrfs_insert_item(trans, root, &key, buf, sizeof(buf));
 }
 
-/* (Re)set 0/@id INFO and LIMIT; the new leaf is all the subvolume holds */
+/*
+ * (Re)set 0/@id INFO and LIMIT (a reused id may have stale ones); the
+ * commit adds the new leaf's bytes through the qgroup deltas
+ */
 static int insert_qgroup_items(struct btrfs_trans_handle *trans, u64 id)
 {
 	struct btrfs_root *root;
 	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, id };
 	u8 info[40], limit[40];
-	u64 ns = trans->fs->nodesize;
 	int ret;
 
 	ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, &root);
@@ -424,10 +426,6 @@ static int insert_qgroup_items(struct btrfs_trans_handle *trans, u64 id)
 		return ret;
 	memset(info, 0, sizeof(info));
 	put_le64(info, trans->transid);
-	put_le64(info + 8, ns);
-	put_le64(info + 16, ns);
-	put_le64(info + 24, ns);
-	put_le64(info + 32, ns);
 	memset(limit, 0, sizeof(limit));
 	ret = btrfs_delete_key(trans, root, &key);
 	if (ret < 0 && ret != -ENOENT)

@@ -369,6 +369,7 @@ static void trans_free(struct btrfs_trans_handle *trans)
 	btrfs_alloc_release(&trans->alloc);
 	free(trans->blocks);
 	free(trans->frees);
+	free(trans->qdeltas);
 	free(trans->roots);
 	free(trans);
 }
@@ -410,6 +411,10 @@ static int converge(struct btrfs_trans_handle *trans)
 			return ret;
 		done += ret;
 		ret = btrfs_write_dirty_block_groups(trans);
+		if (ret < 0)
+			return ret;
+		done += ret;
+		ret = btrfs_run_qgroup_deltas(trans);
 		if (ret < 0)
 			return ret;
 		done += ret;

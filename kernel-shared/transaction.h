@@ -71,6 +71,12 @@ struct btrfs_trans_root {
 	struct extent_buffer *node;
 };
 
+/* Bytes a subvolume tree gained or lost in T, for its qgroups */
+struct btrfs_qgroup_delta {
+	u64 subvolid;
+	s64 bytes;
+};
+
 struct btrfs_trans_handle {
 	struct btrfs_fs *fs;
 	u64 transid;
@@ -84,6 +90,8 @@ struct btrfs_trans_handle {
 	struct btrfs_trans_root *roots;
 	size_t nr_roots, roots_cap;
 
+	struct btrfs_qgroup_delta *qdeltas;
+	size_t nr_qdeltas, qdeltas_cap;
 	s64 bytes_used_delta;		/* for super.bytes_used */
 	u64 nr_writes;			/* device writes issued by the commit */
 	bool quota_on;			/* the quota tree exists */
@@ -148,6 +156,13 @@ int btrfs_free_tree_block(struct btrfs_trans_handle *trans, u64 owner,
  * Return: number of updates applied (0 = nothing pending) or <0.
  */
 int btrfs_run_pending(struct btrfs_trans_handle *trans);
+
+/**
+ * btrfs_run_qgroup_deltas - add the tree block bytes each subvolume gained
+ * or lost to its level-0 qgroup and every qgroup above it (rfer and excl:
+ * written trees never share blocks); count of qgroups updated or <0
+ */
+int btrfs_run_qgroup_deltas(struct btrfs_trans_handle *trans);
 
 /** btrfs_write_dirty_block_groups - rewrite changed BLOCK_GROUP_ITEMs; count or <0 */
 int btrfs_write_dirty_block_groups(struct btrfs_trans_handle *trans);

@@ -99,6 +99,19 @@ state_of() {
 	assert_output_contains "(0 QGROUP_LIMIT 0/257)"
 }
 
+@test "quota enabled: tree 5 grows by leaf splits, qgroup 0/5 follows" {
+	mkimg 256M -R quota
+	local long names=()
+	long=$(printf 'n%.0s' $(seq 1 200))
+	for i in $(seq 1 40); do names+=("/$long$i"); done
+	run "$WRITER" create "$IMG" "${names[@]}"
+	assert_status 0
+	[ "$(btrfs inspect-internal dump-tree -t 5 "$IMG" | grep -c '^leaf ')" -gt 1 ]
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	[[ "$output" != *"are different"* ]]
+}
+
 @test "image without skinny-metadata is refused, naming the feature" {
 	mkimg 256M -O ^skinny-metadata
 	local before

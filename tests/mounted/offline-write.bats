@@ -86,3 +86,30 @@ umount_img() {
 	run btrfs check --readonly "$IMG"
 	assert_status 0
 }
+
+@test "quotas with a level-1 parent: numbers stay exact, kernel agrees" {
+	mount_img
+	btrfs quota enable "$MNT"
+	btrfs qgroup create 1/100 "$MNT"
+	btrfs qgroup assign 0/5 1/100 "$MNT" 2>/dev/null || true
+	btrfs quota rescan -w "$MNT" >/dev/null
+	umount_img
+	local long names=()
+	long=$(printf 'q%.0s' $(seq 1 200))
+	for i in $(seq 1 40); do names+=("/$long$i"); done
+	run "$WRITER" create "$IMG" "${names[@]}"
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	[[ "$output" != *"are different"* ]]
+	mount_img
+	# what the offline writer stored, then what a kernel rescan computes
+	local stored rescanned
+	stored=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^[01]\// {print $1, $2, $3}')
+	btrfs quota rescan -w "$MNT" >/dev/null
+	rescanned=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^[01]\// {print $1, $2, $3}')
+	umount_img
+	[ "$stored" = "$rescanned" ]
+	[[ "$stored" == *"1/100 "* ]]
+	[ "$(awk '$1 == "1/100" {print $2}' <<<"$stored")" -gt 16384 ]
+}
