@@ -1,9 +1,884 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* volctl qgroup: manage quota groups. */
+/*
+ * volctl qgroup: create, destroy, assign, remove, limit, show and clear-stale.
+ *
+ * Arguments are checked completely before anything is opened or changed, so a
+ * usage error (exit 2) never leaves a half-done change behind.  Qgroup ids
+ * are "L/ID" or a bare subvolume id; where btrfs-progs accepts a path instead
+ * of an id (assign, remove, limit) an absolute path of a subvolume root is
+ * resolved through ops->path_info.
+ *
+ * "show" and "clear-stale" read only through the backend's tree search
+ * (kernel-shared/qgroup-list.c, kernel-shared/subvol-list.c); rendering is in
+ * common/qgroup-out.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cmds/commands.h"
+#include "common/messages.h"
+#include "common/parse-utils.h"
+#include "common/qgroup-out.h"
+#include "common/units.h"
+
+/* ---- helpers shared by the commands ---- */
+
+static bool is_offline(const struct vc_ctx *ctx)
+{
+	return !strcmp(ctx->ops->name, "offline");
+}
+
+/* Print why @err happened: the backend's message, else strerror. */
+static int qg_report(const struct vc_ctx *ctx, struct vc_fs *fs, int err, const char *path)
+{
+	const char *msg = fs ? vc_fs_error(fs) : NULL;
+
+	if (err == -EOPNOTSUPP && is_offline(ctx))
+		error("%s: not implemented offline yet", ctx->prog);
+	else if (msg)
+		error("%s", msg);
+	else
+		error_errno(err, "%s", path);
+	return VC_EXIT_FAILURE;
+}
+
+static int qg_open(const struct vc_ctx *ctx, const char *path, bool writable, struct vc_fs **fsp)
+{
+	int ret = ctx->ops->open(fsp, ctx->cfg, path, writable);
+
+	if (ret) {
+		qg_report(ctx, *fsp, ret, path);
+		ctx->ops->close(*fsp);
+		*fsp = NULL;
+		return VC_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static int not_offline(const struct vc_ctx *ctx)
+{
+	error("%s: not implemented offline yet", ctx->prog);
+	return VC_EXIT_FAILURE;
+}
+
+/*
+ * A qgroup id argument: "L/ID" or a bare id, or (with @allow_path) an
+ * absolute path, left for qgid_resolve() once the filesystem is open.
+ */
+struct qgid_arg {
+	const char *text;
+	bool is_path;
+	u64 id;
+};
+
+static int qgid_parse(const struct vc_ctx *ctx, const char *text, bool allow_path,
+		      struct qgid_arg *arg)
+{
+	int ret;
+
+	arg->text = text;
+	arg->is_path = false;
+	if (allow_path && text[0] == '/' && text[1] && !strchr(text + 1, '/') &&
+	    !parse_u64(text + 1, &arg->id)) {
+		/* "/5" reads as a mistyped id, not as a path */
+		return cmd_usage_error(ctx, "invalid qgroup id '%s': expected LEVEL/ID", text);
+	}
+	if (allow_path && text[0] == '/') {
+		arg->is_path = true;
+		return 0;
+	}
+	ret = parse_qgroupid(text, &arg->id);
+	if (ret)
+		return cmd_usage_error(ctx, "invalid qgroup id '%s': %s", text,
+				       parse_strerror(ret, allow_path ?
+						      "expected LEVEL/ID, a subvolume id or an absolute subvolume path" :
+						      "expected LEVEL/ID or a subvolume id"));
+	return 0;
+}
+
+/* The subvolume whose root is @path, as qgroup 0/ID. */
+static int subvol_qgroup_of(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+			    u64 *id)
+{
+	struct vc_path_info info;
+	int ret;
+
+	ret = ctx->ops->path_info(fs, path, &info);
+	if (ret)
+		return qg_report(ctx, fs, ret, path);
+	if (!info.is_subvol_root) {
+		error("%s: not a subvolume (the subvolume containing it is %" PRIu64 ")", path,
+		      info.subvolid);
+		return VC_EXIT_FAILURE;
+	}
+	*id = info.subvolid;
+	return 0;
+}
+
+static int qgid_resolve(const struct vc_ctx *ctx, struct vc_fs *fs, struct qgid_arg *arg)
+{
+	if (!arg->is_path)
+		return 0;
+	return subvol_qgroup_of(ctx, fs, arg->text, &arg->id);
+}
+
+static const char *qgid(u64 id, char *buf)
+{
+	return btrfs_qgroupid_str(id, buf);
+}
+
+/* ---- create / destroy ---- */
+
+static int qgroup_create_destroy(const struct vc_ctx *ctx, int argc, char **argv, bool create)
+{
+	struct qgid_arg arg;
+	struct vc_fs *fs;
+	int c, ret;
+
+	while ((c = cmd_getopt(ctx, argc, argv, "", NULL)) != -1)
+		return VC_EXIT_USAGE;
+	ret = cmd_check_argc_exact(ctx, argc - optind, 2);
+	if (ret)
+		return ret;
+	ret = qgid_parse(ctx, argv[optind], false, &arg);
+	if (ret)
+		return ret;
+	if (!(create ? ctx->ops->qgroup_create : ctx->ops->qgroup_destroy))
+		return not_offline(ctx);
+	ret = qg_open(ctx, argv[optind + 1], true, &fs);
+	if (ret)
+		return ret;
+	ret = create ? ctx->ops->qgroup_create(fs, arg.id) : ctx->ops->qgroup_destroy(fs, arg.id);
+	if (ret < 0)
+		ret = qg_report(ctx, fs, ret, argv[optind + 1]);
+	ctx->ops->close(fs);
+	return ret;
+}
+
+static int cmd_qgroup_create(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			     char **argv)
+{
+	return qgroup_create_destroy(ctx, argc, argv, true);
+}
+
+static int cmd_qgroup_destroy(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			      char **argv)
+{
+	return qgroup_create_destroy(ctx, argc, argv, false);
+}
+
+/* ---- assign / remove ---- */
+
+static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool assign)
+{
+	enum { OPT_RESCAN = 256, OPT_NO_RESCAN };
+	static const struct option longopts[] = {
+		{ "rescan", no_argument, NULL, OPT_RESCAN },
+		{ "no-rescan", no_argument, NULL, OPT_NO_RESCAN },
+		{ NULL, 0, NULL, 0 },
+	};
+	char sb[BTRFS_QGROUPID_BUFSIZE], db[BTRFS_QGROUPID_BUFSIZE];
+	struct qgid_arg src, dst;
+	bool rescan = true;
+	struct vc_fs *fs;
+	const char *path;
+	int c, ret;
+
+	while ((c = cmd_getopt(ctx, argc, argv, "", longopts)) != -1) {
+		switch (c) {
+		case OPT_RESCAN:
+			rescan = true;
+			break;
+		case OPT_NO_RESCAN:
+			rescan = false;
+			break;
+		default:
+			return VC_EXIT_USAGE;
+		}
+	}
+	ret = cmd_check_argc_exact(ctx, argc - optind, 3);
+	if (ret)
+		return ret;
+	ret = qgid_parse(ctx, argv[optind], true, &src);
+	if (!ret)
+		ret = qgid_parse(ctx, argv[optind + 1], true, &dst);
+	if (ret)
+		return ret;
+	if (!src.is_path && !dst.is_path &&
+	    btrfs_qgroup_level(src.id) >= btrfs_qgroup_level(dst.id))
+		return cmd_usage_error(ctx, "cannot %s %s %s %s: the parent's level must be higher",
+				       assign ? "assign" : "remove", qgid(src.id, sb),
+				       assign ? "to" : "from", qgid(dst.id, db));
+	if (!ctx->ops->qgroup_assign)
+		return not_offline(ctx);
+	path = argv[optind + 2];
+	ret = qg_open(ctx, path, true, &fs);
+	if (ret)
+		return ret;
+	ret = qgid_resolve(ctx, fs, &src);
+	if (!ret)
+		ret = qgid_resolve(ctx, fs, &dst);
+	if (!ret && btrfs_qgroup_level(src.id) >= btrfs_qgroup_level(dst.id)) {
+		error("cannot %s %s %s %s: the parent's level must be higher",
+		      assign ? "assign" : "remove", qgid(src.id, sb), assign ? "to" : "from",
+		      qgid(dst.id, db));
+		ret = VC_EXIT_FAILURE;
+	}
+	if (ret)
+		goto out;
+	ret = ctx->ops->qgroup_assign(fs, src.id, dst.id, assign);
+	if (ret < 0) {
+		ret = qg_report(ctx, fs, ret, path);
+		goto out;
+	}
+	if (ret > 0 && rescan) {
+		pr_out(ctx->cfg, "Quota data changed, rescan scheduled\n");
+		ret = ctx->ops->rescan_start ? ctx->ops->rescan_start(fs) : -EOPNOTSUPP;
+		if (ret && ret != -EINPROGRESS)
+			ret = qg_report(ctx, fs, ret, path);
+		else
+			ret = 0;
+	} else if (ret > 0) {
+		warning("%s: quota numbers are now inconsistent and limits are not reliable; "
+			"run 'volctl quota rescan %s'", path, path);
+		ret = 0;
+	}
+out:
+	ctx->ops->close(fs);
+	return ret;
+}
+
+static int cmd_qgroup_assign(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			     char **argv)
+{
+	return qgroup_relation(ctx, argc, argv, true);
+}
+
+static int cmd_qgroup_remove(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			     char **argv)
+{
+	return qgroup_relation(ctx, argc, argv, false);
+}
+
+/* ---- limit ---- */
+
+static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			    char **argv)
+{
+	bool compressed = false, exclusive = false, none;
+	struct qgid_arg arg = { 0 };
+	u64 size, flags, max_rfer = 0, max_excl = 0;
+	const char *path, *size_arg;
+	struct vc_fs *fs;
+	int c, nargs, ret;
+
+	/* "-5" would otherwise be taken for an option */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (argv[i][0] == '-' && argv[i][1] >= '0' && argv[i][1] <= '9')
+			return cmd_usage_error(ctx, "invalid size '%s': %s", argv[i],
+					       parse_strerror(-EDOM, ""));
+	while ((c = cmd_getopt(ctx, argc, argv, "ce", NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			compressed = true;
+			break;
+		case 'e':
+			exclusive = true;
+			break;
+		default:
+			return VC_EXIT_USAGE;
+		}
+	}
+	nargs = argc - optind;
+	ret = cmd_check_argc_min(ctx, nargs, 2);
+	if (!ret)
+		ret = cmd_check_argc_max(ctx, nargs, 3);
+	if (ret)
+		return ret;
+	size_arg = argv[optind];
+	ret = parse_size(size_arg, true, &size, &none);
+	if (ret)
+		return cmd_usage_error(ctx, "invalid size '%s': %s", size_arg,
+				       parse_strerror(ret, "expected a number with an optional "
+						      "suffix k, m, g, t, p, e, or 'none'"));
+	if (!none && size == (u64)-1)
+		return cmd_usage_error(ctx, "invalid size '%s': value too large", size_arg);
+	if (nargs == 3) {
+		ret = qgid_parse(ctx, argv[optind + 1], true, &arg);
+		if (ret)
+			return ret;
+	}
+	path = argv[argc - 1];
+	if (!ctx->ops->qgroup_limit)
+		return not_offline(ctx);
+	ret = qg_open(ctx, path, true, &fs);
+	if (ret)
+		return ret;
+	if (nargs == 3)
+		ret = qgid_resolve(ctx, fs, &arg);
+	else
+		ret = subvol_qgroup_of(ctx, fs, path, &arg.id);
+	if (ret)
+		goto out;
+	flags = exclusive ? BTRFS_QGROUP_LIMIT_MAX_EXCL : BTRFS_QGROUP_LIMIT_MAX_RFER;
+	if (compressed)
+		flags |= BTRFS_QGROUP_LIMIT_RFER_CMPR | BTRFS_QGROUP_LIMIT_EXCL_CMPR;
+	/* (u64)-1 tells the kernel to clear the limit */
+	if (exclusive)
+		max_excl = none ? (u64)-1 : size;
+	else
+		max_rfer = none ? (u64)-1 : size;
+	ret = ctx->ops->qgroup_limit(fs, arg.id, flags, max_rfer, max_excl);
+	if (ret < 0)
+		ret = qg_report(ctx, fs, ret, path);
+out:
+	ctx->ops->close(fs);
+	return ret;
+}
+
+/* ---- show ---- */
+
+enum sort_key { SORT_QGROUPID, SORT_RFER, SORT_EXCL, SORT_MAX_RFER, SORT_MAX_EXCL, SORT_PATH };
+
+#define MAX_SORT_KEYS 8
+
+struct sort_spec {
+	int nr;
+	enum sort_key key[MAX_SORT_KEYS];
+	bool desc[MAX_SORT_KEYS];
+};
+
+static int parse_sort(const char *text, struct sort_spec *spec)
+{
+	static const char *const names[] = {
+		[SORT_QGROUPID] = "qgroupid", [SORT_RFER] = "rfer", [SORT_EXCL] = "excl",
+		[SORT_MAX_RFER] = "max_rfer", [SORT_MAX_EXCL] = "max_excl", [SORT_PATH] = "path",
+	};
+	char *copy = strdup(text), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool desc = false, found = false;
+
+		if (*tok == '+' || *tok == '-')
+			desc = *tok++ == '-';
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			if (strcmp(tok, names[i]))
+				continue;
+			if (spec->nr == MAX_SORT_KEYS) {
+				ret = -E2BIG;
+				break;
+			}
+			spec->key[spec->nr] = (enum sort_key)i;
+			spec->desc[spec->nr++] = desc;
+			found = true;
+		}
+		if (!found || ret) {
+			ret = ret ? ret : -EINVAL;
+			break;
+		}
+	}
+	if (!ret && !spec->nr)
+		ret = -EINVAL;
+	free(copy);
+	return ret;
+}
+
+static int cmp_u64(u64 a, u64 b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* btrfs-progs order: '/' before any other byte, a missing path last */
+static int cmp_path(const struct qgroup_row *a, const struct qgroup_row *b)
+{
+	const unsigned char *p = (const unsigned char *)a->path;
+	const unsigned char *q = (const unsigned char *)b->path;
+	int la = btrfs_qgroup_level(a->qg->qgroupid), lb = btrfs_qgroup_level(b->qg->qgroupid);
+
+	if (la != lb)
+		return cmp_u64(a->qg->qgroupid, b->qg->qgroupid);
+	if (!p || !q)
+		return !p - !q;
+	for (; *p && *p == *q; p++, q++)
+		;
+	if (*p == *q)
+		return 0;
+	if (*p == '/')
+		return *q ? -1 : 1;
+	if (*q == '/')
+		return *p ? 1 : -1;
+	return *p < *q ? -1 : 1;
+}
+
+static u64 limit_value(const struct btrfs_qgroup *qg, u64 flag, u64 value)
+{
+	return (qg->limit.flags & flag) ? value : 0;
+}
+
+static int row_cmp(const void *va, const void *vb, void *priv)
+{
+	const struct qgroup_row *a = va, *b = vb;
+	const struct sort_spec *spec = priv;
+
+	for (int i = 0; i < spec->nr; i++) {
+		int r;
+
+		switch (spec->key[i]) {
+		case SORT_RFER:
+			r = cmp_u64(a->qg->info.rfer, b->qg->info.rfer);
+			break;
+		case SORT_EXCL:
+			r = cmp_u64(a->qg->info.excl, b->qg->info.excl);
+			break;
+		case SORT_MAX_RFER:
+			r = cmp_u64(limit_value(a->qg, BTRFS_QGROUP_LIMIT_MAX_RFER,
+						a->qg->limit.max_rfer),
+				    limit_value(b->qg, BTRFS_QGROUP_LIMIT_MAX_RFER,
+						b->qg->limit.max_rfer));
+			break;
+		case SORT_MAX_EXCL:
+			r = cmp_u64(limit_value(a->qg, BTRFS_QGROUP_LIMIT_MAX_EXCL,
+						a->qg->limit.max_excl),
+				    limit_value(b->qg, BTRFS_QGROUP_LIMIT_MAX_EXCL,
+						b->qg->limit.max_excl));
+			break;
+		case SORT_PATH:
+			r = cmp_path(a, b);
+			break;
+		case SORT_QGROUPID:
+		default:
+			r = cmp_u64(a->qg->qgroupid, b->qg->qgroupid);
+			break;
+		}
+		if (r)
+			return spec->desc[i] ? -r : r;
+	}
+	return cmp_u64(a->qg->qgroupid, b->qg->qgroupid);
+}
+
+enum show_filter { FILTER_NONE, FILTER_ONLY, FILTER_ANCESTORS };
+
+struct show_opts {
+	struct qgroup_show_opts out;
+	struct sort_spec sort;
+	enum show_filter filter;
+	bool tree;
+	bool sync;
+};
+
+static int build_view(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+		      const struct show_opts *opts, const struct btrfs_subvol_list *subvols,
+		      struct qgroup_view *view)
+{
+	const struct btrfs_qgroup_list *list = view->list;
+	bool *mark = NULL;
+
+	view->rows = calloc(list->nr ? list->nr : 1, sizeof(*view->rows));
+	if (!view->rows)
+		return -ENOMEM;
+	if (opts->filter != FILTER_NONE) {
+		struct vc_path_info info;
+		int ret = ctx->ops->path_info(fs, path, &info);
+
+		if (ret)
+			return ret;
+		mark = calloc(list->nr ? list->nr : 1, sizeof(*mark));
+		if (!mark)
+			return -ENOMEM;
+		btrfs_qgroup_list_mark(list, info.subvolid, opts->filter == FILTER_ANCESTORS, mark);
+	}
+	for (size_t i = 0; i < list->nr; i++) {
+		struct qgroup_row *row = &view->rows[view->nr];
+		const struct btrfs_subvol *sv;
+
+		if (mark && !mark[i])
+			continue;
+		row->qg = &list->groups[i];
+		row->kind = btrfs_qgroup_kind(list, row->qg, subvols);
+		row->path = NULL;
+		if (row->kind == BTRFS_QGROUP_KIND_SUBVOL ||
+		    row->kind == BTRFS_QGROUP_KIND_TOPLEVEL) {
+			sv = btrfs_subvol_list_find(subvols,
+						    btrfs_qgroup_subvolid(row->qg->qgroupid));
+			row->path = sv ? sv->path : NULL;
+		}
+		view->nr++;
+	}
+	free(mark);
+	qsort_r(view->rows, view->nr, sizeof(*view->rows), row_cmp, (void *)&opts->sort);
+	return 0;
+}
+
+static void show_warnings(const struct quota_state *st, const char *path)
+{
+	if (st->rescan_running)
+		warning("%s: a quota rescan is running, the numbers are incomplete until it "
+			"finishes ('volctl quota rescan -W %s' waits for it)", path, path);
+	else if (st->inconsistent)
+		warning("%s: qgroup numbers are inconsistent and limits are not reliable; "
+			"run 'volctl quota rescan -w %s'", path, path);
+}
+
+static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+		    const struct show_opts *opts)
+{
+	struct btrfs_item_source src = vc_fs_item_source(fs);
+	struct btrfs_subvol_list subvols = { 0 };
+	struct btrfs_qgroup_list list = { 0 };
+	struct qgroup_view view = { .list = &list };
+	int ret;
+
+	if (opts->sync && ctx->ops->commit) {
+		ret = ctx->ops->commit(fs, true);
+		if (ret)
+			warning("%s: cannot sync the filesystem first: %s", path, strerror(-ret));
+	}
+	ret = quota_state_read(ctx->ops, fs, &list, &view.quota);
+	if (ret) {
+		ret = qg_report(ctx, fs, ret, path);
+		goto out;
+	}
+	if (!view.quota.enabled) {
+		error("%s: quota is not enabled (run 'volctl quota enable %s')", path, path);
+		ret = VC_EXIT_FAILURE;
+		goto out;
+	}
+	show_warnings(&view.quota, path);
+	ret = btrfs_subvol_list_load(&src, &subvols);
+	if (!ret)
+		ret = build_view(ctx, fs, path, opts, &subvols, &view);
+	if (ret) {
+		ret = qg_report(ctx, fs, ret, path);
+		goto out;
+	}
+	if (ctx->cfg->format == VC_FORMAT_JSON)
+		ret = qgroup_print_json(stdout, &view);
+	else if (opts->tree)
+		ret = qgroup_print_tree(stdout, &view, &opts->out);
+	else
+		ret = qgroup_print_table(stdout, &view, &opts->out);
+	if (ret)
+		ret = qg_report(ctx, NULL, ret, path);
+out:
+	free(view.rows);
+	btrfs_subvol_list_release(&subvols);
+	btrfs_qgroup_list_release(&list);
+	return ret;
+}
+
+static int cmd_qgroup_show(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			   char **argv)
+{
+	enum { OPT_SORT = 256, OPT_SYNC, OPT_TREE };
+	static const struct option longopts[] = {
+		{ "sort", required_argument, NULL, OPT_SORT },
+		{ "sync", no_argument, NULL, OPT_SYNC },
+		{ "tree", no_argument, NULL, OPT_TREE },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct show_opts opts = { .filter = FILTER_NONE };
+	struct vc_fs *fs;
+	const char *path;
+	int c, ret;
+
+	opts.out.units = units_from_args(&argc, argv, false);
+	while ((c = cmd_getopt(ctx, argc, argv, "pcreFf", longopts)) != -1) {
+		switch (c) {
+		case 'p':
+			opts.out.parent = true;
+			break;
+		case 'c':
+			opts.out.child = true;
+			break;
+		case 'r':
+			opts.out.max_rfer = true;
+			break;
+		case 'e':
+			opts.out.max_excl = true;
+			break;
+		case 'F':
+		case 'f':
+			if (opts.filter != FILTER_NONE)
+				return cmd_usage_error(ctx, "-f and -F are mutually exclusive");
+			opts.filter = c == 'F' ? FILTER_ANCESTORS : FILTER_ONLY;
+			break;
+		case OPT_SORT:
+			ret = parse_sort(optarg, &opts.sort);
+			if (ret == -ENOMEM)
+				return VC_EXIT_FAILURE;
+			if (ret)
+				return cmd_usage_error(ctx, "invalid sort '%s': use [+|-]KEY[,...] "
+						       "with KEY qgroupid, rfer, excl, max_rfer, "
+						       "max_excl or path", optarg);
+			break;
+		case OPT_SYNC:
+			opts.sync = true;
+			break;
+		case OPT_TREE:
+			opts.tree = true;
+			break;
+		default:
+			return VC_EXIT_USAGE;
+		}
+	}
+	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
+	if (ret)
+		return ret;
+	path = argv[optind];
+	ret = qg_open(ctx, path, false, &fs);
+	if (ret)
+		return ret;
+	ret = show_run(ctx, fs, path, &opts);
+	ctx->ops->close(fs);
+	return ret;
+}
+
+/* ---- clear-stale ---- */
+
+static int clear_one(const struct vc_ctx *ctx, struct vc_fs *fs, const struct qgroup_row *row,
+		     bool inconsistent)
+{
+	const struct btrfs_qgroup *qg = row->qg;
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+	bool nonempty = qg->info.rfer || qg->info.excl;
+	int ret;
+
+	qgid(qg->qgroupid, qb);
+	switch (row->kind) {
+	case BTRFS_QGROUP_KIND_UNDER_DELETION:
+		pr_out(ctx->cfg, "Skip qgroup %s: subvolume %" PRIu64 " is still being cleaned "
+		       "(run 'volctl subvolume sync' and try again)\n", qb,
+		       btrfs_qgroup_subvolid(qg->qgroupid));
+		return 0;
+	case BTRFS_QGROUP_KIND_SQUOTA_HOLDER:
+		pr_out(ctx->cfg, "Skip qgroup %s: simple-quota space holder, still charged for "
+		       "extents in use\n", qb);
+		return 0;
+	case BTRFS_QGROUP_KIND_STALE:
+		break;
+	default:
+		return 0;
+	}
+	pr_out(ctx->cfg, "Delete stale qgroup %s\n", qb);
+	ret = ctx->ops->qgroup_destroy(fs, qg->qgroupid);
+	if (!ret)
+		return 0;
+	if (inconsistent && nonempty) {
+		warning("qgroup %s: not deleted, it still has non-zero numbers while quotas are "
+			"inconsistent (run 'volctl quota rescan -w' first)", qb);
+		return 0;
+	}
+	return qg_report(ctx, fs, ret, qb);
+}
+
+static int clear_stale_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path)
+{
+	struct btrfs_item_source src = vc_fs_item_source(fs);
+	struct btrfs_subvol_list subvols = { 0 };
+	struct btrfs_qgroup_list list = { 0 };
+	struct quota_state st;
+	int ret, failed = 0;
+	size_t nr_stale = 0;
+
+	if (ctx->ops->commit) {
+		ret = ctx->ops->commit(fs, true);
+		if (ret)
+			warning("%s: cannot sync the filesystem first: %s", path, strerror(-ret));
+	}
+	ret = quota_state_read(ctx->ops, fs, &list, &st);
+	if (!ret && !st.enabled) {
+		error("%s: quota is not enabled (run 'volctl quota enable %s')", path, path);
+		ret = VC_EXIT_FAILURE;
+		goto out;
+	}
+	if (!ret)
+		ret = btrfs_subvol_list_load(&src, &subvols);
+	if (ret) {
+		ret = qg_report(ctx, fs, ret, path);
+		goto out;
+	}
+	for (size_t i = 0; i < list.nr; i++) {
+		struct qgroup_row row = { .qg = &list.groups[i] };
+
+		if (btrfs_qgroup_level(row.qg->qgroupid))
+			continue;
+		row.kind = btrfs_qgroup_kind(&list, row.qg, &subvols);
+		if (row.kind == BTRFS_QGROUP_KIND_STALE)
+			nr_stale++;
+		if (clear_one(ctx, fs, &row, st.inconsistent))
+			failed = 1;
+	}
+	if (!nr_stale)
+		pr_out(ctx->cfg, "No stale qgroups\n");
+	ret = failed ? VC_EXIT_FAILURE : 0;
+out:
+	btrfs_subvol_list_release(&subvols);
+	btrfs_qgroup_list_release(&list);
+	return ret;
+}
+
+static int cmd_qgroup_clear_stale(const struct cmd_struct *cmd, const struct vc_ctx *ctx,
+				  int argc, char **argv)
+{
+	struct vc_fs *fs;
+	int c, ret;
+
+	while ((c = cmd_getopt(ctx, argc, argv, "", NULL)) != -1)
+		return VC_EXIT_USAGE;
+	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
+	if (ret)
+		return ret;
+	if (!ctx->ops->qgroup_destroy)
+		return not_offline(ctx);
+	ret = qg_open(ctx, argv[optind], true, &fs);
+	if (ret)
+		return ret;
+	ret = clear_stale_run(ctx, fs, argv[optind]);
+	ctx->ops->close(fs);
+	return ret;
+}
+
+/* ---- table ---- */
+
+static const char *const create_synopsis[] = { "qgroup create <qgroupid> <path>", NULL };
+static const char *const create_details[] = {
+	"Create a quota group of level 1 or higher (LEVEL/ID).  Level-0 groups",
+	"belong to subvolumes and are created with them.",
+	NULL,
+};
+static const struct cmd_help create_help = {
+	create_synopsis, "create a quota group", create_details,
+};
+
+static const char *const destroy_synopsis[] = { "qgroup destroy <qgroupid> <path>", NULL };
+static const char *const destroy_details[] = {
+	"Destroy a quota group.  It must have no members and be a member of no",
+	"group; a level-0 group can only go once its subvolume is gone.",
+	NULL,
+};
+static const struct cmd_help destroy_help = {
+	destroy_synopsis, "destroy a quota group", destroy_details,
+};
+
+static const char *const assign_synopsis[] = {
+	"qgroup assign [--rescan|--no-rescan] <src> <dst> <path>", NULL,
+};
+static const char *const relation_details[] = {
+	"<src> and <dst> are LEVEL/ID, a subvolume id, or the absolute path of a",
+	"subvolume; <dst> must have a higher level than <src>.  When the kernel",
+	"cannot update the numbers in place it marks them inconsistent; a rescan",
+	"is then started unless --no-rescan is given.",
+	"",
+	OPTLINE("--rescan", "start a rescan when one is needed (default)"),
+	OPTLINE("--no-rescan", "leave the numbers inconsistent (warns)"),
+	NULL,
+};
+static const struct cmd_help assign_help = {
+	assign_synopsis, "make <src> a member of the group <dst>", relation_details,
+};
+
+static const char *const remove_synopsis[] = {
+	"qgroup remove [--rescan|--no-rescan] <src> <dst> <path>", NULL,
+};
+static const struct cmd_help remove_help = {
+	remove_synopsis, "remove <src> from the group <dst>", relation_details,
+};
+
+static const char *const limit_synopsis[] = {
+	"qgroup limit [-c] [-e] <size>|none [<qgroupid>] <path>", NULL,
+};
+static const char *const limit_details[] = {
+	"Set or clear (none) the referenced limit of a qgroup, or with -e its",
+	"exclusive limit.  <size> takes the suffixes k m g t p e (powers of 1024).",
+	"Without <qgroupid> the subvolume at <path> is limited.  <qgroupid> may be",
+	"LEVEL/ID, a subvolume id or the absolute path of a subvolume.",
+	"",
+	OPTLINE("-c", "count compressed sizes (the kernel's default)"),
+	OPTLINE("-e", "limit the exclusive size instead of the referenced size"),
+	NULL,
+};
+static const struct cmd_help limit_help = {
+	limit_synopsis, "set or clear the limit of a qgroup", limit_details,
+};
+
+static const char *const show_synopsis[] = {
+	"qgroup show [options] <path>", NULL,
+};
+static const char *const show_details[] = {
+	"List the qgroups of the filesystem at <path> with their usage.",
+	"",
+	OPTLINE("-p", "show the parent groups of each qgroup"),
+	OPTLINE("-c", "show the members (children) of each qgroup"),
+	OPTLINE("-r", "show the referenced limit"),
+	OPTLINE("-e", "show the exclusive limit"),
+	OPTLINE("-F", "only the qgroup of the subvolume holding <path> and all groups above it"),
+	OPTLINE("-f", "only the qgroup of the subvolume holding <path>"),
+	OPTLINE("--sort=[+|-]KEY[,...]", "sort by qgroupid, rfer, excl, max_rfer, max_excl, path"),
+	OPTLINE("--tree", "draw the hierarchy as a tree, with limits as used/limit and how "
+		"full\n\teach limited group is"),
+	OPTLINE("--sync", "commit the filesystem first, so the numbers are current"),
+	OPTLINE("--raw", "sizes in bytes"),
+	OPTLINE("--human-readable", "sizes with a binary suffix (default)"),
+	OPTLINE("--iec", "powers of 1024 (KiB, MiB, ...)"),
+	OPTLINE("--si", "powers of 1000 (kB, MB, ...)"),
+	OPTLINE("--kbytes|--mbytes|--gbytes|--tbytes", "sizes in that unit"),
+	OPTLINE("--format json", "(global option) a JSON document, sizes in bytes"),
+	NULL,
+};
+static const struct cmd_help show_help = {
+	show_synopsis, "show qgroups, their usage, limits and hierarchy", show_details,
+};
+
+static const char *const clear_stale_synopsis[] = { "qgroup clear-stale <path>", NULL };
+static const char *const clear_stale_details[] = {
+	"Destroy the level-0 qgroups whose subvolume no longer exists.  Groups of",
+	"subvolumes that are still being cleaned are skipped and named; run",
+	"'volctl subvolume sync <path>' first to wait for them.",
+	NULL,
+};
+static const struct cmd_help clear_stale_help = {
+	clear_stale_synopsis, "destroy qgroups of deleted subvolumes", clear_stale_details,
+};
+
+#define QG_WRITES (CMD_WRITES | CMD_ONLINE | CMD_OFFLINE)
+#define QG_READS (CMD_FORMAT_JSON | CMD_ONLINE | CMD_OFFLINE)
+
+static const struct cmd_struct cmd_create = {
+	"create", cmd_qgroup_create, &create_help, NULL, QG_WRITES,
+};
+static const struct cmd_struct cmd_destroy = {
+	"destroy", cmd_qgroup_destroy, &destroy_help, NULL, QG_WRITES,
+};
+static const struct cmd_struct cmd_assign = {
+	"assign", cmd_qgroup_assign, &assign_help, NULL, QG_WRITES,
+};
+static const struct cmd_struct cmd_remove = {
+	"remove", cmd_qgroup_remove, &remove_help, NULL, QG_WRITES,
+};
+static const struct cmd_struct cmd_limit = {
+	"limit", cmd_qgroup_limit, &limit_help, NULL, QG_WRITES,
+};
+static const struct cmd_struct cmd_show = {
+	"show", cmd_qgroup_show, &show_help, NULL, QG_READS,
+};
+static const struct cmd_struct cmd_clear_stale = {
+	"clear-stale", cmd_qgroup_clear_stale, &clear_stale_help, NULL, QG_WRITES,
+};
 
 static const struct cmd_struct *const qgroup_commands[] = {
+	&cmd_create,
+	&cmd_destroy,
+	&cmd_assign,
+	&cmd_remove,
+	&cmd_limit,
+	&cmd_show,
+	&cmd_clear_stale,
 	NULL,
 };
 

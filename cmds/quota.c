@@ -1,9 +1,351 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* volctl quota: enable, disable and rescan quota accounting. */
+/*
+ * volctl quota: enable, disable and rescan quota accounting, show its state.
+ *
+ * Writes go through ops->quota_ctl / rescan_*; "status" reads the quota tree
+ * through ops->tree_search (common/qgroup-out.c), so it works the same on a
+ * mounted filesystem and on an image.
+ */
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 #include "cmds/commands.h"
+#include "common/messages.h"
+#include "common/qgroup-out.h"
+
+/* Print why @err happened: the backend's message, else strerror. */
+static int quota_report(const struct vc_ctx *ctx, struct vc_fs *fs, int err, const char *path)
+{
+	const char *msg = fs ? vc_fs_error(fs) : NULL;
+
+	if (err == -EOPNOTSUPP && !strcmp(ctx->ops->name, "offline"))
+		error("%s: not implemented offline yet", ctx->prog);
+	else if (msg)
+		error("%s", msg);
+	else
+		error_errno(err, "%s", path);
+	return VC_EXIT_FAILURE;
+}
+
+static int quota_open(const struct vc_ctx *ctx, const char *path, bool writable,
+		      struct vc_fs **fsp)
+{
+	int ret = ctx->ops->open(fsp, ctx->cfg, path, writable);
+
+	if (ret) {
+		quota_report(ctx, *fsp, ret, path);
+		ctx->ops->close(*fsp);
+		*fsp = NULL;
+		return VC_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static int not_offline(const struct vc_ctx *ctx)
+{
+	error("%s: not implemented offline yet", ctx->prog);
+	return VC_EXIT_FAILURE;
+}
+
+/* 0 when quotas are on, else the error is printed and VC_EXIT_FAILURE returned. */
+static int require_enabled(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path)
+{
+	struct btrfs_qgroup_list list;
+	struct quota_state st;
+	int ret = quota_state_read(ctx->ops, fs, &list, &st);
+
+	btrfs_qgroup_list_release(&list);
+	if (ret)
+		return quota_report(ctx, fs, ret, path);
+	if (!st.enabled) {
+		error("%s: quota is not enabled (run 'volctl quota enable %s')", path, path);
+		return VC_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* ---- enable / disable ---- */
+
+static int quota_ctl(const struct vc_ctx *ctx, const char *path, enum vc_quota_mode mode)
+{
+	struct vc_fs *fs;
+	int ret;
+
+	if (!ctx->ops->quota_ctl)
+		return not_offline(ctx);
+	ret = quota_open(ctx, path, true, &fs);
+	if (ret)
+		return ret;
+	ret = ctx->ops->quota_ctl(fs, mode);
+	if (ret < 0)
+		ret = quota_report(ctx, fs, ret, path);
+	ctx->ops->close(fs);
+	return ret;
+}
+
+static int cmd_quota_enable(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			    char **argv)
+{
+	static const struct option longopts[] = {
+		{ "simple", no_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum vc_quota_mode mode = VC_QUOTA_ENABLE;
+	int c, ret;
+
+	while ((c = cmd_getopt(ctx, argc, argv, "s", longopts)) != -1) {
+		switch (c) {
+		case 's':
+			mode = VC_QUOTA_ENABLE_SIMPLE;
+			break;
+		default:
+			return VC_EXIT_USAGE;
+		}
+	}
+	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
+	if (ret)
+		return ret;
+	return quota_ctl(ctx, argv[optind], mode);
+}
+
+static int cmd_quota_disable(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			     char **argv)
+{
+	int c, ret;
+
+	while ((c = cmd_getopt(ctx, argc, argv, "", NULL)) != -1)
+		return VC_EXIT_USAGE;
+	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
+	if (ret)
+		return ret;
+	return quota_ctl(ctx, argv[optind], VC_QUOTA_DISABLE);
+}
+
+/* ---- rescan ---- */
+
+enum rescan_mode { RESCAN_START, RESCAN_STATUS, RESCAN_START_WAIT, RESCAN_WAIT_ONLY };
+
+static int rescan_status(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path)
+{
+	struct vc_rescan_status st = { 0 };
+	int ret;
+
+	if (!ctx->ops->rescan_status)
+		return not_offline(ctx);
+	ret = ctx->ops->rescan_status(fs, &st);
+	if (ret)
+		return quota_report(ctx, fs, ret, path);
+	if (st.running)
+		pr_out(ctx->cfg, "rescan operation running (current key %llu)\n",
+		       (unsigned long long)st.progress);
+	else
+		pr_out(ctx->cfg, "no rescan operation in progress\n");
+	return 0;
+}
+
+static int rescan_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+		      enum rescan_mode mode)
+{
+	int ret;
+
+	if (mode != RESCAN_WAIT_ONLY) {
+		if (!ctx->ops->rescan_start)
+			return not_offline(ctx);
+		ret = ctx->ops->rescan_start(fs);
+		if (ret == -EINPROGRESS && mode == RESCAN_START_WAIT)
+			pr_out(ctx->cfg, "quota rescan already running, waiting for it\n");
+		else if (ret)
+			return quota_report(ctx, fs, ret, path);
+		else
+			pr_out(ctx->cfg, "quota rescan started\n");
+		if (mode == RESCAN_START)
+			return 0;
+	}
+	if (!ctx->ops->rescan_wait)
+		return not_offline(ctx);
+	ret = ctx->ops->rescan_wait(fs);
+	if (ret)
+		return quota_report(ctx, fs, ret, path);
+	return 0;
+}
+
+static int cmd_quota_rescan(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			    char **argv)
+{
+	static const struct option longopts[] = {
+		{ "status", no_argument, NULL, 's' },
+		{ "wait", no_argument, NULL, 'w' },
+		{ "wait-norescan", no_argument, NULL, 'W' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool status = false, wait = false, wait_only = false;
+	enum rescan_mode mode = RESCAN_START;
+	struct vc_fs *fs;
+	const char *path;
+	int c, ret;
+
+	while ((c = cmd_getopt(ctx, argc, argv, "swW", longopts)) != -1) {
+		switch (c) {
+		case 's':
+			status = true;
+			break;
+		case 'w':
+			wait = true;
+			break;
+		case 'W':
+			wait_only = true;
+			break;
+		default:
+			return VC_EXIT_USAGE;
+		}
+	}
+	if (status && (wait || wait_only))
+		return cmd_usage_error(ctx, "-s cannot be combined with -w or -W");
+	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
+	if (ret)
+		return ret;
+	path = argv[optind];
+	if (status)
+		mode = RESCAN_STATUS;
+	else if (wait_only)
+		mode = RESCAN_WAIT_ONLY;
+	else if (wait)
+		mode = RESCAN_START_WAIT;
+
+	ret = quota_open(ctx, path, mode == RESCAN_START || mode == RESCAN_START_WAIT, &fs);
+	if (ret)
+		return ret;
+	ret = require_enabled(ctx, fs, path);
+	if (!ret) {
+		if (mode == RESCAN_STATUS)
+			ret = rescan_status(ctx, fs, path);
+		else
+			ret = rescan_run(ctx, fs, path, mode);
+	}
+	ctx->ops->close(fs);
+	return ret;
+}
+
+/* ---- status ---- */
+
+static int cmd_quota_status(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			    char **argv)
+{
+	enum { OPT_IS_ENABLED = 256 };
+	static const struct option longopts[] = {
+		{ "is-enabled", no_argument, NULL, OPT_IS_ENABLED },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct btrfs_qgroup_list list;
+	struct quota_state st;
+	bool is_enabled = false;
+	struct vc_fs *fs;
+	const char *path;
+	int c, ret;
+
+	while ((c = cmd_getopt(ctx, argc, argv, "", longopts)) != -1) {
+		switch (c) {
+		case OPT_IS_ENABLED:
+			is_enabled = true;
+			break;
+		default:
+			return VC_EXIT_USAGE;
+		}
+	}
+	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
+	if (ret)
+		return ret;
+	path = argv[optind];
+	ret = quota_open(ctx, path, false, &fs);
+	if (ret)
+		return ret;
+	ret = quota_state_read(ctx->ops, fs, &list, &st);
+	if (ret) {
+		ret = quota_report(ctx, fs, ret, path);
+	} else if (is_enabled) {
+		ret = st.enabled ? VC_EXIT_OK : VC_EXIT_FAILURE;
+	} else if (!ctx->cfg->quiet || ctx->cfg->format == VC_FORMAT_JSON) {
+		quota_print_status(stdout, path, &st, st.enabled ? &list : NULL,
+				   ctx->cfg->format == VC_FORMAT_JSON);
+	}
+	btrfs_qgroup_list_release(&list);
+	ctx->ops->close(fs);
+	return ret;
+}
+
+/* ---- table ---- */
+
+static const char *const enable_synopsis[] = { "quota enable [-s|--simple] <path>", NULL };
+static const char *const enable_details[] = {
+	"Turn on quota accounting for the filesystem at <path>.  In full mode the",
+	"kernel starts a rescan, so data that already exists is counted once it",
+	"finishes ('volctl quota rescan -W <path>' waits for it).",
+	"",
+	OPTLINE("-s|--simple", "simple quotas (squota, Linux 6.7+): every extent is charged to the\n\tsubvolume that allocated it; cheap, no rescan, but snapshots share nothing"),
+	NULL,
+};
+static const struct cmd_help enable_help = {
+	enable_synopsis, "enable quota accounting", enable_details,
+};
+
+static const char *const disable_synopsis[] = { "quota disable <path>", NULL };
+static const char *const disable_details[] = {
+	"Turn off quota accounting.  This removes the quota tree: every qgroup,",
+	"relation and limit is gone afterwards.",
+	NULL,
+};
+static const struct cmd_help disable_help = {
+	disable_synopsis, "disable quota accounting", disable_details,
+};
+
+static const char *const rescan_synopsis[] = { "quota rescan [-s] [-w] [-W] <path>", NULL };
+static const char *const rescan_details[] = {
+	"Recompute all qgroup numbers from the extent tree.  Needed after the",
+	"numbers became inconsistent ('volctl quota status' says so).",
+	"",
+	OPTLINE("-s|--status", "show whether a rescan is running and how far it is"),
+	OPTLINE("-w|--wait", "start a rescan and wait for it to finish (if one is already\n\trunning, wait for that one)"),
+	OPTLINE("-W|--wait-norescan", "only wait for a running rescan to finish"),
+	NULL,
+};
+static const struct cmd_help rescan_help = {
+	rescan_synopsis, "rescan the quota numbers", rescan_details,
+};
+
+static const char *const status_synopsis[] = { "quota status [--is-enabled] <path>", NULL };
+static const char *const status_details[] = {
+	"Show whether quotas are enabled, in which mode, whether the numbers are",
+	"consistent, whether a rescan is running, and how many qgroups exist per",
+	"level.  Says what to run when the numbers need a rescan.",
+	"",
+	OPTLINE("--is-enabled", "print nothing; exit 0 when quotas are enabled, 1 otherwise"),
+	OPTLINE("--format json", "(global option) the same as a JSON document"),
+	NULL,
+};
+static const struct cmd_help status_help = {
+	status_synopsis, "show the quota state", status_details,
+};
+
+static const struct cmd_struct cmd_enable = {
+	"enable", cmd_quota_enable, &enable_help, NULL, CMD_WRITES | CMD_ONLINE | CMD_OFFLINE,
+};
+static const struct cmd_struct cmd_disable = {
+	"disable", cmd_quota_disable, &disable_help, NULL, CMD_WRITES | CMD_ONLINE | CMD_OFFLINE,
+};
+static const struct cmd_struct cmd_rescan = {
+	"rescan", cmd_quota_rescan, &rescan_help, NULL, CMD_WRITES | CMD_ONLINE | CMD_OFFLINE,
+};
+static const struct cmd_struct cmd_status = {
+	"status", cmd_quota_status, &status_help, NULL,
+	CMD_FORMAT_JSON | CMD_ONLINE | CMD_OFFLINE,
+};
 
 static const struct cmd_struct *const quota_commands[] = {
+	&cmd_enable,
+	&cmd_disable,
+	&cmd_rescan,
+	&cmd_status,
 	NULL,
 };
 

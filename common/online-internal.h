@@ -14,10 +14,14 @@ struct vc_fs {
 	struct vc_fs_base base;
 	int fd;			/* O_RDONLY|O_DIRECTORY fd on a directory of the filesystem */
 	char *path;		/* the path it was opened with, for messages */
+	void *search_buf;	/* TREE_SEARCH_V2 arguments + result buffer, reused */
+	size_t search_buf_size;
 };
 
 /* ioctl on fs->fd; returns 0 or -errno */
 int online_ioctl(struct vc_fs *fs, unsigned long request, void *arg);
+/* ioctl on another fd; returns the (non-negative) ioctl result or -errno */
+int online_ioctl_fd(int fd, unsigned long request, void *arg);
 
 /* common/online-qgroup.c */
 int online_quota_ctl(struct vc_fs *fs, enum vc_quota_mode mode);

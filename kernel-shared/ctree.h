@@ -124,4 +124,7 @@ int btrfs_lookup_item(struct btrfs_root *root, const struct btrfs_key *key, void
  */
 struct btrfs_item_source btrfs_fs_item_source(struct btrfs_fs *fs);
 
+/** btrfs_free_roots - drop every root of @fs (btrfs_fs_close() does it) */
+void btrfs_free_roots(struct btrfs_fs *fs);
+
 #endif /* VOLCTL_KERNEL_SHARED_CTREE_H */

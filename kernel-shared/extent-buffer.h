@@ -75,6 +75,16 @@ int btrfs_verify_tree_block(struct btrfs_fs *fs, u64 bytenr, const u8 *buf,
  */
 int btrfs_alloc_tree_block_buffer(struct btrfs_fs *fs, u64 bytenr, struct extent_buffer **out);
 
+/**
+ * btrfs_write_tree_block - checksum @eb and write it to every copy
+ *
+ * For the writer's commit: the header must already be complete (bytenr,
+ * fsid, generation, owner, level, WRITTEN).  Clears the dirty state on
+ * success.  Return: 0, -EROFS (devices opened read-only), -EOPNOTSUPP
+ * (RAID5/6), or an I/O error.
+ */
+int btrfs_write_tree_block(struct btrfs_fs *fs, struct extent_buffer *eb);
+
 /** extent_buffer_get - take another reference */
 struct extent_buffer *extent_buffer_get(struct extent_buffer *eb);
 

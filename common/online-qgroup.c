@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The online backend's quota and qgroup operations: the Btrfs ioctls
+ * QUOTA_CTL, QUOTA_RESCAN, QUOTA_RESCAN_STATUS, QUOTA_RESCAN_WAIT,
+ * QGROUP_CREATE, QGROUP_ASSIGN and QGROUP_LIMIT on the fd of a mounted
+ * filesystem.
+ *
+ * The kernel answers most mistakes with a bare EINVAL, ENOENT or EBUSY that
+ * means different things per ioctl.  Each op turns the errno into the reason a
+ * user can act on ("qgroup 1/1 still has members 0/256, 0/257") and leaves it
+ * in fs->err; where the errno alone is ambiguous it looks at the quota tree
+ * (through the backend's own tree search) to tell the cases apart.
+ *
+ * All ops return 0 or a negative errno, except qgroup_assign, which returns 1
+ * when the kernel could not update the numbers in place and has marked the
+ * qgroups inconsistent (a rescan is needed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/btrfs.h>
+#include "common/online-internal.h"
+
+#ifndef BTRFS_QUOTA_CTL_ENABLE_SIMPLE_QUOTA
+#define BTRFS_QUOTA_CTL_ENABLE_SIMPLE_QUOTA 4
+#endif
+
+#define QGID_BUFSIZE 32
+
+static const char *qgid_str(u64 qgroupid, char *buf)
+{
+	snprintf(buf, QGID_BUFSIZE, "%u/%" PRIu64, btrfs_qgroup_level(qgroupid),
+		 btrfs_qgroup_subvolid(qgroupid));
+	return buf;
+}
+
+static int qioctl(struct vc_fs *fs, unsigned long request, void *arg)
+{
+	int ret = ioctl(fs->fd, request, arg);
+
+	if (ret < 0)
+		return -errno;
+	return ret;
+}
+
+/* Messages every quota ioctl shares; returns true when @err was described. */
+static bool common_error(struct vc_fs *fs, int err)
+{
+	switch (err) {
+	case -ENOTCONN:
+		vc_fs_set_error(fs, "%s: quota is not enabled (run 'volctl quota enable %s')",
+				fs->path, fs->path);
+		return true;
+	case -EPERM:
+	case -EACCES:
+		vc_fs_set_error(fs, "%s: permission denied (quota changes need CAP_SYS_ADMIN)",
+				fs->path);
+		return true;
+	case -EROFS:
+		vc_fs_set_error(fs, "%s: read-only filesystem", fs->path);
+		return true;
+	case -ENOTTY:
+	case -EOPNOTSUPP:
+		vc_fs_set_error(fs, "%s: not supported by the running kernel", fs->path);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- looking at the quota tree to explain an errno ---- */
+
+struct qgroup_probe {
+	u64 qgroupid;
+	bool found;
+	size_t nr_parents, nr_children;
+	char parents[160];
+	char children[160];
+};
+
+static void append_id(char *buf, size_t size, u64 id)
+{
+	char qb[QGID_BUFSIZE];
+	size_t len = strlen(buf);
+
+	if (len + 40 >= size) {
+		if (len + 5 < size && !strstr(buf, "..."))
+			strcat(buf, ", ...");
+		return;
+	}
+	snprintf(buf + len, size - len, "%s%s", len ? ", " : "", qgid_str(id, qb));
+}
+
+static int probe_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct qgroup_probe *p = priv;
+
+	if (key->type == BTRFS_QGROUP_INFO_KEY && key->offset == p->qgroupid)
+		p->found = true;
+	if (key->type == BTRFS_QGROUP_RELATION_KEY && key->objectid == p->qgroupid) {
+		if (key->offset > p->qgroupid) {
+			p->nr_parents++;
+			append_id(p->parents, sizeof(p->parents), key->offset);
+		} else {
+			p->nr_children++;
+			append_id(p->children, sizeof(p->children), key->offset);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Read what the quota tree says about @qgroupid: whether its INFO item exists
+ * and its relations.  Returns 0, or <0 if the tree could not be searched (the
+ * caller then falls back to the plain errno).
+ */
+static int qgroup_probe(struct vc_fs *fs, u64 qgroupid, struct qgroup_probe *p)
+{
+	struct btrfs_key min = { 0, BTRFS_QGROUP_INFO_KEY, qgroupid };
+	struct btrfs_key max = { 0, BTRFS_QGROUP_INFO_KEY, qgroupid };
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->qgroupid = qgroupid;
+	if (!fs->base.ops || !fs->base.ops->tree_search)
+		return -EOPNOTSUPP;
+	ret = fs->base.ops->tree_search(fs, BTRFS_QUOTA_TREE_OBJECTID, &min, &max, probe_cb, p);
+	if (ret < 0)
+		return ret;
+	min = (struct btrfs_key){ qgroupid, BTRFS_QGROUP_RELATION_KEY, 0 };
+	max = (struct btrfs_key){ qgroupid, BTRFS_QGROUP_RELATION_KEY, (u64)-1 };
+	return fs->base.ops->tree_search(fs, BTRFS_QUOTA_TREE_OBJECTID, &min, &max, probe_cb, p);
+}
+
+/* Set "qgroup X does not exist" when the probe says so; true if it did. */
+static bool report_missing(struct vc_fs *fs, u64 qgroupid)
+{
+	struct qgroup_probe p;
+	char qb[QGID_BUFSIZE];
+
+	if (qgroup_probe(fs, qgroupid, &p) < 0 || p.found)
+		return false;
+	vc_fs_set_error(fs, "qgroup %s does not exist", qgid_str(qgroupid, qb));
+	return true;
+}
+
+/* ---- quota ---- */
+
+int online_quota_ctl(struct vc_fs *fs, enum vc_quota_mode mode)
+{
+	struct btrfs_ioctl_quota_ctl_args args = { 0 };
+	int ret;
+
+	vc_fs_clear_error(fs);
+	switch (mode) {
+	case VC_QUOTA_ENABLE:
+		args.cmd = BTRFS_QUOTA_CTL_ENABLE;
+		break;
+	case VC_QUOTA_ENABLE_SIMPLE:
+		args.cmd = BTRFS_QUOTA_CTL_ENABLE_SIMPLE_QUOTA;
+		break;
+	default:
+		args.cmd = BTRFS_QUOTA_CTL_DISABLE;
+		break;
+	}
+	ret = qioctl(fs, BTRFS_IOC_QUOTA_CTL, &args);
+	if (ret >= 0)
+		return 0;
+	if (ret == -ENOTCONN || !common_error(fs, ret)) {
+		if (ret == -EINVAL && mode == VC_QUOTA_ENABLE_SIMPLE)
+			vc_fs_set_error(fs, "%s: simple quotas are not supported by the running "
+					"kernel, or quotas are already enabled in full mode "
+					"(disable them first)", fs->path);
+		else if (ret == -EINVAL)
+			vc_fs_set_error(fs, "%s: quota %s refused: %s", fs->path,
+					mode == VC_QUOTA_DISABLE ? "disable" : "enable",
+					strerror(-ret));
+		else if (ret == -EINPROGRESS || ret == -EBUSY)
+			vc_fs_set_error(fs, "%s: a quota operation is already in progress, "
+					"try again when it has finished", fs->path);
+		else
+			vc_fs_set_error(fs, "%s: quota %s failed: %s", fs->path,
+					mode == VC_QUOTA_DISABLE ? "disable" : "enable",
+					strerror(-ret));
+	}
+	return ret;
+}
+
+int online_rescan_start(struct vc_fs *fs)
+{
+	struct btrfs_ioctl_quota_rescan_args args = { 0 };
+	int ret;
+
+	vc_fs_clear_error(fs);
+	ret = qioctl(fs, BTRFS_IOC_QUOTA_RESCAN, &args);
+	if (ret >= 0)
+		return 0;
+	if (common_error(fs, ret))
+		return ret;
+	if (ret == -EINPROGRESS)
+		vc_fs_set_error(fs, "%s: a quota rescan is already running (wait for it with "
+				"'volctl quota rescan -W %s')", fs->path, fs->path);
+	else if (ret == -EINVAL)
+		vc_fs_set_error(fs, "%s: quota rescan is not possible with simple quotas "
+				"(their numbers are always exact)", fs->path);
+	else
+		vc_fs_set_error(fs, "%s: quota rescan failed: %s", fs->path, strerror(-ret));
+	return ret;
+}
+
+int online_rescan_wait(struct vc_fs *fs)
+{
+	int ret;
+
+	vc_fs_clear_error(fs);
+	ret = qioctl(fs, BTRFS_IOC_QUOTA_RESCAN_WAIT, NULL);
+	if (ret >= 0)
+		return 0;
+	if (!common_error(fs, ret)) {
+		if (ret == -EINTR)
+			vc_fs_set_error(fs, "%s: waiting for the quota rescan was interrupted "
+					"(the rescan goes on)", fs->path);
+		else
+			vc_fs_set_error(fs, "%s: waiting for the quota rescan failed: %s",
+					fs->path, strerror(-ret));
+	}
+	return ret;
+}
+
+int online_rescan_status(struct vc_fs *fs, struct vc_rescan_status *st)
+{
+	struct btrfs_ioctl_quota_rescan_args args = { 0 };
+	int ret;
+
+	vc_fs_clear_error(fs);
+	ret = qioctl(fs, BTRFS_IOC_QUOTA_RESCAN_STATUS, &args);
+	if (ret < 0) {
+		if (!common_error(fs, ret))
+			vc_fs_set_error(fs, "%s: cannot read the quota rescan status: %s", fs->path,
+					strerror(-ret));
+		return ret;
+	}
+	st->running = args.flags != 0;
+	st->progress = args.progress;
+	return 0;
+}
+
+/* ---- qgroups ---- */
+
+int online_qgroup_create(struct vc_fs *fs, u64 qgroupid)
+{
+	struct btrfs_ioctl_qgroup_create_args args = { .create = 1, .qgroupid = qgroupid };
+	char qb[QGID_BUFSIZE];
+	int ret;
+
+	vc_fs_clear_error(fs);
+	ret = qioctl(fs, BTRFS_IOC_QGROUP_CREATE, &args);
+	if (ret >= 0)
+		return 0;
+	if (common_error(fs, ret))
+		return ret;
+	qgid_str(qgroupid, qb);
+	if (ret == -EEXIST)
+		vc_fs_set_error(fs, "qgroup %s already exists", qb);
+	else if (ret == -EINVAL && btrfs_qgroup_level(qgroupid) == 0)
+		vc_fs_set_error(fs, "qgroup %s: level-0 qgroups belong to subvolumes and are "
+				"created with them; create a group of level 1 or higher", qb);
+	else
+		vc_fs_set_error(fs, "qgroup %s: cannot create: %s", qb, strerror(-ret));
+	return ret;
+}
+
+static void explain_destroy_busy(struct vc_fs *fs, u64 qgroupid)
+{
+	struct qgroup_probe p;
+	char qb[QGID_BUFSIZE];
+
+	qgid_str(qgroupid, qb);
+	if (qgroup_probe(fs, qgroupid, &p) < 0) {
+		vc_fs_set_error(fs, "qgroup %s is busy: it still has members or parents, or "
+				"its subvolume still exists", qb);
+		return;
+	}
+	if (p.nr_children)
+		vc_fs_set_error(fs, "qgroup %s still has members (%s): remove them first with "
+				"'volctl qgroup remove'", qb, p.children);
+	else if (p.nr_parents)
+		vc_fs_set_error(fs, "qgroup %s is still a member of %s: remove it first with "
+				"'volctl qgroup remove'", qb, p.parents);
+	else if (btrfs_qgroup_level(qgroupid) == 0)
+		vc_fs_set_error(fs, "qgroup %s belongs to subvolume %" PRIu64 ", which still "
+				"exists or is still being cleaned (or is a simple-quota space "
+				"holder)", qb, btrfs_qgroup_subvolid(qgroupid));
+	else
+		vc_fs_set_error(fs, "qgroup %s is busy: %s", qb, strerror(EBUSY));
+}
+
+int online_qgroup_destroy(struct vc_fs *fs, u64 qgroupid)
+{
+	struct btrfs_ioctl_qgroup_create_args args = { .create = 0, .qgroupid = qgroupid };
+	char qb[QGID_BUFSIZE];
+	int ret;
+
+	vc_fs_clear_error(fs);
+	ret = qioctl(fs, BTRFS_IOC_QGROUP_CREATE, &args);
+	if (ret >= 0)
+		return 0;
+	if (common_error(fs, ret))
+		return ret;
+	qgid_str(qgroupid, qb);
+	if (ret == -ENOENT)
+		vc_fs_set_error(fs, "qgroup %s does not exist", qb);
+	else if (ret == -EBUSY)
+		explain_destroy_busy(fs, qgroupid);
+	else if (ret == -EINVAL && !qgroupid)
+		vc_fs_set_error(fs, "qgroup 0/0 is not a valid qgroup");
+	else
+		vc_fs_set_error(fs, "qgroup %s: cannot destroy: %s", qb, strerror(-ret));
+	return ret;
+}
+
+int online_qgroup_assign(struct vc_fs *fs, u64 src, u64 dst, bool assign)
+{
+	struct btrfs_ioctl_qgroup_assign_args args = { .assign = assign, .src = src, .dst = dst };
+	char sb[QGID_BUFSIZE], db[QGID_BUFSIZE];
+	int ret;
+
+	vc_fs_clear_error(fs);
+	ret = qioctl(fs, BTRFS_IOC_QGROUP_ASSIGN, &args);
+	if (ret >= 0)
+		return ret > 0 ? 1 : 0;
+	if (common_error(fs, ret))
+		return ret;
+	qgid_str(src, sb);
+	qgid_str(dst, db);
+	if (btrfs_qgroup_level(src) >= btrfs_qgroup_level(dst))
+		vc_fs_set_error(fs, "cannot %s %s %s %s: the parent's level must be higher",
+				assign ? "assign" : "remove", sb, assign ? "to" : "from", db);
+	else if (ret == -EEXIST)
+		vc_fs_set_error(fs, "qgroup %s is already a member of %s", sb, db);
+	else if ((ret == -EINVAL || ret == -ENOENT) &&
+		 (report_missing(fs, src) || report_missing(fs, dst)))
+		; /* message set */
+	else if (ret == -ENOENT && !assign)
+		vc_fs_set_error(fs, "qgroup %s is not a member of %s", sb, db);
+	else if (ret == -ENOMEM)
+		vc_fs_set_error(fs, "cannot %s %s %s %s: out of memory", assign ? "assign" : "remove",
+				sb, assign ? "to" : "from", db);
+	else
+		vc_fs_set_error(fs, "cannot %s %s %s %s: %s", assign ? "assign" : "remove", sb,
+				assign ? "to" : "from", db, strerror(-ret));
+	return ret;
+}
+
+int online_qgroup_limit(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 max_rfer, u64 max_excl)
+{
+	struct btrfs_ioctl_qgroup_limit_args args = { .qgroupid = qgroupid };
+	char qb[QGID_BUFSIZE];
+	int ret;
+
+	args.lim.flags = flags;
+	args.lim.max_rfer = max_rfer;
+	args.lim.max_excl = max_excl;
+	vc_fs_clear_error(fs);
+	ret = qioctl(fs, BTRFS_IOC_QGROUP_LIMIT, &args);
+	if (ret >= 0)
+		return 0;
+	if (common_error(fs, ret))
+		return ret;
+	qgid_str(qgroupid, qb);
+	if (ret == -ENOENT)
+		vc_fs_set_error(fs, "qgroup %s does not exist", qb);
+	else if (ret == -EDQUOT)
+		vc_fs_set_error(fs, "qgroup %s: the kernel refused the change because %s lies in "
+				"a subvolume that is over its quota; run the command again on a "
+				"path outside that subvolume, e.g. the filesystem's top level",
+				qb, fs->path);
+	else
+		vc_fs_set_error(fs, "qgroup %s: cannot set the limit: %s", qb, strerror(-ret));
+	return ret;
+}

@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Rendering of qgroups and quota status: see qgroup-out.h.
+ *
+ * The text table is printed by hand because scripts parse its exact layout
+ * (btrfs-progs: minimum column widths, right-aligned sizes, "  Path" last,
+ * a dashes line); libsmartcols cannot produce that header.  The tree view has
+ * no legacy to keep and uses libsmartcols' tree mode.  JSON goes through the
+ * common JSON writer; sizes there are always raw bytes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libsmartcols.h>
+#include "common/output.h"
+#include "common/qgroup-out.h"
+#include "common/units.h"
+
+/* Room below which a set limit counts as full: 1% of it, at least 256 KiB. */
+#define FULL_SLACK_MIN	(256ULL * 1024)
+
+int qgroup_limit_percent(u64 used, u64 limit, bool set)
+{
+	if (!set)
+		return -1;
+	if (!limit)
+		return used ? 100 : 0;
+	if (used / limit >= 100)
+		return 9999;
+	return (int)((double)used * 100.0 / (double)limit);
+}
+
+bool qgroup_limit_is_full(u64 used, u64 limit, bool set)
+{
+	u64 slack;
+
+	if (!set)
+		return false;
+	slack = limit / 100;
+	if (slack < FULL_SLACK_MIN)
+		slack = FULL_SLACK_MIN;
+	return used >= limit || limit - used < slack;
+}
+
+static bool has_max_rfer(const struct btrfs_qgroup *qg)
+{
+	return qg->limit.flags & BTRFS_QGROUP_LIMIT_MAX_RFER;
+}
+
+static bool has_max_excl(const struct btrfs_qgroup *qg)
+{
+	return qg->limit.flags & BTRFS_QGROUP_LIMIT_MAX_EXCL;
+}
+
+const char *qgroup_row_label(const struct qgroup_row *row, char *buf, size_t size)
+{
+	size_t n;
+
+	switch (row->kind) {
+	case BTRFS_QGROUP_KIND_TOPLEVEL:
+		return "<toplevel>";
+	case BTRFS_QGROUP_KIND_SUBVOL:
+		return row->path ? row->path : "<under deletion>";
+	case BTRFS_QGROUP_KIND_UNDER_DELETION:
+		return "<under deletion>";
+	case BTRFS_QGROUP_KIND_STALE:
+		return "<stale>";
+	case BTRFS_QGROUP_KIND_SQUOTA_HOLDER:
+		return "<squota space holder>";
+	case BTRFS_QGROUP_KIND_GROUP:
+	default:
+		n = row->qg->nr_children;
+		snprintf(buf, size, "<%zu member%s>", n, n == 1 ? "" : "s");
+		return buf;
+	}
+}
+
+static const char *kind_name(enum btrfs_qgroup_kind kind)
+{
+	switch (kind) {
+	case BTRFS_QGROUP_KIND_TOPLEVEL:
+		return "toplevel";
+	case BTRFS_QGROUP_KIND_SUBVOL:
+		return "subvolume";
+	case BTRFS_QGROUP_KIND_UNDER_DELETION:
+		return "under-deletion";
+	case BTRFS_QGROUP_KIND_STALE:
+		return "stale";
+	case BTRFS_QGROUP_KIND_SQUOTA_HOLDER:
+		return "squota-space-holder";
+	case BTRFS_QGROUP_KIND_GROUP:
+	default:
+		return "group";
+	}
+}
+
+/* Comma-joined "L/ID" list, or "-"; malloc'ed, NULL on ENOMEM. */
+static char *id_list(const u64 *ids, size_t nr)
+{
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+	size_t len = 0;
+	char *s;
+
+	if (!nr)
+		return strdup("-");
+	s = malloc(nr * BTRFS_QGROUPID_BUFSIZE + 1);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < nr; i++)
+		len += (size_t)sprintf(s + len, "%s%s", i ? "," : "",
+				       btrfs_qgroupid_str(ids[i], qb));
+	return s;
+}
+
+/* ---- text table ---- */
+
+enum { COL_ID, COL_RFER, COL_EXCL, COL_MAX_RFER, COL_MAX_EXCL, COL_PARENT, COL_CHILD, NR_COLS };
+
+static const struct {
+	const char *name;
+	int min;
+	bool right;
+} table_cols[NR_COLS] = {
+	[COL_ID] = { "Qgroupid", 9, false },
+	[COL_RFER] = { "Referenced", 12, true },
+	[COL_EXCL] = { "Exclusive", 12, true },
+	[COL_MAX_RFER] = { "Max referenced", 15, true },
+	[COL_MAX_EXCL] = { "Max exclusive", 14, true },
+	[COL_PARENT] = { "Parent", 8, false },
+	[COL_CHILD] = { "Child", 5, false },
+};
+
+struct table_cell {
+	char *text[NR_COLS];
+};
+
+static void cells_release(struct table_cell *cells, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		for (int c = 0; c < NR_COLS; c++)
+			free(cells[i].text[c]);
+	free(cells);
+}
+
+static char *size_or_none(u64 size, bool set, unsigned int units)
+{
+	char buf[UNITS_BUFSIZE];
+
+	return strdup(set ? pretty_size(size, units, buf) : "none");
+}
+
+static int fill_cells(const struct qgroup_view *view, const struct qgroup_show_opts *opts,
+		      struct table_cell *cells)
+{
+	char buf[UNITS_BUFSIZE], qb[BTRFS_QGROUPID_BUFSIZE];
+
+	for (size_t i = 0; i < view->nr; i++) {
+		const struct btrfs_qgroup *qg = view->rows[i].qg;
+		char **t = cells[i].text;
+
+		t[COL_ID] = strdup(btrfs_qgroupid_str(qg->qgroupid, qb));
+		t[COL_RFER] = strdup(pretty_size(qg->info.rfer, opts->units, buf));
+		t[COL_EXCL] = strdup(pretty_size(qg->info.excl, opts->units, buf));
+		t[COL_MAX_RFER] = size_or_none(qg->limit.max_rfer, has_max_rfer(qg), opts->units);
+		t[COL_MAX_EXCL] = size_or_none(qg->limit.max_excl, has_max_excl(qg), opts->units);
+		t[COL_PARENT] = id_list(qg->parents, qg->nr_parents);
+		t[COL_CHILD] = id_list(qg->children, qg->nr_children);
+		for (int c = 0; c < NR_COLS; c++)
+			if (!t[c])
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+static void print_cell(FILE *out, const char *text, int col, int width)
+{
+	if (table_cols[col].right)
+		fprintf(out, "%*s ", width, text);
+	else
+		fprintf(out, "%-*s ", width, text);
+}
+
+int qgroup_print_table(FILE *out, const struct qgroup_view *view,
+		       const struct qgroup_show_opts *opts)
+{
+	bool shown[NR_COLS] = { true, true, true, opts->max_rfer, opts->max_excl, opts->parent,
+				opts->child };
+	int width[NR_COLS];
+	struct table_cell *cells;
+	char label[64];
+	int ret;
+
+	cells = calloc(view->nr ? view->nr : 1, sizeof(*cells));
+	if (!cells)
+		return -ENOMEM;
+	ret = fill_cells(view, opts, cells);
+	if (ret) {
+		cells_release(cells, view->nr);
+		return ret;
+	}
+	for (int c = 0; c < NR_COLS; c++) {
+		width[c] = table_cols[c].min;
+		for (size_t i = 0; i < view->nr; i++) {
+			int len = (int)strlen(cells[i].text[c]);
+
+			if (len > width[c])
+				width[c] = len;
+		}
+	}
+	for (int c = 0; c < NR_COLS; c++)
+		if (shown[c])
+			print_cell(out, table_cols[c].name, c, width[c]);
+	fprintf(out, "%6s \n", "Path");
+	for (int c = 0; c < NR_COLS; c++) {
+		char dashes[64];
+		size_t n = strlen(table_cols[c].name);
+
+		if (!shown[c])
+			continue;
+		memset(dashes, '-', n);
+		dashes[n] = '\0';
+		print_cell(out, dashes, c, width[c]);
+	}
+	fprintf(out, "%6s \n", "----");
+	for (size_t i = 0; i < view->nr; i++) {
+		for (int c = 0; c < NR_COLS; c++)
+			if (shown[c])
+				print_cell(out, cells[i].text[c], c, width[c]);
+		fprintf(out, "  %s\n", qgroup_row_label(&view->rows[i], label, sizeof(label)));
+	}
+	cells_release(cells, view->nr);
+	return 0;
+}
+
+/* ---- tree ---- */
+
+enum { TCOL_QGROUP, TCOL_RFER, TCOL_EXCL, TCOL_RFER_LIMIT, TCOL_EXCL_LIMIT, TCOL_USE, TCOL_PATH,
+       NR_TCOLS };
+
+struct tree_ctx {
+	const struct qgroup_view *view;
+	const struct qgroup_show_opts *opts;
+	struct libscols_table *tb;
+	long *row_of;		/* index in list->groups -> index in view->rows, or -1 */
+};
+
+static const char *used_of_limit(u64 used, u64 limit, bool set, unsigned int units, char *buf,
+				 size_t size)
+{
+	char a[UNITS_BUFSIZE], b[UNITS_BUFSIZE];
+
+	if (!set)
+		return "-";
+	snprintf(buf, size, "%s/%s", pretty_size(used, units, a), pretty_size(limit, units, b));
+	return buf;
+}
+
+static const char *use_text(const struct btrfs_qgroup *qg, char *buf, size_t size)
+{
+	int pr = qgroup_limit_percent(qg->info.rfer, qg->limit.max_rfer, has_max_rfer(qg));
+	int pe = qgroup_limit_percent(qg->info.excl, qg->limit.max_excl, has_max_excl(qg));
+	bool full = qgroup_limit_is_full(qg->info.rfer, qg->limit.max_rfer, has_max_rfer(qg)) ||
+		    qgroup_limit_is_full(qg->info.excl, qg->limit.max_excl, has_max_excl(qg));
+	int p = pr > pe ? pr : pe;
+
+	if (p < 0)
+		return "-";
+	snprintf(buf, size, "%d%%%s", p, full ? " full" : "");
+	return buf;
+}
+
+static int tree_add(struct tree_ctx *ctx, size_t ri, struct libscols_line *parent, int depth)
+{
+	const struct qgroup_row *row = &ctx->view->rows[ri];
+	const struct btrfs_qgroup *qg = row->qg;
+	const struct btrfs_qgroup_list *list = ctx->view->list;
+	unsigned int units = ctx->opts->units;
+	char buf[2 * UNITS_BUFSIZE + 2], qb[BTRFS_QGROUPID_BUFSIZE], label[64];
+	struct libscols_line *ln;
+	int ret = 0;
+
+	if (depth > 32)
+		return -EUCLEAN;	/* relations form a cycle: corrupt quota tree */
+	ln = scols_table_new_line(ctx->tb, parent);
+	if (!ln)
+		return -ENOMEM;
+	ret |= scols_line_set_data(ln, TCOL_QGROUP, btrfs_qgroupid_str(qg->qgroupid, qb));
+	ret |= scols_line_set_data(ln, TCOL_RFER, pretty_size(qg->info.rfer, units, buf));
+	ret |= scols_line_set_data(ln, TCOL_EXCL, pretty_size(qg->info.excl, units, buf));
+	ret |= scols_line_set_data(ln, TCOL_RFER_LIMIT,
+				   used_of_limit(qg->info.rfer, qg->limit.max_rfer,
+						 has_max_rfer(qg), units, buf, sizeof(buf)));
+	ret |= scols_line_set_data(ln, TCOL_EXCL_LIMIT,
+				   used_of_limit(qg->info.excl, qg->limit.max_excl,
+						 has_max_excl(qg), units, buf, sizeof(buf)));
+	ret |= scols_line_set_data(ln, TCOL_USE, use_text(qg, buf, sizeof(buf)));
+	ret |= scols_line_set_data(ln, TCOL_PATH, qgroup_row_label(row, label, sizeof(label)));
+	if (ret)
+		return -ENOMEM;
+	for (size_t i = 0; i < qg->nr_children; i++) {
+		const struct btrfs_qgroup *child = btrfs_qgroup_list_find(list, qg->children[i]);
+		long cr;
+
+		if (!child)
+			continue;
+		cr = ctx->row_of[child - list->groups];
+		if (cr < 0)
+			continue;
+		ret = tree_add(ctx, (size_t)cr, ln, depth + 1);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* A row is a root of the tree when none of its parents is shown. */
+static bool is_root(const struct tree_ctx *ctx, const struct btrfs_qgroup *qg)
+{
+	const struct btrfs_qgroup_list *list = ctx->view->list;
+
+	for (size_t i = 0; i < qg->nr_parents; i++) {
+		const struct btrfs_qgroup *p = btrfs_qgroup_list_find(list, qg->parents[i]);
+
+		if (p && ctx->row_of[p - list->groups] >= 0)
+			return false;
+	}
+	return true;
+}
+
+static int tree_build(struct tree_ctx *ctx)
+{
+	static const struct {
+		const char *name;
+		double whint;
+		int flags;
+	} cols[NR_TCOLS] = {
+		[TCOL_QGROUP] = { "QGROUP", 0.2, SCOLS_FL_TREE },
+		[TCOL_RFER] = { "REFERENCED", 0.1, SCOLS_FL_RIGHT },
+		[TCOL_EXCL] = { "EXCLUSIVE", 0.1, SCOLS_FL_RIGHT },
+		[TCOL_RFER_LIMIT] = { "RFER-LIMIT", 0.15, SCOLS_FL_RIGHT },
+		[TCOL_EXCL_LIMIT] = { "EXCL-LIMIT", 0.15, SCOLS_FL_RIGHT },
+		[TCOL_USE] = { "USE", 0.05, SCOLS_FL_RIGHT },
+		[TCOL_PATH] = { "PATH", 0.3, 0 },
+	};
+	const struct qgroup_view *view = ctx->view;
+	int top_level = 0;
+	int ret;
+
+	for (int c = 0; c < NR_TCOLS; c++)
+		if (!scols_table_new_column(ctx->tb, cols[c].name, cols[c].whint, cols[c].flags))
+			return -ENOMEM;
+	for (size_t i = 0; i < view->nr; i++) {
+		int level = btrfs_qgroup_level(view->rows[i].qg->qgroupid);
+
+		if (level > top_level)
+			top_level = level;
+	}
+	/* roots from the highest level down, so groups come before loose subvolumes */
+	for (int level = top_level; level >= 0; level--) {
+		for (size_t i = 0; i < view->nr; i++) {
+			const struct btrfs_qgroup *qg = view->rows[i].qg;
+
+			if (btrfs_qgroup_level(qg->qgroupid) != level || !is_root(ctx, qg))
+				continue;
+			ret = tree_add(ctx, i, NULL, 0);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int qgroup_print_tree(FILE *out, const struct qgroup_view *view,
+		      const struct qgroup_show_opts *opts)
+{
+	const struct btrfs_qgroup_list *list = view->list;
+	struct tree_ctx ctx = { .view = view, .opts = opts };
+	int ret;
+
+	ctx.row_of = malloc((list->nr ? list->nr : 1) * sizeof(*ctx.row_of));
+	ctx.tb = scols_new_table();
+	if (!ctx.row_of || !ctx.tb) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < list->nr; i++)
+		ctx.row_of[i] = -1;
+	for (size_t i = 0; i < view->nr; i++)
+		ctx.row_of[view->rows[i].qg - list->groups] = (long)i;
+	scols_table_set_stream(ctx.tb, out);
+	ret = tree_build(&ctx);
+	if (!ret && scols_print_table(ctx.tb))
+		ret = -EIO;
+out:
+	scols_unref_table(ctx.tb);
+	free(ctx.row_of);
+	return ret;
+}
+
+/* ---- JSON ---- */
+
+static void json_id_list(struct json_writer *w, const char *name, const u64 *ids, size_t nr)
+{
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+
+	json_array_open(w, name);
+	for (size_t i = 0; i < nr; i++)
+		json_str(w, NULL, btrfs_qgroupid_str(ids[i], qb));
+	json_array_close(w);
+}
+
+static void json_limit(struct json_writer *w, const char *name, u64 limit, bool set)
+{
+	if (set)
+		json_u64(w, name, limit);
+	else
+		json_null(w, name);
+}
+
+static void json_percent(struct json_writer *w, const char *name, u64 used, u64 limit, bool set)
+{
+	if (set)
+		json_u64(w, name, (u64)qgroup_limit_percent(used, limit, true));
+	else
+		json_null(w, name);
+}
+
+static void json_quota(struct json_writer *w, const struct quota_state *st)
+{
+	json_object_open(w, "quota");
+	json_bool(w, "enabled", st->enabled);
+	if (st->enabled)
+		json_str(w, "mode", st->simple ? "simple" : "full");
+	else
+		json_null(w, "mode");
+	json_bool(w, "inconsistent", st->inconsistent);
+	json_bool(w, "rescan_running", st->rescan_running);
+	json_object_close(w);
+}
+
+static void json_row(struct json_writer *w, const struct qgroup_row *row)
+{
+	const struct btrfs_qgroup *qg = row->qg;
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+	bool full = qgroup_limit_is_full(qg->info.rfer, qg->limit.max_rfer, has_max_rfer(qg)) ||
+		    qgroup_limit_is_full(qg->info.excl, qg->limit.max_excl, has_max_excl(qg));
+
+	json_object_open(w, NULL);
+	json_str(w, "qgroupid", btrfs_qgroupid_str(qg->qgroupid, qb));
+	json_u64(w, "level", btrfs_qgroup_level(qg->qgroupid));
+	json_u64(w, "id", btrfs_qgroup_subvolid(qg->qgroupid));
+	json_u64(w, "referenced", qg->info.rfer);
+	json_u64(w, "exclusive", qg->info.excl);
+	json_limit(w, "max_referenced", qg->limit.max_rfer, has_max_rfer(qg));
+	json_limit(w, "max_exclusive", qg->limit.max_excl, has_max_excl(qg));
+	json_str(w, "path", row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ? "" :
+			    row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->path : NULL);
+	json_str(w, "status", kind_name(row->kind));
+	json_id_list(w, "parents", qg->parents, qg->nr_parents);
+	json_id_list(w, "children", qg->children, qg->nr_children);
+	/* additions to the btrfs-progs set of keys */
+	json_u64(w, "referenced_compressed", qg->info.rfer_cmpr);
+	json_u64(w, "exclusive_compressed", qg->info.excl_cmpr);
+	json_percent(w, "referenced_percent", qg->info.rfer, qg->limit.max_rfer, has_max_rfer(qg));
+	json_percent(w, "exclusive_percent", qg->info.excl, qg->limit.max_excl, has_max_excl(qg));
+	json_bool(w, "full", full);
+	json_object_close(w);
+}
+
+int qgroup_print_json(FILE *out, const struct qgroup_view *view)
+{
+	struct json_writer w;
+
+	json_document_open(&w, out);
+	json_quota(&w, &view->quota);
+	json_array_open(&w, "qgroup-show");
+	for (size_t i = 0; i < view->nr; i++)
+		json_row(&w, &view->rows[i]);
+	json_array_close(&w);
+	json_document_close(&w);
+	return 0;
+}
+
+/* ---- quota status ---- */
+
+#define MAX_LEVEL_COUNTS 8
+
+static size_t count_levels(const struct btrfs_qgroup_list *list, size_t *counts)
+{
+	size_t top = 0;
+
+	memset(counts, 0, MAX_LEVEL_COUNTS * sizeof(*counts));
+	for (size_t i = 0; list && i < list->nr; i++) {
+		size_t level = btrfs_qgroup_level(list->groups[i].qgroupid);
+
+		if (level >= MAX_LEVEL_COUNTS)
+			level = MAX_LEVEL_COUNTS - 1;
+		counts[level]++;
+		if (level > top)
+			top = level;
+	}
+	return top;
+}
+
+static void status_json(FILE *out, const char *path, const struct quota_state *st,
+			const struct btrfs_qgroup_list *list)
+{
+	size_t counts[MAX_LEVEL_COUNTS], top = count_levels(list, counts);
+	struct json_writer w;
+
+	json_document_open(&w, out);
+	json_object_open(&w, "quota-status");
+	json_str(&w, "path", path);
+	json_bool(&w, "enabled", st->enabled);
+	if (st->enabled)
+		json_str(&w, "mode", st->simple ? "simple" : "full");
+	else
+		json_null(&w, "mode");
+	json_bool(&w, "inconsistent", st->inconsistent);
+	json_bool(&w, "rescan_running", st->rescan_running);
+	if (st->rescan_running)
+		json_u64(&w, "rescan_progress", st->rescan_progress);
+	else
+		json_null(&w, "rescan_progress");
+	json_u64(&w, "total_count", list ? list->nr : 0);
+	json_array_open(&w, "levels");
+	for (size_t l = 0; list && list->nr && l <= top; l++) {
+		if (!counts[l] && l)
+			continue;
+		json_object_open(&w, NULL);
+		json_u64(&w, "level", l);
+		json_u64(&w, "count", counts[l]);
+		json_object_close(&w);
+	}
+	json_array_close(&w);
+	json_object_close(&w);
+	json_document_close(&w);
+}
+
+int quota_print_status(FILE *out, const char *path, const struct quota_state *st,
+		       const struct btrfs_qgroup_list *list, bool json)
+{
+	size_t counts[MAX_LEVEL_COUNTS], top;
+	char label[16];
+
+	if (json) {
+		status_json(out, path, st, list);
+		return 0;
+	}
+	fprintf(out, "Quotas on %s:\n", path);
+	if (!st->enabled) {
+		fprintf(out, "  Enabled: no\n");
+		return 0;
+	}
+	top = count_levels(list, counts);
+	fprintf(out, "  %-25s%s\n", "Enabled:", "yes");
+	fprintf(out, "  %-25s%s\n", "Mode:",
+		st->simple ? "squota (simplified accounting)" : "qgroup (full accounting)");
+	fprintf(out, "  %-25s%s\n", "Inconsistent:", st->inconsistent ? "yes (rescan needed)" : "no");
+	if (st->rescan_running && st->rescan_progress != (u64)-1)
+		fprintf(out, "  %-25srunning (at objectid %" PRIu64 ")\n", "Rescan:",
+			st->rescan_progress);
+	else if (st->rescan_running)
+		fprintf(out, "  %-25s%s\n", "Rescan:", "running");
+	else
+		fprintf(out, "  %-25s%s\n", "Rescan:", "not running");
+	fprintf(out, "  %-25s%zu\n", "Total count:", list ? list->nr : 0);
+	for (size_t l = 0; l <= top; l++) {
+		if (!counts[l] && l)
+			continue;
+		snprintf(label, sizeof(label), "Level %zu:", l);
+		fprintf(out, "  %-25s%zu\n", label, counts[l]);
+	}
+	if (st->rescan_running)
+		fprintf(out, "Note: a rescan is running; the numbers are incomplete until it "
+			"finishes ('volctl quota rescan -W %s' waits for it)\n", path);
+	else if (st->inconsistent)
+		fprintf(out, "Note: the numbers are inconsistent and limits are not reliably "
+			"enforced; run 'volctl quota rescan -w %s'\n", path);
+	return 0;
+}
+
+/* ---- reading the state through the backend ---- */
+
+int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
+		     struct btrfs_qgroup_list *list, struct quota_state *st)
+{
+	struct btrfs_item_source src = vc_fs_item_source(fs);
+	struct vc_rescan_status rs = { 0 };
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	ret = btrfs_qgroup_list_load(&src, list);
+	if (ret == -ENOENT)
+		return 0;		/* no quota tree: disabled */
+	if (ret)
+		return ret;
+	if (!list->has_status || !(list->status.flags & BTRFS_QGROUP_STATUS_FLAG_ON))
+		return 0;
+	st->enabled = true;
+	st->simple = list->status.flags & BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE;
+	st->inconsistent = list->status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT;
+	if (list->status.flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN) {
+		st->rescan_running = true;
+		st->rescan_progress = list->status.rescan;
+	}
+	/* the kernel's view is fresher than the on-disk flag; offline has only the flag */
+	if (ops->rescan_status && !ops->rescan_status(fs, &rs)) {
+		st->rescan_running = rs.running;
+		if (rs.running)
+			st->rescan_progress = rs.progress;
+	}
+	vc_fs_clear_error(fs);
+	return 0;
+}

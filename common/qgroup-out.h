@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Rendering of qgroups and quota status: the btrfs-progs compatible text
+ * table of "qgroup show", the hierarchy as a tree (libsmartcols tree mode),
+ * the JSON documents of "qgroup show" and "quota status".
+ *
+ * Commands build a struct qgroup_view (which rows, in which order, and what
+ * each row stands for) and hand it here; this file decides nothing about
+ * filtering or sorting, it only prints.
+ */
+#ifndef VOLCTL_COMMON_QGROUP_OUT_H
+#define VOLCTL_COMMON_QGROUP_OUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "common/backend.h"
+#include "kernel-shared/qgroup-list.h"
+#include "kernel-shared/subvol-list.h"
+
+struct qgroup_row {
+	const struct btrfs_qgroup *qg;
+	enum btrfs_qgroup_kind kind;
+	const char *path;	/* subvolume path ("" for the top level), NULL if none */
+};
+
+/* Quota state as shown by quota status and in the "quota" JSON object. */
+struct quota_state {
+	bool enabled;		/* the quota tree exists and its status says ON */
+	bool simple;		/* squota mode */
+	bool inconsistent;
+	bool rescan_running;
+	u64 rescan_progress;
+};
+
+struct qgroup_view {
+	const struct btrfs_qgroup_list *list;
+	struct quota_state quota;
+	size_t nr;
+	struct qgroup_row *rows;	/* in display order */
+};
+
+struct qgroup_show_opts {
+	bool parent;		/* -p */
+	bool child;		/* -c */
+	bool max_rfer;		/* -r */
+	bool max_excl;		/* -e */
+	unsigned int units;	/* common/units.h mode */
+};
+
+/* How full a limit is, in percent rounded down; -1 when the limit is not set. */
+int qgroup_limit_percent(u64 used, u64 limit, bool set);
+/* A set limit counts as full when less than this much room is left (see json-schema.md). */
+bool qgroup_limit_is_full(u64 used, u64 limit, bool set);
+
+/* The text shown in the Path column for @row, e.g. "a/b", "<stale>", "<3 members>". */
+const char *qgroup_row_label(const struct qgroup_row *row, char *buf, size_t size);
+
+/* btrfs-progs layout: header, dashes, one line per row. */
+int qgroup_print_table(FILE *out, const struct qgroup_view *view,
+		       const struct qgroup_show_opts *opts);
+/* The hierarchy: groups without parents at the root, members below (libsmartcols). */
+int qgroup_print_tree(FILE *out, const struct qgroup_view *view,
+		      const struct qgroup_show_opts *opts);
+/* {"__header", "quota": {...}, "qgroup-show": [...]} */
+int qgroup_print_json(FILE *out, const struct qgroup_view *view);
+
+/*
+ * Read the quota tree into @list and the quota state into @st through the
+ * backend.  Quotas being disabled (no quota tree, or the status not ON) is
+ * not an error: st->enabled is false.  Returns 0 or a negative errno (the
+ * backend may have left a message in fs->err).
+ */
+int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
+		     struct btrfs_qgroup_list *list, struct quota_state *st);
+
+/* quota status, text (btrfs-progs layout) or JSON. */
+int quota_print_status(FILE *out, const char *path, const struct quota_state *st,
+		       const struct btrfs_qgroup_list *list, bool json);
+
+#endif

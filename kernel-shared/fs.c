@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Opening and closing an unmounted filesystem (see fs.h).
+ *
+ * Order: superblock of every device -> one filesystem, one generation ->
+ * feature check -> devices from the dev_items -> chunk map from
+ * sys_chunk_array -> chunk tree root -> the rest of the chunk map and the
+ * DEV_ITEMs -> root tree root.  Each step validates what it reads; any
+ * failure frees everything and reports the reason in args->errmsg.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "csum.h"
+#include "fs.h"
+
+void btrfs_fs_set_error(struct btrfs_fs *fs, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(fs->errmsg, sizeof(fs->errmsg), fmt, ap);
+	va_end(ap);
+}
+
+void btrfs_fs_set_error_once(struct btrfs_fs *fs, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fs->errmsg[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(fs->errmsg, sizeof(fs->errmsg), fmt, ap);
+	va_end(ap);
+}
+
+/* Read every device's superblock, keep the newest, check they agree */
+static int open_supers(struct btrfs_fs *fs, const struct btrfs_open_args *args)
+{
+	struct btrfs_super_block *sbs;
+	size_t best = 0;
+	int ret = 0;
+
+	sbs = calloc(args->nr_devs, sizeof(*sbs));
+	if (!sbs)
+		return -ENOMEM;
+	for (size_t i = 0; i < args->nr_devs; i++) {
+		ret = btrfs_super_read(args->devs[i], args->super_mirror, &sbs[i], i ? NULL :
+				       &fs->super_mirror, fs->errmsg);
+		if (ret < 0)
+			goto out;
+		if (memcmp(btrfs_super_fsid(&sbs[i]), btrfs_super_fsid(&sbs[0]), BTRFS_FSID_SIZE)) {
+			btrfs_fs_set_error(fs, "%s: belongs to another filesystem than %s",
+					   args->devs[i]->name, args->devs[0]->name);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (btrfs_super_generation(&sbs[i]) > btrfs_super_generation(&sbs[best]))
+			best = i;
+	}
+	memcpy(&fs->super, &sbs[best], sizeof(fs->super));
+	for (size_t i = 0; i < args->nr_devs; i++) {
+		const struct btrfs_dev_item *di = btrfs_super_dev_item(&sbs[i]);
+
+		if (btrfs_device_find(fs, btrfs_dev_item_devid(di), NULL)) {
+			btrfs_fs_set_error(fs, "%s: device id %llu given twice", args->devs[i]->name,
+					   (unsigned long long)btrfs_dev_item_devid(di));
+			ret = -EINVAL;
+			goto out;
+		}
+		if (!btrfs_device_add(fs, btrfs_dev_item_devid(di), btrfs_dev_item_uuid(di),
+				      args->devs[i])) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+out:
+	free(sbs);
+	return ret;
+}
+
+static void init_from_super(struct btrfs_fs *fs)
+{
+	const struct btrfs_super_block *sb = &fs->super;
+
+	fs->nodesize = btrfs_super_nodesize(sb);
+	fs->sectorsize = btrfs_super_sectorsize(sb);
+	fs->stripesize = btrfs_super_stripesize(sb);
+	fs->csum_type = btrfs_super_csum_type(sb);
+	fs->csum_size = btrfs_csum_size(fs->csum_type);
+	fs->generation = btrfs_super_generation(sb);
+	memcpy(fs->fsid, btrfs_super_fsid(sb), BTRFS_FSID_SIZE);
+	if (btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_METADATA_UUID)
+		memcpy(fs->metadata_uuid, btrfs_super_metadata_uuid(sb), BTRFS_FSID_SIZE);
+	else
+		memcpy(fs->metadata_uuid, fs->fsid, BTRFS_FSID_SIZE);
+}
+
+static int open_trees(struct btrfs_fs *fs)
+{
+	struct btrfs_root *root;
+	int ret;
+
+	ret = btrfs_read_sys_chunk_array(fs);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_read_root(fs, BTRFS_CHUNK_TREE_OBJECTID, &root);
+	if (ret < 0)
+		return ret;
+	memcpy(fs->chunk_tree_uuid, btrfs_header_chunk_tree_uuid(btrfs_eb_header(root->node)),
+	       BTRFS_UUID_SIZE);
+	ret = btrfs_read_chunk_tree(fs);
+	if (ret < 0) {
+		btrfs_fs_set_error_once(fs, "chunk tree: cannot be read");
+		return ret;
+	}
+	ret = btrfs_read_root(fs, BTRFS_ROOT_TREE_OBJECTID, &root);
+	if (ret < 0)
+		return ret;
+	return 0;
+}
+
+int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args)
+{
+	struct btrfs_fs *fs;
+	int ret;
+
+	*fsp = NULL;
+	if (args->errmsg)
+		args->errmsg[0] = '\0';
+	if (!args->nr_devs || !args->devs) {
+		btrfs_errmsg_set(args->errmsg, "no device given");
+		return -EINVAL;
+	}
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	fs->writable = args->writable;
+	fs->super_mirror = args->super_mirror < 0 ? 0 : args->super_mirror;
+	ret = btrfs_eb_cache_init(fs, args->cache_blocks);
+	if (ret < 0)
+		goto fail;
+	ret = open_supers(fs, args);
+	if (ret < 0)
+		goto fail;
+	ret = btrfs_super_check_features(&fs->super, args->writable, fs->errmsg);
+	if (ret < 0)
+		goto fail;
+	if (args->writable && btrfs_super_log_root(&fs->super)) {
+		btrfs_fs_set_error(fs, "log tree present: mount the filesystem once to replay it");
+		ret = -EOPNOTSUPP;
+		goto fail;
+	}
+	init_from_super(fs);
+	ret = open_trees(fs);
+	if (ret < 0)
+		goto fail;
+	*fsp = fs;
+	return 0;
+fail:
+	if (args->errmsg)
+		btrfs_errmsg_set(args->errmsg, "%s", fs->errmsg[0] ? fs->errmsg : "cannot open filesystem");
+	btrfs_fs_close(fs);
+	return ret;
+}
+
+void btrfs_fs_close(struct btrfs_fs *fs)
+{
+	if (!fs)
+		return;
+	btrfs_free_roots(fs);
+	btrfs_eb_cache_release(fs);
+	btrfs_volumes_release(fs);
+	free(fs);
+}

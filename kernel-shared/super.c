@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Superblock copies: read, verify, choose (see super.h).
+ *
+ * Nothing read from disk is trusted before btrfs_super_read_mirror() has
+ * checked magic, checksum and every field later code uses as a size, an
+ * alignment or a loop bound: sectorsize, nodesize, stripesize, the root
+ * levels, sys_chunk_array_size and num_devices.
+ */
+#include <errno.h>
+#include <string.h>
+#include "csum.h"
+#include "errmsg.h"
+#include "super.h"
+
+static bool is_pow2(u64 v)
+{
+	return v && !(v & (v - 1));
+}
+
+int btrfs_super_csum_verify(const struct btrfs_super_block *sb)
+{
+	u8 csum[BTRFS_CSUM_MAX_SIZE];
+	u16 type = btrfs_super_csum_type(sb);
+	int size = btrfs_csum_size(type);
+
+	if (size < 0)
+		return -EOPNOTSUPP;
+	btrfs_csum_data(type, (const u8 *)sb + BTRFS_CSUM_SIZE,
+			BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, csum);
+	if (memcmp(csum, btrfs_super_csum(sb), (size_t)size))
+		return -EUCLEAN;
+	return 0;
+}
+
+int btrfs_super_csum_update(struct btrfs_super_block *sb)
+{
+	u8 csum[BTRFS_CSUM_MAX_SIZE];
+	int ret;
+
+	ret = btrfs_csum_data(btrfs_super_csum_type(sb), (const u8 *)sb + BTRFS_CSUM_SIZE,
+			      BTRFS_SUPER_INFO_SIZE - BTRFS_CSUM_SIZE, csum);
+	if (ret < 0)
+		return ret;
+	btrfs_set_super_csum(sb, csum);
+	return 0;
+}
+
+int btrfs_super_validate(const struct btrfs_super_block *sb, u64 bytenr, char *errmsg)
+{
+	u32 sectorsize = btrfs_super_sectorsize(sb);
+	u32 nodesize = btrfs_super_nodesize(sb);
+	u32 stripesize = btrfs_super_stripesize(sb);
+	u32 sys_size = btrfs_super_sys_chunk_array_size(sb);
+	const u8 *meta_fsid;
+
+#define BAD(...) do { btrfs_errmsg_set(errmsg, __VA_ARGS__); return -EUCLEAN; } while (0)
+	if (btrfs_super_magic(sb) != BTRFS_MAGIC)
+		BAD("superblock at %llu: bad magic", (unsigned long long)bytenr);
+	if (btrfs_super_bytenr(sb) != bytenr)
+		BAD("superblock at %llu: bytenr field says %llu", (unsigned long long)bytenr,
+		    (unsigned long long)btrfs_super_bytenr(sb));
+	if (btrfs_csum_size(btrfs_super_csum_type(sb)) < 0)
+		BAD("superblock at %llu: unknown checksum type %u", (unsigned long long)bytenr,
+		    btrfs_super_csum_type(sb));
+	if (!is_pow2(sectorsize) || sectorsize < 4096 || sectorsize > 65536)
+		BAD("superblock: invalid sectorsize %u", sectorsize);
+	if (!is_pow2(nodesize) || nodesize < sectorsize ||
+	    nodesize < BTRFS_MIN_METADATA_BLOCKSIZE || nodesize > BTRFS_MAX_METADATA_BLOCKSIZE)
+		BAD("superblock: invalid nodesize %u", nodesize);
+	if (!is_pow2(stripesize) || stripesize > 65536)
+		BAD("superblock: invalid stripesize %u", stripesize);
+	if (!btrfs_super_root(sb) || btrfs_super_root(sb) % sectorsize)
+		BAD("superblock: root tree bytenr %llu not aligned",
+		    (unsigned long long)btrfs_super_root(sb));
+	if (!btrfs_super_chunk_root(sb) || btrfs_super_chunk_root(sb) % sectorsize)
+		BAD("superblock: chunk tree bytenr %llu not aligned",
+		    (unsigned long long)btrfs_super_chunk_root(sb));
+	if (btrfs_super_root_level(sb) >= BTRFS_MAX_LEVEL)
+		BAD("superblock: root tree level %u too high", btrfs_super_root_level(sb));
+	if (btrfs_super_chunk_root_level(sb) >= BTRFS_MAX_LEVEL)
+		BAD("superblock: chunk tree level %u too high", btrfs_super_chunk_root_level(sb));
+	if (sys_size > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE ||
+	    sys_size < sizeof(struct btrfs_disk_key) + btrfs_chunk_item_size(1))
+		BAD("superblock: invalid sys_chunk_array_size %u", sys_size);
+	if (!btrfs_super_num_devices(sb) || btrfs_super_num_devices(sb) > 65536)
+		BAD("superblock: invalid num_devices %llu",
+		    (unsigned long long)btrfs_super_num_devices(sb));
+	if (!btrfs_super_generation(sb))
+		BAD("superblock: generation is 0");
+	if (!btrfs_super_total_bytes(sb))
+		BAD("superblock: total_bytes is 0");
+	meta_fsid = (btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_METADATA_UUID) ?
+		    btrfs_super_metadata_uuid(sb) : btrfs_super_fsid(sb);
+	if (memcmp(btrfs_dev_item_fsid(btrfs_super_dev_item(sb)), meta_fsid, BTRFS_FSID_SIZE))
+		BAD("superblock: dev_item fsid does not match the filesystem");
+	if (!btrfs_dev_item_devid(btrfs_super_dev_item(sb)))
+		BAD("superblock: dev_item devid is 0");
+#undef BAD
+	return 0;
+}
+
+struct feature_name {
+	u64 bit;
+	const char *name;
+};
+
+static const struct feature_name incompat_names[] = {
+	{ BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF, "mixed-backref" },
+	{ BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL, "default-subvol" },
+	{ BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS, "mixed-groups" },
+	{ BTRFS_FEATURE_INCOMPAT_COMPRESS_LZO, "compress-lzo" },
+	{ BTRFS_FEATURE_INCOMPAT_COMPRESS_ZSTD, "compress-zstd" },
+	{ BTRFS_FEATURE_INCOMPAT_BIG_METADATA, "big-metadata" },
+	{ BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF, "extended-iref" },
+	{ BTRFS_FEATURE_INCOMPAT_RAID56, "raid56" },
+	{ BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA, "skinny-metadata" },
+	{ BTRFS_FEATURE_INCOMPAT_NO_HOLES, "no-holes" },
+	{ BTRFS_FEATURE_INCOMPAT_METADATA_UUID, "metadata-uuid" },
+	{ BTRFS_FEATURE_INCOMPAT_RAID1C34, "raid1c34" },
+	{ BTRFS_FEATURE_INCOMPAT_ZONED, "zoned" },
+	{ BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2, "extent-tree-v2" },
+	{ BTRFS_FEATURE_INCOMPAT_RAID_STRIPE_TREE, "raid-stripe-tree" },
+	{ BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA, "simple-quota" },
+	{ BTRFS_FEATURE_INCOMPAT_REMAP_TREE, "remap-tree" },
+};
+
+static const struct feature_name compat_ro_names[] = {
+	{ BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE, "free-space-tree" },
+	{ BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID, "free-space-tree-valid" },
+	{ BTRFS_FEATURE_COMPAT_RO_VERITY, "verity" },
+	{ BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE, "block-group-tree" },
+};
+
+static const char *feature_lookup(const struct feature_name *t, size_t n, u64 bit)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].bit == bit)
+			return t[i].name;
+	return NULL;
+}
+
+const char *btrfs_incompat_name(u64 bit)
+{
+	return feature_lookup(incompat_names, sizeof(incompat_names) / sizeof(incompat_names[0]),
+			      bit);
+}
+
+const char *btrfs_compat_ro_name(u64 bit)
+{
+	return feature_lookup(compat_ro_names,
+			      sizeof(compat_ro_names) / sizeof(compat_ro_names[0]), bit);
+}
+
+static u64 lowest_bit(u64 v)
+{
+	return v & (~v + 1);
+}
+
+int btrfs_super_check_features(const struct btrfs_super_block *sb, bool writable, char *errmsg)
+{
+	u64 incompat = btrfs_super_incompat_flags(sb);
+	u64 compat_ro = btrfs_super_compat_ro_flags(sb);
+	u64 supp = writable ? BTRFS_WRITE_INCOMPAT_SUPP : BTRFS_READ_INCOMPAT_SUPP;
+	u64 bad = incompat & ~supp;
+	const char *name;
+
+	if (bad) {
+		u64 bit = lowest_bit(bad);
+
+		name = btrfs_incompat_name(bit);
+		if (name)
+			btrfs_errmsg_set(errmsg, "incompat feature %s not supported%s", name,
+					 writable ? " for writing" : "");
+		else
+			btrfs_errmsg_set(errmsg, "unknown incompat feature bit 0x%llx",
+					 (unsigned long long)bit);
+		return -EOPNOTSUPP;
+	}
+	if (writable && (compat_ro & ~BTRFS_WRITE_COMPAT_RO_SUPP)) {
+		u64 bit = lowest_bit(compat_ro & ~BTRFS_WRITE_COMPAT_RO_SUPP);
+
+		btrfs_errmsg_set(errmsg, "unknown compat_ro feature bit 0x%llx: read-only",
+				 (unsigned long long)bit);
+		return -EOPNOTSUPP;
+	}
+	if (writable && (btrfs_super_flags(sb) & (BTRFS_SUPER_FLAG_CHANGING_FSID |
+						   BTRFS_SUPER_FLAG_CHANGING_FSID_V2 |
+						   BTRFS_SUPER_FLAG_CHANGING_BG_TREE |
+						   BTRFS_SUPER_FLAG_CHANGING_DATA_CSUM |
+						   BTRFS_SUPER_FLAG_CHANGING_META_CSUM |
+						   BTRFS_SUPER_FLAG_METADUMP |
+						   BTRFS_SUPER_FLAG_METADUMP_V2 |
+						   BTRFS_SUPER_FLAG_SEEDING))) {
+		btrfs_errmsg_set(errmsg, "superblock flags 0x%llx: interrupted conversion, seed or metadump image",
+				 (unsigned long long)btrfs_super_flags(sb));
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int btrfs_super_read_mirror(struct btrfs_io_dev *dev, int mirror, struct btrfs_super_block *sb,
+			    char *errmsg)
+{
+	u64 off;
+	int ret;
+
+	if (mirror < 0 || mirror >= BTRFS_SUPER_MIRROR_MAX) {
+		btrfs_errmsg_set(errmsg, "superblock mirror %d does not exist", mirror);
+		return -EINVAL;
+	}
+	off = btrfs_sb_offset(mirror);
+	if (off + BTRFS_SUPER_INFO_SIZE > dev->size) {
+		btrfs_errmsg_set(errmsg, "%s: superblock mirror %d beyond the end of the device",
+				 dev->name, mirror);
+		return -ENOENT;
+	}
+	ret = btrfs_io_read(dev, sb, sizeof(*sb), off);
+	if (ret < 0) {
+		btrfs_errmsg_set(errmsg, "%s: cannot read superblock mirror %d", dev->name, mirror);
+		return ret;
+	}
+	if (btrfs_super_magic(sb) != BTRFS_MAGIC) {
+		if (btrfs_super_magic(sb) == BTRFS_MAGIC_TEMPORARY)
+			btrfs_errmsg_set(errmsg, "%s: superblock mirror %d: unfinished mkfs",
+					 dev->name, mirror);
+		else
+			btrfs_errmsg_set(errmsg, "%s: superblock mirror %d: bad magic, not a btrfs filesystem",
+					 dev->name, mirror);
+		return -EUCLEAN;
+	}
+	ret = btrfs_super_csum_verify(sb);
+	if (ret == -EOPNOTSUPP) {
+		btrfs_errmsg_set(errmsg, "%s: superblock mirror %d: unknown checksum type %u",
+				 dev->name, mirror, btrfs_super_csum_type(sb));
+		return -EUCLEAN;
+	}
+	if (ret < 0) {
+		btrfs_errmsg_set(errmsg, "%s: superblock mirror %d: checksum mismatch", dev->name,
+				 mirror);
+		return ret;
+	}
+	return btrfs_super_validate(sb, off, errmsg);
+}
+
+int btrfs_super_read(struct btrfs_io_dev *dev, int mirror, struct btrfs_super_block *sb,
+		     int *used, char *errmsg)
+{
+	struct btrfs_super_block tmp;
+	char first_msg[BTRFS_ERRMSG_SIZE] = "";
+	int first_err = 0;
+	int best = -1;
+	u64 best_gen = 0;
+
+	if (mirror != BTRFS_SUPER_MIRROR_AUTO) {
+		int ret = btrfs_super_read_mirror(dev, mirror, sb, errmsg);
+
+		if (!ret && used)
+			*used = mirror;
+		return ret;
+	}
+	for (int i = 0; i < BTRFS_SUPER_MIRROR_MAX; i++) {
+		char msg[BTRFS_ERRMSG_SIZE] = "";
+		int ret = btrfs_super_read_mirror(dev, i, &tmp, msg);
+
+		if (ret == -ENOENT && i > 0)
+			break;
+		if (ret < 0) {
+			if (!first_err) {
+				first_err = ret;
+				memcpy(first_msg, msg, sizeof(msg));
+			}
+			continue;
+		}
+		if (best < 0 || btrfs_super_generation(&tmp) > best_gen) {
+			best = i;
+			best_gen = btrfs_super_generation(&tmp);
+			memcpy(sb, &tmp, sizeof(tmp));
+		}
+	}
+	if (best < 0) {
+		btrfs_errmsg_set(errmsg, "%s", first_msg);
+		return first_err ? first_err : -EUCLEAN;
+	}
+	if (used)
+		*used = best;
+	return 0;
+}

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Devices and the chunk map (see volumes.h).
+ *
+ * The map is a sorted array of chunks; lookups are binary searches.
+ * Chunks come from untrusted metadata, so each is validated like the
+ * kernel's tree-checker does before it is used for address arithmetic,
+ * and chunks may not overlap.  Stripe devices are resolved by devid and
+ * device uuid at lookup time, so a device learnt after a chunk still maps.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fs.h"
+#include "volumes.h"
+
+const char *btrfs_profile_name(u64 type)
+{
+	switch (type & BTRFS_BLOCK_GROUP_PROFILE_MASK) {
+	case 0:				return "single";
+	case BTRFS_BLOCK_GROUP_DUP:	return "dup";
+	case BTRFS_BLOCK_GROUP_RAID0:	return "raid0";
+	case BTRFS_BLOCK_GROUP_RAID1:	return "raid1";
+	case BTRFS_BLOCK_GROUP_RAID1C3:	return "raid1c3";
+	case BTRFS_BLOCK_GROUP_RAID1C4:	return "raid1c4";
+	case BTRFS_BLOCK_GROUP_RAID10:	return "raid10";
+	case BTRFS_BLOCK_GROUP_RAID5:	return "raid5";
+	case BTRFS_BLOCK_GROUP_RAID6:	return "raid6";
+	default:			return "unknown";
+	}
+}
+
+static bool one_bit_at_most(u64 v)
+{
+	return !(v & (v - 1));
+}
+
+static int valid_stripe_count(u64 profile, u16 num, u16 sub)
+{
+	switch (profile) {
+	case 0:				return num == 1;
+	case BTRFS_BLOCK_GROUP_DUP:	return num == 2;
+	case BTRFS_BLOCK_GROUP_RAID1:	return num == 2;
+	case BTRFS_BLOCK_GROUP_RAID1C3:	return num == 3;
+	case BTRFS_BLOCK_GROUP_RAID1C4:	return num == 4;
+	case BTRFS_BLOCK_GROUP_RAID0:	return num >= 1;
+	case BTRFS_BLOCK_GROUP_RAID10:	return sub == 2 && num >= 2 && num % 2 == 0;
+	case BTRFS_BLOCK_GROUP_RAID5:	return num >= 2;
+	case BTRFS_BLOCK_GROUP_RAID6:	return num >= 3;
+	default:			return 0;
+	}
+}
+
+int btrfs_chunk_validate(u32 sectorsize, u64 logical, const void *data, u32 len, char *errmsg)
+{
+	const struct btrfs_chunk *c = data;
+	u64 length, type, profile;
+	u16 num, sub;
+
+#define BAD(...) do { btrfs_errmsg_set(errmsg, __VA_ARGS__); return -EUCLEAN; } while (0)
+	if (len < sizeof(struct btrfs_chunk))
+		BAD("chunk %llu: item too short (%u bytes)", (unsigned long long)logical, len);
+	num = btrfs_chunk_num_stripes(c);
+	sub = btrfs_chunk_sub_stripes(c);
+	length = btrfs_chunk_length(c);
+	type = btrfs_chunk_type(c);
+	profile = type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	if (!num)
+		BAD("chunk %llu: no stripes", (unsigned long long)logical);
+	if (len < btrfs_chunk_item_size(num))
+		BAD("chunk %llu: %u stripes do not fit in %u bytes", (unsigned long long)logical,
+		    num, len);
+	if (logical % sectorsize)
+		BAD("chunk %llu: start not aligned to sectorsize", (unsigned long long)logical);
+	if (!length || length % sectorsize)
+		BAD("chunk %llu: invalid length %llu", (unsigned long long)logical,
+		    (unsigned long long)length);
+	if (logical + length < logical)
+		BAD("chunk %llu: length %llu overflows", (unsigned long long)logical,
+		    (unsigned long long)length);
+	if (btrfs_chunk_stripe_len(c) != BTRFS_STRIPE_LEN)
+		BAD("chunk %llu: invalid stripe_len %llu", (unsigned long long)logical,
+		    (unsigned long long)btrfs_chunk_stripe_len(c));
+	if (btrfs_chunk_sector_size(c) != sectorsize)
+		BAD("chunk %llu: sector_size %u differs from the filesystem's %u",
+		    (unsigned long long)logical, btrfs_chunk_sector_size(c), sectorsize);
+	if (type & ~(BTRFS_BLOCK_GROUP_TYPE_MASK | BTRFS_BLOCK_GROUP_PROFILE_MASK))
+		BAD("chunk %llu: unknown type bits 0x%llx", (unsigned long long)logical,
+		    (unsigned long long)type);
+	if (!(type & BTRFS_BLOCK_GROUP_TYPE_MASK))
+		BAD("chunk %llu: no data, metadata or system type", (unsigned long long)logical);
+	if ((type & BTRFS_BLOCK_GROUP_SYSTEM) && (type & ~BTRFS_BLOCK_GROUP_SYSTEM &
+						   BTRFS_BLOCK_GROUP_TYPE_MASK))
+		BAD("chunk %llu: system chunk mixed with other types", (unsigned long long)logical);
+	if (!one_bit_at_most(profile))
+		BAD("chunk %llu: several profile bits 0x%llx", (unsigned long long)logical,
+		    (unsigned long long)profile);
+	if (!valid_stripe_count(profile, num, sub))
+		BAD("chunk %llu: invalid num_stripes %u (sub_stripes %u) for %s",
+		    (unsigned long long)logical, num, sub, btrfs_profile_name(type));
+#undef BAD
+	return 0;
+}
+
+/* Index of the first chunk whose start is > @logical */
+static size_t chunk_upper(const struct btrfs_fs *fs, u64 logical)
+{
+	size_t lo = 0, hi = fs->nr_chunks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fs->chunks[mid]->start <= logical)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct btrfs_chunk_map *btrfs_chunk_map_lookup(const struct btrfs_fs *fs, u64 logical)
+{
+	size_t i = chunk_upper(fs, logical);
+	const struct btrfs_chunk_map *map;
+
+	if (!i)
+		return NULL;
+	map = fs->chunks[i - 1];
+	if (logical - map->start >= map->length)
+		return NULL;
+	return map;
+}
+
+int btrfs_chunk_map_insert(struct btrfs_fs *fs, u64 logical, const void *data, u32 len)
+{
+	const struct btrfs_chunk *c = data;
+	struct btrfs_chunk_map *map;
+	size_t pos;
+	u16 num;
+	int ret;
+
+	ret = btrfs_chunk_validate(fs->sectorsize, logical, data, len, fs->errmsg);
+	if (ret < 0)
+		return ret;
+	num = btrfs_chunk_num_stripes(c);
+	pos = chunk_upper(fs, logical);
+	if (pos > 0) {
+		const struct btrfs_chunk_map *prev = fs->chunks[pos - 1];
+
+		if (prev->start == logical && prev->length == btrfs_chunk_length(c) &&
+		    prev->type == btrfs_chunk_type(c) && prev->num_stripes == num)
+			return 0;	/* sys_chunk_array copy of the same chunk */
+		if (logical - prev->start < prev->length) {
+			btrfs_fs_set_error(fs, "chunk %llu: overlaps chunk %llu",
+					   (unsigned long long)logical,
+					   (unsigned long long)prev->start);
+			return -EUCLEAN;
+		}
+	}
+	if (pos < fs->nr_chunks && fs->chunks[pos]->start - logical < btrfs_chunk_length(c)) {
+		btrfs_fs_set_error(fs, "chunk %llu: overlaps chunk %llu",
+				   (unsigned long long)logical,
+				   (unsigned long long)fs->chunks[pos]->start);
+		return -EUCLEAN;
+	}
+	if (fs->nr_chunks == fs->chunks_alloc) {
+		size_t n = fs->chunks_alloc ? fs->chunks_alloc * 2 : 16;
+		struct btrfs_chunk_map **p = realloc(fs->chunks, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		fs->chunks = p;
+		fs->chunks_alloc = n;
+	}
+	map = calloc(1, sizeof(*map) + num * sizeof(map->stripes[0]));
+	if (!map)
+		return -ENOMEM;
+	map->start = logical;
+	map->length = btrfs_chunk_length(c);
+	map->type = btrfs_chunk_type(c);
+	map->stripe_len = btrfs_chunk_stripe_len(c);
+	map->num_stripes = num;
+	map->sub_stripes = btrfs_chunk_sub_stripes(c);
+	for (u16 i = 0; i < num; i++) {
+		const struct btrfs_stripe *s = btrfs_chunk_stripe(c, i);
+
+		map->stripes[i].devid = btrfs_stripe_devid(s);
+		map->stripes[i].physical = btrfs_stripe_offset(s);
+		memcpy(map->stripes[i].dev_uuid, btrfs_stripe_dev_uuid(s), BTRFS_UUID_SIZE);
+		map->stripes[i].dev = btrfs_device_find(fs, map->stripes[i].devid,
+							map->stripes[i].dev_uuid);
+	}
+	memmove(fs->chunks + pos + 1, fs->chunks + pos, (fs->nr_chunks - pos) * sizeof(map));
+	fs->chunks[pos] = map;
+	fs->nr_chunks++;
+	return 0;
+}
+
+int btrfs_read_sys_chunk_array(struct btrfs_fs *fs)
+{
+	const u8 *array = btrfs_super_sys_chunk_array(&fs->super);
+	u32 size = btrfs_super_sys_chunk_array_size(&fs->super);
+	u32 cur = 0;
+	int ret;
+
+	while (cur < size) {
+		struct btrfs_key key;
+		u32 left;
+		u16 num;
+
+		if (size - cur < sizeof(struct btrfs_disk_key) + sizeof(struct btrfs_chunk)) {
+			btrfs_fs_set_error(fs, "superblock: sys_chunk_array truncated at byte %u", cur);
+			return -EUCLEAN;
+		}
+		btrfs_disk_key_to_cpu(&key, (const struct btrfs_disk_key *)(array + cur));
+		cur += sizeof(struct btrfs_disk_key);
+		if (key.type != BTRFS_CHUNK_ITEM_KEY) {
+			btrfs_fs_set_error(fs, "superblock: sys_chunk_array has item type %u, not a chunk",
+					   key.type);
+			return -EUCLEAN;
+		}
+		left = size - cur;
+		num = btrfs_chunk_num_stripes((const struct btrfs_chunk *)(array + cur));
+		if (left < btrfs_chunk_item_size(num)) {
+			btrfs_fs_set_error(fs, "superblock: sys_chunk_array chunk %llu truncated",
+					   (unsigned long long)key.offset);
+			return -EUCLEAN;
+		}
+		ret = btrfs_chunk_map_insert(fs, key.offset, array + cur, btrfs_chunk_item_size(num));
+		if (ret < 0)
+			return ret;
+		if (!(btrfs_chunk_type((const struct btrfs_chunk *)(array + cur)) &
+		      BTRFS_BLOCK_GROUP_SYSTEM)) {
+			btrfs_fs_set_error(fs, "superblock: sys_chunk_array chunk %llu is not a system chunk",
+					   (unsigned long long)key.offset);
+			return -EUCLEAN;
+		}
+		cur += btrfs_chunk_item_size(num);
+	}
+	return 0;
+}
+
+static int chunk_tree_item(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct btrfs_fs *fs = priv;
+
+	if (key->type == BTRFS_DEV_ITEM_KEY) {
+		const struct btrfs_dev_item *di = data;
+		struct btrfs_device *dev;
+
+		if (len < sizeof(*di)) {
+			btrfs_fs_set_error(fs, "chunk tree: dev item %llu too short",
+					   (unsigned long long)key->offset);
+			return -EUCLEAN;
+		}
+		dev = btrfs_device_add(fs, btrfs_dev_item_devid(di), btrfs_dev_item_uuid(di), NULL);
+		if (!dev)
+			return -ENOMEM;
+		dev->total_bytes = btrfs_dev_item_total_bytes(di);
+		dev->bytes_used = btrfs_dev_item_bytes_used(di);
+		dev->in_chunk_tree = true;
+		return 0;
+	}
+	if (key->type == BTRFS_CHUNK_ITEM_KEY) {
+		if (len != btrfs_chunk_item_size(len >= sizeof(struct btrfs_chunk) ?
+				btrfs_chunk_num_stripes(data) : 0)) {
+			btrfs_fs_set_error(fs, "chunk %llu: item size %u does not match its stripes",
+					   (unsigned long long)key->offset, len);
+			return -EUCLEAN;
+		}
+		return btrfs_chunk_map_insert(fs, key->offset, data, len);
+	}
+	return 0;
+}
+
+int btrfs_read_chunk_tree(struct btrfs_fs *fs)
+{
+	struct btrfs_key min = { 0, 0, 0 };
+	struct btrfs_key max = { (u64)-1, 0xff, (u64)-1 };
+
+	return btrfs_iterate_items(fs->chunk_root, &min, &max, chunk_tree_item, fs);
+}
+
+struct btrfs_device *btrfs_device_find(const struct btrfs_fs *fs, u64 devid, const u8 *uuid)
+{
+	for (size_t i = 0; i < fs->nr_devices; i++) {
+		struct btrfs_device *d = fs->devices[i];
+
+		if (d->devid != devid)
+			continue;
+		if (uuid && memcmp(d->uuid, uuid, BTRFS_UUID_SIZE))
+			continue;
+		return d;
+	}
+	return NULL;
+}
+
+struct btrfs_device *btrfs_device_add(struct btrfs_fs *fs, u64 devid, const u8 *uuid,
+				      struct btrfs_io_dev *io)
+{
+	struct btrfs_device *d = btrfs_device_find(fs, devid, uuid);
+	struct btrfs_device **p;
+
+	if (d) {
+		if (io && !d->io)
+			d->io = io;
+		return d;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	p = realloc(fs->devices, (fs->nr_devices + 1) * sizeof(*p));
+	if (!p) {
+		free(d);
+		return NULL;
+	}
+	fs->devices = p;
+	d->devid = devid;
+	if (uuid)
+		memcpy(d->uuid, uuid, BTRFS_UUID_SIZE);
+	d->io = io;
+	fs->devices[fs->nr_devices++] = d;
+	return d;
+}
+
+static int raid56_parity(u64 type)
+{
+	if (type & BTRFS_BLOCK_GROUP_RAID5)
+		return 1;
+	if (type & BTRFS_BLOCK_GROUP_RAID6)
+		return 2;
+	return 0;
+}
+
+static int map_copies(const struct btrfs_chunk_map *map)
+{
+	u64 p = map->type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+
+	if (p & (BTRFS_BLOCK_GROUP_DUP | BTRFS_BLOCK_GROUP_RAID1 | BTRFS_BLOCK_GROUP_RAID1C3 |
+		 BTRFS_BLOCK_GROUP_RAID1C4))
+		return map->num_stripes;
+	if (p & BTRFS_BLOCK_GROUP_RAID10)
+		return map->sub_stripes;
+	return 1;	/* SINGLE, RAID0; RAID5/6 without reconstruction */
+}
+
+int btrfs_num_copies(const struct btrfs_fs *fs, u64 logical, u64 len)
+{
+	const struct btrfs_chunk_map *map = btrfs_chunk_map_lookup(fs, logical);
+
+	if (!map)
+		return -ENOENT;
+	return map_copies(map);
+}
+
+/*
+ * Stripe index and device offset of copy @copy (0-based) of @logical.
+ * The range [@logical, +@len) must stay inside one stripe.
+ */
+static int map_one(struct btrfs_fs *fs, const struct btrfs_chunk_map *map, u64 logical,
+		   u64 len, int copy, struct btrfs_io_stripe *out)
+{
+	u64 off = logical - map->start;
+	u64 stripe_nr = off / map->stripe_len;
+	u64 in = off % map->stripe_len;
+	u64 p = map->type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	u64 row = 0;
+	u32 idx;
+	const struct btrfs_chunk_stripe_map *s;
+
+	if (len > map->length - off) {
+		btrfs_fs_set_error(fs, "logical %llu: range crosses the end of chunk %llu",
+				   (unsigned long long)logical, (unsigned long long)map->start);
+		return -EUCLEAN;
+	}
+	if (p & (BTRFS_BLOCK_GROUP_DUP | BTRFS_BLOCK_GROUP_RAID1 | BTRFS_BLOCK_GROUP_RAID1C3 |
+		 BTRFS_BLOCK_GROUP_RAID1C4) || !p) {
+		idx = (u32)copy;
+		out->physical = map->stripes[idx].physical + off;
+		goto found;
+	}
+	if (in + len > map->stripe_len) {
+		btrfs_fs_set_error(fs, "logical %llu: range crosses a stripe boundary",
+				   (unsigned long long)logical);
+		return -EUCLEAN;
+	}
+	if (p & BTRFS_BLOCK_GROUP_RAID0) {
+		idx = (u32)(stripe_nr % map->num_stripes);
+		row = stripe_nr / map->num_stripes;
+	} else if (p & BTRFS_BLOCK_GROUP_RAID10) {
+		u32 factor = map->num_stripes / map->sub_stripes;
+
+		idx = (u32)(stripe_nr % factor) * map->sub_stripes + (u32)copy;
+		row = stripe_nr / factor;
+	} else {
+		u32 nr_data = map->num_stripes - raid56_parity(map->type);
+
+		row = stripe_nr / nr_data;
+		idx = (u32)((stripe_nr % nr_data + row) % map->num_stripes);
+	}
+	out->physical = map->stripes[idx].physical + row * map->stripe_len + in;
+found:
+	s = &map->stripes[idx];
+	out->dev = s->dev ? s->dev : btrfs_device_find(fs, s->devid, s->dev_uuid);
+	if (!out->dev || !out->dev->io) {
+		btrfs_fs_set_error(fs, "logical %llu: device %llu is missing",
+				   (unsigned long long)logical, (unsigned long long)s->devid);
+		return -ENXIO;
+	}
+	return 0;
+}
+
+int btrfs_map_block(struct btrfs_fs *fs, u64 logical, u64 len, int mirror,
+		    struct btrfs_io_stripe *out)
+{
+	const struct btrfs_chunk_map *map = btrfs_chunk_map_lookup(fs, logical);
+
+	if (!map) {
+		btrfs_fs_set_error(fs, "logical %llu: not mapped by any chunk",
+				   (unsigned long long)logical);
+		return -ENOENT;
+	}
+	if (mirror < 1 || mirror > map_copies(map))
+		return -EINVAL;
+	return map_one(fs, map, logical, len, mirror - 1, out);
+}
+
+int btrfs_map_block_all(struct btrfs_fs *fs, u64 logical, u64 len,
+			struct btrfs_io_stripe *out, int *nr)
+{
+	const struct btrfs_chunk_map *map = btrfs_chunk_map_lookup(fs, logical);
+	int copies;
+
+	*nr = 0;
+	if (!map) {
+		btrfs_fs_set_error(fs, "logical %llu: not mapped by any chunk",
+				   (unsigned long long)logical);
+		return -ENOENT;
+	}
+	if (raid56_parity(map->type))
+		return -EOPNOTSUPP;
+	copies = map_copies(map);
+	for (int i = 0; i < copies; i++) {
+		int ret = map_one(fs, map, logical, len, i, &out[i]);
+
+		if (ret < 0)
+			return ret;
+	}
+	*nr = copies;
+	return 0;
+}
+
+int btrfs_read_logical(struct btrfs_fs *fs, u64 logical, void *buf, u64 len, int mirror)
+{
+	struct btrfs_io_stripe s;
+	int ret;
+
+	ret = btrfs_map_block(fs, logical, len, mirror, &s);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_io_read(s.dev->io, buf, len, s.physical);
+	if (ret < 0)
+		btrfs_fs_set_error(fs, "logical %llu: cannot read device %llu at %llu",
+				   (unsigned long long)logical, (unsigned long long)s.dev->devid,
+				   (unsigned long long)s.physical);
+	return ret;
+}
+
+int btrfs_write_logical(struct btrfs_fs *fs, u64 logical, const void *buf, u64 len)
+{
+	struct btrfs_io_stripe s[BTRFS_MAX_MIRRORS];
+	int nr, ret;
+
+	ret = btrfs_map_block_all(fs, logical, len, s, &nr);
+	if (ret < 0)
+		return ret;
+	for (int i = 0; i < nr; i++) {
+		ret = btrfs_io_write(s[i].dev->io, buf, len, s[i].physical);
+		if (ret < 0) {
+			btrfs_fs_set_error(fs, "logical %llu: cannot write device %llu at %llu",
+					   (unsigned long long)logical,
+					   (unsigned long long)s[i].dev->devid,
+					   (unsigned long long)s[i].physical);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void btrfs_volumes_release(struct btrfs_fs *fs)
+{
+	for (size_t i = 0; i < fs->nr_chunks; i++)
+		free(fs->chunks[i]);
+	free(fs->chunks);
+	fs->chunks = NULL;
+	fs->nr_chunks = fs->chunks_alloc = 0;
+	for (size_t i = 0; i < fs->nr_devices; i++)
+		free(fs->devices[i]);
+	free(fs->devices);
+	fs->devices = NULL;
+	fs->nr_devices = 0;
+}

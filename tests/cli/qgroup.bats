@@ -1,0 +1,126 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# volctl qgroup: help, usage errors and argument checking; no root needed.
+# Usage errors must exit 2 before anything is opened, so a path that does not
+# exist is enough to prove the argument was rejected first.
+
+load ../helpers
+
+QG_CMDS="create destroy assign remove limit show clear-stale"
+
+@test "qgroup: --help of every command prints usage on stdout and exits 0" {
+	for c in $QG_CMDS; do
+		run_volctl_split qgroup "$c" --help
+		[ "$status" -eq 0 ] || { echo "qgroup $c --help: $status"; false; }
+		[[ "$out" == "usage: volctl qgroup $c"* ]] || { echo "qgroup $c: $out"; false; }
+		[ -z "$err" ]
+	done
+}
+
+@test "qgroup: help COMMAND and the group usage" {
+	run_volctl qgroup help limit
+	assert_status 0
+	assert_output_contains "usage: volctl qgroup limit [-c] [-e] <size>|none [<qgroupid>] <path>"
+	run_volctl qgroup help
+	assert_status 0
+	for c in $QG_CMDS; do
+		assert_output_contains "  $c "
+	done
+}
+
+@test "qgroup: unique prefixes select commands" {
+	run_volctl qg sh --help
+	assert_status 0
+	assert_output_contains "usage: volctl qgroup show"
+	run_volctl qgroup cl --help
+	assert_status 0
+	assert_output_contains "usage: volctl qgroup clear-stale"
+	run_volctl qgroup c --help
+	assert_status 2
+	assert_output_contains "ambiguous command 'c'"
+}
+
+@test "qgroup: invalid qgroup ids are usage errors naming the argument" {
+	for id in 1/ /5 x 0/0 65536/1 1/1/1 1//1 65535/x 0/281474976710656; do
+		run_volctl qgroup create "$id" /nonexistent
+		[ "$status" -eq 2 ] || { echo "create $id: $status $output"; false; }
+		[[ "$output" == *"invalid qgroup id '$id'"* ]] || { echo "$output"; false; }
+		run_volctl qgroup destroy "$id" /nonexistent
+		[ "$status" -eq 2 ]
+		run_volctl qgroup assign "$id" 1/1 /nonexistent
+		[ "$status" -eq 2 ] || { echo "assign $id: $status $output"; false; }
+		[[ "$output" == *"'$id'"* ]]
+		run_volctl qgroup limit 1M "$id" /nonexistent
+		[ "$status" -eq 2 ] || { echo "limit $id: $status $output"; false; }
+	done
+}
+
+@test "qgroup: valid ids at the boundaries get past parsing" {
+	# parsing succeeds, so the failure is the missing path (exit 1, not 2)
+	for id in 65535/1 0/281474976710655 281474976710655 1/0; do
+		run_volctl qgroup destroy "$id" /nonexistent
+		assert_status 1
+		assert_output_contains "/nonexistent"
+	done
+}
+
+@test "qgroup limit: invalid sizes are usage errors naming the argument" {
+	for size in -5 12Q 1e99 18446744073709551616 1.5M 1MB '' M; do
+		run_volctl qgroup limit "$size" 0/256 /nonexistent
+		[ "$status" -eq 2 ] || { echo "limit '$size': $status $output"; false; }
+		[[ "$output" == *"invalid size '$size'"* ]] || { echo "$output"; false; }
+	done
+}
+
+@test "qgroup limit: argument count" {
+	run_volctl qgroup limit 1M
+	assert_status 2
+	assert_output_contains "not enough arguments"
+	run_volctl qgroup limit 1M 0/5 /a /b
+	assert_status 2
+	assert_output_contains "too many arguments"
+}
+
+@test "qgroup assign/remove: the parent's level must be higher" {
+	run_volctl qgroup assign 1/1 1/2 /nonexistent
+	assert_status 2
+	assert_output_contains "cannot assign 1/1 to 1/2: the parent's level must be higher"
+	run_volctl qgroup remove 2/1 0/5 /nonexistent
+	assert_status 2
+	assert_output_contains "cannot remove 2/1 from 0/5: the parent's level must be higher"
+	run_volctl qgroup assign 0/5 1/1
+	assert_status 2
+	assert_output_contains "exactly 3 arguments expected, 2 given"
+}
+
+@test "qgroup show: bad options are usage errors" {
+	run_volctl qgroup show --sort=bogus /nonexistent
+	assert_status 2
+	assert_output_contains "invalid sort 'bogus'"
+	run_volctl qgroup show --sort=+rfer,-nope /nonexistent
+	assert_status 2
+	run_volctl qgroup show -f -F /nonexistent
+	assert_status 2
+	assert_output_contains "mutually exclusive"
+	run_volctl qgroup show -x /nonexistent
+	assert_status 2
+	assert_output_contains "unknown option"
+	run_volctl qgroup show
+	assert_status 2
+	# a good sort and unit options parse; the missing path is the failure
+	run_volctl qgroup show --sort=-excl,qgroupid,+path --raw --si -pcre /nonexistent
+	assert_status 1
+	assert_output_contains "/nonexistent"
+}
+
+@test "qgroup: not a btrfs filesystem" {
+	run_volctl qgroup show "$BATS_TEST_TMPDIR"
+	assert_status 1
+	assert_output_contains "not a btrfs filesystem"
+}
+
+@test "qgroup: --format json is refused where unsupported" {
+	run_volctl --format json qgroup create 1/1 /nonexistent
+	assert_status 2
+	assert_output_contains "--format json is not supported"
+}

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests for kernel-shared/qgroup-list.c over an in-memory item source:
+ * status, info, limit and relation items, ancestors marking, kinds (stale,
+ * under deletion, squota holder), a missing quota tree and a truncated item.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "kernel-shared/qgroup-list.h"
+#include "kernel-shared/subvol-list.h"
+#include "unit.h"
+
+#define L1(id) ((1ULL << 48) | (id))
+#define L2(id) ((2ULL << 48) | (id))
+
+struct fake_item {
+	struct btrfs_key key;
+	u8 data[40];
+	u32 len;
+};
+
+struct fake_tree {
+	u64 tree_id;
+	size_t nr;
+	struct fake_item items[64];
+};
+
+static int key_cmp(const struct btrfs_key *a, const struct btrfs_key *b)
+{
+	if (a->objectid != b->objectid)
+		return a->objectid < b->objectid ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return 0;
+}
+
+static int item_cmp(const void *a, const void *b)
+{
+	return key_cmp(&((const struct fake_item *)a)->key, &((const struct fake_item *)b)->key);
+}
+
+static int fake_search(void *src_priv, u64 tree_id, const struct btrfs_key *min,
+		       const struct btrfs_key *max, btrfs_item_cb cb, void *priv)
+{
+	struct fake_tree *t = src_priv;
+	int ret;
+
+	if (tree_id != t->tree_id)
+		return -ENOENT;
+	qsort(t->items, t->nr, sizeof(t->items[0]), item_cmp);
+	for (size_t i = 0; i < t->nr; i++) {
+		if (key_cmp(&t->items[i].key, min) < 0 || key_cmp(&t->items[i].key, max) > 0)
+			continue;
+		ret = cb(priv, &t->items[i].key, t->items[i].data, t->items[i].len);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			return 0;
+	}
+	return 0;
+}
+
+static struct fake_item *add(struct fake_tree *t, u64 obj, u8 type, u64 off, u32 len)
+{
+	struct fake_item *it = &t->items[t->nr++];
+
+	memset(it, 0, sizeof(*it));
+	it->key.objectid = obj;
+	it->key.type = type;
+	it->key.offset = off;
+	it->len = len;
+	return it;
+}
+
+static void add_status(struct fake_tree *t, u64 flags)
+{
+	struct fake_item *it = add(t, 0, BTRFS_QGROUP_STATUS_KEY, 0, 40);
+
+	put_le64(it->data, 1);
+	put_le64(it->data + 8, 10);
+	put_le64(it->data + 16, flags);
+}
+
+static void add_info(struct fake_tree *t, u64 qgid, u64 rfer, u64 excl)
+{
+	struct fake_item *it = add(t, 0, BTRFS_QGROUP_INFO_KEY, qgid, 40);
+
+	put_le64(it->data, 7);
+	put_le64(it->data + 8, rfer);
+	put_le64(it->data + 16, rfer);
+	put_le64(it->data + 24, excl);
+	put_le64(it->data + 32, excl);
+}
+
+static void add_limit(struct fake_tree *t, u64 qgid, u64 flags, u64 max_rfer, u64 max_excl)
+{
+	struct fake_item *it = add(t, 0, BTRFS_QGROUP_LIMIT_KEY, qgid, 40);
+
+	put_le64(it->data, flags);
+	put_le64(it->data + 8, max_rfer);
+	put_le64(it->data + 16, max_excl);
+}
+
+static void add_relation(struct fake_tree *t, u64 parent, u64 child)
+{
+	add(t, parent, BTRFS_QGROUP_RELATION_KEY, child, 0);
+	add(t, child, BTRFS_QGROUP_RELATION_KEY, parent, 0);
+}
+
+static struct btrfs_item_source source(struct fake_tree *t)
+{
+	struct btrfs_item_source src = { .search = fake_search, .src_priv = t };
+
+	return src;
+}
+
+static void test_hierarchy(void)
+{
+	static struct fake_tree t = { .tree_id = BTRFS_QUOTA_TREE_OBJECTID };
+	struct btrfs_item_source src = source(&t);
+	struct btrfs_qgroup_list list;
+	struct btrfs_qgroup *qg;
+	bool mark[16] = { false };
+	char buf[BTRFS_QGROUPID_BUFSIZE];
+
+	add_status(&t, BTRFS_QGROUP_STATUS_FLAG_ON | BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT);
+	add_info(&t, 5, 16384, 16384);
+	add_info(&t, 256, 5 << 20, 5 << 20);
+	add_info(&t, 257, 1 << 20, 1 << 20);
+	add_info(&t, 258, 16384, 16384);
+	add_info(&t, L1(1), 6 << 20, 6 << 20);
+	add_info(&t, L2(1), 6 << 20, 6 << 20);
+	add_limit(&t, 5, 0, 0, 0);
+	add_limit(&t, 256, BTRFS_QGROUP_LIMIT_MAX_RFER, 5 << 20, 0);
+	add_limit(&t, L1(1), BTRFS_QGROUP_LIMIT_MAX_RFER, 10 << 20, 0);
+	/* a LIMIT without INFO still makes a group */
+	add_limit(&t, L1(9), BTRFS_QGROUP_LIMIT_MAX_EXCL, 0, 4096);
+	add_relation(&t, L1(1), 256);
+	add_relation(&t, L1(1), 257);
+	add_relation(&t, L2(1), L1(1));
+	/* a relation to a group that has no items is dropped */
+	add_relation(&t, L1(77), 258);
+
+	CHECK_EQ_INT(btrfs_qgroup_list_load(&src, &list), 0);
+	CHECK(list.has_status);
+	CHECK_EQ_U64(list.status.flags, 5);
+	CHECK(!btrfs_qgroup_list_is_simple(&list));
+	CHECK_EQ_U64(list.nr, 7);
+	for (size_t i = 1; i < list.nr; i++)
+		CHECK(list.groups[i - 1].qgroupid < list.groups[i].qgroupid);
+
+	qg = btrfs_qgroup_list_find(&list, 256);
+	CHECK(qg && qg->has_info && qg->has_limit);
+	if (qg) {
+		CHECK_EQ_U64(qg->info.rfer, 5 << 20);
+		CHECK_EQ_U64(qg->limit.max_rfer, 5 << 20);
+		CHECK_EQ_U64(qg->nr_parents, 1);
+		CHECK_EQ_U64(qg->parents[0], L1(1));
+		CHECK_EQ_U64(qg->nr_children, 0);
+	}
+	qg = btrfs_qgroup_list_find(&list, L1(1));
+	CHECK(qg != NULL);
+	if (qg) {
+		CHECK_EQ_U64(qg->nr_children, 2);
+		CHECK_EQ_U64(qg->children[0], 256);
+		CHECK_EQ_U64(qg->children[1], 257);
+		CHECK_EQ_U64(qg->nr_parents, 1);
+		CHECK_EQ_U64(qg->parents[0], L2(1));
+	}
+	qg = btrfs_qgroup_list_find(&list, 258);
+	CHECK(qg && qg->nr_parents == 0);
+	qg = btrfs_qgroup_list_find(&list, L1(9));
+	CHECK(qg && !qg->has_info && qg->has_limit && qg->info.rfer == 0);
+	CHECK(btrfs_qgroup_list_find(&list, L1(77)) == NULL);
+	CHECK(btrfs_qgroup_list_find(&list, 4) == NULL);
+
+	/* -F: 257 and everything above it */
+	btrfs_qgroup_list_mark(&list, 257, true, mark);
+	CHECK(mark[btrfs_qgroup_list_find(&list, 257) - list.groups]);
+	CHECK(mark[btrfs_qgroup_list_find(&list, L1(1)) - list.groups]);
+	CHECK(mark[btrfs_qgroup_list_find(&list, L2(1)) - list.groups]);
+	CHECK(!mark[btrfs_qgroup_list_find(&list, 256) - list.groups]);
+	CHECK(!mark[btrfs_qgroup_list_find(&list, 5) - list.groups]);
+
+	CHECK_STR(btrfs_qgroupid_str(L2(1), buf), "2/1");
+	CHECK_STR(btrfs_qgroupid_str(257, buf), "0/257");
+	CHECK_STR(btrfs_qgroupid_str((65535ULL << 48) | 281474976710655ULL, buf),
+		  "65535/281474976710655");
+
+	btrfs_qgroup_list_release(&list);
+	CHECK_EQ_U64(list.nr, 0);
+	CHECK(list.groups == NULL);
+}
+
+static void test_kinds(void)
+{
+	static struct fake_tree t = { .tree_id = BTRFS_QUOTA_TREE_OBJECTID };
+	struct btrfs_item_source src = source(&t);
+	struct btrfs_subvol svs[3];
+	struct btrfs_subvol_list subvols = { .nr = 3, .subvols = svs };
+	struct btrfs_qgroup_list list;
+	char empty[] = "", a[] = "a";
+
+	memset(svs, 0, sizeof(svs));
+	svs[0].id = 5;
+	svs[0].path = empty;
+	svs[1].id = 256;
+	svs[1].path = a;
+	svs[2].id = 257;		/* deleted, still has its ROOT_ITEM */
+	svs[2].deleted = true;
+
+	add_status(&t, BTRFS_QGROUP_STATUS_FLAG_ON);
+	add_info(&t, 5, 16384, 16384);
+	add_info(&t, 256, 16384, 16384);
+	add_info(&t, 257, 16384, 16384);
+	add_info(&t, 258, 0, 0);
+	add_info(&t, L1(1), 0, 0);
+	CHECK_EQ_INT(btrfs_qgroup_list_load(&src, &list), 0);
+	CHECK_EQ_INT(btrfs_qgroup_kind(&list, btrfs_qgroup_list_find(&list, 5), &subvols),
+		     BTRFS_QGROUP_KIND_TOPLEVEL);
+	CHECK_EQ_INT(btrfs_qgroup_kind(&list, btrfs_qgroup_list_find(&list, 256), &subvols),
+		     BTRFS_QGROUP_KIND_SUBVOL);
+	CHECK_EQ_INT(btrfs_qgroup_kind(&list, btrfs_qgroup_list_find(&list, 257), &subvols),
+		     BTRFS_QGROUP_KIND_UNDER_DELETION);
+	CHECK_EQ_INT(btrfs_qgroup_kind(&list, btrfs_qgroup_list_find(&list, 258), &subvols),
+		     BTRFS_QGROUP_KIND_STALE);
+	CHECK_EQ_INT(btrfs_qgroup_kind(&list, btrfs_qgroup_list_find(&list, L1(1)), &subvols),
+		     BTRFS_QGROUP_KIND_GROUP);
+	btrfs_qgroup_list_release(&list);
+
+	/* simple quotas: a stale group with a charge is a space holder */
+	t.nr = 0;
+	add_status(&t, BTRFS_QGROUP_STATUS_FLAG_ON | BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE);
+	add_info(&t, 258, 2 << 20, 2 << 20);
+	add_info(&t, 259, 0, 0);
+	CHECK_EQ_INT(btrfs_qgroup_list_load(&src, &list), 0);
+	CHECK(btrfs_qgroup_list_is_simple(&list));
+	CHECK_EQ_INT(btrfs_qgroup_kind(&list, btrfs_qgroup_list_find(&list, 258), &subvols),
+		     BTRFS_QGROUP_KIND_SQUOTA_HOLDER);
+	CHECK_EQ_INT(btrfs_qgroup_kind(&list, btrfs_qgroup_list_find(&list, 259), &subvols),
+		     BTRFS_QGROUP_KIND_STALE);
+	btrfs_qgroup_list_release(&list);
+}
+
+static void test_errors(void)
+{
+	static struct fake_tree t = { .tree_id = 1 };	/* no quota tree */
+	struct btrfs_item_source src = source(&t);
+	struct btrfs_qgroup_list list;
+
+	CHECK_EQ_INT(btrfs_qgroup_list_load(&src, &list), -ENOENT);
+	CHECK_EQ_U64(list.nr, 0);
+
+	t.tree_id = BTRFS_QUOTA_TREE_OBJECTID;
+	add_info(&t, 256, 1, 1);
+	add(&t, 0, BTRFS_QGROUP_INFO_KEY, 257, 16);	/* truncated INFO */
+	CHECK_EQ_INT(btrfs_qgroup_list_load(&src, &list), -EUCLEAN);
+	CHECK_EQ_U64(list.nr, 0);
+	CHECK(list.groups == NULL);
+
+	/* an empty quota tree loads as an empty list without status */
+	t.nr = 0;
+	CHECK_EQ_INT(btrfs_qgroup_list_load(&src, &list), 0);
+	CHECK(!list.has_status);
+	CHECK_EQ_U64(list.nr, 0);
+	btrfs_qgroup_list_release(&list);
+}
+
+static void test_many(void)
+{
+	/* more groups than the first allocation, inserted out of order */
+	static struct fake_tree t = { .tree_id = BTRFS_QUOTA_TREE_OBJECTID };
+	struct btrfs_item_source src = source(&t);
+	struct btrfs_qgroup_list list;
+	bool sorted = true;
+
+	for (u64 i = 0; i < 60; i++)
+		add_limit(&t, 1000 - i, 0, 0, 0);
+	CHECK_EQ_INT(btrfs_qgroup_list_load(&src, &list), 0);
+	CHECK_EQ_U64(list.nr, 60);
+	for (size_t i = 1; i < list.nr; i++)
+		sorted &= list.groups[i - 1].qgroupid < list.groups[i].qgroupid;
+	CHECK(sorted);
+	CHECK(btrfs_qgroup_list_find(&list, 941) != NULL);
+	CHECK(btrfs_qgroup_list_find(&list, 940) == NULL);
+	btrfs_qgroup_list_release(&list);
+}
+
+int main(void)
+{
+	test_hierarchy();
+	test_kinds();
+	test_errors();
+	test_many();
+	return unit_finish();
+}

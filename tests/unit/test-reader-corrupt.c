@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Offline reader on corrupt images: flip bytes in superblocks, tree block
+ * headers, leaves and nodes (recomputing checksums so the structural
+ * checks are what trips), build pointer loops, truncate the image.  Every
+ * case must end in a clean negative errno with a message naming the
+ * object, never a crash or a hang; ASan/UBSan builds run the same cases.
+ */
+#include "reader-harness.h"
+#include "kernel-shared/csum.h"
+
+static u8 *img;
+static size_t img_size;
+static u32 nodesize;
+static u16 csum_type;
+
+/* Saved bytes of the region being patched, restored by unpatch() */
+static u8 saved[65536 + 4096];
+static u64 saved_off;
+static size_t saved_len;
+
+static void patch_begin(u64 off, size_t len)
+{
+	saved_off = off;
+	saved_len = len;
+	memcpy(saved, img + off, len);
+}
+
+static void unpatch(void)
+{
+	memcpy(img + saved_off, saved, saved_len);
+}
+
+static void recsum_block(u64 phys)
+{
+	u8 c[BTRFS_CSUM_MAX_SIZE];
+
+	btrfs_csum_data(csum_type, img + phys + BTRFS_CSUM_SIZE, nodesize - BTRFS_CSUM_SIZE, c);
+	memcpy(img + phys, c, BTRFS_CSUM_SIZE);
+}
+
+static void recsum_super(u64 off)
+{
+	btrfs_super_csum_update((struct btrfs_super_block *)(img + off));
+}
+
+static struct btrfs_super_block *sb_at(u64 off)
+{
+	return (struct btrfs_super_block *)(img + off);
+}
+
+static struct btrfs_header *hdr_at(u64 phys)
+{
+	return (struct btrfs_header *)(img + phys);
+}
+
+static int nop_cb(void *priv, const struct extent_buffer *eb, const struct btrfs_walk_info *info)
+{
+	(*(u64 *)priv)++;
+	return 0;
+}
+
+/* Open, walk every tree, iterate every tree's items; first error wins */
+static int full_read(size_t size, int mirror, char *msg)
+{
+	struct btrfs_key min = { 0, 0, 0 }, max = { (u64)-1, 0xff, (u64)-1 };
+	static const u64 ids[] = { 1, 2, 3, 4, 5, 7, 9, 10 };
+	struct btrfs_io_dev *dev;
+	struct btrfs_fs *fs;
+	u64 blocks = 0;
+	int ret;
+
+	msg[0] = '\0';
+	ret = open_mem(img, size, mirror, &dev, &fs, msg);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_walk_all_trees(fs, false, nop_cb, &blocks);
+	for (size_t i = 0; !ret && i < sizeof(ids) / sizeof(ids[0]); i++) {
+		struct btrfs_item_source src = btrfs_fs_item_source(fs);
+		struct btrfs_root *root;
+		u64 dummy = 0;
+
+		if (btrfs_read_root(fs, ids[i], &root) == -ENOENT)
+			continue;
+		ret = btrfs_item_source_search(&src, ids[i], &min, &max,
+					       (btrfs_item_cb)(void *)nop_cb, &dummy);
+	}
+	if (ret < 0)
+		snprintf(msg, BTRFS_ERRMSG_SIZE, "%s", btrfs_fs_error(fs));
+	btrfs_fs_close(fs);
+	btrfs_io_close(dev);
+	return ret;
+}
+
+#define EXPECT_FAIL(what, ret, msg, want_err, substr) do {			\
+	CHECK((ret) == (want_err), "%s: got %d want %d (%s)", what, ret, want_err, msg); \
+	CHECK(strstr(msg, substr) != NULL, "%s: message '%s' lacks '%s'", what, msg, substr); \
+} while (0)
+
+/* Physical offset of copy @mirror of tree block @logical (fs opened on img) */
+static u64 phys_of(u64 logical, int mirror)
+{
+	char msg[BTRFS_ERRMSG_SIZE];
+	struct btrfs_io_dev *dev;
+	struct btrfs_fs *fs;
+	struct btrfs_io_stripe s = { 0 };
+
+	if (open_mem(img, img_size, BTRFS_SUPER_MIRROR_AUTO, &dev, &fs, msg) < 0)
+		return 0;
+	if (btrfs_map_block(fs, logical, nodesize, mirror, &s) < 0)
+		s.physical = 0;
+	btrfs_fs_close(fs);
+	btrfs_io_close(dev);
+	return s.physical;
+}
+
+static int load(const char *name)
+{
+	free(img);
+	img = load_file(tpath(name), &img_size);
+	if (!img)
+		return -1;
+	nodesize = btrfs_super_nodesize(sb_at(65536));
+	csum_type = btrfs_super_csum_type(sb_at(65536));
+	return 0;
+}
+
+static void test_super(void)
+{
+	char msg[BTRFS_ERRMSG_SIZE];
+	const u64 s0 = 65536, s1 = 64ULL << 20;
+	struct btrfs_io_dev *dev;
+	struct btrfs_fs *fs;
+	int ret;
+
+	CHECK(full_read(img_size, BTRFS_SUPER_MIRROR_AUTO, msg) == 0, "pristine image: %s", msg);
+
+	patch_begin(s0, 4096);
+	img[s0 + 40] ^= 1;	/* inside fsid, csum now wrong */
+	ret = full_read(img_size, 0, msg);
+	EXPECT_FAIL("super csum, mirror 0", ret, msg, -EUCLEAN, "checksum mismatch");
+	ret = open_mem(img, img_size, BTRFS_SUPER_MIRROR_AUTO, &dev, &fs, msg);
+	CHECK(ret == 0 && fs->super_mirror == 1, "auto falls back to mirror 1: %d %s", ret, msg);
+	if (!ret) {
+		btrfs_fs_close(fs);
+		btrfs_io_close(dev);
+	}
+	unpatch();
+
+	patch_begin(s0, 4096);
+	img[s0 + 64] ^= 0xff;
+	ret = full_read(img_size, 0, msg);
+	EXPECT_FAIL("super magic", ret, msg, -EUCLEAN, "bad magic");
+	unpatch();
+
+	patch_begin(s0, 4096);
+	btrfs_set_super_nodesize(sb_at(s0), 12345);
+	recsum_super(s0);
+	EXPECT_FAIL("nodesize", full_read(img_size, 0, msg), msg, -EUCLEAN, "invalid nodesize");
+	unpatch();
+
+	patch_begin(s0, 4096);
+	btrfs_set_super_sectorsize(sb_at(s0), 0);
+	recsum_super(s0);
+	EXPECT_FAIL("sectorsize", full_read(img_size, 0, msg), msg, -EUCLEAN, "invalid sectorsize");
+	unpatch();
+
+	patch_begin(s0, 4096);
+	btrfs_set_super_root_level(sb_at(s0), 9);
+	recsum_super(s0);
+	EXPECT_FAIL("root level", full_read(img_size, 0, msg), msg, -EUCLEAN, "level");
+	unpatch();
+
+	patch_begin(s0, 4096);
+	btrfs_set_super_sys_chunk_array_size(sb_at(s0), 5000);
+	recsum_super(s0);
+	EXPECT_FAIL("sys array size", full_read(img_size, 0, msg), msg, -EUCLEAN,
+		    "sys_chunk_array_size");
+	unpatch();
+
+	patch_begin(s0, 4096);
+	btrfs_set_super_sys_chunk_array_size(sb_at(s0), 17 + 48 + 32 + 20);
+	recsum_super(s0);
+	EXPECT_FAIL("sys array truncated", full_read(img_size, 0, msg), msg, -EUCLEAN, "truncated");
+	unpatch();
+
+	patch_begin(s0, 4096);
+	put_le16(btrfs_super_sys_chunk_array(sb_at(s0)) + 17 + 44, 0);
+	recsum_super(s0);
+	EXPECT_FAIL("sys chunk no stripes", full_read(img_size, 0, msg), msg, -EUCLEAN, "stripes");
+	unpatch();
+
+	patch_begin(s0, 4096);
+	put_le64(btrfs_super_sys_chunk_array(sb_at(s0)) + 17 + 24, 0x3ff);
+	recsum_super(s0);
+	EXPECT_FAIL("sys chunk type", full_read(img_size, 0, msg), msg, -EUCLEAN, "chunk");
+	unpatch();
+
+	patch_begin(s0, 4096);
+	/* stripe 0 physical far beyond the device */
+	put_le64(btrfs_super_sys_chunk_array(sb_at(s0)) + 17 + 48 + 8, 1ULL << 50);
+	recsum_super(s0);
+	ret = full_read(img_size, 0, msg);
+	CHECK(ret < 0 && msg[0], "sys chunk stripe beyond device: %d '%s'", ret, msg);
+	unpatch();
+
+	patch_begin(s0, 4096);
+	btrfs_set_super_incompat_flags(sb_at(s0), btrfs_super_incompat_flags(sb_at(s0)) |
+				       BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2);
+	recsum_super(s0);
+	EXPECT_FAIL("extent-tree-v2", full_read(img_size, 0, msg), msg, -EOPNOTSUPP,
+		    "extent-tree-v2");
+	unpatch();
+
+	patch_begin(s0, 4096);
+	btrfs_set_super_incompat_flags(sb_at(s0), btrfs_super_incompat_flags(sb_at(s0)) |
+				       (1ULL << 40));
+	recsum_super(s0);
+	EXPECT_FAIL("unknown incompat", full_read(img_size, 0, msg), msg, -EOPNOTSUPP,
+		    "unknown incompat");
+	unpatch();
+
+	patch_begin(s0, 4096);
+	btrfs_set_super_generation(sb_at(s0), btrfs_super_generation(sb_at(s0)) + 1);
+	recsum_super(s0);
+	EXPECT_FAIL("super generation ahead of root", full_read(img_size, 0, msg), msg, -EUCLEAN,
+		    "transid");
+	unpatch();
+
+	/* both existing copies bad: the message of copy 0 */
+	{
+		u8 keep1[4096];
+
+		memcpy(keep1, img + s1, 4096);
+		patch_begin(s0, 4096);
+		img[s0 + 64] ^= 0xff;
+		img[s1 + 40] ^= 0xff;
+		ret = full_read(img_size, BTRFS_SUPER_MIRROR_AUTO, msg);
+		EXPECT_FAIL("all copies bad", ret, msg, -EUCLEAN, "mirror 0: bad magic");
+		unpatch();
+		memcpy(img + s1, keep1, 4096);
+	}
+
+	/* too small for any superblock */
+	EXPECT_FAIL("tiny image", full_read(32768, BTRFS_SUPER_MIRROR_AUTO, msg), msg, -ENOENT,
+		    "beyond the end");
+	/* superblock there, chunks beyond */
+	ret = full_read(1 << 20, BTRFS_SUPER_MIRROR_AUTO, msg);
+	CHECK(ret < 0 && msg[0], "truncated to 1 MiB: %d '%s'", ret, msg);
+	{
+		u64 cut = phys_of(btrfs_super_root(sb_at(s0)), 1);
+
+		ret = full_read(cut + nodesize / 2, BTRFS_SUPER_MIRROR_AUTO, msg);
+		CHECK(ret < 0 && strstr(msg, "cannot read"), "truncated inside the root tree block: %d '%s'",
+		      ret, msg);
+	}
+	CHECK(full_read(img_size, BTRFS_SUPER_MIRROR_AUTO, msg) == 0, "restored image: %s", msg);
+}
+
+/* Root tree leaf of a single-profile image */
+static void test_leaf(void)
+{
+	char msg[BTRFS_ERRMSG_SIZE];
+	u64 logical = btrfs_super_root(sb_at(65536));
+	u64 p = phys_of(logical, 1);
+	struct btrfs_header *h;
+	u8 *items;
+
+	CHECK(p != 0, "root tree block %llu mapped", (unsigned long long)logical);
+	if (!p)
+		return;
+	h = hdr_at(p);
+	items = img + p + sizeof(*h);
+	CHECK(btrfs_header_level(h) == 0 && btrfs_header_nritems(h) > 3, "root tree is a leaf");
+
+#define LEAF_CASE(name, code, want_err, substr) do {				\
+	patch_begin(p, nodesize);						\
+	code;									\
+	recsum_block(p);							\
+	EXPECT_FAIL(name, full_read(img_size, 0, msg), msg, want_err, substr);	\
+	unpatch();								\
+} while (0)
+
+	patch_begin(p, nodesize);
+	img[p + 200] ^= 1;
+	EXPECT_FAIL("leaf csum", full_read(img_size, 0, msg), msg, -EUCLEAN,
+		    "checksum mismatch (mirror 1)");
+	unpatch();
+
+	LEAF_CASE("level 9", btrfs_set_header_level(h, 9), -EUCLEAN, "invalid level");
+	LEAF_CASE("level 1", btrfs_set_header_level(h, 1), -EUCLEAN, "tree block");
+	LEAF_CASE("nritems huge", btrfs_set_header_nritems(h, 0xffffffff), -EUCLEAN, "nritems");
+	LEAF_CASE("nritems 0", btrfs_set_header_nritems(h, 0), -EUCLEAN, "empty leaf");
+	LEAF_CASE("nritems +1", btrfs_set_header_nritems(h, btrfs_header_nritems(h) + 1),
+		  -EUCLEAN, "tree block");
+	LEAF_CASE("item offset out of block",
+		  btrfs_set_item_offset((struct btrfs_item *)items, nodesize * 2), -EUCLEAN,
+		  "item end");
+	LEAF_CASE("item size huge",
+		  btrfs_set_item_size((struct btrfs_item *)items, 0xffffffff), -EUCLEAN,
+		  "item end");
+	LEAF_CASE("item over headers",
+		  (btrfs_set_item_offset((struct btrfs_item *)items, 10),
+		   btrfs_set_item_size((struct btrfs_item *)items,
+				       btrfs_leaf_data_size(nodesize) - 10)),
+		  -EUCLEAN, "tree block");
+	{
+		u8 tmp[17];
+
+		LEAF_CASE("key order",
+			  (memcpy(tmp, items + 25, 17), memcpy(items + 25, items + 50, 17),
+			   memcpy(items + 50, tmp, 17)),
+			  -EUCLEAN, "bad key order");
+		LEAF_CASE("duplicate key", memcpy(items + 25, items + 50, 17), -EUCLEAN,
+			  "bad key order");
+	}
+	LEAF_CASE("bytenr", btrfs_set_header_bytenr(h, logical + 4096), -EUCLEAN,
+		  "header bytenr");
+	LEAF_CASE("fsid", h->fsid[3] ^= 0x55, -EUCLEAN, "fsid mismatch");
+	LEAF_CASE("owner", btrfs_set_header_owner(h, 5), -EUCLEAN, "owner");
+	LEAF_CASE("generation", btrfs_set_header_generation(h, btrfs_header_generation(h) - 1),
+		  -EUCLEAN, "transid");
+	LEAF_CASE("root item size",
+		  btrfs_set_item_size((struct btrfs_item *)items,
+				      btrfs_item_size((struct btrfs_item *)items) - 1),
+		  -EUCLEAN, "tree block");
+#undef LEAF_CASE
+	CHECK(full_read(img_size, 0, msg) == 0, "restored: %s", msg);
+}
+
+/* Node of the filled 4k image: pointers, generations, keys, loops */
+static void test_node(void)
+{
+	char msg[BTRFS_ERRMSG_SIZE];
+	struct btrfs_io_dev *dev;
+	struct btrfs_fs *fs;
+	struct btrfs_root *root;
+	u64 node_log, node_phys, l1_log = 0, l1_phys, b_log = 0, b_phys;
+	struct btrfs_header *h;
+	u8 *ptrs;
+	int ret;
+
+	ret = open_mem(img, img_size, BTRFS_SUPER_MIRROR_AUTO, &dev, &fs, msg);
+	CHECK(ret == 0, "open filled: %s", msg);
+	if (ret)
+		return;
+	ret = btrfs_read_root(fs, BTRFS_FS_TREE_OBJECTID, &root);
+	CHECK(ret == 0 && btrfs_eb_level(root->node) >= 2, "fs tree has a level >= 2 root");
+	if (ret || btrfs_eb_level(root->node) < 2) {
+		btrfs_fs_close(fs);
+		btrfs_io_close(dev);
+		return;
+	}
+	node_log = root->node->start;
+	/* a level-1 node with at least 3 children, and its slot-1 child */
+	{
+		struct btrfs_path path;
+		struct btrfs_key k = { 0, 0, 0 };
+
+		btrfs_path_init(&path);
+		path.lowest_level = 1;
+		ret = btrfs_search_slot(NULL, root, &k, &path, 0, 0);
+		if (ret >= 0 && path.nodes[1] && btrfs_eb_nritems(path.nodes[1]) >= 3) {
+			l1_log = path.nodes[1]->start;
+			b_log = btrfs_eb_node_blockptr(path.nodes[1], 1);
+		}
+		btrfs_path_release(&path);
+	}
+	btrfs_fs_close(fs);
+	btrfs_io_close(dev);
+	CHECK(l1_log && b_log, "found a level-1 node");
+	node_phys = phys_of(node_log, 1);
+	h = hdr_at(node_phys);
+	ptrs = img + node_phys + sizeof(*h);
+
+#define NODE_CASE(name, code, want_err, substr) do {				\
+	patch_begin(node_phys, nodesize);					\
+	code;									\
+	recsum_block(node_phys);						\
+	EXPECT_FAIL(name, full_read(img_size, 0, msg), msg, want_err, substr);	\
+	unpatch();								\
+} while (0)
+#define PTR(i) ((struct btrfs_key_ptr *)(ptrs + (i) * 33))
+
+	NODE_CASE("node nritems 0", btrfs_set_header_nritems(h, 0), -EUCLEAN, "nritems");
+	NODE_CASE("node nritems huge", btrfs_set_header_nritems(h, 100000), -EUCLEAN, "nritems");
+	NODE_CASE("pointer to itself",
+		  (btrfs_set_key_ptr_blockptr(PTR(1), node_log),
+		   btrfs_set_key_ptr_generation(PTR(1), btrfs_header_generation(h))),
+		  -EUCLEAN, "level");
+	NODE_CASE("pointer to sibling",
+		  (btrfs_set_key_ptr_blockptr(PTR(1), btrfs_key_ptr_blockptr(PTR(0))),
+		   btrfs_set_key_ptr_generation(PTR(1), btrfs_key_ptr_generation(PTR(0)))),
+		  -EUCLEAN, "first key mismatch");
+	NODE_CASE("pointer generation",
+		  btrfs_set_key_ptr_generation(PTR(0), btrfs_key_ptr_generation(PTR(0)) - 1),
+		  -EUCLEAN, "transid");
+	NODE_CASE("pointer generation 0", btrfs_set_key_ptr_generation(PTR(0), 0), -EUCLEAN,
+		  "generation");
+	NODE_CASE("pointer unmapped", btrfs_set_key_ptr_blockptr(PTR(0), 1ULL << 50), -EUCLEAN,
+		  "not mapped");
+	NODE_CASE("pointer misaligned", btrfs_set_key_ptr_blockptr(PTR(0), 4097), -EUCLEAN,
+		  "invalid block pointer");
+	NODE_CASE("pointer 0", btrfs_set_key_ptr_blockptr(PTR(0), 0), -EUCLEAN,
+		  "invalid block pointer");
+	NODE_CASE("node key order",
+		  memcpy(ptrs + 33, ptrs + 66, 17), -EUCLEAN, "bad key order");
+#undef NODE_CASE
+
+	/*
+	 * Overlapping key ranges: the level-1 node's key[1] and its second
+	 * child's first key both become the first child's last key.  Each
+	 * block is sorted on its own; only the range check catches it.
+	 */
+	if (l1_log && b_log) {
+		u64 a_log, a_phys;
+		struct btrfs_key alast;
+		u8 l1_save[65536], b_save[65536];
+		struct btrfs_header *bh;
+
+		l1_phys = phys_of(l1_log, 1);
+		b_phys = phys_of(b_log, 1);
+		a_log = btrfs_key_ptr_blockptr((struct btrfs_key_ptr *)(img + l1_phys + 101));
+		a_phys = phys_of(a_log, 1);
+		bh = hdr_at(a_phys);
+		btrfs_item_key((struct btrfs_item *)(img + a_phys + 101 +
+				(btrfs_header_nritems(bh) - 1) * 25), &alast);
+		memcpy(l1_save, img + l1_phys, nodesize);
+		memcpy(b_save, img + b_phys, nodesize);
+		btrfs_set_key_ptr_key((struct btrfs_key_ptr *)(img + l1_phys + 101 + 33), &alast);
+		btrfs_set_item_key((struct btrfs_item *)(img + b_phys + 101), &alast);
+		recsum_block(l1_phys);
+		recsum_block(b_phys);
+		EXPECT_FAIL("overlapping ranges", full_read(img_size, 0, msg), msg, -EUCLEAN,
+			    "beyond its parent's range");
+		memcpy(img + l1_phys, l1_save, nodesize);
+		memcpy(img + b_phys, b_save, nodesize);
+	}
+#undef PTR
+	CHECK(full_read(img_size, 0, msg) == 0, "restored filled: %s", msg);
+}
+
+/* DUP: a bad first copy is read from the second; both bad is an error */
+static void test_mirror_retry(void)
+{
+	char msg[BTRFS_ERRMSG_SIZE];
+	u64 logical = btrfs_super_root(sb_at(65536));
+	u64 p1 = phys_of(logical, 1), p2 = phys_of(logical, 2);
+
+	CHECK(p1 && p2 && p1 != p2, "dup copies at %llu and %llu", (unsigned long long)p1,
+	      (unsigned long long)p2);
+	if (!p1 || !p2)
+		return;
+	img[p1 + 300] ^= 1;
+	CHECK(full_read(img_size, 0, msg) == 0, "first copy bad: %s", msg);
+	img[p2 + 300] ^= 1;
+	EXPECT_FAIL("both copies bad", full_read(img_size, 0, msg), msg, -EUCLEAN,
+		    "checksum mismatch (mirror 1)");
+	img[p1 + 300] ^= 1;
+	CHECK(full_read(img_size, 0, msg) == 0, "second copy bad: %s", msg);
+	img[p2 + 300] ^= 1;
+}
+
+int main(void)
+{
+	scratch_init();
+	if (make_image("single", 300, "-m single -d single") == 0 && load("single") == 0) {
+		test_super();
+		test_leaf();
+	} else {
+		CHECK(0, "single image");
+	}
+	if (make_image("dup", 300, "-m dup") == 0 && load("dup") == 0)
+		test_mirror_retry();
+	else
+		CHECK(0, "dup image");
+	if (sh("mkdir -p '%s' && cd '%s' && for i in $(seq 1 3000); do echo $i > f$i; done",
+	       tpath("root"), tpath("root")) == 0 &&
+	    sh("truncate -s 300M '%s' && mkfs.btrfs -q -f -n 4096 -m single --rootdir '%s' '%s' >/dev/null 2>&1",
+	       tpath("filled"), tpath("root"), tpath("filled")) == 0 && load("filled") == 0)
+		test_node();
+	else
+		CHECK(0, "filled image");
+	free(img);
+	scratch_done();
+	return report();
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The I/O layer and the extent buffer cache: device bounds and modes,
+ * buffer refcounts, the LRU bound, dirty buffers, and a tree block written
+ * back through btrfs_write_tree_block() to every DUP copy.
+ */
+#include <fcntl.h>
+#include "reader-harness.h"
+
+static void test_memory_dev(void)
+{
+	u8 buf[8192], out[16];
+	struct btrfs_io_dev *dev;
+	int ret;
+
+	memset(buf, 0xab, sizeof(buf));
+	ret = btrfs_io_open_memory(buf, sizeof(buf), true, true, &dev);
+	CHECK(ret == 0 && dev->size == sizeof(buf), "open memory copy");
+	CHECK(btrfs_io_read(dev, out, 16, 8176) == 0 && out[0] == 0xab, "read at the end");
+	CHECK(btrfs_io_read(dev, out, 16, 8180) == -EIO, "read past the end");
+	CHECK(btrfs_io_read(dev, out, 16, (u64)-8) == -EIO, "offset overflow");
+	CHECK(btrfs_io_write(dev, "xy", 2, 0) == 0, "write to copy");
+	CHECK(buf[0] == 0xab, "the caller's buffer is untouched in copy mode");
+	CHECK(btrfs_io_read(dev, out, 2, 0) == 0 && !memcmp(out, "xy", 2), "read back");
+	CHECK(btrfs_io_flush(dev) == 0, "flush");
+	btrfs_io_close(dev);
+
+	ret = btrfs_io_open_memory(buf, sizeof(buf), false, false, &dev);
+	CHECK(ret == 0, "open memory in place");
+	CHECK(btrfs_io_write(dev, "xy", 2, 0) == -EROFS, "read-only device refuses writes");
+	btrfs_io_close(dev);
+	btrfs_io_close(NULL);
+}
+
+static void test_file_dev(void)
+{
+	struct btrfs_io_dev *dev;
+	const char *f = tpath("file");
+	u8 out[4];
+	int ret;
+
+	CHECK(btrfs_io_open_file(tpath("missing"), false, &dev) == -ENOENT, "missing file");
+	CHECK(btrfs_io_open_file("/proc/self", false, &dev) < 0, "a directory is refused");
+	sh("printf 'abcdefgh' > '%s'", f);
+	ret = btrfs_io_open_file(f, true, &dev);
+	CHECK(ret == 0 && dev->size == 8, "file size %llu", ret ? 0ULL : (unsigned long long)dev->size);
+	if (ret)
+		return;
+	CHECK(btrfs_io_read(dev, out, 4, 4) == 0 && !memcmp(out, "efgh", 4), "file read");
+	CHECK(btrfs_io_read(dev, out, 4, 6) == -EIO, "file read past the end");
+	CHECK(btrfs_io_write(dev, "WX", 2, 2) == 0 && btrfs_io_flush(dev) == 0, "file write");
+	CHECK(btrfs_io_read(dev, out, 4, 0) == 0 && !memcmp(out, "abWX", 4), "file read back");
+	btrfs_io_close(dev);
+	{
+		int fd = open(f, O_RDONLY);
+
+		CHECK(btrfs_io_open_fd(fd, "fd", false, &dev) == 0 && dev->size == 8, "open fd");
+		btrfs_io_close(dev);
+		CHECK(fcntl(fd, F_GETFD) >= 0, "borrowed fd stays open");
+		close(fd);
+	}
+}
+
+static int count_blocks(void *priv, const struct extent_buffer *eb,
+			const struct btrfs_walk_info *info)
+{
+	(*(u64 *)priv)++;
+	return 0;
+}
+
+static void test_cache_and_write(void)
+{
+	char err[BTRFS_ERRMSG_SIZE];
+	struct btrfs_open_args args = { 0 };
+	struct btrfs_io_dev *dev;
+	struct btrfs_fs *fs;
+	struct extent_buffer *a, *b, *n;
+	struct btrfs_io_stripe s1, s2;
+	u64 blocks = 0, root_log;
+	size_t size;
+	u8 *img, *copy, orig_byte = 0;
+	int ret;
+
+	if (make_image("dup", 300, "-n 4096 -m dup") != 0) {
+		CHECK(0, "mkfs");
+		return;
+	}
+	img = load_file(tpath("dup"), &size);
+	if (!img) {
+		CHECK(0, "load");
+		return;
+	}
+	btrfs_io_open_memory(img, size, false, true, &dev);
+	args.devs = &dev;
+	args.nr_devs = 1;
+	args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+	args.writable = true;
+	args.cache_blocks = 3;
+	args.errmsg = err;
+	ret = btrfs_fs_open(&fs, &args);
+	CHECK(ret == 0, "open writable: %d %s", ret, err);
+	if (ret)
+		goto out;
+	/* the extent tree's root block: not referenced by a loaded root yet */
+	{
+		struct btrfs_key k = { BTRFS_EXTENT_TREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
+		struct btrfs_root_item ri;
+		u32 len;
+
+		memset(&ri, 0, sizeof(ri));
+		ret = btrfs_lookup_item(fs->tree_root, &k, &ri, sizeof(ri), &len);
+		CHECK(ret == 0 && len == sizeof(ri), "lookup extent root item: %d", ret);
+		root_log = btrfs_root_bytenr(&ri);
+	}
+	CHECK(btrfs_read_tree_block(fs, root_log, NULL, &a) == 0, "read root tree block");
+	CHECK(btrfs_read_tree_block(fs, root_log, NULL, &b) == 0 && a == b && a->refs == 2,
+	      "cached: same buffer, refs %d", b->refs);
+	free_extent_buffer(b);
+	CHECK(btrfs_alloc_tree_block_buffer(fs, root_log, &n) == -EEXIST,
+	      "no new buffer over a referenced one");
+
+	/* change a byte in the leaf's free space and write both copies */
+	copy = malloc(fs->nodesize);
+	memcpy(copy, a->data, fs->nodesize);
+	free_extent_buffer(a);
+	ret = btrfs_alloc_tree_block_buffer(fs, root_log, &n);
+	CHECK(ret == 0, "alloc over a clean cached block: %d", ret);
+	if (ret == 0) {
+		memcpy(n->data, copy, fs->nodesize);
+		orig_byte = n->data[fs->nodesize / 2];
+		n->data[fs->nodesize / 2] ^= 0x5a;	/* free space between headers and data */
+		btrfs_mark_buffer_dirty(n);
+		ret = btrfs_write_tree_block(fs, n);
+		CHECK(ret == 0 && !(n->flags & EXTENT_BUFFER_DIRTY), "write tree block: %d", ret);
+		free_extent_buffer(n);
+	}
+	free(copy);
+	ret = btrfs_walk_all_trees(fs, false, count_blocks, &blocks);
+	CHECK(ret == 0 && blocks > 8, "walk %d, %llu blocks", ret, (unsigned long long)blocks);
+	CHECK(fs->cache.nr_clean_unused <= 3, "LRU bounded: %u", fs->cache.nr_clean_unused);
+
+
+	/* a dirty buffer survives until dropped */
+	{
+		u64 spot = root_log + 64 * 4096ULL;
+		u32 before;
+
+		if (btrfs_alloc_tree_block_buffer(fs, spot, &n) == 0) {
+			btrfs_mark_buffer_dirty(n);
+			before = fs->cache.nr;
+			free_extent_buffer(n);
+			CHECK(fs->cache.nr == before, "dirty buffer kept after its last ref");
+			btrfs_eb_cache_drop_dirty(fs);
+			CHECK(fs->cache.nr == before - 1, "drop_dirty frees it");
+		} else {
+			CHECK(0, "alloc at a free spot");
+		}
+	}
+	CHECK(btrfs_map_block(fs, root_log, fs->nodesize, 1, &s1) == 0 &&
+	      btrfs_map_block(fs, root_log, fs->nodesize, 2, &s2) == 0 && s1.physical != s2.physical,
+	      "two DUP copies");
+	btrfs_fs_close(fs);
+	btrfs_io_close(dev);
+	if (ret)
+		goto out;
+	CHECK(!memcmp(img + s1.physical, img + s2.physical, 4096), "both copies written alike");
+	CHECK(img[s1.physical + 2048] == (u8)(orig_byte ^ 0x5a), "the change reached the disk");
+	/* reopen read-only: the rewritten block verifies on both mirrors */
+	args.writable = false;
+	btrfs_io_open_memory(img, size, false, false, &dev);
+	ret = btrfs_fs_open(&fs, &args);
+	CHECK(ret == 0, "reopen: %d %s", ret, err);
+	if (!ret) {
+		blocks = 0;
+		ret = btrfs_walk_all_trees(fs, false, count_blocks, &blocks);
+		CHECK(ret == 0, "walk after write: %d %s", ret, btrfs_fs_error(fs));
+		img[s1.physical + 100] ^= 1;	/* break copy 1: copy 2 must verify too */
+		btrfs_fs_close(fs);
+		ret = btrfs_fs_open(&fs, &args);
+		CHECK(ret == 0, "second copy verifies: %d %s", ret, err);
+		if (!ret)
+			btrfs_fs_close(fs);
+	}
+	btrfs_io_close(dev);
+out:
+	free(img);
+}
+
+int main(void)
+{
+	scratch_init();
+	test_memory_dev();
+	test_file_dev();
+	test_cache_and_write();
+	scratch_done();
+	return report();
+}
