@@ -121,7 +121,7 @@ out:
 	return ret;
 }
 
-int vc_image_open_write(const char *path, int super_mirror, struct vc_image_writer *w,
+int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
 			char *err, size_t errlen)
 {
 	char msg[BTRFS_ERRMSG_SIZE] = "";
@@ -167,11 +167,11 @@ int vc_image_open_write(const char *path, int super_mirror, struct vc_image_writ
 	}
 	return 0;
 fail:
-	vc_image_close(w);
+	vc_writer_close(w);
 	return ret;
 }
 
-void vc_image_close(struct vc_image_writer *w)
+void vc_writer_close(struct vc_writer *w)
 {
 	if (w->fs)
 		btrfs_fs_close(w->fs);

@@ -14,7 +14,7 @@ struct btrfs_io_dev;
 struct vc_inherit;
 
 /* An image opened for writing: locked, known not to be mounted */
-struct vc_image_writer {
+struct vc_writer {
 	int fd;
 	struct btrfs_io_dev *dev;
 	struct btrfs_fs *fs;
@@ -28,18 +28,18 @@ struct vc_image_writer {
 int vc_image_check_unmounted(const char *path, char *err, size_t errlen);
 
 /**
- * vc_image_open_write - open @path read-write for the offline writer
+ * vc_writer_open - open @path read-write for the offline writer
  *
  * Block devices are opened O_EXCL; the file is locked with flock() so a
  * second volctl fails at once; a mounted image is refused.  The filesystem
  * is opened with btrfs_fs_open(writable).
  * Return: 0 or a negative errno with @err set.
  */
-int vc_image_open_write(const char *path, int super_mirror, struct vc_image_writer *w,
+int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
 			char *err, size_t errlen);
 
-/** vc_image_close - close what vc_image_open_write() opened */
-void vc_image_close(struct vc_image_writer *w);
+/** vc_writer_close - close what vc_writer_open() opened */
+void vc_writer_close(struct vc_writer *w);
 
 /**
  * vc_offline_subvol_create - `subvolume create PATH` on an open image,

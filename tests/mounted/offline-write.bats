@@ -7,8 +7,6 @@ load ../helpers
 
 setup() {
 	require_root_loop
-	: "${WRITER:=$(dirname "$VOLCTL")/tests/unit/test-writer}"
-	[ -x "$WRITER" ] || skip "test-writer not built (make check-unit)"
 	IMG="$BATS_TEST_TMPDIR/fs.img"
 	MNT="$BATS_TEST_TMPDIR/mnt"
 	mkdir -p "$MNT"
@@ -32,7 +30,7 @@ umount_img() {
 }
 
 @test "offline subvolumes mount, list, take files, stay clean" {
-	run "$WRITER" create "$IMG" /a /a/b /c
+	run_volctl --image "$IMG" subvolume create /a /a/b /c
 	assert_status 0
 	mount_img
 	run btrfs subvolume list "$MNT"
@@ -60,7 +58,7 @@ umount_img() {
 	btrfs subvolume create "$MNT/k" >/dev/null
 	dd if=/dev/zero of="$MNT/k/f" bs=1M count=4 status=none
 	umount_img
-	run "$WRITER" create "$IMG" /k/off /top
+	run_volctl --image "$IMG" subvolume create /k/off /top
 	assert_status 0
 	run btrfs check --readonly "$IMG"
 	assert_status 0
@@ -76,10 +74,10 @@ umount_img() {
 
 @test "a mounted image is refused and left alone" {
 	mount_img
-	run "$WRITER" create "$IMG" /a
+	run_volctl --image "$IMG" subvolume create /a
 	assert_status 1
 	assert_output_contains "mounted"
-	run "$WRITER" create "$LOOPDEV" /a
+	run_volctl --image "$LOOPDEV" subvolume create /a
 	assert_status 1
 	assert_output_contains "mounted"
 	umount_img
@@ -97,7 +95,7 @@ umount_img() {
 	local long names=()
 	long=$(printf 'q%.0s' $(seq 1 200))
 	for i in $(seq 1 40); do names+=("/$long$i"); done
-	run "$WRITER" create "$IMG" "${names[@]}"
+	run_volctl --image "$IMG" subvolume create "${names[@]}"
 	assert_status 0
 	run btrfs check --readonly "$IMG"
 	assert_status 0

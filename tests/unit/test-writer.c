@@ -3,11 +3,9 @@
  * The offline writer: transactions, copy-on-write, subvolume create.
  *
  * Without arguments: unit tests on images made by mkfs.btrfs in a
- * temporary directory (skipped, with a note, when mkfs.btrfs is missing).
- * With arguments it is a small driver the bats tests use until the CLI
- * routes `subvolume create` to the offline backend:
- *   test-writer create IMAGE PATH...   one transaction per PATH
- *   test-writer fault-injection        exit 0 if built with fault injection
+ * temporary directory (skipped, with a note, when mkfs.btrfs is missing),
+ * with `btrfs check --readonly` as the oracle.  The CLI side is in
+ * tests/cli/offline-write.bats and tests/mounted/offline-write.bats.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -67,14 +65,14 @@ static int read_file(const char *path, unsigned char **buf, size_t *len)
 
 static int create(const char *img, const char *path, char *err, size_t errlen)
 {
-	struct vc_image_writer w;
+	struct vc_writer w;
 	int ret;
 
-	ret = vc_image_open_write(img, -1, &w, err, errlen);
+	ret = vc_writer_open(img, -1, &w, err, errlen);
 	if (ret < 0)
 		return ret;
 	ret = vc_offline_subvol_create(w.fs, path, NULL, err, errlen);
-	vc_image_close(&w);
+	vc_writer_close(&w);
 	return ret;
 }
 
@@ -89,16 +87,16 @@ static int check_clean(const char *img)
 
 static int subvol_exists(const char *img, const char *path)
 {
-	struct vc_image_writer w;
+	struct vc_writer w;
 	char err[512];
 	u64 root, dir;
 	int ret;
 
-	ret = vc_image_open_write(img, -1, &w, err, sizeof(err));
+	ret = vc_writer_open(img, -1, &w, err, sizeof(err));
 	if (ret < 0)
 		return ret;
 	ret = btrfs_resolve_dir(w.fs, path, strlen(path), &root, &dir);
-	vc_image_close(&w);
+	vc_writer_close(&w);
 	if (ret < 0)
 		return ret;
 	return root != BTRFS_FS_TREE_OBJECTID && dir == BTRFS_FIRST_FREE_OBJECTID;
@@ -146,7 +144,7 @@ static void test_abort_untouched(void)
 	char img[512], err[512];
 	unsigned char *before = NULL, *after = NULL;
 	size_t blen = 0, alen = 0;
-	struct vc_image_writer w;
+	struct vc_writer w;
 	struct btrfs_trans_handle *trans;
 	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
 					      .name = "x", .name_len = 1 };
@@ -154,7 +152,7 @@ static void test_abort_untouched(void)
 	if (make_image("abort.img", "256M", img, sizeof(img)))
 		return;
 	CHECK(read_file(img, &before, &blen) == 0);
-	CHECK(vc_image_open_write(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	CHECK(btrfs_start_transaction(w.fs, NULL, &trans) == 0);
 	CHECK(btrfs_subvol_create(trans, &a) == 0);
 	btrfs_abort_transaction(trans);
@@ -163,7 +161,7 @@ static void test_abort_untouched(void)
 	a.name = "y";
 	CHECK(btrfs_subvol_create(trans, &a) == 0);
 	btrfs_abort_transaction(trans);
-	vc_image_close(&w);
+	vc_writer_close(&w);
 	CHECK(read_file(img, &after, &alen) == 0);
 	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
 	free(before);
@@ -175,27 +173,27 @@ static void test_abort_untouched(void)
 static void test_lock(void)
 {
 	char img[512], err[512];
-	struct vc_image_writer w1, w2;
+	struct vc_writer w1, w2;
 
 	if (make_image("lock.img", "256M", img, sizeof(img)))
 		return;
-	CHECK(vc_image_open_write(img, -1, &w1, err, sizeof(err)) == 0);
-	CHECK(vc_image_open_write(img, -1, &w2, err, sizeof(err)) == -EWOULDBLOCK);
+	CHECK(vc_writer_open(img, -1, &w1, err, sizeof(err)) == 0);
+	CHECK(vc_writer_open(img, -1, &w2, err, sizeof(err)) == -EWOULDBLOCK);
 	CHECK(strstr(err, "in use") != NULL);
-	vc_image_close(&w1);
+	vc_writer_close(&w1);
 }
 
 /* Node and leaf splits: many items in one transaction */
 static void test_splits(const char *opts, int count)
 {
 	char img[512], err[512], name[64];
-	struct vc_image_writer w;
+	struct vc_writer w;
 	struct btrfs_trans_handle *trans;
 	int fails = 0;
 
 	if (make_image_opts("split.img", "256M", opts, img, sizeof(img)))
 		return;
-	CHECK(vc_image_open_write(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	CHECK(btrfs_start_transaction(w.fs, NULL, &trans) == 0);
 	for (int i = 0; i < count; i++) {
 		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
@@ -208,39 +206,16 @@ static void test_splits(const char *opts, int count)
 	}
 	CHECK(fails == 0);
 	CHECK(btrfs_commit_transaction(trans) == 0);
-	vc_image_close(&w);
+	vc_writer_close(&w);
 	snprintf(name, sizeof(name), "/subvolume-with-a-long-name-%04d", count - 1);
 	CHECK(subvol_exists(img, name) == 1);
 	CHECK(check_clean(img) == 0);
 }
 
-static int driver(int argc, char **argv)
-{
-	char err[512];
-
-	if (argc == 2 && !strcmp(argv[1], "fault-injection"))
-		return VOLCTL_FAULT_INJECTION ? 0 : 1;
-	if (argc < 4 || strcmp(argv[1], "create")) {
-		fprintf(stderr, "usage: test-writer create IMAGE PATH...\n");
-		return 2;
-	}
-	for (int i = 3; i < argc; i++) {
-		int ret = create(argv[2], argv[i], err, sizeof(err));
-
-		if (ret < 0) {
-			fprintf(stderr, "error: %s\n", err);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-int main(int argc, char **argv)
+int main(void)
 {
 	char cmd[512];
 
-	if (argc > 1)
-		return driver(argc, argv);
 	if (run("command -v mkfs.btrfs >/dev/null && command -v btrfs >/dev/null")) {
 		fprintf(stderr, "test-writer: mkfs.btrfs or btrfs missing, skipped\n");
 		return unit_finish();
