@@ -27,12 +27,14 @@
 #include "common/backend.h"
 #include "common/config.h"
 #include "common/offline.h"
+#include "common/offline-write.h"
 #include "kernel-shared/csum.h"
 #include "kernel-shared/items.h"
 
 struct vc_fs {
 	struct vc_fs_base base;
 	struct vc_image img;
+	struct vc_writer writer;	/* opened for writing: img.bfs borrows writer.fs */
 };
 
 /* ------------------------------------------------------------------ */
@@ -465,9 +467,18 @@ static int offline_open(struct vc_fs **fsp, const struct vc_config *cfg, const c
 	/* On failure the fs is still handed back, carrying the message. */
 	*fsp = fs;
 	if (writable) {
-		vc_fs_set_error(fs, "%s: changing an image offline is not implemented",
-				cfg->nr_images ? cfg->images[0] : "image");
-		return -EOPNOTSUPP;
+		if (cfg->nr_images != 1) {
+			vc_fs_set_error(fs, "%s: changing a multi-device filesystem offline is not implemented",
+					cfg->nr_images ? cfg->images[0] : "image");
+			return -EOPNOTSUPP;
+		}
+		ret = vc_writer_open(cfg->images[0], cfg->super_mirror, &fs->writer, fs->base.err,
+				     sizeof(fs->base.err));
+		if (ret)
+			return ret;
+		fs->img.bfs = fs->writer.fs;
+		fs->img.name = cfg->images[0];
+		return path ? offline_path_info(fs, path, &info) : 0;
 	}
 	ret = vc_image_open(&fs->img, cfg->images, cfg->nr_images, cfg->super_mirror);
 	if (ret) {
@@ -483,6 +494,10 @@ static void offline_close(struct vc_fs *fs)
 {
 	if (!fs)
 		return;
+	if (fs->writer.fs) {
+		fs->img.bfs = NULL;
+		vc_writer_close(&fs->writer);
+	}
 	vc_image_close(&fs->img);
 	free(fs);
 }
@@ -499,7 +514,10 @@ static int not_implemented(struct vc_fs *fs)
 
 static int offline_subvol_create(struct vc_fs *fs, const char *path, const struct vc_inherit *inh)
 {
-	return not_implemented(fs);
+	if (!fs->writer.fs)
+		return not_implemented(fs);
+	return vc_offline_subvol_create(fs->writer.fs, path, inh, fs->base.err,
+					sizeof(fs->base.err));
 }
 
 static int offline_snapshot(struct vc_fs *fs, const char *src, const char *dst, bool readonly,
