@@ -7,8 +7,9 @@
  * device whose backing file is the image), block devices are opened
  * O_EXCL (the kernel refuses it while mounted), and an exclusive flock()
  * keeps a second volctl out.  Test builds (configure
- * --enable-fault-injection) read VOLCTL_FAIL_AFTER_WRITES=N and hand it to
- * the transaction, which fails instead of the (N+1)th device write.
+ * --enable-fault-injection) read VOLCTL_FAIL_AFTER_WRITES=N and put the
+ * image behind a fault-injecting device (kernel-shared/io-fault.h) that
+ * fails every device write after the Nth.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include "common/offline-write.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/io.h"
+#include "kernel-shared/io-fault.h"
 #include "kernel-shared/super.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/subvol-create.h"
@@ -121,6 +123,24 @@ out:
 	return ret;
 }
 
+/* Test builds: VOLCTL_FAIL_AFTER_WRITES=N lets N device writes through */
+static int wrap_fault_injection(struct vc_writer *w)
+{
+#if VOLCTL_FAULT_INJECTION
+	const char *s = getenv("VOLCTL_FAIL_AFTER_WRITES");
+	struct btrfs_io_dev *dev;
+	int ret;
+
+	if (!s || !*s)
+		return 0;
+	ret = btrfs_io_open_fault(w->dev, strtoull(s, NULL, 10), &dev);
+	if (ret < 0)
+		return ret;
+	w->dev = dev;
+#endif
+	return 0;
+}
+
 int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
 			char *err, size_t errlen)
 {
@@ -151,6 +171,11 @@ int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
 		goto fail;
 	}
 	ret = btrfs_io_open_fd(w->fd, path, true, &w->dev);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		goto fail;
+	}
+	ret = wrap_fault_injection(w);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		goto fail;
@@ -203,25 +228,11 @@ static const char *errno_text(int err)
 	}
 }
 
-static void trans_opts_from_env(struct btrfs_trans_opts *opts)
-{
-	memset(opts, 0, sizeof(*opts));
-#if VOLCTL_FAULT_INJECTION
-	{
-		const char *s = getenv("VOLCTL_FAIL_AFTER_WRITES");
-
-		if (s && *s)
-			opts->fail_after_writes = strtoull(s, NULL, 10);
-	}
-#endif
-}
-
 int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct vc_inherit *inh,
 			     char *err, size_t errlen)
 {
 	struct btrfs_subvol_create_args a = { 0 };
 	struct btrfs_trans_handle *trans = NULL;
-	struct btrfs_trans_opts opts;
 	struct timespec now;
 	size_t len = strlen(path), dlen;
 	int ret;
@@ -246,8 +257,7 @@ int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct
 	a.now_nsec = (u32)now.tv_nsec;
 	a.uid = (u32)getuid();
 	a.gid = (u32)getgid();
-	trans_opts_from_env(&opts);
-	ret = btrfs_start_transaction(fs, &opts, &trans);
+	ret = btrfs_start_transaction(fs, &trans);
 	if (ret < 0)
 		goto fail;
 	ret = btrfs_subvol_create(trans, &a);

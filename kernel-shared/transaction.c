@@ -85,8 +85,7 @@ static int check_write_features(struct btrfs_fs *fs)
 	return 0;
 }
 
-int btrfs_start_transaction(struct btrfs_fs *fs, const struct btrfs_trans_opts *opts,
-			    struct btrfs_trans_handle **out)
+int btrfs_start_transaction(struct btrfs_fs *fs, struct btrfs_trans_handle **out)
 {
 	struct btrfs_trans_handle *trans;
 	struct btrfs_root *root;
@@ -105,8 +104,6 @@ int btrfs_start_transaction(struct btrfs_fs *fs, const struct btrfs_trans_opts *
 		return -ENOMEM;
 	trans->fs = fs;
 	trans->transid = fs->generation + 1;
-	if (opts)
-		trans->opts = *opts;
 	ret = btrfs_read_root(fs, BTRFS_QUOTA_TREE_OBJECTID, &root);
 	if (ret == 0)
 		trans->quota_on = true;
@@ -230,43 +227,6 @@ static int update_qgroup_status(struct btrfs_trans_handle *trans)
 	return 0;
 }
 
-static int count_write(struct btrfs_trans_handle *trans)
-{
-	if (trans->opts.fail_after_writes && trans->nr_writes >= trans->opts.fail_after_writes) {
-		btrfs_fs_set_error(trans->fs, "injected failure after %llu writes",
-				   (unsigned long long)trans->nr_writes);
-		return -EIO;
-	}
-	trans->nr_writes++;
-	return 0;
-}
-
-static int write_block(struct btrfs_trans_handle *trans, struct extent_buffer *eb)
-{
-	struct btrfs_fs *fs = trans->fs;
-	struct btrfs_io_stripe stripes[BTRFS_MAX_MIRRORS];
-	u8 csum[BTRFS_CSUM_MAX_SIZE];
-	int nr, ret;
-
-	ret = btrfs_csum_data(fs->csum_type, eb->data + BTRFS_CSUM_SIZE, eb->len - BTRFS_CSUM_SIZE,
-			      csum);
-	if (ret < 0)
-		return ret;
-	memcpy(eb->data, csum, BTRFS_CSUM_SIZE);
-	ret = btrfs_map_block_all(fs, eb->start, eb->len, stripes, &nr);
-	if (ret < 0)
-		return ret;
-	for (int i = 0; i < nr; i++) {
-		ret = count_write(trans);
-		if (ret < 0)
-			return ret;
-		ret = btrfs_io_write(stripes[i].dev->io, eb->data, eb->len, stripes[i].physical);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
-}
-
 static void fill_backup(struct btrfs_fs *fs, struct btrfs_super_block *sb)
 {
 	struct btrfs_root_backup *b;
@@ -339,9 +299,6 @@ static int write_supers(struct btrfs_trans_handle *trans, struct btrfs_super_blo
 			break;
 		btrfs_set_super_bytenr(sb, off);
 		ret = btrfs_super_csum_update(sb);
-		if (ret < 0)
-			return ret;
-		ret = count_write(trans);
 		if (ret < 0)
 			return ret;
 		ret = btrfs_io_write(io, sb, BTRFS_SUPER_INFO_SIZE, off);
@@ -494,7 +451,7 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	for (size_t i = 0; i < trans->nr_blocks; i++) {
 		if (trans->blocks[i].freed)
 			continue;
-		ret = write_block(trans, trans->blocks[i].eb);
+		ret = btrfs_write_tree_block(fs, trans->blocks[i].eb);
 		if (ret < 0)
 			goto abort;
 	}

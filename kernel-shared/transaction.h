@@ -34,11 +34,6 @@
 
 struct btrfs_fs;
 
-struct btrfs_trans_opts {
-	/* test builds: fail with -EIO instead of the (N+1)th device write; 0 = never */
-	u64 fail_after_writes;
-};
-
 /* A tree block allocated in this transaction */
 struct btrfs_trans_block {
 	struct extent_buffer *eb;	/* referenced until the transaction ends */
@@ -80,7 +75,6 @@ struct btrfs_qgroup_delta {
 struct btrfs_trans_handle {
 	struct btrfs_fs *fs;
 	u64 transid;
-	struct btrfs_trans_opts opts;
 	struct btrfs_alloc_ctx alloc;
 
 	struct btrfs_trans_block *blocks;
@@ -93,7 +87,6 @@ struct btrfs_trans_handle {
 	struct btrfs_qgroup_delta *qdeltas;
 	size_t nr_qdeltas, qdeltas_cap;
 	s64 bytes_used_delta;		/* for super.bytes_used */
-	u64 nr_writes;			/* device writes issued by the commit */
 	bool quota_on;			/* the quota tree exists */
 };
 
@@ -105,8 +98,7 @@ struct btrfs_trans_handle {
  * the free space of the METADATA block groups.
  * Return: 0 or a negative errno.
  */
-int btrfs_start_transaction(struct btrfs_fs *fs, const struct btrfs_trans_opts *opts,
-			    struct btrfs_trans_handle **out);
+int btrfs_start_transaction(struct btrfs_fs *fs, struct btrfs_trans_handle **out);
 
 /**
  * btrfs_commit_transaction - apply pending updates, write, free @trans

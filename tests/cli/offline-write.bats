@@ -16,12 +16,14 @@ mkimg() {
 	mkfs.btrfs -q -f "$@" "$IMG" >/dev/null
 }
 
-# Prints "old" or "new": whether subvolume 256 and its dir entry exist.
-# Fails if only one of them does (a mixed state).
+# state_of IMG [ID PARENT_TREE]: prints "old" or "new" whether subvolume ID
+# (default 256) and its two dir entries in PARENT_TREE (default 5) exist,
+# anything else for a mixed state.
 state_of() {
-	local roots dirs
-	roots=$(btrfs inspect-internal dump-tree -t 1 "$1" | grep -c '(256 ROOT_ITEM 0)') || true
-	dirs=$(btrfs inspect-internal dump-tree -t 5 "$1" | grep -c 'location key (256 ROOT_ITEM 0)') || true
+	local id=${2:-256} parent=${3:-5} roots dirs
+	roots=$(btrfs inspect-internal dump-tree -t 1 "$1" | grep -c "($id ROOT_ITEM 0)") || true
+	dirs=$(btrfs inspect-internal dump-tree -t "$parent" "$1" |
+		grep -c "location key ($id ROOT_ITEM 0)") || true
 	if [ "$roots" -eq 0 ] && [ "$dirs" -eq 0 ]; then
 		echo old
 	elif [ "$roots" -eq 1 ] && [ "$dirs" -eq 2 ]; then
@@ -125,8 +127,8 @@ state_of() {
 	assert_status 0
 }
 
-@test "crash after every device write: old or new state, never a mix" {
-	mkimg
+# crash_loop PATH ID PARENT_TREE: fail after 1, 2, ... device writes
+crash_loop() {
 	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
 	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" \
 		subvolume create /probe 2>/dev/null; then
@@ -134,17 +136,18 @@ state_of() {
 	fi
 	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
 	local n=1 rc st olds=0 news=0
-	while [ "$n" -lt 200 ]; do
+	while [ "$n" -lt 300 ]; do
 		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
 		rc=0
-		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" --image "$IMG" subvolume create /a 2>/dev/null || rc=$?
+		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" --image "$IMG" subvolume create "$1" \
+			>/dev/null 2>&1 || rc=$?
 		run btrfs check --readonly "$IMG"
 		if [ "$status" -ne 0 ]; then
 			echo "btrfs check failed after $n writes" >&2
 			echo "$output" >&2
 			return 1
 		fi
-		st=$(state_of "$IMG")
+		st=$(state_of "$IMG" "$2" "$3")
 		case $st in
 		old) olds=$((olds + 1)) ;;
 		new) news=$((news + 1)) ;;
@@ -154,9 +157,21 @@ state_of() {
 			[ "$st" = new ]
 			break
 		fi
+		[ "$rc" -eq 1 ]
 		n=$((n + 1))
 	done
 	[ "$rc" -eq 0 ]
 	[ "$olds" -gt 3 ]
 	[ "$news" -ge 1 ]
+}
+
+@test "crash after every device write: old or new state, never a mix" {
+	mkimg
+	crash_loop /a 256 5
+}
+
+@test "crash loop, nested, quotas on, single metadata" {
+	mkimg 256M -R quota -m single
+	"$VOLCTL" --image "$IMG" subvolume create /a >/dev/null
+	crash_loop /a/b 257 256
 }

@@ -20,6 +20,7 @@
 #include "kernel-shared/subvol-create.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/ctree-write.h"
+#include "kernel-shared/io-fault.h"
 
 static char tmpdir[256];
 
@@ -153,11 +154,11 @@ static void test_abort_untouched(void)
 		return;
 	CHECK(read_file(img, &before, &blen) == 0);
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	CHECK(btrfs_start_transaction(w.fs, NULL, &trans) == 0);
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
 	CHECK(btrfs_subvol_create(trans, &a) == 0);
 	btrfs_abort_transaction(trans);
 	/* the same fs can run a new transaction after an abort */
-	CHECK(btrfs_start_transaction(w.fs, NULL, &trans) == 0);
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
 	a.name = "y";
 	CHECK(btrfs_subvol_create(trans, &a) == 0);
 	btrfs_abort_transaction(trans);
@@ -194,7 +195,7 @@ static void test_splits(const char *opts, int count)
 	if (make_image_opts("split.img", "256M", opts, img, sizeof(img)))
 		return;
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	CHECK(btrfs_start_transaction(w.fs, NULL, &trans) == 0);
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
 	for (int i = 0; i < count; i++) {
 		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
 
@@ -212,6 +213,60 @@ static void test_splits(const char *opts, int count)
 	CHECK(check_clean(img) == 0);
 }
 
+/* The fault device lets N writes through, then fails without writing */
+static void test_io_fault(void)
+{
+	static u8 mem[8192];
+	u8 buf[512];
+	struct btrfs_io_dev *inner, *dev;
+
+	memset(buf, 0xab, sizeof(buf));
+	CHECK(btrfs_io_open_memory(mem, sizeof(mem), false, true, &inner) == 0);
+	CHECK(btrfs_io_open_fault(inner, 2, &dev) == 0);
+	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 0) == 0);
+	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 512) == 0);
+	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 1024) == -EIO);
+	CHECK(mem[511] == 0xab && mem[1023] == 0xab && mem[1024] == 0);
+	CHECK(btrfs_io_fault_writes(dev) == 2);
+	CHECK(btrfs_io_read(dev, buf, sizeof(buf), 1024) == 0 && buf[0] == 0);
+	CHECK(btrfs_io_flush(dev) == 0);
+	btrfs_io_close(dev);
+}
+
+/* Metadata full: -ENOSPC with a message, abort leaves the image as it was */
+static void test_enospc(void)
+{
+	char img[512], err[512], name[64];
+	unsigned char *before = NULL, *after = NULL;
+	size_t blen = 0, alen = 0;
+	struct vc_writer w;
+	struct btrfs_trans_handle *trans;
+	int ret = 0, i;
+
+	if (make_image_opts("enospc.img", "128M", "-m single -n 4096", img, sizeof(img)))
+		return;
+	CHECK(read_file(img, &before, &blen) == 0);
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	for (i = 0; i < 20000 && ret == 0; i++) {
+		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
+
+		snprintf(name, sizeof(name), "s%05d", i);
+		a.name = name;
+		a.name_len = strlen(name);
+		ret = btrfs_subvol_create(trans, &a);
+	}
+	CHECK(ret == -ENOSPC);
+	CHECK(strstr(btrfs_fs_error(w.fs), "no free space") != NULL);
+	btrfs_abort_transaction(trans);
+	vc_writer_close(&w);
+	CHECK(read_file(img, &after, &alen) == 0);
+	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
+	free(before);
+	free(after);
+	CHECK(check_clean(img) == 0);
+}
+
 int main(void)
 {
 	char cmd[512];
@@ -223,7 +278,9 @@ int main(void)
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-writer.XXXXXX");
 	if (!mkdtemp(tmpdir))
 		return 1;
+	test_io_fault();
 	test_create_basic();
+	test_enospc();
 	test_abort_untouched();
 	test_lock();
 	test_many();
