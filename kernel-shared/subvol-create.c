@@ -459,6 +459,11 @@ int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_cr
 	ret = btrfs_read_root(fs, a->parent_root, &parent);
 	if (ret < 0)
 		return ret;
+	if (btrfs_root_flags(&parent->root_item) & BTRFS_ROOT_SUBVOL_RDONLY) {
+		btrfs_fs_set_error(fs, "subvolume %llu: read-only",
+				   (unsigned long long)a->parent_root);
+		return -EROFS;
+	}
 	ret = btrfs_lookup_dir_entry(fs, a->parent_root, a->parent_dir, a->name, a->name_len,
 				     &loc, &type);
 	if (ret == 0)

@@ -111,3 +111,28 @@ umount_img() {
 	[[ "$stored" == *"1/100 "* ]]
 	[ "$(awk '$1 == "1/100" {print $2}' <<<"$stored")" -gt 16384 ]
 }
+
+@test "read-only subvolume and snapshot-shared trees are refused, image untouched" {
+	mount_img
+	btrfs subvolume create "$MNT/ro" >/dev/null
+	btrfs property set "$MNT/ro" ro true
+	btrfs subvolume create "$MNT/src" >/dev/null
+	btrfs subvolume snapshot "$MNT/src" "$MNT/snap" >/dev/null
+	umount_img
+	local before
+	before=$(sha256sum < "$IMG")
+	run_volctl --image "$IMG" subvolume create /ro/x
+	assert_status 1
+	assert_output_contains "read-only"
+	run_volctl --image "$IMG" subvolume create /snap/x
+	assert_status 1
+	assert_output_contains "not implemented offline yet"
+	run_volctl --image "$IMG" subvolume create /src/x
+	assert_status 1
+	assert_output_contains "snapshot"
+	[ "$(sha256sum < "$IMG")" = "$before" ]
+	run_volctl --image "$IMG" subvolume create /fine
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+}
