@@ -83,12 +83,47 @@ struct bg_block_group_bounds {
 
 struct space_load {
 	struct btrfs_fs *fs;
-	const struct btrfs_bg *bg;
+	struct btrfs_bg *bg;
 	struct btrfs_free_range *ranges;
 	size_t nr, cap;
 	u64 cursor;			/* extent-tree mode: end of the last used range */
 	int err;
 };
+
+/* Free runs of one FREE_SPACE_BITMAP item */
+static int load_bitmap(struct space_load *l, const struct btrfs_key *key, const u8 *bits,
+		       u32 len)
+{
+	u64 ss = l->fs->sectorsize, nbits = key->offset / ss;
+	u64 run = 0, i;
+
+	if (key->objectid < l->bg->start ||
+	    key->objectid + key->offset > l->bg->start + l->bg->length)
+		return 0;
+	if (key->offset % ss || (nbits + 7) / 8 > len) {
+		btrfs_fs_set_error(l->fs, "free space tree: bad bitmap item %llu+%llu",
+				   (unsigned long long)key->objectid,
+				   (unsigned long long)key->offset);
+		l->err = -EUCLEAN;
+		return 1;
+	}
+	for (i = 0; i <= nbits; i++) {
+		bool set = i < nbits && (bits[i / 8] >> (i % 8)) & 1;
+
+		if (set) {
+			run++;
+			continue;
+		}
+		if (run) {
+			l->err = push_range(&l->ranges, &l->nr, &l->cap,
+					    key->objectid + (i - run) * ss, run * ss);
+			if (l->err)
+				return 1;
+		}
+		run = 0;
+	}
+	return 0;
+}
 
 static int fst_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
 {
@@ -101,21 +136,13 @@ static int fst_cb(void *priv, const struct btrfs_key *key, const void *data, u32
 			l->err = -EUCLEAN;
 			return 1;
 		}
-		if (btrfs_free_space_info_flags(info) & BTRFS_FREE_SPACE_USING_BITMAPS) {
-			btrfs_fs_set_error(l->fs,
-					   "block group %llu: free space tree in bitmap format, not implemented offline yet",
-					   (unsigned long long)l->bg->start);
-			l->err = -EOPNOTSUPP;
-			return 1;
-		}
+		if (key->objectid == l->bg->start)
+			l->bg->fst_bitmaps = btrfs_free_space_info_flags(info) &
+				BTRFS_FREE_SPACE_USING_BITMAPS;
 		return 0;
 	}
-	if (key->type == BTRFS_FREE_SPACE_BITMAP_KEY) {
-		btrfs_fs_set_error(l->fs, "block group %llu: free space bitmaps not implemented offline yet",
-				   (unsigned long long)l->bg->start);
-		l->err = -EOPNOTSUPP;
-		return 1;
-	}
+	if (key->type == BTRFS_FREE_SPACE_BITMAP_KEY)
+		return load_bitmap(l, key, data, len);
 	if (key->type != BTRFS_FREE_SPACE_EXTENT_KEY)
 		return 0;
 	if (key->objectid < l->bg->start ||
@@ -220,7 +247,7 @@ static int cut_super_windows(struct btrfs_fs *fs, struct btrfs_free_range **rang
 	return 0;
 }
 
-static int load_bg_space(struct btrfs_trans_handle *trans, const struct btrfs_bg *bg,
+static int load_bg_space(struct btrfs_trans_handle *trans, struct btrfs_bg *bg,
 			 struct space_load *l)
 {
 	struct btrfs_fs *fs = trans->fs;
@@ -275,8 +302,7 @@ int btrfs_alloc_init(struct btrfs_trans_handle *trans)
 	if (ret < 0)
 		goto fail;
 	for (size_t i = 0; i < ctx->nr_bgs; i++) {
-		const struct btrfs_bg *bg = &ctx->bgs[i];
-		size_t first = sl.nr;
+		struct btrfs_bg *bg = &ctx->bgs[i];
 
 		if (!(bg->flags & BTRFS_BLOCK_GROUP_METADATA) || (bg->flags & BTRFS_BLOCK_GROUP_DATA))
 			continue;
@@ -286,7 +312,6 @@ int btrfs_alloc_init(struct btrfs_trans_handle *trans)
 		ret = cut_super_windows(fs, &sl.ranges, &sl.nr, &sl.cap, bg);
 		if (ret < 0)
 			goto fail;
-		(void)first;
 	}
 	if (sl.nr)
 		qsort(sl.ranges, sl.nr, sizeof(*sl.ranges), range_cmp);
@@ -344,15 +369,6 @@ struct btrfs_bg *btrfs_bg_lookup(struct btrfs_alloc_ctx *ctx, u64 bytenr)
 
 /* ---- free space tree updates ---- */
 
-/* The kernel converts to bitmaps above this many extents (free-space-tree.c) */
-static u32 fst_high_threshold(const struct btrfs_fs *fs, const struct btrfs_bg *bg)
-{
-	u64 bitmap_range = (u64)fs->sectorsize * 2048;
-	u64 n = (bg->length + bitmap_range - 1) / bitmap_range;
-
-	return (u32)(n * (sizeof(struct btrfs_item) + 256) / sizeof(struct btrfs_item));
-}
-
 static int fst_adjust_count(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			    const struct btrfs_bg *bg, int delta)
 {
@@ -381,12 +397,6 @@ static int fst_adjust_count(struct btrfs_trans_handle *trans, struct btrfs_root 
 	count = btrfs_free_space_info_extent_count(info) + (u32)delta;
 	btrfs_set_free_space_info_extent_count(info, count);
 	btrfs_path_release(&path);
-	if (count > fst_high_threshold(trans->fs, bg)) {
-		btrfs_fs_set_error(trans->fs,
-				   "block group %llu: free space tree would need bitmaps, not implemented offline yet",
-				   (unsigned long long)bg->start);
-		return -EOPNOTSUPP;
-	}
 	return 0;
 }
 
@@ -421,6 +431,127 @@ static int fst_find_before(struct btrfs_root *root, const struct btrfs_bg *bg, u
 	return 0;
 }
 
+/* Key of the FREE_SPACE_BITMAP item of @bg covering @addr */
+static int bitmap_find(struct btrfs_root *root, const struct btrfs_bg *bg, u64 addr,
+		       struct btrfs_key *found_key)
+{
+	struct btrfs_key key = { addr, BTRFS_FREE_SPACE_BITMAP_KEY, (u64)-1 };
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_path_init(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_prev_item(root, &path);
+	if (ret == 0)
+		btrfs_path_item_key(&path, found_key);
+	btrfs_path_release(&path);
+	if (ret < 0)
+		return ret;
+	if (ret > 0 || found_key->type != BTRFS_FREE_SPACE_BITMAP_KEY ||
+	    found_key->objectid < bg->start || addr >= found_key->objectid + found_key->offset)
+		return -ENOENT;
+	return 0;
+}
+
+/* Whether the sector at @addr is free (false outside @bg) */
+static int bitmap_test(struct btrfs_fs *fs, struct btrfs_root *root, const struct btrfs_bg *bg,
+		       u64 addr, bool *free_out)
+{
+	struct btrfs_key key;
+	const u8 *bits;
+	u64 bit;
+	u32 len;
+	int ret;
+
+	*free_out = false;
+	if (addr < bg->start || addr >= bg->start + bg->length)
+		return 0;
+	ret = bitmap_find(root, bg, addr, &key);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		return ret;
+	{
+		struct btrfs_path path;
+
+		btrfs_path_init(&path);
+		ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+		if (ret) {
+			btrfs_path_release(&path);
+			return ret < 0 ? ret : -EUCLEAN;
+		}
+		bits = btrfs_path_item_data(&path, &len);
+		bit = (addr - key.objectid) / fs->sectorsize;
+		if (bit / 8 < len)
+			*free_out = (bits[bit / 8] >> (bit % 8)) & 1;
+		btrfs_path_release(&path);
+	}
+	return 0;
+}
+
+/*
+ * Set (@free) or clear the bits of [@start, @start + @len), which must all
+ * be in the opposite state; adjust extent_count by the runs split or merged
+ */
+static int bitmap_update(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			 struct btrfs_bg *bg, u64 start, u64 len, bool free)
+{
+	struct btrfs_fs *fs = trans->fs;
+	u64 ss = fs->sectorsize;
+	struct btrfs_key key;
+	struct btrfs_path path;
+	bool prev, next;
+	u32 size;
+	u8 *bits;
+	int delta, ret;
+
+	ret = bitmap_test(fs, root, bg, start - ss, &prev);
+	if (!ret)
+		ret = bitmap_test(fs, root, bg, start + len, &next);
+	if (!ret)
+		ret = bitmap_find(root, bg, start, &key);
+	if (ret == -ENOENT || (!ret && start + len > key.objectid + key.offset)) {
+		btrfs_fs_set_error(fs, "free space tree: no bitmap covers %llu+%llu",
+				   (unsigned long long)start, (unsigned long long)len);
+		return -EUCLEAN;
+	}
+	if (ret < 0)
+		return ret;
+	btrfs_path_init(&path);
+	ret = btrfs_search_cow(trans, root, &key, &path, 0);
+	if (ret) {
+		btrfs_path_release(&path);
+		return ret < 0 ? ret : -EUCLEAN;
+	}
+	bits = btrfs_path_item_ptr(&path, &size);
+	for (u64 a = start; a < start + len; a += ss) {
+		u64 bit = (a - key.objectid) / ss;
+		u8 mask = (u8)(1U << (bit % 8));
+
+		if (bit / 8 >= size || !!(bits[bit / 8] & mask) == free) {
+			btrfs_path_release(&path);
+			btrfs_fs_set_error(fs, "free space tree: range %llu+%llu is %s",
+					   (unsigned long long)start, (unsigned long long)len,
+					   free ? "already free" : "not free");
+			return -EUCLEAN;
+		}
+		if (free)
+			bits[bit / 8] |= mask;
+		else
+			bits[bit / 8] &= (u8)~mask;
+	}
+	btrfs_path_release(&path);
+	if (prev && next)
+		delta = free ? -1 : 1;
+	else if (!prev && !next)
+		delta = free ? 1 : -1;
+	else
+		delta = 0;
+	return delta ? fst_adjust_count(trans, root, bg, delta) : 0;
+}
+
 int btrfs_fst_remove(struct btrfs_trans_handle *trans, u64 start, u64 len)
 {
 	struct btrfs_fs *fs = trans->fs;
@@ -437,6 +568,8 @@ int btrfs_fst_remove(struct btrfs_trans_handle *trans, u64 start, u64 len)
 	ret = btrfs_read_root(fs, BTRFS_FREE_SPACE_TREE_OBJECTID, &root);
 	if (ret < 0)
 		return ret;
+	if (bg->fst_bitmaps)
+		return bitmap_update(trans, root, bg, start, len, false);
 	ret = fst_find_before(root, bg, start, &key, &found);
 	if (ret < 0)
 		return ret;
@@ -484,6 +617,8 @@ int btrfs_fst_add(struct btrfs_trans_handle *trans, u64 start, u64 len)
 	ret = btrfs_read_root(fs, BTRFS_FREE_SPACE_TREE_OBJECTID, &root);
 	if (ret < 0)
 		return ret;
+	if (bg->fst_bitmaps)
+		return bitmap_update(trans, root, bg, start, len, true);
 	ret = fst_find_before(root, bg, start, &prev, &found);
 	if (ret < 0)
 		return ret;

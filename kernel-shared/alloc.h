@@ -11,9 +11,10 @@
  * the committed state, nor one freed in this transaction.
  *
  * The free space tree itself is updated at commit (btrfs_fst_remove() and
- * btrfs_fst_add(), called by extent-tree.c), extent format only: a block
- * group in bitmap format, or an update that would cross the kernel's
- * bitmap threshold, is -EOPNOTSUPP.
+ * btrfs_fst_add(), called by extent-tree.c) in the format each block group
+ * already uses, extents or bitmaps.  The writer never converts between the
+ * two: the kernel's thresholds only trade space, and the kernel converts
+ * by itself the next time it changes that block group.
  */
 #ifndef VOLCTL_KERNEL_SHARED_ALLOC_H
 #define VOLCTL_KERNEL_SHARED_ALLOC_H
@@ -31,6 +32,7 @@ struct btrfs_bg {
 	u64 flags;
 	u64 used;
 	bool dirty;			/* item must be rewritten */
+	bool fst_bitmaps;		/* its free space tree entries are bitmaps */
 };
 
 struct btrfs_free_range {

@@ -4,6 +4,7 @@
 # btrfs check as the oracle, refusals, crash safety by fault injection.
 
 load ../helpers
+load ../fixtures/fixture-helpers
 
 setup() {
 	command -v mkfs.btrfs >/dev/null || skip "needs mkfs.btrfs"
@@ -174,4 +175,38 @@ crash_loop() {
 	mkimg 256M -R quota -m single
 	"$VOLCTL" --image "$IMG" subvolume create /a >/dev/null
 	crash_loop /a/b 257 256
+}
+
+@test "kernel-made fixtures (bitmap free space tree, qgroup relations, csums)" {
+	local name n=0
+	for name in rich4k multi4k noquota16k csum-xxhash csum-sha256 csum-blake2; do
+		[ -e "$FIXTURES/$name.img.zst" ] || continue
+		fixture "$name"
+		run btrfs check --readonly "$IMG"
+		[ "$status" -eq 0 ] || { echo "$name: baseline not clean" >&2; continue; }
+		run_volctl --image "$IMG" subvolume create /offline-new
+		[ "$status" -eq 0 ] || { echo "$name: $output" >&2; return 1; }
+		run btrfs check --readonly "$IMG"
+		[ "$status" -eq 0 ] || { echo "$name: $output" >&2; return 1; }
+		run_volctl --image "$IMG" subvolume list /
+		assert_output_contains "path offline-new"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 3 ]
+}
+
+@test "simple quotas and multi-device images are refused, untouched" {
+	local before
+	fixture squota4k
+	before=$(image_sum)
+	run_volctl --image "$IMG" subvolume create /x
+	assert_status 1
+	assert_output_contains "simple-quota"
+	[ "$(image_sum)" = "$before" ]
+	fixture raid1
+	before=$(image_sum)
+	run_volctl "${IMGS[@]}" subvolume create /x
+	assert_status 1
+	assert_output_contains "multi-device"
+	[ "$(image_sum)" = "$before" ]
 }
