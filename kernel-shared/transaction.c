@@ -405,6 +405,45 @@ static int verify_bytes_used(struct btrfs_trans_handle *trans, u64 bytes_used)
 	return 0;
 }
 
+/*
+ * Checksum every live new block and run the reader's block verification
+ * (tree-checker included) on it, and validate the new superblock
+ */
+static int verify_new_blocks(struct btrfs_trans_handle *trans, struct btrfs_super_block *sb)
+{
+	struct btrfs_fs *fs = trans->fs;
+	char msg[BTRFS_ERRMSG_SIZE] = "";
+	u8 csum[BTRFS_CSUM_MAX_SIZE];
+	int ret;
+
+	for (size_t i = 0; i < trans->nr_blocks; i++) {
+		struct extent_buffer *eb = trans->blocks[i].eb;
+
+		if (trans->blocks[i].freed)
+			continue;
+		ret = btrfs_csum_data(fs->csum_type, eb->data + BTRFS_CSUM_SIZE,
+				      eb->len - BTRFS_CSUM_SIZE, csum);
+		if (ret < 0)
+			return ret;
+		btrfs_set_header_csum((struct btrfs_header *)eb->data, csum);
+		ret = btrfs_verify_tree_block(fs, eb->start, eb->data, NULL);
+		if (ret < 0) {
+			btrfs_fs_set_error_once(fs, "transaction %llu: new tree block %llu fails verification",
+						(unsigned long long)trans->transid,
+						(unsigned long long)eb->start);
+			return ret;
+		}
+	}
+	btrfs_set_super_bytenr(sb, BTRFS_SUPER_INFO_OFFSET);
+	ret = btrfs_super_csum_update(sb);
+	if (!ret)
+		ret = btrfs_super_validate(sb, BTRFS_SUPER_INFO_OFFSET, msg);
+	if (ret < 0)
+		btrfs_fs_set_error(fs, "transaction %llu: new superblock invalid: %s",
+				   (unsigned long long)trans->transid, msg);
+	return ret;
+}
+
 int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 {
 	struct btrfs_fs *fs = trans->fs;
@@ -448,6 +487,10 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 		goto abort;
 	fill_backup(fs, &sb);
 
+	/* nothing is written unless every new block passes the reader's checks */
+	ret = verify_new_blocks(trans, &sb);
+	if (ret < 0)
+		goto abort;
 	for (size_t i = 0; i < trans->nr_blocks; i++) {
 		if (trans->blocks[i].freed)
 			continue;

@@ -170,6 +170,46 @@ static void test_abort_untouched(void)
 	CHECK(subvol_exists(img, "/x") == -ENOENT);
 }
 
+/* A new block that fails the tree-checker stops the commit before any write */
+static void test_verify_before_write(void)
+{
+	char img[512], err[512];
+	unsigned char *before = NULL, *after = NULL;
+	size_t blen = 0, alen = 0;
+	struct vc_writer w;
+	struct btrfs_trans_handle *trans;
+	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
+					      .name = "v", .name_len = 1 };
+	struct extent_buffer *leaf = NULL;
+
+	if (make_image("verify.img", "256M", img, sizeof(img)))
+		return;
+	CHECK(read_file(img, &before, &blen) == 0);
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(btrfs_subvol_create(trans, &a) == 0);
+	for (size_t i = 0; i < trans->nr_blocks; i++) {
+		if (trans->blocks[i].owner == a.subvolid)
+			leaf = trans->blocks[i].eb;
+	}
+	CHECK(leaf != NULL);
+	if (leaf) {
+		/* the new subvolume's leaf: make its two keys unsorted */
+		struct btrfs_item *it = (struct btrfs_item *)(leaf->data + sizeof(struct btrfs_header));
+		struct btrfs_key k = { 300, BTRFS_INODE_ITEM_KEY, 0 };
+
+		btrfs_set_item_key(it, &k);
+	}
+	CHECK(btrfs_commit_transaction(trans) < 0);
+	CHECK(strstr(btrfs_fs_error(w.fs), "verification") != NULL ||
+	      strstr(btrfs_fs_error(w.fs), "key") != NULL);
+	vc_writer_close(&w);
+	CHECK(read_file(img, &after, &alen) == 0);
+	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
+	free(before);
+	free(after);
+}
+
 /* A second writer is locked out */
 static void test_lock(void)
 {
@@ -283,6 +323,7 @@ int main(void)
 	test_enospc();
 	test_abort_untouched();
 	test_lock();
+	test_verify_before_write();
 	test_many();
 	test_splits("", 300);
 	/* 4 KiB nodes: the root tree and tree 5 grow to level 2 */
