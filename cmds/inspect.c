@@ -11,16 +11,19 @@
  * every block without printing them: the benchmark and a quick check.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include "cmds/commands.h"
 #include "common/messages.h"
 #include "common/offline.h"
 #include "common/offline-dump.h"
 #include "common/parse-utils.h"
 #include "kernel-shared/items.h"
+#include "kernel-shared/volumes.h"
 #include "kernel-shared/walk.h"
 
 /* ------------------------------------------------------------------ */
@@ -250,6 +253,12 @@ static int parse_tree_id(const char *s, u64 *id)
 	return -EINVAL;
 }
 
+/*
+ * A walk visits each block once (shared blocks aside): a small cache keeps
+ * the reader reusing its buffers instead of growing the heap.
+ */
+#define WALK_CACHE_BLOCKS	256
+
 /* What a walk counts, per tree and in total */
 struct tree_count {
 	u64 tree_id;
@@ -258,13 +267,182 @@ struct tree_count {
 	u64 items;
 };
 
+/* Read-ahead descriptors, one per device of the image (see prefetch_children) */
+#define PREFETCH_MAX_DEVS	16
+
 struct tree_walk {
 	struct vc_dump *d;
 	bool walk_only;
 	bool in_tree;			/* a per-tree container is open */
 	struct tree_count cur;
 	struct tree_count total;
+	const struct btrfs_device *pf_dev[PREFETCH_MAX_DEVS];
+	int pf_fd[PREFETCH_MAX_DEVS];
+	int nr_pf;
 };
+
+/* A read-only descriptor on @dev's file, only to give the kernel hints. */
+static int prefetch_fd(struct tree_walk *w, const struct btrfs_device *dev)
+{
+	int fd;
+
+	for (int i = 0; i < w->nr_pf; i++)
+		if (w->pf_dev[i] == dev)
+			return w->pf_fd[i];
+	if (w->nr_pf == PREFETCH_MAX_DEVS || !dev->io)
+		return -1;
+	fd = open(dev->io->name, O_RDONLY | O_CLOEXEC);
+	w->pf_dev[w->nr_pf] = dev;
+	w->pf_fd[w->nr_pf++] = fd;
+	return fd;
+}
+
+static void prefetch_release(struct tree_walk *w)
+{
+	for (int i = 0; i < w->nr_pf; i++)
+		if (w->pf_fd[i] >= 0)
+			close(w->pf_fd[i]);
+	w->nr_pf = 0;
+}
+
+struct pf_range {
+	int fd;
+	u64 physical;
+};
+
+static int pf_range_cmp(const void *a, const void *b)
+{
+	const struct pf_range *x = a, *y = b;
+
+	if (x->fd != y->fd)
+		return x->fd < y->fd ? -1 : 1;
+	if (x->physical != y->physical)
+		return x->physical < y->physical ? -1 : 1;
+	return 0;
+}
+
+/* Largest range per hint: the kernel caps one call to the read-ahead window */
+#define PREFETCH_CHUNK		(2ULL << 20)
+
+/* Children closer than this are read ahead together with the gap between them */
+#define PREFETCH_MAX_GAP_BLOCKS	4
+
+/*
+ * Ask the kernel to start reading the @n tree blocks at logical @ptrs
+ * (POSIX_FADV_WILLNEED), sorted by device offset and merged into few
+ * ranges: the reads then overlap instead of waiting for one block at a
+ * time.  Only a hint: errors are ignored, the reader still reads and
+ * verifies every block itself.
+ */
+static void prefetch_blocks(struct tree_walk *w, struct btrfs_fs *fs, const u64 *ptrs, u32 n)
+{
+	u64 gap = (u64)PREFETCH_MAX_GAP_BLOCKS * fs->nodesize;
+	struct pf_range *r;
+	u32 nr = 0;
+
+	r = malloc((size_t)n * sizeof(*r));
+	if (!r)
+		return;
+	for (u32 i = 0; i < n; i++) {
+		struct btrfs_io_stripe st;
+		int fd;
+
+		if (btrfs_map_block(fs, ptrs[i], fs->nodesize, 1, &st) || !st.dev)
+			continue;
+		fd = prefetch_fd(w, st.dev);
+		if (fd < 0)
+			continue;
+		r[nr].fd = fd;
+		r[nr++].physical = st.physical;
+	}
+	qsort(r, nr, sizeof(*r), pf_range_cmp);
+	for (u32 i = 0; i < nr;) {
+		u64 start = r[i].physical, end = start + fs->nodesize;
+		u32 j = i + 1;
+
+		while (j < nr && r[j].fd == r[i].fd && r[j].physical <= end + gap) {
+			if (r[j].physical + fs->nodesize > end)
+				end = r[j].physical + fs->nodesize;
+			j++;
+		}
+		/* the kernel reads at most its read-ahead window per call */
+		for (u64 off = start; off < end; off += PREFETCH_CHUNK)
+			posix_fadvise(r[i].fd, off, end - off < PREFETCH_CHUNK ? end - off :
+				      PREFETCH_CHUNK, POSIX_FADV_WILLNEED);
+		i = j;
+	}
+	free(r);
+}
+
+/* Append the child pointers of node @eb to the growing array *@ptrs. */
+static int collect_ptrs(const struct extent_buffer *eb, u64 **ptrs, u32 *n, u32 *alloc)
+{
+	u32 nr = btrfs_eb_nritems(eb);
+
+	if (*n + nr > *alloc) {
+		u32 na = (*n + nr) * 2;
+		u64 *p = realloc(*ptrs, (size_t)na * sizeof(**ptrs));
+
+		if (!p)
+			return -ENOMEM;
+		*ptrs = p;
+		*alloc = na;
+	}
+	for (u32 i = 0; i < nr; i++)
+		(*ptrs)[(*n)++] = btrfs_eb_node_blockptr(eb, i);
+	return 0;
+}
+
+/*
+ * Read-ahead policy of the walk: a node prefetches its children; a level 2
+ * node also reads its level 1 children right away (they are next anyway)
+ * and prefetches all their leaves in one sorted batch, so the whole leaf
+ * level streams like a sequential read instead of stalling at each level 1
+ * node.  A level 1 node below a level 2 node has nothing left to do.
+ */
+static void walk_prefetch(struct tree_walk *w, const struct extent_buffer *eb,
+			  const struct btrfs_walk_info *info)
+{
+	struct btrfs_fs *fs = eb->fs;
+	u8 level = btrfs_eb_level(eb);
+	u32 n = 0, alloc = 0;
+	u64 *ptrs = NULL;
+
+	if (level == 0 || (level == 1 && info->depth > 0))
+		return;
+	if (collect_ptrs(eb, &ptrs, &n, &alloc))
+		return;
+	prefetch_blocks(w, fs, ptrs, n);
+	if (level == 2) {
+		u32 nr_children = n;
+
+		n = 0;
+		for (u32 i = 0; i < nr_children; i++) {
+			struct btrfs_tree_parent_check check = {
+				.transid = btrfs_eb_node_ptr_generation(eb, i),
+				.has_level = true,
+				.level = 1,
+				.has_first_key = true,
+			};
+			struct extent_buffer *child;
+			u64 ptr = btrfs_eb_node_blockptr(eb, i);
+
+			btrfs_eb_node_key(eb, i, &check.first_key);
+			if (btrfs_read_tree_block(fs, ptr, &check, &child))
+				break;
+			/* the children array is reused from its start for the leaves */
+			if (collect_ptrs(child, &ptrs, &n, &alloc)) {
+				free_extent_buffer(child);
+				break;
+			}
+			free_extent_buffer(child);
+		}
+		/* a bad child is the walk's to report, with its own message */
+		btrfs_fs_clear_error(fs);
+		prefetch_blocks(w, fs, ptrs, n);
+	}
+	free(ptrs);
+}
 
 static void tree_title(u64 id, char *buf, size_t size)
 {
@@ -343,6 +521,7 @@ static int walk_cb(void *priv, const struct extent_buffer *eb, const struct btrf
 	if (!w->in_tree || info->tree_id != w->cur.tree_id)
 		walk_open_tree(w, info->tree_id);
 	walk_count(w, eb);
+	walk_prefetch(w, eb, info);
 	if (!w->walk_only)
 		vc_dump_block(w->d, eb);
 	return 0;
@@ -457,7 +636,7 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 	if (ret)
 		return ret;
 	ret = vc_image_open(&img, (const char *const *)argv + optind, argc - optind,
-			    ctx->cfg->super_mirror);
+			    ctx->cfg->super_mirror, WALK_CACHE_BLOCKS);
 	if (ret) {
 		error("%s", img.err);
 		return VC_EXIT_FAILURE;
@@ -503,6 +682,7 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 		vc_image_set_error(&img, ret);
 		error("%s", img.err);
 	}
+	prefetch_release(&w);
 	vc_image_close(&img);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }

@@ -77,6 +77,9 @@ struct qgid_arg {
 static int qgid_parse(const struct vc_ctx *ctx, const char *text, bool allow_path,
 		      struct qgid_arg *arg)
 {
+	static const char expect[] = "expected LEVEL/ID or a subvolume id";
+	static const char expect_or_path[] =
+		"expected LEVEL/ID, a subvolume id or an absolute subvolume path";
 	int ret;
 
 	arg->text = text;
@@ -93,9 +96,7 @@ static int qgid_parse(const struct vc_ctx *ctx, const char *text, bool allow_pat
 	ret = parse_qgroupid(text, &arg->id);
 	if (ret)
 		return cmd_usage_error(ctx, "invalid qgroup id '%s': %s", text,
-				       parse_strerror(ret, allow_path ?
-						      "expected LEVEL/ID, a subvolume id or an absolute subvolume path" :
-						      "expected LEVEL/ID or a subvolume id"));
+				       parse_strerror(ret, allow_path ? expect_or_path : expect));
 	return 0;
 }
 
@@ -106,7 +107,7 @@ static int subvol_qgroup_of(const struct vc_ctx *ctx, struct vc_fs *fs, const ch
 	struct vc_path_info info;
 	int ret;
 
-	ret = ctx->ops->path_info(fs, path, &info);
+	ret = ctx->ops->path_info ? ctx->ops->path_info(fs, path, &info) : -EOPNOTSUPP;
 	if (ret)
 		return qg_report(ctx, fs, ret, path);
 	if (!info.is_subvol_root) {
@@ -484,7 +485,7 @@ static int build_view(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 		return -ENOMEM;
 	if (opts->filter != FILTER_NONE) {
 		struct vc_path_info info;
-		int ret = ctx->ops->path_info(fs, path, &info);
+		int ret = ctx->ops->path_info ? ctx->ops->path_info(fs, path, &info) : -EOPNOTSUPP;
 
 		if (ret)
 			return ret;

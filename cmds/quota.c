@@ -67,6 +67,37 @@ static int require_enabled(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 
 /* ---- enable / disable ---- */
 
+/*
+ * The kernel accepts enabling quotas that are already on and keeps the old
+ * mode without a word; say so instead of pretending the mode changed.
+ */
+static int check_mode_switch(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+			     enum vc_quota_mode mode)
+{
+	struct btrfs_qgroup_list list;
+	struct quota_state st;
+	int ret;
+
+	if (mode == VC_QUOTA_DISABLE)
+		return 0;
+	ret = quota_state_read(ctx->ops, fs, &list, &st);
+	btrfs_qgroup_list_release(&list);
+	vc_fs_clear_error(fs);
+	if (ret || !st.enabled)
+		return 0;	/* let the kernel decide and report */
+	if (st.simple && mode == VC_QUOTA_ENABLE) {
+		error("%s: simple quotas are enabled; run 'volctl quota disable %s' first to "
+		      "switch to full accounting", path, path);
+		return VC_EXIT_FAILURE;
+	}
+	if (!st.simple && mode == VC_QUOTA_ENABLE_SIMPLE) {
+		error("%s: full quota accounting is enabled; run 'volctl quota disable %s' first "
+		      "to switch to simple quotas", path, path);
+		return VC_EXIT_FAILURE;
+	}
+	return 0;
+}
+
 static int quota_ctl(const struct vc_ctx *ctx, const char *path, enum vc_quota_mode mode)
 {
 	struct vc_fs *fs;
@@ -77,7 +108,9 @@ static int quota_ctl(const struct vc_ctx *ctx, const char *path, enum vc_quota_m
 	ret = quota_open(ctx, path, true, &fs);
 	if (ret)
 		return ret;
-	ret = ctx->ops->quota_ctl(fs, mode);
+	ret = check_mode_switch(ctx, fs, path, mode);
+	if (!ret)
+		ret = ctx->ops->quota_ctl(fs, mode);
 	if (ret < 0)
 		ret = quota_report(ctx, fs, ret, path);
 	ctx->ops->close(fs);
@@ -282,7 +315,9 @@ static const char *const enable_details[] = {
 	"kernel starts a rescan, so data that already exists is counted once it",
 	"finishes ('volctl quota rescan -W <path>' waits for it).",
 	"",
-	OPTLINE("-s|--simple", "simple quotas (squota, Linux 6.7+): every extent is charged to the\n\tsubvolume that allocated it; cheap, no rescan, but snapshots share nothing"),
+	OPTLINE("-s|--simple", "simple quotas (squota, Linux 6.7+): every extent is charged "
+		"to the\n\tsubvolume that allocated it; cheap, no rescan, but snapshots share "
+		"nothing"),
 	NULL,
 };
 static const struct cmd_help enable_help = {
@@ -305,7 +340,8 @@ static const char *const rescan_details[] = {
 	"numbers became inconsistent ('volctl quota status' says so).",
 	"",
 	OPTLINE("-s|--status", "show whether a rescan is running and how far it is"),
-	OPTLINE("-w|--wait", "start a rescan and wait for it to finish (if one is already\n\trunning, wait for that one)"),
+	OPTLINE("-w|--wait", "start a rescan and wait for it to finish (if one is already"
+		"\n\trunning, wait for that one)"),
 	OPTLINE("-W|--wait-norescan", "only wait for a running rescan to finish"),
 	NULL,
 };

@@ -516,6 +516,9 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	ret = OP_CALL(ctx, commit, fs, true);
 	if (!ret)
 		ret = OP_CALL(ctx, wait_cleaned, fs, id, 1);
+	/* we just deleted it: "never existed" only means it is gone already */
+	if (ret == -ENOENT)
+		ret = 0;
 	if (ret) {
 		report(ctx, fs, ret, "waiting for the cleaner");
 		return ret;
@@ -539,6 +542,13 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	}
 	vc_fs_clear_error(fs);
 	ret = OP_CALL(ctx, qgroup_destroy, fs, id);
+	if (ret == -ENOENT) {
+		/* the kernel removed it between our look and our destroy */
+		if (o->verbose)
+			pr_verbose(ctx->cfg, 0, "qgroup 0/%llu removed by the kernel",
+				   (unsigned long long)id);
+		return 0;
+	}
 	if (ret) {
 		report(ctx, fs, ret, "cannot destroy the qgroup");
 		return ret;
@@ -654,12 +664,21 @@ static int delete_path(const struct vc_ctx *ctx, const struct delete_opts *o, co
 {
 	struct vc_path_info info;
 	struct vc_fs *fs = NULL;
-	char *clean = path_clean(arg);
+	char *clean = path_clean(arg), *parent = NULL;
 	int ret;
 
 	if (!clean)
 		return -ENOMEM;
-	ret = fs_open(ctx, arg, true, &fs);
+	/*
+	 * Open the parent: a descriptor held inside the subvolume would keep
+	 * its inodes cached and the kernel would never queue it for cleaning.
+	 */
+	parent = path_dirname(clean);
+	if (!parent) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = fs_open(ctx, parent, true, &fs);
 	if (ret)
 		goto out;
 	ret = require_subvol(ctx, fs, arg, &info);
@@ -680,6 +699,7 @@ static int delete_path(const struct vc_ctx *ctx, const struct delete_opts *o, co
 	}
 	ret = delete_one_id(ctx, fs, o, clean, info.subvolid, mode);
 out:
+	free(parent);
 	free(clean);
 	if (!ret && o->commit == VC_COMMIT_AFTER)
 		*keep = fs;
@@ -1318,44 +1338,78 @@ static int list_row_make(const struct list_opts *o, const struct btrfs_subvol_li
 	return row->path ? 0 : -ENOMEM;
 }
 
-static void list_value(const struct list_row *r, enum list_col c, char *buf, size_t size)
+/* A growing line buffer: printf costs more than the search at 10,000 rows. */
+struct line {
+	char buf[8192];
+	size_t len;
+};
+
+static void line_str(struct line *ln, const char *str)
+{
+	size_t n = strlen(str);
+
+	if (n > sizeof(ln->buf) - 1 - ln->len)
+		n = sizeof(ln->buf) - 1 - ln->len;
+	memcpy(ln->buf + ln->len, str, n);
+	ln->len += n;
+}
+
+static void line_u64(struct line *ln, u64 v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	tmp[--i] = '\0';
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	line_str(ln, tmp + i);
+}
+
+static void list_value(struct line *ln, const struct list_row *r, enum list_col c)
 {
 	const struct btrfs_subvol *s = r->s;
 	char tmp[64];
 
 	switch (c) {
 	case COL_ID:
-		snprintf(buf, size, "%llu", (unsigned long long)s->id);
+		line_u64(ln, s->id);
 		break;
 	case COL_GEN:
-		snprintf(buf, size, "%llu", (unsigned long long)s->root.generation);
+		line_u64(ln, s->root.generation);
 		break;
 	case COL_CGEN:
-		snprintf(buf, size, "%llu", (unsigned long long)subvol_ogen(s));
+		line_u64(ln, subvol_ogen(s));
 		break;
 	case COL_PARENT:
 	case COL_TOP:
-		snprintf(buf, size, "%llu", (unsigned long long)r->top_level);
+		line_u64(ln, r->top_level);
 		break;
 	case COL_OTIME:
 		format_time(s->root.otime.sec, false, false, tmp, sizeof(tmp));
-		snprintf(buf, size, "%s", tmp[0] ? tmp : "-");
+		line_str(ln, tmp[0] ? tmp : "-");
 		break;
 	case COL_PUUID:
 	case COL_RUUID:
-	case COL_UUID:
+	case COL_UUID: {
+		char pad[64];
+
 		format_uuid(c == COL_UUID ? s->root.uuid : c == COL_PUUID ? s->root.parent_uuid :
 			    s->root.received_uuid, tmp);
-		snprintf(buf, size, "%-36s", tmp[0] ? tmp : "-");
+		/* padded to 36 like btrfs-progs, "-" included */
+		snprintf(pad, sizeof(pad), "%-36s", tmp[0] ? tmp : "-");
+		line_str(ln, pad);
 		break;
+	}
 	default:
-		buf[0] = '\0';
+		break;
 	}
 }
 
 static void list_print_text(const struct list_opts *o, const struct list_row *rows, size_t nr)
 {
-	char val[128];
+	struct line ln;
 
 	if (o->table) {
 		for (int c = 0; c < COL_MAX; c++)
@@ -1370,23 +1424,28 @@ static void list_print_text(const struct list_opts *o, const struct list_row *ro
 	}
 	for (size_t i = 0; i < nr; i++) {
 		const struct list_row *r = &rows[i];
-		const char *path = r->path ? r->path : "DELETED";
 		bool first = true;
 
+		ln.len = 0;
 		for (int c = 0; c < COL_PATH; c++) {
 			if (!o->cols[c])
 				continue;
-			list_value(r, (enum list_col)c, val, sizeof(val));
+			if (!o->table) {
+				if (!first)
+					line_str(&ln, " ");
+				line_str(&ln, col_names[c]);
+				line_str(&ln, " ");
+			}
+			list_value(&ln, r, (enum list_col)c);
 			if (o->table)
-				printf("%s%s", val, c == COL_TOP ? "\t\t" : "\t");
-			else
-				printf("%s%s %s", first ? "" : " ", col_names[c], val);
+				line_str(&ln, c == COL_TOP ? "\t\t" : "\t");
 			first = false;
 		}
-		if (o->table)
-			printf("%s\n", path);
-		else
-			printf(" path %s\n", path);
+		if (!o->table)
+			line_str(&ln, " path ");
+		line_str(&ln, r->path ? r->path : "DELETED");
+		ln.buf[ln.len++] = '\n';
+		fwrite(ln.buf, 1, ln.len, stdout);
 	}
 }
 
@@ -1450,7 +1509,9 @@ static int list_run(const struct vc_ctx *ctx, struct list_opts *o, const char *p
 		error("out of memory");
 		goto out;
 	}
-	qsort_r(rows, nr, sizeof(*rows), row_cmp, o);
+	/* rows are made in id order: the default sort needs no work */
+	if (o->nsort > 1 || o->sort[0].desc || o->sort[0].key != SORT_ROOTID)
+		qsort_r(rows, nr, sizeof(*rows), row_cmp, o);
 	if (ctx->cfg->quiet)
 		goto out;
 	if (ctx->cfg->format == VC_FORMAT_JSON)

@@ -26,6 +26,7 @@
 #include <uuid/uuid.h>
 #include "common/backend.h"
 #include "common/config.h"
+#include "common/messages.h"
 #include "common/offline.h"
 #include "common/offline-write.h"
 #include "kernel-shared/csum.h"
@@ -190,7 +191,8 @@ static int image_check_sizes(struct vc_image *img)
 	return 0;
 }
 
-int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, int mirror)
+int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, int mirror,
+		  u32 cache_blocks)
 {
 	u64 devids[VC_IMAGE_MAX_DEVS];
 	struct btrfs_super_block sb;
@@ -230,6 +232,7 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 			goto fail;
 		}
 	}
+	img->nr_given = img->nr_devs;
 	if (btrfs_super_num_devices(&sb) > nr_devids)
 		image_scan_members(img, &sb, devids, &nr_devids);
 
@@ -238,6 +241,7 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 	args.nr_devs = img->nr_devs;
 	args.super_mirror = mirror < 0 ? BTRFS_SUPER_MIRROR_AUTO : mirror;
 	args.writable = false;
+	args.cache_blocks = cache_blocks;
 	args.errmsg = msg;
 	ret = btrfs_fs_open(&img->bfs, &args);
 	if (ret) {
@@ -480,11 +484,14 @@ static int offline_open(struct vc_fs **fsp, const struct vc_config *cfg, const c
 		fs->img.name = cfg->images[0];
 		return path ? offline_path_info(fs, path, &info) : 0;
 	}
-	ret = vc_image_open(&fs->img, cfg->images, cfg->nr_images, cfg->super_mirror);
+	ret = vc_image_open(&fs->img, cfg->images, cfg->nr_images, cfg->super_mirror, 0);
 	if (ret) {
 		vc_fs_set_error(fs, "%s", fs->img.err);
 		return ret;
 	}
+	for (size_t i = fs->img.nr_given; i < fs->img.nr_devs; i++)
+		pr_verbose(cfg, 1, "%s: using %s, another device of the filesystem",
+			   fs->img.name, fs->img.devs[i]->name);
 	if (path)
 		return offline_path_info(fs, path, &info);
 	return 0;

@@ -20,6 +20,7 @@ struct vc_image {
 	struct btrfs_fs *bfs;
 	struct btrfs_io_dev *devs[VC_IMAGE_MAX_DEVS];
 	size_t nr_devs;
+	size_t nr_given;		/* devs[nr_given..] were found with libblkid */
 	const char *name;		/* first image as given, for messages */
 	char err[512];			/* "disk.img: tree block X: checksum mismatch" */
 };
@@ -27,11 +28,14 @@ struct vc_image {
 /**
  * vc_image_open - open the filesystem on @paths read-only
  * @mirror:	superblock copy to use, or -1 for the best valid one
+ * @cache_blocks: clean tree blocks the reader keeps (0: its default); a
+ *		one-pass walk wants few, so memory is reused instead of grown
  *
  * Return: 0, or a negative errno with img->err set (the image is then
  * already released, vc_image_close() is still safe).
  */
-int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, int mirror);
+int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, int mirror,
+		  u32 cache_blocks);
 
 /** vc_image_close - release everything; safe on a failed or zeroed image */
 void vc_image_close(struct vc_image *img);

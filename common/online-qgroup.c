@@ -350,11 +350,75 @@ int online_qgroup_assign(struct vc_fs *fs, u64 src, u64 dst, bool assign)
 	else if (ret == -ENOENT && !assign)
 		vc_fs_set_error(fs, "qgroup %s is not a member of %s", sb, db);
 	else if (ret == -ENOMEM)
-		vc_fs_set_error(fs, "cannot %s %s %s %s: out of memory", assign ? "assign" : "remove",
-				sb, assign ? "to" : "from", db);
+		vc_fs_set_error(fs, "cannot %s %s %s %s: out of memory",
+				assign ? "assign" : "remove", sb, assign ? "to" : "from", db);
 	else
 		vc_fs_set_error(fs, "cannot %s %s %s %s: %s", assign ? "assign" : "remove", sb,
 				assign ? "to" : "from", db, strerror(-ret));
+	return ret;
+}
+
+/* fsid and subvolume of the directory @fd; 0 or -errno */
+static int fd_identity(int fd, u8 fsid[BTRFS_FSID_SIZE], u64 *subvolid)
+{
+	struct btrfs_ioctl_fs_info_args fi = { 0 };
+	struct btrfs_ioctl_ino_lookup_args il = { .treeid = 0,
+						   .objectid = BTRFS_FIRST_FREE_OBJECTID };
+
+	if (ioctl(fd, BTRFS_IOC_FS_INFO, &fi) < 0 || ioctl(fd, BTRFS_IOC_INO_LOOKUP, &il) < 0)
+		return -errno;
+	memcpy(fsid, fi.fsid, BTRFS_FSID_SIZE);
+	*subvolid = il.treeid;
+	return 0;
+}
+
+/*
+ * QGROUP_LIMIT runs a transaction that reserves space in the subvolume of the
+ * fd, so the kernel answers EDQUOT when that subvolume is over its quota, even
+ * for "limit none" (btrfs-progs just fails).  Retry from the nearest ancestor
+ * directory in another subvolume of the same filesystem.  Returns the ioctl's
+ * result there, or -EDQUOT when there is no such directory.
+ */
+static int limit_from_elsewhere(struct vc_fs *fs, struct btrfs_ioctl_qgroup_limit_args *args)
+{
+	u8 fsid[BTRFS_FSID_SIZE], other_fsid[BTRFS_FSID_SIZE];
+	u64 subvolid, other;
+	int ret = -EDQUOT;
+	char *path, *slash;
+
+	if (fd_identity(fs->fd, fsid, &subvolid))
+		return -EDQUOT;
+	path = realpath(fs->path, NULL);
+	if (!path)
+		return -EDQUOT;
+	for (int depth = 0; depth < 256; depth++) {
+		int fd;
+
+		slash = strrchr(path, '/');
+		if (!slash || slash == path) {
+			if (!strcmp(path, "/"))
+				break;
+			path[1] = '\0';	/* try "/" last */
+		} else {
+			*slash = '\0';
+		}
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		if (fd_identity(fd, other_fsid, &other) ||
+		    memcmp(fsid, other_fsid, BTRFS_FSID_SIZE)) {
+			close(fd);
+			break;		/* left the filesystem */
+		}
+		if (other != subvolid) {
+			ret = ioctl(fd, BTRFS_IOC_QGROUP_LIMIT, args) < 0 ? -errno : 0;
+			subvolid = other;
+		}
+		close(fd);
+		if (ret != -EDQUOT)
+			break;
+	}
+	free(path);
 	return ret;
 }
 
@@ -369,6 +433,8 @@ int online_qgroup_limit(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 max_rfer,
 	args.lim.max_excl = max_excl;
 	vc_fs_clear_error(fs);
 	ret = qioctl(fs, BTRFS_IOC_QGROUP_LIMIT, &args);
+	if (ret == -EDQUOT && qgroupid)
+		ret = limit_from_elsewhere(fs, &args);
 	if (ret >= 0)
 		return 0;
 	if (common_error(fs, ret))
@@ -378,9 +444,9 @@ int online_qgroup_limit(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 max_rfer,
 		vc_fs_set_error(fs, "qgroup %s does not exist", qb);
 	else if (ret == -EDQUOT)
 		vc_fs_set_error(fs, "qgroup %s: the kernel refused the change because %s lies in "
-				"a subvolume that is over its quota; run the command again on a "
-				"path outside that subvolume, e.g. the filesystem's top level",
-				qb, fs->path);
+				"a subvolume that is over its quota, and no directory of another "
+				"subvolume of this filesystem is reachable above it; run the "
+				"command on a path in another subvolume", qb, fs->path);
 	else
 		vc_fs_set_error(fs, "qgroup %s: cannot set the limit: %s", qb, strerror(-ret));
 	return ret;

@@ -41,19 +41,6 @@ struct btrfs_ioctl_subvol_wait {
 #define SEARCH_BUF_INITIAL	(256 * 1024)
 #define SEARCH_BUF_MAX		(16 * 1024 * 1024)
 
-/*
- * Until common/online-qgroup.c is in the tree, its functions resolve to NULL
- * and the commands report "not implemented" for the qgroup ops.
- */
-#pragma weak online_quota_ctl
-#pragma weak online_rescan_start
-#pragma weak online_rescan_wait
-#pragma weak online_rescan_status
-#pragma weak online_qgroup_create
-#pragma weak online_qgroup_destroy
-#pragma weak online_qgroup_assign
-#pragma weak online_qgroup_limit
-
 int online_ioctl_fd(int fd, unsigned long request, void *arg)
 {
 	int ret = ioctl(fd, request, arg);
@@ -709,10 +696,18 @@ static int id_was_allocated(struct vc_fs *fs, u64 subvolid, bool *allocated)
 	struct root_probe p = { 0 };
 	int ret;
 
+	struct btrfs_key qg = { 0, BTRFS_QGROUP_INFO_KEY, subvolid };
+	bool has_qgroup = false;
+
 	ret = online_tree_search(fs, BTRFS_ROOT_TREE_OBJECTID, &min, &max, highest_cb, &p);
 	if (ret)
 		return ret;
-	*allocated = subvolid <= p.highest;
+	/* a level-0 qgroup outlives its subvolume on some kernels: evidence too */
+	ret = online_tree_search(fs, BTRFS_QUOTA_TREE_OBJECTID, &qg, &qg, found_cb, &has_qgroup);
+	if (ret && ret != -ENOENT)
+		return ret;
+	vc_fs_clear_error(fs);
+	*allocated = subvolid <= p.highest || has_qgroup;
 	return 0;
 }
 

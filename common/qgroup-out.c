@@ -558,7 +558,8 @@ int quota_print_status(FILE *out, const char *path, const struct quota_state *st
 	fprintf(out, "  %-25s%s\n", "Enabled:", "yes");
 	fprintf(out, "  %-25s%s\n", "Mode:",
 		st->simple ? "squota (simplified accounting)" : "qgroup (full accounting)");
-	fprintf(out, "  %-25s%s\n", "Inconsistent:", st->inconsistent ? "yes (rescan needed)" : "no");
+	fprintf(out, "  %-25s%s\n", "Inconsistent:",
+		st->inconsistent ? "yes (rescan needed)" : "no");
 	if (st->rescan_running && st->rescan_progress != (u64)-1)
 		fprintf(out, "  %-25srunning (at objectid %" PRIu64 ")\n", "Rescan:",
 			st->rescan_progress);
@@ -592,6 +593,9 @@ int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
 	int ret;
 
 	memset(st, 0, sizeof(*st));
+	memset(list, 0, sizeof(*list));
+	if (!ops->tree_search)
+		return -EOPNOTSUPP;
 	ret = btrfs_qgroup_list_load(&src, list);
 	if (ret == -ENOENT)
 		return 0;		/* no quota tree: disabled */

@@ -119,6 +119,26 @@ static u32 bin_search(const struct extent_buffer *eb, const struct btrfs_key *ke
 	return lo;
 }
 
+int btrfs_root_load_node(struct btrfs_root *root)
+{
+	struct btrfs_fs *fs = root->fs;
+	struct btrfs_tree_parent_check check = {
+		.transid = root->generation,
+		.owner_root = root->id,
+		.has_level = true,
+		.level = root->level,
+	};
+
+	if (root->node)
+		return 0;
+	if (root->level >= BTRFS_MAX_LEVEL) {
+		btrfs_fs_set_error(fs, "tree %llu: invalid root level %u",
+				   (unsigned long long)root->id, root->level);
+		return -EUCLEAN;
+	}
+	return btrfs_read_tree_block(fs, root->bytenr, &check, &root->node);
+}
+
 int btrfs_search_slot(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		      const struct btrfs_key *key, struct btrfs_path *path, int ins_len, int cow)
 {
@@ -128,8 +148,9 @@ int btrfs_search_slot(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	if (trans || cow || ins_len)
 		return -EROFS;	/* the copy-on-write writer is not there yet */
 	btrfs_path_release(path);
-	if (!root->node)
-		return -ENOENT;
+	ret = btrfs_root_load_node(root);
+	if (ret < 0)
+		return ret;
 	level = btrfs_eb_level(root->node);
 	path->nodes[level] = extent_buffer_get(root->node);
 	for (;;) {
@@ -292,23 +313,6 @@ int btrfs_lookup_item(struct btrfs_root *root, const struct btrfs_key *key, void
 	return 0;
 }
 
-static int root_load_node(struct btrfs_fs *fs, struct btrfs_root *root)
-{
-	struct btrfs_tree_parent_check check = {
-		.transid = root->generation,
-		.owner_root = root->id,
-		.has_level = true,
-		.level = root->level,
-	};
-
-	if (root->level >= BTRFS_MAX_LEVEL) {
-		btrfs_fs_set_error(fs, "tree %llu: invalid root level %u",
-				   (unsigned long long)root->id, root->level);
-		return -EUCLEAN;
-	}
-	return btrfs_read_tree_block(fs, root->bytenr, &check, &root->node);
-}
-
 /* ROOT_ITEM of tree @id: the first (id, ROOT_ITEM, *) item in the root tree */
 static int find_root_item(struct btrfs_fs *fs, u64 id, struct btrfs_root *root)
 {
@@ -363,6 +367,10 @@ int btrfs_read_root(struct btrfs_fs *fs, u64 id, struct btrfs_root **out)
 	*out = NULL;
 	for (size_t i = 0; i < fs->nr_roots; i++) {
 		if (fs->roots[i]->id == id) {
+			/* its node may have been dropped by a walk: reload it */
+			ret = btrfs_root_load_node(fs->roots[i]);
+			if (ret < 0)
+				return ret;
 			*out = fs->roots[i];
 			return 0;
 		}
@@ -389,7 +397,7 @@ int btrfs_read_root(struct btrfs_fs *fs, u64 id, struct btrfs_root **out)
 		if (ret < 0)
 			goto fail;
 	}
-	ret = root_load_node(fs, root);
+	ret = btrfs_root_load_node(root);
 	if (ret < 0) {
 		btrfs_fs_set_error_once(fs, "tree %llu: cannot read root block %llu",
 					(unsigned long long)id, (unsigned long long)root->bytenr);

@@ -38,7 +38,7 @@ struct btrfs_root {
 	bool has_item;			/* root_item holds the ROOT_ITEM bytes */
 	u32 item_size;			/* on-disk size (239 legacy or 439) */
 	struct btrfs_root_item root_item;	/* zero-padded copy */
-	struct extent_buffer *node;	/* referenced root block */
+	struct extent_buffer *node;	/* referenced root block, NULL when unloaded */
 };
 
 struct btrfs_path {
@@ -66,6 +66,14 @@ void btrfs_path_release(struct btrfs_path *path);
  * Return: 0, -ENOENT when the tree does not exist, or another negative errno.
  */
 int btrfs_read_root(struct btrfs_fs *fs, u64 id, struct btrfs_root **out);
+
+/**
+ * btrfs_root_load_node - (re)load and verify @root->node if it is NULL
+ *
+ * A root may drop its node reference to bound memory (btrfs_walk_all_trees()
+ * does for trees it loaded); searches and walks reload it on demand.
+ */
+int btrfs_root_load_node(struct btrfs_root *root);
 
 /**
  * btrfs_search_slot - find @key in @root

@@ -134,6 +134,13 @@ int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args)
 		btrfs_errmsg_set(args->errmsg, "no device given");
 		return -EINVAL;
 	}
+	for (size_t i = 0; args->writable && i < args->nr_devs; i++) {
+		if (!args->devs[i]->writable) {
+			btrfs_errmsg_set(args->errmsg, "%s: opened read-only, cannot write",
+					 args->devs[i]->name);
+			return -EINVAL;
+		}
+	}
 	fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;

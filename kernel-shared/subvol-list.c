@@ -450,24 +450,40 @@ out:
 
 int btrfs_subvol_list_load(const struct btrfs_item_source *src, struct btrfs_subvol_list *list)
 {
-	struct btrfs_key min = { BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
+	struct btrfs_key top_min = { BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
+	struct btrfs_key top_max = { BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
+	struct btrfs_key min = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
 	struct btrfs_key max = { BTRFS_LAST_FREE_OBJECTID, BTRFS_ROOT_BACKREF_KEY, (u64)-1 };
 	struct load_ctx lc = { .list = list };
+	bool sorted = true;
 	size_t out = 0;
 	int ret;
 
 	memset(list, 0, sizeof(*list));
-	ret = btrfs_item_source_search(src, BTRFS_ROOT_TREE_OBJECTID, &min, &max, root_tree_cb, &lc);
+	/*
+	 * Tree 5 on its own: a range starting at (5, ROOT_ITEM) would also
+	 * carry the ROOT_REF of every top-level subvolume.
+	 */
+	ret = btrfs_item_source_search(src, BTRFS_ROOT_TREE_OBJECTID, &top_min, &top_max,
+				       root_tree_cb, &lc);
+	if (ret >= 0)
+		ret = btrfs_item_source_search(src, BTRFS_ROOT_TREE_OBJECTID, &min, &max,
+					       root_tree_cb, &lc);
 	if (ret < 0)
 		goto fail;
 	/* a well-behaved source is already in order; do not trust it */
-	qsort(list->subvols, list->nr, sizeof(*list->subvols), subvol_cmp);
+	for (size_t i = 1; i < list->nr && sorted; i++)
+		sorted = list->subvols[i - 1].id < list->subvols[i].id;
+	if (!sorted)
+		qsort(list->subvols, list->nr, sizeof(*list->subvols), subvol_cmp);
 	for (size_t i = 0; i < list->nr; i++) {
 		if (out && list->subvols[out - 1].id == list->subvols[i].id) {
 			free(list->subvols[i].name);
 			continue;
 		}
-		list->subvols[out++] = list->subvols[i];
+		if (out != i)
+			list->subvols[out] = list->subvols[i];
+		out++;
 	}
 	list->nr = out;
 	ret = resolve_paths(src, list);

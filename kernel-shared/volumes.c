@@ -254,6 +254,11 @@ static int chunk_tree_item(void *priv, const struct btrfs_key *key, const void *
 			return -EUCLEAN;
 		}
 		dev = btrfs_device_add(fs, btrfs_dev_item_devid(di), btrfs_dev_item_uuid(di), NULL);
+		if (!dev && fs->nr_devices > btrfs_super_num_devices(&fs->super) + 16) {
+			btrfs_fs_set_error(fs, "chunk tree: more devices than the superblock's %llu",
+					   (unsigned long long)btrfs_super_num_devices(&fs->super));
+			return -EUCLEAN;
+		}
 		if (!dev)
 			return -ENOMEM;
 		dev->total_bytes = btrfs_dev_item_total_bytes(di);
@@ -306,6 +311,9 @@ struct btrfs_device *btrfs_device_add(struct btrfs_fs *fs, u64 devid, const u8 *
 			d->io = io;
 		return d;
 	}
+	/* a crafted chunk tree must not make device lookups quadratic */
+	if (fs->nr_devices > btrfs_super_num_devices(&fs->super) + 16)
+		return NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;

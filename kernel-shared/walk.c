@@ -153,8 +153,10 @@ static int walk_tree(struct btrfs_root *root, btrfs_walk_cb cb, void *priv,
 		.depth = 0,
 	};
 
-	if (!root->node)
-		return -ENOENT;
+	int ret = btrfs_root_load_node(root);
+
+	if (ret < 0)
+		return ret;
 	return walk_block(&w, root->node, &info, NULL);
 }
 
@@ -212,10 +214,20 @@ int btrfs_walk_all_trees(struct btrfs_fs *fs, bool skip_shared, btrfs_walk_cb cb
 
 		if (ids.ids[i] == BTRFS_ROOT_TREE_OBJECTID || ids.ids[i] == BTRFS_CHUNK_TREE_OBJECTID)
 			continue;
+		bool loaded = false;
+
+		for (size_t r = 0; r < fs->nr_roots; r++)
+			if (fs->roots[r]->id == ids.ids[i] && fs->roots[r]->node)
+				loaded = true;
 		ret = btrfs_read_root(fs, ids.ids[i], &root);
 		if (ret < 0)
 			goto out;
 		ret = walk_tree(root, cb, priv, vp);
+		/* thousands of snapshots must not pin thousands of root blocks */
+		if (!loaded) {
+			free_extent_buffer(root->node);
+			root->node = NULL;
+		}
 		if (ret < 0)
 			goto out;
 	}

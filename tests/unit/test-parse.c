@@ -60,8 +60,8 @@ static void check_qgid(const char *s, int ret, uint64_t want)
 
 	if (r != ret || (ret == 0 && v != want)) {
 		failed++;
-		fprintf(stderr, "parse_qgroupid(\"%s\") = %d, %#" PRIx64 "; want %d, %#" PRIx64 "\n",
-			s, r, v, ret, want);
+		fprintf(stderr, "parse_qgroupid(\"%s\") = %d, %#" PRIx64 "; want %d, %#" PRIx64
+			"\n", s, r, v, ret, want);
 		return;
 	}
 	passed++;

@@ -3,10 +3,14 @@
  * Unit tests for kernel-shared/qgroup-list.c over an in-memory item source:
  * status, info, limit and relation items, ancestors marking, kinds (stale,
  * under deletion, squota holder), a missing quota tree and a truncated item.
+ * Also renders a list through common/qgroup-out.c and compares the text table
+ * byte for byte with what btrfs-progs 6.2 printed for the same qgroups.
  */
 #include <errno.h>
 #include <stdlib.h>
 
+#include "common/qgroup-out.h"
+#include "common/units.h"
 #include "kernel-shared/qgroup-list.h"
 #include "kernel-shared/subvol-list.h"
 #include "unit.h"
@@ -289,8 +293,142 @@ static void test_many(void)
 	btrfs_qgroup_list_release(&list);
 }
 
+/* Render @view with @fn into a string (malloc'ed). */
+static char *render(const struct qgroup_view *view, const struct qgroup_show_opts *opts, int which)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f)
+		return NULL;
+	if (which == 0)
+		qgroup_print_table(f, view, opts);
+	else if (which == 1)
+		qgroup_print_tree(f, view, opts);
+	else
+		qgroup_print_json(f, view);
+	fclose(f);
+	return buf;
+}
+
+static void test_render(void)
+{
+	/* the 6.2 sample: 0/257 and 0/258 in 1/100, 1/100 in 2/1 */
+	static struct fake_tree t = { .tree_id = BTRFS_QUOTA_TREE_OBJECTID };
+	struct btrfs_item_source src = source(&t);
+	struct btrfs_subvol svs[3];
+	struct btrfs_subvol_list subvols = { .nr = 3, .subvols = svs };
+	struct qgroup_show_opts opts = { .parent = true, .child = true };
+	struct btrfs_qgroup_list list;
+	struct qgroup_row rows[5];
+	struct qgroup_view view = { .list = &list, .nr = 5, .rows = rows };
+	char empty[] = "", d[] = "d", snap[] = "snap-a";
+	char *out;
+
+	memset(svs, 0, sizeof(svs));
+	svs[0].id = 5;
+	svs[0].path = empty;
+	svs[1].id = 257;
+	svs[1].path = d;
+	svs[2].id = 258;
+	svs[2].path = snap;
+	add_status(&t, BTRFS_QGROUP_STATUS_FLAG_ON);
+	add_info(&t, 5, 16384, 16384);
+	add_info(&t, 257, 3162112, 3162112);
+	add_info(&t, 258, 16384, 16384);
+	add_info(&t, L1(100), 3178496, 3178496);
+	add_info(&t, L2(1), 3178496, 3178496);
+	add_limit(&t, 257, BTRFS_QGROUP_LIMIT_MAX_EXCL, 0, 2097152);
+	add_limit(&t, L1(100), BTRFS_QGROUP_LIMIT_MAX_RFER, 10485760, 0);
+	add_relation(&t, L1(100), 257);
+	add_relation(&t, L1(100), 258);
+	add_relation(&t, L2(1), L1(100));
+	CHECK_EQ_INT(btrfs_qgroup_list_load(&src, &list), 0);
+	CHECK_EQ_U64(list.nr, 5);
+	if (list.nr != 5)
+		return;
+	for (size_t i = 0; i < 5; i++) {
+		const struct btrfs_subvol *sv;
+
+		rows[i].qg = &list.groups[i];
+		rows[i].kind = btrfs_qgroup_kind(&list, rows[i].qg, &subvols);
+		sv = btrfs_subvol_list_find(&subvols, list.groups[i].qgroupid);
+		rows[i].path = sv ? sv->path : NULL;
+	}
+
+	out = render(&view, &opts, 0);
+	CHECK_STR(out,
+		  "Qgroupid    Referenced    Exclusive Parent   Child         Path \n"
+		  "--------    ----------    --------- ------   -----         ---- \n"
+		  "0/5           16.00KiB     16.00KiB -        -             <toplevel>\n"
+		  "0/257          3.02MiB      3.02MiB 1/100    -             d\n"
+		  "0/258         16.00KiB     16.00KiB 1/100    -             snap-a\n"
+		  "1/100          3.03MiB      3.03MiB 2/1      0/257,0/258   <2 members>\n"
+		  "2/1            3.03MiB      3.03MiB -        1/100         <1 member>\n");
+	free(out);
+
+	opts = (struct qgroup_show_opts){ .max_rfer = true, .max_excl = true,
+					  .units = 1U << UNITS_FIXED_SHIFT };
+	view.nr = 2;
+	rows[1] = rows[3];	/* 0/5 and 1/100 */
+	out = render(&view, &opts, 0);
+	CHECK_STR(out,
+		  "Qgroupid    Referenced    Exclusive  Max referenced  Max exclusive   Path \n"
+		  "--------    ----------    ---------  --------------  -------------   ---- \n"
+		  "0/5           16.00KiB     16.00KiB            none           none   <toplevel>\n"
+		  "1/100       3104.00KiB   3104.00KiB     10240.00KiB           none   <2 members>\n");
+	free(out);
+
+	/* the tree: 2/1 at the root, then 1/100, then its members */
+	view.nr = 5;
+	for (size_t i = 0; i < 5; i++)
+		rows[i].qg = &list.groups[i];
+	rows[1].kind = BTRFS_QGROUP_KIND_SUBVOL;
+	rows[1].path = d;
+	rows[3].kind = BTRFS_QGROUP_KIND_GROUP;
+	rows[3].path = NULL;
+	opts = (struct qgroup_show_opts){ 0 };
+	out = render(&view, &opts, 1);
+	CHECK(out != NULL);
+	if (out) {
+		char *l21 = strstr(out, "\n2/1 "), *l1 = strstr(out, "`-1/100"),
+		     *l257 = strstr(out, "  |-0/257"), *l258 = strstr(out, "  `-0/258"),
+		     *l5 = strstr(out, "\n0/5 ");
+
+		CHECK(l21 && l1 && l257 && l258 && l5);
+		CHECK(l21 < l1 && l1 < l257 && l257 < l258 && l258 < l5);
+		CHECK(l257 && strstr(l257, "3.02MiB/2.00MiB") && strstr(l257, "150% full d"));
+		CHECK(l1 && strstr(l1, "3.03MiB/10.00MiB") && strstr(l1, "30% <2 members>"));
+	}
+	free(out);
+
+	out = render(&view, &opts, 2);
+	CHECK(out && strstr(out, "\"qgroupid\": \"1/100\""));
+	CHECK(out && strstr(out, "\"max_exclusive\": 2097152"));
+	CHECK(out && strstr(out, "\"status\": \"toplevel\""));
+	free(out);
+	btrfs_qgroup_list_release(&list);
+}
+
+static void test_limit_math(void)
+{
+	CHECK_EQ_INT(qgroup_limit_percent(0, 100, true), 0);
+	CHECK_EQ_INT(qgroup_limit_percent(93, 100, true), 93);
+	CHECK_EQ_INT(qgroup_limit_percent(5, 100, false), -1);
+	CHECK_EQ_INT(qgroup_limit_percent(1, 0, true), 100);
+	CHECK(!qgroup_limit_is_full(1, 100, false));
+	CHECK(qgroup_limit_is_full(5242880, 5242880, true));
+	CHECK(qgroup_limit_is_full(5226496, 5242880, true));	/* 16 KiB left of 5 MiB */
+	CHECK(!qgroup_limit_is_full(4194304, 5242880, true));	/* 1 MiB left */
+	CHECK(qgroup_limit_is_full(31436800, 31457280, true));	/* 29.98 of 30 MiB */
+	CHECK(!qgroup_limit_is_full(16384, 5242880, true));
+}
+
 int main(void)
 {
+	test_render();
+	test_limit_math();
 	test_hierarchy();
 	test_kinds();
 	test_errors();

@@ -227,6 +227,35 @@ static void test_super(void)
 		    "transid");
 	unpatch();
 
+	/* readable but not writable: raid56 and an unknown compat_ro bit */
+	patch_begin(s0, 4096);
+	btrfs_set_super_incompat_flags(sb_at(s0), btrfs_super_incompat_flags(sb_at(s0)) |
+				       BTRFS_FEATURE_INCOMPAT_RAID56);
+	btrfs_set_super_compat_ro_flags(sb_at(s0), btrfs_super_compat_ro_flags(sb_at(s0)) |
+					(1ULL << 20));
+	recsum_super(s0);
+	CHECK(full_read(img_size, 0, msg) == 0, "raid56 bit readable: %s", msg);
+	{
+		struct btrfs_open_args args = { 0 };
+
+		ret = btrfs_io_open_memory(img, img_size, false, true, &dev);
+		args.devs = &dev;
+		args.nr_devs = 1;
+		args.super_mirror = 0;
+		args.writable = true;
+		args.errmsg = msg;
+		ret = btrfs_fs_open(&fs, &args);
+		EXPECT_FAIL("raid56 for writing", ret, msg, -EOPNOTSUPP,
+			    "incompat feature raid56 not supported for writing");
+		btrfs_set_super_incompat_flags(sb_at(s0), btrfs_super_incompat_flags(sb_at(s0)) &
+					       ~BTRFS_FEATURE_INCOMPAT_RAID56);
+		recsum_super(s0);
+		ret = btrfs_fs_open(&fs, &args);
+		EXPECT_FAIL("unknown compat_ro for writing", ret, msg, -EOPNOTSUPP, "compat_ro");
+		btrfs_io_close(dev);
+	}
+	unpatch();
+
 	/* both existing copies bad: the message of copy 0 */
 	{
 		u8 keep1[4096];

@@ -138,6 +138,17 @@ static void test_cache_and_write(void)
 	ret = btrfs_walk_all_trees(fs, false, count_blocks, &blocks);
 	CHECK(ret == 0 && blocks > 8, "walk %d, %llu blocks", ret, (unsigned long long)blocks);
 	CHECK(fs->cache.nr_clean_unused <= 3, "LRU bounded: %u", fs->cache.nr_clean_unused);
+	{
+		size_t pinned = 0;
+		struct btrfs_root *r5;
+
+		for (size_t i = 0; i < fs->nr_roots; i++)
+			pinned += fs->roots[i]->node != NULL;
+		CHECK(fs->nr_roots > 5 && pinned == 2, "after the walk %zu of %zu roots pin a block",
+		      pinned, fs->nr_roots);
+		CHECK(btrfs_read_root(fs, BTRFS_FS_TREE_OBJECTID, &r5) == 0 && r5->node,
+		      "read_root reloads a dropped node");
+	}
 
 
 	/* a dirty buffer survives until dropped */
@@ -166,8 +177,11 @@ static void test_cache_and_write(void)
 	CHECK(!memcmp(img + s1.physical, img + s2.physical, 4096), "both copies written alike");
 	CHECK(img[s1.physical + 2048] == (u8)(orig_byte ^ 0x5a), "the change reached the disk");
 	/* reopen read-only: the rewritten block verifies on both mirrors */
-	args.writable = false;
 	btrfs_io_open_memory(img, size, false, false, &dev);
+	ret = btrfs_fs_open(&fs, &args);
+	CHECK(ret == -EINVAL && strstr(err, "opened read-only"), "writable open of a read-only device: %d %s",
+	      ret, err);
+	args.writable = false;
 	ret = btrfs_fs_open(&fs, &args);
 	CHECK(ret == 0, "reopen: %d %s", ret, err);
 	if (!ret) {

@@ -6,6 +6,8 @@
  * many tree blocks are filled through the kernel: loop devices, mount,
  * thousands of files, unmount.  dump-tree (run while the loop devices
  * exist) is the oracle; the reader then opens the plain image files.
+ * Also a snapshot of a multi-level subvolume: the visited-set walk must
+ * skip exactly the shared blocks.
  * Needs root and loop devices; without them the test reports 0 checks.
  * Loop devices and mounts are created here, under /tmp/offline/, and
  * always removed.
@@ -164,6 +166,76 @@ out:
 	free((void *)mnt);
 }
 
+static int count_blocks(void *priv, const struct extent_buffer *eb,
+			const struct btrfs_walk_info *info)
+{
+	(*(u64 *)priv)++;
+	return 0;
+}
+
+/* A snapshot of a multi-level subvolume shares every block below its root */
+static void test_snapshot_sharing(void)
+{
+	const char *img = strdup(tpath("snap.img")), *mnt = strdup(tpath("snapmnt"));
+	char loop[64] = "", err[BTRFS_ERRMSG_SIZE];
+	struct btrfs_io_dev *dev;
+	struct btrfs_fs *fs;
+	struct stats st;
+	u64 all = 0, unique = 0;
+	FILE *p;
+	char cmd[600];
+	int ret;
+
+	sh("rm -f '%s' && truncate -s 512M '%s' && mkfs.btrfs -q -f -n 4096 '%s' >/dev/null 2>&1",
+	   img, img, img);
+	snprintf(cmd, sizeof(cmd), "losetup -f --show '%s'", img);
+	p = popen(cmd, "r");
+	if (!p || !fgets(loop, sizeof(loop), p)) {
+		if (p)
+			pclose(p);
+		CHECK(0, "snapshot: losetup");
+		goto out;
+	}
+	pclose(p);
+	loop[strcspn(loop, "\n")] = '\0';
+	sh("mkdir -p '%s'", mnt);
+	ret = sh("mount -t btrfs %s '%s'", loop, mnt);
+	CHECK(ret == 0, "snapshot: mount");
+	if (!ret) {
+		ret = sh("cd '%s' && btrfs -q subvolume create sv >/dev/null && "
+			 "for i in $(seq 1 3000); do echo $i > sv/file-with-a-long-name-$i; done && "
+			 "btrfs -q subvolume snapshot sv snap >/dev/null && sync", mnt);
+		CHECK(ret == 0, "snapshot: fill and snapshot");
+		CHECK(sh("umount '%s'", mnt) == 0, "snapshot: umount");
+	}
+	sh("losetup -d %s", loop);
+	ret = open_files(&img, 1, &dev, &fs, err);
+	CHECK(ret == 0, "snapshot: open %d %s", ret, err);
+	if (ret)
+		goto out;
+	CHECK(walk_stats(fs, &st) == 0, "snapshot: walk");
+	{
+		struct tree_stats *a = stats_get(&st, 256), *b = stats_get(&st, 257);
+
+		CHECK(a->blocks > 20 && a->blocks == b->blocks && a->items == b->items &&
+		      a->root_bytenr != b->root_bytenr,
+		      "snapshot: same shape, own root (%llu/%llu blocks)",
+		      (unsigned long long)a->blocks, (unsigned long long)b->blocks);
+		CHECK(btrfs_walk_all_trees(fs, false, count_blocks, &all) == 0 &&
+		      btrfs_walk_all_trees(fs, true, count_blocks, &unique) == 0 &&
+		      unique == all - (b->blocks - 1),
+		      "snapshot: visited set skips the %llu shared blocks (%llu of %llu)",
+		      (unsigned long long)(b->blocks - 1), (unsigned long long)unique,
+		      (unsigned long long)all);
+	}
+	btrfs_fs_close(fs);
+	btrfs_io_close(dev);
+	compare_with_dump_tree("snapshot", img, &st);
+out:
+	free((void *)img);
+	free((void *)mnt);
+}
+
 int main(void)
 {
 	static const struct raid_case cases[] = {
@@ -183,6 +255,7 @@ int main(void)
 	scratch_init();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
+	test_snapshot_sharing();
 	scratch_done();
 	return report();
 }

@@ -1,0 +1,407 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# volctl subvolume on a loop-mounted image, checked against Debian's btrfs
+# (btrfs-progs 6.2) as the oracle: resulting state, list/show layouts, JSON
+# through jq, and bad input that must fail cleanly and change nothing.
+
+load ../helpers
+
+setup() {
+	require_root_loop
+	mkfs_mount 512M
+	cd "$MNT"
+}
+
+teardown() {
+	cd /
+	cleanup_mount
+}
+
+# "a" with a nested subvolume in a directory, a plain and a read-only snapshot
+populate() {
+	"$VOLCTL" subvolume create a b >/dev/null
+	mkdir -p a/dir
+	"$VOLCTL" subvolume create a/dir/nested >/dev/null
+	echo data >a/file
+	"$VOLCTL" subvolume snapshot a snap-a >/dev/null
+	"$VOLCTL" subvolume snapshot -r a ro-snap >/dev/null
+	mkdir -p d1/d2
+	"$VOLCTL" subvolume create d1/d2/deep >/dev/null
+}
+
+subvol_names() {
+	btrfs subvolume list . | awk '{print $NF}' | sort | tr '\n' ' '
+}
+
+@test "create: one or more subvolumes, messages, visible to btrfs" {
+	run_volctl subvolume create a b
+	assert_status 0
+	[ "${lines[0]}" = "Create subvolume './a'" ]
+	[ "${lines[1]}" = "Create subvolume './b'" ]
+	[ "$(subvol_names)" = "a b " ]
+	[ "$(stat -c %i a)" = 256 ]
+	run_volctl subvolume create "$MNT/c"
+	assert_status 0
+	[ "$output" = "Create subvolume '$MNT/c'" ]
+}
+
+@test "create: a failing argument does not stop the others, exit 1" {
+	"$VOLCTL" subvolume create a
+	run_volctl_split subvolume create x a y
+	[ "$status" -eq 1 ]
+	[ "$err" = "error: a: already exists" ]
+	[[ "$out" == *"'./x'"* && "$out" == *"'./y'"* ]]
+	[ "$(subvol_names)" = "a x y " ]
+}
+
+@test "create: missing parent fails without -p; -p handles odd paths" {
+	run_volctl subvolume create x/y/z
+	assert_status 1
+	assert_output_contains "x/y: No such file or directory"
+	[ ! -e x ]
+	run_volctl subvolume create -p x/y/z
+	assert_status 0
+	[ "$output" = "Create subvolume 'x/y/z'" ]
+	run_volctl subvolume create --parents 'dir2///////subv1//////'
+	assert_status 0
+	[ "$output" = "Create subvolume 'dir2/subv1'" ]
+	mkdir -p dir3/dir1
+	run_volctl subvolume create -p 'dir3/dir1/./..//.///subv3//////'
+	assert_status 0
+	[ "$(stat -c %i dir3/subv3)" = 256 ]
+	[ "$(subvol_names)" = "dir2/subv1 dir3/subv3 x/y/z " ]
+	touch file
+	run_volctl subvolume create -p file/sub
+	assert_status 1
+	[ "$output" = "error: file: exists and is not a directory" ]
+}
+
+@test "create: bad names and a file as parent change nothing" {
+	touch f
+	long=$(printf 'n%.0s' $(seq 256))
+	for arg in .. a/.. "$long" f/x; do
+		run_volctl subvolume create "$arg"
+		[ "$status" -eq 1 ] || { echo "$arg: $status"; false; }
+	done
+	[ -z "$(subvol_names)" ]
+	ok=$(printf 'n%.0s' $(seq 255))
+	run_volctl subvolume create "$ok"
+	assert_status 0
+}
+
+@test "create -i: into a qgroup; a missing qgroup is named and nothing is created" {
+	btrfs quota enable .
+	btrfs qgroup create 1/100 .
+	run_volctl subvolume create -i 1/100 a
+	assert_status 0
+	btrfs qgroup show -p . | grep -E '^0/256 .* 1/100 ' >/dev/null
+	run_volctl subvolume create -i 1/999 e
+	assert_status 1
+	[ "$output" = "error: qgroup 1/999 does not exist" ]
+	[ ! -e e ]
+	run_volctl subvolume create -i /nonexistent e
+	assert_status 1
+	assert_output_contains "'/nonexistent': No such file or directory"
+	run_volctl subvolume create -i "$MNT/a" e
+	assert_status 1
+	assert_output_contains "level-0 qgroups cannot be parents"
+	for id in 1/ x 0/0 65536/1 1/1/1; do
+		run_volctl subvolume create -i "$id" e
+		[ "$status" -eq 2 ] || { echo "$id: $status"; false; }
+	done
+	[ "$(subvol_names)" = "a " ]
+}
+
+@test "snapshot: plain, read-only, into a directory; refuses an existing subvolume" {
+	"$VOLCTL" subvolume create a
+	echo hello >a/f
+	run_volctl subvolume snapshot a s1
+	assert_status 0
+	[ "$output" = "Create snapshot of 'a' in 's1'" ]
+	[ "$(cat s1/f)" = hello ]
+	run_volctl subvolume snapshot -r a s2
+	assert_status 0
+	[ "$output" = "Create readonly snapshot of 'a' in 's2'" ]
+	[ "$(btrfs property get -ts s2 ro)" = "ro=true" ]
+	[ "$(btrfs property get -ts s1 ro)" = "ro=false" ]
+	mkdir plain
+	run_volctl subvolume snapshot a plain
+	assert_status 0
+	[ "$output" = "Create snapshot of 'a' in 'plain/a'" ]
+	run_volctl subvolume snapshot a s1
+	assert_status 1
+	assert_output_contains "s1: already exists as a subvolume"
+	touch file
+	run_volctl subvolume snapshot a file
+	assert_status 1
+	[ "$output" = "error: file: exists and is not a directory" ]
+	run_volctl subvolume snapshot plain s3
+	assert_status 1
+	[ "$output" = "error: plain: not a subvolume" ]
+	[ "$(subvol_names)" = "a plain/a s1 s2 " ]
+	btrfs subvolume show s1 | grep -q "Parent UUID:.*$(btrfs subvolume show a | awk '/^\tUUID:/{print $2}')"
+}
+
+@test "list: the same text as btrfs for every option combination" {
+	populate
+	for o in "" "-p" "-c" "-g" "-u" "-q" "-R" "-p -c -g -u -q -R" "-t" "-t -p -u -q -R -c" \
+		"-s" "-r" "-a" "-o" "-G +8" "-G -8" "-C 8" "--sort=-gen,path" "--sort=path" \
+		"--sort=-rootid" "-s -t"; do
+		# shellcheck disable=SC2086
+		diff <("$VOLCTL" subvolume list $o .) <(btrfs subvolume list $o .) ||
+			{ echo "differs: list $o"; false; }
+	done
+	for o in "" "-o" "-a"; do
+		# shellcheck disable=SC2086
+		diff <("$VOLCTL" subvolume list $o a) <(btrfs subvolume list $o a) ||
+			{ echo "differs: list $o a"; false; }
+	done
+	run_volctl subvolume list a/dir
+	assert_status 0
+	assert_output_contains "top level 256 path dir/nested"
+}
+
+@test "list: deleted subvolumes with -d, global -q prints nothing" {
+	populate
+	"$VOLCTL" subvolume delete b >/dev/null
+	diff <("$VOLCTL" subvolume list -d .) <(btrfs subvolume list -d .)
+	run_volctl subvolume list -d .
+	[ "$output" = "ID 257 gen 7 top level 0 path DELETED" ] ||
+		[[ "$output" == "ID 257 gen "*" top level 0 path DELETED" ]]
+	run_volctl -q subvolume list .
+	assert_status 0
+	[ -z "$output" ]
+}
+
+@test "list --format json: schema, filters and options respected" {
+	populate
+	run_volctl --format json subvolume list .
+	assert_status 0
+	assert_json
+	[ "$(jq -r '.__header.version' <<<"$output")" = 1 ]
+	[ "$(jq '."subvolume-list" | length' <<<"$output")" = 6 ]
+	[ "$(jq -r '."subvolume-list"[] | select(.id == 258) | .path' <<<"$output")" = a/dir/nested ]
+	[ "$(jq '."subvolume-list"[] | select(.id == 258) | .top_level' <<<"$output")" = 256 ]
+	[ "$(jq -c '."subvolume-list"[] | select(.path == "ro-snap") | .flags' <<<"$output")" = '["readonly"]' ]
+	uuid_a=$(btrfs subvolume show a | awk '/^\tUUID:/{print $2}')
+	[ "$(jq -r '."subvolume-list"[] | select(.path == "a") | .uuid' <<<"$output")" = "$uuid_a" ]
+	[ "$(jq -r '."subvolume-list"[] | select(.path == "snap-a") | .parent_uuid' <<<"$output")" = "$uuid_a" ]
+	[ "$(jq '."subvolume-list"[] | select(.path == "a") | .parent_uuid' <<<"$output")" = null ]
+	[[ "$(jq -r '."subvolume-list"[0].otime' <<<"$output")" =~ ^20[0-9-]+T[0-9:]+\+00:00$ ]]
+	[ "$(jq '."subvolume-list"[0].otime_sec | type' <<<"$output")" = '"number"' ]
+	[ "$(jq '."subvolume-list"[0].deleted' <<<"$output")" = false ]
+
+	run_volctl --format json subvolume list -s .
+	[ "$(jq -r '[."subvolume-list"[].path] | join(",")' <<<"$output")" = snap-a,ro-snap ]
+	run_volctl --format json subvolume list -o a
+	[ "$(jq -r '[."subvolume-list"[].id] | join(",")' <<<"$output")" = 258 ]
+	run_volctl --format json subvolume list --sort=-rootid .
+	[ "$(jq '."subvolume-list"[0].id' <<<"$output")" = 261 ]
+	"$VOLCTL" subvolume delete b >/dev/null
+	run_volctl --format json subvolume list -d .
+	[ "$(jq -c '."subvolume-list"[] | [.id, .path, .deleted, .top_level]' <<<"$output")" = '[257,null,true,0]' ]
+}
+
+@test "show: btrfs' layout (with the real send time), -r, -u, units, JSON" {
+	populate
+	# progs 6.2 prints the creation time as send time and no quota line
+	diff <("$VOLCTL" subvolume show a | grep -v -e '^.Send time:' -e '^.Quota group:') \
+		<(btrfs subvolume show a | grep -v '^.Send time:')
+	diff <("$VOLCTL" subvolume show . | grep -v -e '^.Send time:' -e '^.Quota group:') \
+		<(btrfs subvolume show . | grep -v '^.Send time:')
+	run_volctl subvolume show a
+	assert_output_contains $'\tSend time: \t\t-'
+	assert_output_contains $'\tQuota group:\t\tn/a'
+	assert_output_contains $'\tSnapshot(s):\n\t\t\t\tsnap-a\n\t\t\t\tro-snap'
+	run_volctl subvolume show -r 258 .
+	assert_status 0
+	[ "${lines[0]}" = "a/dir/nested" ]
+	uuid=$(btrfs subvolume show ro-snap | awk '/^\tUUID:/{print $2}')
+	run_volctl subvolume show -u "$uuid" "$MNT"
+	assert_status 0
+	[ "${lines[0]}" = ro-snap ]
+	assert_output_contains $'\tFlags: \t\t\treadonly'
+	run_volctl subvolume show -r 9999 .
+	assert_status 1
+	[ "$output" = "error: .: no subvolume with id 9999" ]
+	run_volctl subvolume show a/dir
+	assert_status 1
+	[ "$output" = "error: a/dir: not a subvolume" ]
+	run_volctl subvolume show a/file
+	assert_status 1
+
+	btrfs quota enable .
+	btrfs quota rescan -w . >/dev/null
+	btrfs qgroup limit -e 2M a
+	diff <("$VOLCTL" subvolume show --raw a | sed -n '/Quota group/,$p') \
+		<(btrfs subvolume show --raw a | sed -n '/Quota group/,$p')
+	diff <("$VOLCTL" subvolume show -k a | sed -n '/Quota group/,$p') \
+		<(btrfs subvolume show -k a | sed -n '/Quota group/,$p')
+	run_volctl --format json subvolume show a
+	assert_status 0
+	assert_json
+	[ "$(jq -r '."subvolume-show".qgroup.qgroupid' <<<"$output")" = 0/256 ]
+	[ "$(jq '."subvolume-show".qgroup.limit.exclusive' <<<"$output")" = 2097152 ]
+	[ "$(jq '."subvolume-show".qgroup.limit.referenced' <<<"$output")" = 0 ]
+	[ "$(jq -c '."subvolume-show".snapshots' <<<"$output")" = '["snap-a","ro-snap"]' ]
+	[ "$(jq '."subvolume-show".id' <<<"$output")" = 256 ]
+	[ "$(jq -r '."subvolume-show".name' <<<"$output")" = a ]
+	run_volctl -q subvolume show a
+	assert_status 0
+	[ -z "$output" ]
+}
+
+@test "get-default / set-default: by id, by path, 0 means 5, JSON, bad ids" {
+	populate
+	run_volctl subvolume get-default .
+	assert_status 0
+	[ "$output" = "ID 5 (FS_TREE)" ]
+	run_volctl subvolume set-default 256 .
+	assert_status 0
+	[ -z "$output" ]
+	diff <("$VOLCTL" subvolume get-default .) <(btrfs subvolume get-default .)
+	run_volctl --format json subvolume get-default .
+	[ "$(jq -c '."subvolume-get-default" | [.id, .path, .top_level]' <<<"$output")" = '[256,"a",5]' ]
+	run_volctl subvolume set-default snap-a
+	assert_status 0
+	[[ "$(btrfs subvolume get-default .)" == "ID 259 "* ]]
+	run_volctl subvolume set-default 0 .
+	assert_status 0
+	[ "$(btrfs subvolume get-default .)" = "ID 5 (FS_TREE)" ]
+	run_volctl subvolume set-default 9999 .
+	assert_status 1
+	[ "$output" = "error: subvolume 9999 does not exist" ]
+	run_volctl subvolume set-default a/dir
+	assert_status 1
+	[ "$output" = "error: a/dir: not a subvolume" ]
+	[ "$(btrfs subvolume get-default .)" = "ID 5 (FS_TREE)" ]
+}
+
+@test "delete: non-empty needs -R; -R deletes nested first; default is refused" {
+	populate
+	run_volctl subvolume delete a
+	assert_status 1
+	[ "$output" = "error: a: subvolume contains other subvolumes (use -R)" ]
+	[ "$(stat -c %i a)" = 256 ]
+	"$VOLCTL" subvolume set-default 257 .
+	run_volctl subvolume delete b
+	assert_status 1
+	[ "$output" = "error: b: is the default subvolume (id 257), not deleting" ]
+	[ -d b ]
+	"$VOLCTL" subvolume set-default 0 .
+	run_volctl subvolume delete -R a
+	assert_status 0
+	[ "${lines[0]}" = "Delete subvolume 258 (no-commit): 'a/dir/nested'" ]
+	[ "${lines[1]}" = "Delete subvolume 256 (no-commit): 'a'" ]
+	[ ! -e a ]
+	[ "$(subvol_names)" = "b d1/d2/deep ro-snap snap-a " ]
+}
+
+@test "delete: several paths continue after a failure; -c, -C, -i, bad paths" {
+	populate
+	mkdir plain
+	run_volctl_split subvolume delete -C b plain snap-a
+	[ "$status" -eq 1 ]
+	[ "$err" = "error: plain: not a subvolume" ]
+	[ "$out" = "Delete subvolume 257 (commit): 'b'
+Delete subvolume 259 (commit): 'snap-a'" ]
+	run_volctl subvolume delete -c ro-snap
+	assert_status 0
+	[ "$output" = "Delete subvolume 260 (commit): 'ro-snap'" ]
+	run_volctl subvolume delete -i 261 .
+	assert_status 0
+	[ "$output" = "Delete subvolume 261 (no-commit): './d1/d2/deep'" ]
+	run_volctl subvolume delete -i 9999 .
+	assert_status 1
+	[ "$output" = "error: subvolume 9999: no such subvolume" ]
+	run_volctl subvolume delete .
+	assert_status 1
+	[ "$output" = "error: .: the top-level subvolume cannot be deleted" ]
+	run_volctl subvolume delete /nonexistent
+	assert_status 1
+	[ "$(subvol_names)" = "a a/dir/nested " ]
+}
+
+@test "delete --delete-qgroup: the 0/id qgroup is gone afterwards" {
+	btrfs quota enable .
+	"$VOLCTL" subvolume create q1 q2 >/dev/null
+	btrfs qgroup show . | grep -q '^0/256 '
+	run_volctl -v subvolume delete --delete-qgroup q1
+	assert_status 0
+	assert_output_contains "Delete subvolume 256 (no-commit): 'q1'"
+	assert_output_contains "waiting for subvolume 256 to be cleaned"
+	! btrfs qgroup show . | grep -q '^0/256 '
+	btrfs qgroup show . | grep -q '^0/257 '
+	! btrfs subvolume list -d . | grep -q 'ID 256 '
+	# without quotas the option is harmless
+	btrfs quota disable .
+	run_volctl subvolume delete --delete-qgroup q2
+	assert_status 0
+}
+
+@test "sync: waits for queued deletions; an id that never existed is an error" {
+	populate
+	run_volctl subvolume sync .
+	assert_status 0
+	[ -z "$output" ]
+	"$VOLCTL" subvolume delete b snap-a >/dev/null
+	run_volctl subvolume sync .
+	assert_status 0
+	[ "${lines[0]}" = "Waiting for 2 subvolumes" ]
+	[ "${lines[1]}" = "Subvolume id 257 is gone (1/2)" ]
+	[ "${lines[2]}" = "Subvolume id 259 is gone (2/2)" ]
+	[ -z "$(btrfs subvolume list -d .)" ]
+	run_volctl subvolume sync . 257
+	assert_status 0
+	[ "${lines[1]}" = "Subvolume id 257 is gone (1/1)" ]
+	run_volctl subvolume sync . 99999
+	assert_status 1
+	assert_output_contains "error: subvolume 99999 does not exist"
+	run_volctl subvolume sync . 256
+	assert_status 1
+	assert_output_contains "error: subvolume 256 is not deleted"
+}
+
+@test "bad paths: not btrfs, missing, a file, a plain directory" {
+	local other
+	other=$(mktemp -d /var/tmp/volctl-notbtrfs.XXXXXX)
+	fstype=$(stat -f -c %T "$other")
+	if [ "$fstype" = btrfs ]; then
+		rmdir "$other"
+		other=/proc
+	fi
+	run_volctl subvolume list "$other"
+	assert_status 1
+	[ "$output" = "error: $other: not a btrfs filesystem" ]
+	run_volctl subvolume create "$other/x"
+	assert_status 1
+	[ ! -e "$other/x" ]
+	[ "$other" = /proc ] || rmdir "$other"
+	run_volctl subvolume show "$MNT/missing"
+	assert_status 1
+	[ "$output" = "error: $MNT/missing: No such file or directory" ]
+	touch file
+	run_volctl subvolume delete file
+	assert_status 1
+	[ "$output" = "error: file: not a subvolume" ]
+	[ -f file ]
+}
+
+@test "without privilege: delete by nobody fails with the reason, nothing changes" {
+	command -v setpriv >/dev/null || skip "needs setpriv"
+	"$VOLCTL" subvolume create a >/dev/null
+	# let nobody reach the mount point inside this run's private directories
+	local d=$MNT
+	while [ "$d" != / ] && [[ "$d" == "$BATS_RUN_TMPDIR"* ]]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" subvolume delete "$MNT/a"
+	[ "$status" -eq 1 ]
+	[[ "$output" == "error: $MNT/a: "* ]]
+	[[ "$output" == *"not permitted"* || "$output" == *"ermission denied"* ]]
+	[ "$(subvol_names)" = "a " ]
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" subvolume list "$MNT"
+	[ "$status" -eq 1 ]
+	assert_output_contains "needs CAP_SYS_ADMIN"
+}
