@@ -8,6 +8,7 @@
  * tests/cli/offline-write.bats and tests/mounted/offline-write.bats.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,59 @@ static void test_verify_before_write(void)
 	free(after);
 }
 
+/*
+ * ctree-write under stress: thousands of inserts into a new subvolume tree
+ * (leaf and node splits, a new root level), then deleting them in a
+ * scrambled order (emptied leaves removed, low keys fixed) in the same
+ * transaction, or the next one; the image must be clean at the end (not in
+ * between: the items are xattrs of inodes that do not exist).
+ */
+static void test_insert_delete(const char *opts, int count, bool commit_between)
+{
+	char img[512], err[512];
+	struct vc_writer w;
+	struct btrfs_trans_handle *trans;
+	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
+					      .name = "stress", .name_len = 6 };
+	struct btrfs_root *root;
+	u8 data[120];
+	int fails = 0;
+
+	if (make_image_opts("stress.img", "256M", opts, img, sizeof(img)))
+		return;
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(btrfs_subvol_create(trans, &a) == 0);
+	CHECK(btrfs_read_root(w.fs, a.subvolid, &root) == 0);
+	memset(data, 0x5a, sizeof(data));
+	for (int i = 0; i < count; i++) {
+		struct btrfs_key k = { 1000 + (u64)i, BTRFS_XATTR_ITEM_KEY, (u64)i * 7 };
+
+		if (btrfs_insert_item(trans, root, &k, data, sizeof(data)))
+			fails++;
+	}
+	CHECK(fails == 0);
+	CHECK(btrfs_eb_level(root->node) >= 1);
+	if (commit_between) {
+		/* the deletes then copy and free blocks of the committed state */
+		CHECK(btrfs_commit_transaction(trans) == 0);
+		CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	}
+	for (int i = 0; i < count; i++) {
+		/* 7919 is prime and does not divide count: a permutation */
+		int j = (int)(((long)i * 7919) % count);
+		struct btrfs_key k = { 1000 + (u64)j, BTRFS_XATTR_ITEM_KEY, (u64)j * 7 };
+
+		if (btrfs_delete_key(trans, root, &k))
+			fails++;
+	}
+	CHECK(fails == 0);
+	CHECK(btrfs_commit_transaction(trans) == 0);
+	vc_writer_close(&w);
+	CHECK(subvol_exists(img, "/stress") == 1);
+	CHECK(check_clean(img) == 0);
+}
+
 /* A second writer is locked out */
 static void test_lock(void)
 {
@@ -323,12 +377,15 @@ int main(void)
 	test_enospc();
 	test_abort_untouched();
 	test_lock();
+	test_insert_delete("", 3000, false);
+	test_insert_delete("-n 4096", 6000, false);
+	test_insert_delete("-n 4096", 6000, true);
 	test_verify_before_write();
 	test_many();
 	test_splits("", 300);
 	/* 4 KiB nodes: the root tree and tree 5 grow to level 2 */
 	test_splits("-n 4096", 1500);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	snprintf(cmd, sizeof(cmd), getenv("KEEP") ? "true %s" : "rm -rf %s", tmpdir);
 	run(cmd);
 	return unit_finish();
 }
