@@ -234,14 +234,6 @@ static int account(struct btrfs_trans_handle *trans, u64 bytenr, u64 owner, s64 
 		btrfs_set_root_bytes_used(&root->root_item,
 					  btrfs_root_bytes_used(&root->root_item) + (u64)delta);
 	}
-	for (size_t i = 0; i < trans->nr_roots; i++) {
-		struct btrfs_trans_root *tr = &trans->roots[i];
-
-		if (tr->created && tr->root->id == owner)
-			btrfs_set_root_bytes_used(&tr->root->root_item,
-						  btrfs_root_bytes_used(&tr->root->root_item) +
-						  (u64)delta);
-	}
 	return 0;
 }
 

@@ -470,10 +470,6 @@ int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_cr
 		return -EEXIST;		/* the caller knows the full path */
 	if (ret != -ENOENT)
 		return ret;
-	if (trans->quota_on && btrfs_fs_has_incompat(fs, BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA)) {
-		btrfs_fs_set_error(fs, "simple quotas: subvolume create not implemented offline yet");
-		return -EOPNOTSUPP;
-	}
 	ret = new_subvol_id(fs, &id);
 	if (!ret)
 		ret = next_dir_index(parent, a->parent_dir, &index);

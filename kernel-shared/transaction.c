@@ -188,15 +188,9 @@ static int update_root_items(struct btrfs_trans_handle *trans)
 					   (unsigned long long)root->id);
 			return -EOPNOTSUPP;
 		}
-		if (tr->created)
-			ret = btrfs_insert_item(trans, fs->tree_root, &root->root_key, ri, sizeof(*ri));
-		else
-			ret = btrfs_update_item(trans, fs->tree_root, &root->root_key, ri, sizeof(*ri));
-		if (ret == -EEXIST)
-			ret = btrfs_update_item(trans, fs->tree_root, &root->root_key, ri, sizeof(*ri));
+		ret = btrfs_update_item(trans, fs->tree_root, &root->root_key, ri, sizeof(*ri));
 		if (ret < 0)
 			return ret;
-		tr->created = false;
 		done++;
 	}
 	return done;
@@ -316,13 +310,8 @@ static void trans_free(struct btrfs_trans_handle *trans)
 {
 	for (size_t i = 0; i < trans->nr_blocks; i++)
 		free_extent_buffer(trans->blocks[i].eb);
-	for (size_t i = 0; i < trans->nr_roots; i++) {
+	for (size_t i = 0; i < trans->nr_roots; i++)
 		free_extent_buffer(trans->roots[i].node);
-		if (trans->roots[i].created) {
-			free_extent_buffer(trans->roots[i].root->node);
-			free(trans->roots[i].root);
-		}
-	}
 	btrfs_alloc_release(&trans->alloc);
 	free(trans->blocks);
 	free(trans->frees);
@@ -342,8 +331,6 @@ void btrfs_abort_transaction(struct btrfs_trans_handle *trans)
 		struct btrfs_trans_root *tr = &trans->roots[i];
 		struct btrfs_root *root = tr->root;
 
-		if (tr->created)
-			continue;
 		free_extent_buffer(root->node);
 		root->node = tr->node;
 		tr->node = NULL;
@@ -510,11 +497,6 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	fs->generation = trans->transid;
 	for (size_t i = 0; i < trans->nr_blocks; i++)
 		btrfs_clear_buffer_dirty(trans->blocks[i].eb);
-	for (size_t i = 0; i < trans->nr_roots; i++) {
-		/* created roots now live in the root tree; readers find them again */
-		if (trans->roots[i].created)
-			continue;
-	}
 	trans_free(trans);
 	return 0;
 abort:

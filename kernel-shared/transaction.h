@@ -57,7 +57,6 @@ struct btrfs_trans_free {
 struct btrfs_trans_root {
 	struct btrfs_root *root;
 	bool dirty;			/* ROOT_ITEM must be written */
-	bool created;			/* tree made in T: freed at the end */
 	/* saved state for abort */
 	u64 bytenr;
 	u64 generation;
