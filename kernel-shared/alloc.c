@@ -664,3 +664,59 @@ int btrfs_fst_add(struct btrfs_trans_handle *trans, u64 start, u64 len)
 		return ret;
 	return delta ? fst_adjust_count(trans, root, bg, delta) : 0;
 }
+
+struct stale_scan {
+	struct btrfs_alloc_ctx *ctx;
+	struct btrfs_key *keys;
+	size_t nr, cap;
+	int err;
+};
+
+static int stale_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct stale_scan *st = priv;
+	struct btrfs_bg *bg;
+
+	if (key->type != BTRFS_FREE_SPACE_INFO_KEY && key->type != BTRFS_FREE_SPACE_EXTENT_KEY &&
+	    key->type != BTRFS_FREE_SPACE_BITMAP_KEY)
+		return 0;
+	bg = btrfs_bg_lookup(st->ctx, key->objectid);
+	if (bg && key->objectid + key->offset <= bg->start + bg->length &&
+	    (key->type != BTRFS_FREE_SPACE_INFO_KEY ||
+	     (key->objectid == bg->start && key->offset == bg->length)))
+		return 0;
+	if (st->nr == st->cap) {
+		size_t ncap = st->cap ? st->cap * 2 : 8;
+		struct btrfs_key *p = realloc(st->keys, ncap * sizeof(*p));
+
+		if (!p) {
+			st->err = -ENOMEM;
+			return 1;
+		}
+		st->keys = p;
+		st->cap = ncap;
+	}
+	st->keys[st->nr++] = *key;
+	return 0;
+}
+
+int btrfs_fst_drop_stale(struct btrfs_trans_handle *trans)
+{
+	struct btrfs_key min = { 0, 0, 0 }, max = { (u64)-1, (u8)-1, (u64)-1 };
+	struct stale_scan st = { .ctx = &trans->alloc };
+	struct btrfs_root *root;
+	int ret;
+
+	if (!trans->alloc.has_fst)
+		return 0;
+	ret = btrfs_read_root(trans->fs, BTRFS_FREE_SPACE_TREE_OBJECTID, &root);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_iterate_items(root, &min, &max, stale_cb, &st);
+	if (!ret)
+		ret = st.err;
+	for (size_t i = 0; i < st.nr && !ret; i++)
+		ret = btrfs_delete_key(trans, root, &st.keys[i]);
+	free(st.keys);
+	return ret < 0 ? ret : (int)st.nr;
+}

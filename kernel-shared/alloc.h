@@ -64,6 +64,14 @@ int btrfs_alloc_metadata(struct btrfs_trans_handle *trans, u64 *bytenr);
 /** btrfs_bg_lookup - block group containing @bytenr, or NULL */
 struct btrfs_bg *btrfs_bg_lookup(struct btrfs_alloc_ctx *ctx, u64 bytenr);
 
+/**
+ * btrfs_fst_drop_stale - delete free space tree items of block groups that
+ * do not exist (Debian's mkfs 6.2 leaves some for its temporary chunks;
+ * newer `btrfs check` rejects them)
+ * Return: number of items deleted, or <0.
+ */
+int btrfs_fst_drop_stale(struct btrfs_trans_handle *trans);
+
 /** btrfs_fst_remove - mark [@start, @start + @len) used in the free space tree */
 int btrfs_fst_remove(struct btrfs_trans_handle *trans, u64 start, u64 len);
 

@@ -446,6 +446,9 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	btrfs_path_release(&path);
 	if (ret < 0)
 		goto abort;
+	ret = btrfs_fst_drop_stale(trans);
+	if (ret < 0)
+		goto abort;
 	if (trans->quota_on) {
 		ret = update_qgroup_status(trans);
 		if (ret < 0)

@@ -46,6 +46,10 @@ state_of() {
 	run btrfs inspect-internal dump-tree -t 1 "$IMG"
 	assert_output_contains "root ref key dirid 256 sequence 2 name a"
 	assert_output_contains "root backref key dirid 256 sequence 2 name a"
+	# mkfs 6.2's stale free space entries (no block group at 1 MiB) are gone
+	run btrfs inspect-internal dump-tree -t 10 "$IMG"
+	[[ "$output" != *"(1048576 FREE_SPACE_INFO"* ]]
+	assert_output_contains "FREE_SPACE_INFO"
 }
 
 @test "nested and several subvolumes in one image" {
