@@ -237,9 +237,9 @@ int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct
 	size_t len = strlen(path), dlen;
 	int ret;
 
-	if (inh && inh->nr) {
-		snprintf(err, errlen, "%s: qgroup inheritance (-i) not implemented offline yet", path);
-		return -EOPNOTSUPP;
+	if (inh) {
+		a.inherit = inh->qgroups;
+		a.nr_inherit = inh->nr;
 	}
 	while (len > 1 && path[len - 1] == '/')
 		len--;

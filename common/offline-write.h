@@ -42,8 +42,8 @@ int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
 void vc_writer_close(struct vc_writer *w);
 
 /**
- * vc_offline_subvol_create - `subvolume create PATH` on an open image,
- * one transaction; qgroup inheritance is not implemented (-EOPNOTSUPP)
+ * vc_offline_subvol_create - `subvolume create [-i QGROUP] PATH` on an
+ * open image, one transaction
  * Return: 0 or a negative errno with @err set.
  */
 int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct vc_inherit *inh,

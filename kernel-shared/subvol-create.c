@@ -7,7 +7,8 @@
  *                   (size += 2 * name_len, transid, ctime, mtime, sequence);
  *                   P's ROOT_ITEM ctransid and ctime
  *   UUID tree       (uuid SUBVOL) -> N
- *   quota tree      (0 QGROUP_INFO N), (0 QGROUP_LIMIT N) when quotas are on
+ *   quota tree      (0 QGROUP_INFO N), (0 QGROUP_LIMIT N) when quotas are on,
+ *                   (N RELATION P), (P RELATION N) for each inherited P
  * N is the largest objectid among root tree keys in [256, -256] plus one.
  * The directory index is the largest DIR_INDEX of D plus one (at least 2).
  */
@@ -440,6 +441,64 @@ static int insert_qgroup_items(struct btrfs_trans_handle *trans, u64 id)
 	return btrfs_insert_item(trans, root, &key, limit, sizeof(limit));
 }
 
+/* Every inherited qgroup must exist and sit above level 0 */
+static int check_inherit(struct btrfs_trans_handle *trans, const struct btrfs_subvol_create_args *a)
+{
+	struct btrfs_fs *fs = trans->fs;
+	struct btrfs_root *root;
+	int ret;
+
+	if (!trans->quota_on || !a->nr_inherit)
+		return 0;
+	ret = btrfs_read_root(fs, BTRFS_QUOTA_TREE_OBJECTID, &root);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < a->nr_inherit; i++) {
+		u64 q = a->inherit[i];
+		struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, q };
+		u8 buf[40];
+		u32 len;
+
+		if (btrfs_qgroup_level(q) == 0) {
+			btrfs_fs_set_error(fs, "qgroup %u/%llu: cannot inherit from a level-0 qgroup",
+					   btrfs_qgroup_level(q),
+					   (unsigned long long)btrfs_qgroup_subvolid(q));
+			return -EINVAL;
+		}
+		ret = btrfs_lookup_item(root, &key, buf, sizeof(buf), &len);
+		if (ret == -ENOENT)
+			btrfs_fs_set_error(fs, "qgroup %u/%llu: does not exist", btrfs_qgroup_level(q),
+					   (unsigned long long)btrfs_qgroup_subvolid(q));
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int insert_relations(struct btrfs_trans_handle *trans,
+			    const struct btrfs_subvol_create_args *a, u64 id)
+{
+	struct btrfs_root *root;
+	int ret;
+
+	ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, &root);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < a->nr_inherit; i++) {
+		struct btrfs_key up = { id, BTRFS_QGROUP_RELATION_KEY, a->inherit[i] };
+		struct btrfs_key down = { a->inherit[i], BTRFS_QGROUP_RELATION_KEY, id };
+
+		/* a stale relation of a reused id is kept, not duplicated */
+		ret = btrfs_insert_item(trans, root, &up, NULL, 0);
+		if (ret < 0 && ret != -EEXIST)
+			return ret;
+		ret = btrfs_insert_item(trans, root, &down, NULL, 0);
+		if (ret < 0 && ret != -EEXIST)
+			return ret;
+	}
+	return 0;
+}
+
 int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_create_args *a)
 {
 	struct btrfs_fs *fs = trans->fs;
@@ -470,7 +529,9 @@ int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_cr
 		return -EEXIST;		/* the caller knows the full path */
 	if (ret != -ENOENT)
 		return ret;
-	ret = new_subvol_id(fs, &id);
+	ret = check_inherit(trans, a);
+	if (!ret)
+		ret = new_subvol_id(fs, &id);
 	if (!ret)
 		ret = next_dir_index(parent, a->parent_dir, &index);
 	if (ret < 0)
@@ -489,6 +550,8 @@ int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_cr
 		ret = insert_uuid_item(trans, uuid, id);
 	if (!ret && trans->quota_on)
 		ret = insert_qgroup_items(trans, id);
+	if (!ret && trans->quota_on)
+		ret = insert_relations(trans, a, id);
 	if (ret < 0)
 		return ret;
 	a->subvolid = id;

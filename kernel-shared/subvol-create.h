@@ -19,6 +19,8 @@ struct btrfs_subvol_create_args {
 	u32 uid, gid;			/* owner of the new root directory */
 	u64 now_sec;			/* creation time */
 	u32 now_nsec;
+	const u64 *inherit;		/* qgroups (level > 0) the new 0/ID joins */
+	size_t nr_inherit;
 	u64 subvolid;			/* out: id of the new subvolume */
 };
 
@@ -49,8 +51,11 @@ int btrfs_resolve_dir(struct btrfs_fs *fs, const char *path, size_t len, u64 *ro
  * ROOT_ITEM with a random uuid, ROOT_REF/ROOT_BACKREF, DIR_ITEM and
  * DIR_INDEX in the parent directory (whose size, ctime, mtime and transid
  * change), the UUID tree entry, and qgroup 0/ID INFO+LIMIT items when
- * quotas are on.
- * Return: 0, -EEXIST, -ENOTDIR, -EOPNOTSUPP, or <0 (fs->errmsg says more).
+ * quotas are on, made a member of each @args->inherit qgroup (both
+ * RELATION items; the commit adds the new leaf to them like to 0/ID).
+ * Without quotas the inherit list is ignored, as the kernel does.
+ * Return: 0, -EEXIST, -ENOTDIR, -ENOENT (inherit qgroup missing),
+ * -EINVAL (inherit qgroup of level 0), -EOPNOTSUPP, or <0 (fs->errmsg says more).
  */
 int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_create_args *args);
 

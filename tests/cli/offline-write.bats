@@ -214,3 +214,24 @@ crash_loop() {
 	assert_output_contains "multi-device"
 	[ "$(image_sum)" = "$before" ]
 }
+
+@test "create -i: new qgroup joins 1/100, parents grow, check clean; bad -i refused" {
+	fixture rich4k
+	local before
+	before=$(image_sum)
+	run_volctl --image "$IMG" subvolume create -i 1/999 /x
+	assert_status 1
+	assert_output_contains "1/999: does not exist"
+	run_volctl --image "$IMG" subvolume create -i 0/5 /x
+	assert_status 1
+	assert_output_contains "level-0"
+	[ "$(image_sum)" = "$before" ]
+	run_volctl --image "$IMG" subvolume create -i 1/100 /inh
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	[[ "$output" != *"are different"* ]]
+	run btrfs inspect-internal dump-tree -t 8 "$IMG"
+	assert_output_contains "(0/266 QGROUP_RELATION 1/100)"
+	assert_output_contains "(1/100 QGROUP_RELATION 0/266)"
+}
