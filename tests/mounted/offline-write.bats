@@ -97,6 +97,8 @@ umount_img() {
 	for i in $(seq 1 40); do names+=("/$long$i"); done
 	run_volctl --image "$IMG" subvolume create "${names[@]}"
 	assert_status 0
+	run_volctl --image "$IMG" subvolume create -i 1/100 /inherits
+	assert_status 0
 	run btrfs check --readonly "$IMG"
 	assert_status 0
 	[[ "$output" != *"are different"* ]]
