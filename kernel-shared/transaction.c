@@ -104,6 +104,7 @@ int btrfs_start_transaction(struct btrfs_fs *fs, struct btrfs_trans_handle **out
 		return -ENOMEM;
 	trans->fs = fs;
 	trans->transid = fs->generation + 1;
+	trans->nr_roots_at_start = fs->nr_roots;
 	ret = btrfs_read_root(fs, BTRFS_QUOTA_TREE_OBJECTID, &root);
 	if (ret == 0)
 		trans->quota_on = true;
@@ -323,6 +324,7 @@ static void trans_free(struct btrfs_trans_handle *trans)
 void btrfs_abort_transaction(struct btrfs_trans_handle *trans)
 {
 	struct btrfs_fs *fs;
+	size_t start;
 
 	if (!trans)
 		return;
@@ -339,7 +341,15 @@ void btrfs_abort_transaction(struct btrfs_trans_handle *trans)
 		root->level = tr->level;
 		root->root_item = tr->root_item;
 	}
+	start = trans->nr_roots_at_start;
 	trans_free(trans);
+	/* roots read during T may describe trees that exist only in T */
+	for (size_t i = start; i < fs->nr_roots; i++) {
+		free_extent_buffer(fs->roots[i]->node);
+		free(fs->roots[i]);
+	}
+	if (fs->nr_roots > start)
+		fs->nr_roots = start;
 	/* new blocks nobody references any more leave the cache */
 	btrfs_eb_cache_drop_dirty(fs);
 }

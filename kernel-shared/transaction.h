@@ -87,6 +87,7 @@ struct btrfs_trans_handle {
 	size_t nr_qdeltas, qdeltas_cap;
 	s64 bytes_used_delta;		/* for super.bytes_used */
 	bool quota_on;			/* the quota tree exists */
+	size_t nr_roots_at_start;	/* fs->roots loaded before T */
 };
 
 /**

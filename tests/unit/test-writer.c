@@ -162,7 +162,14 @@ static void test_abort_untouched(void)
 	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
 	a.name = "y";
 	CHECK(btrfs_subvol_create(trans, &a) == 0);
-	btrfs_abort_transaction(trans);
+	{
+		/* a tree that exists only in the aborted transaction is forgotten */
+		struct btrfs_root *r;
+
+		CHECK(btrfs_read_root(w.fs, a.subvolid, &r) == 0);
+		btrfs_abort_transaction(trans);
+		CHECK(btrfs_read_root(w.fs, a.subvolid, &r) == -ENOENT);
+	}
 	vc_writer_close(&w);
 	CHECK(read_file(img, &after, &alen) == 0);
 	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
