@@ -138,3 +138,17 @@ umount_img() {
 	run btrfs check --readonly "$IMG"
 	assert_status 0
 }
+
+@test "an unmounted loop device is written (O_EXCL), then mounts" {
+	LOOPDEV=$(losetup -f --show "$IMG")
+	run_volctl --image "$LOOPDEV" subvolume create /on-dev
+	assert_status 0
+	losetup -d "$LOOPDEV"
+	LOOPDEV=
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	mount_img
+	run btrfs subvolume list "$MNT"
+	assert_output_contains "path on-dev"
+	umount_img
+}
