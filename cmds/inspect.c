@@ -142,9 +142,13 @@ static int cmd_inspect_super(const struct cmd_struct *cmd, const struct vc_ctx *
 			return VC_EXIT_USAGE;
 		}
 	}
-	if (cmd_check_argc_exact(ctx, argc - optind, 1))
+	/* the image is our own argument; a lone global --image also does */
+	if (argc - optind == 0 && ctx->cfg->nr_images == 1)
+		name = ctx->cfg->images[0];
+	else if (cmd_check_argc_exact(ctx, argc - optind, 1))
 		return VC_EXIT_USAGE;
-	name = argv[optind];
+	else
+		name = argv[optind];
 	ret = btrfs_io_open_file(name, false, &dev);
 	if (ret) {
 		error("%s: %s", name, strerror(-ret));
@@ -260,12 +264,7 @@ static int parse_tree_id(const char *s, u64 *id)
 #define WALK_CACHE_BLOCKS	256
 
 /* What a walk counts, per tree and in total */
-struct tree_count {
-	u64 tree_id;
-	u64 nodes;
-	u64 leaves;
-	u64 items;
-};
+#define tree_count vc_walk_stats
 
 /* Read-ahead descriptors, one per device of the image (see prefetch_children) */
 #define PREFETCH_MAX_DEVS	16
@@ -577,6 +576,30 @@ static int dump_from_block(struct btrfs_fs *fs, struct tree_walk *w, u64 bytenr,
 	return ret;
 }
 
+/* --walk-only without -b: the fast verifying walk of common/offline-walk.c */
+static int walk_verify(struct vc_image *img, struct tree_walk *w, const u64 *tree_id)
+{
+	struct vc_walk_stats *st;
+	size_t nr;
+	int ret;
+
+	ret = vc_walk_verify(img->bfs, tree_id, &st, &nr);
+	if (ret == -ENOENT && tree_id)
+		btrfs_fs_set_error_once(img->bfs, "tree %" PRIu64 " does not exist", *tree_id);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < nr; i++) {
+		walk_open_tree(w, st[i].tree_id);
+		w->cur = st[i];
+		w->total.nodes += st[i].nodes;
+		w->total.leaves += st[i].leaves;
+		w->total.items += st[i].items;
+		walk_close_tree(w);
+	}
+	free(st);
+	return 0;
+}
+
 struct tree_opts {
 	bool has_tree, has_block, follow, walk_only;
 	u64 tree_id, bytenr;
@@ -620,6 +643,8 @@ static int tree_parse_opts(const struct vc_ctx *ctx, int argc, char **argv, stru
 		return cmd_usage_error(ctx, "options -t and -b are mutually exclusive");
 	if (o->follow && !o->has_block)
 		return cmd_usage_error(ctx, "option --follow needs -b");
+	if (argc - optind == 0 && ctx->cfg->nr_images > 0)
+		return 0;	/* the global --image options name the devices */
 	return cmd_check_argc_min(ctx, argc - optind, 1);
 }
 
@@ -635,8 +660,12 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 	ret = tree_parse_opts(ctx, argc, argv, &o);
 	if (ret)
 		return ret;
-	ret = vc_image_open(&img, (const char *const *)argv + optind, argc - optind,
-			    ctx->cfg->super_mirror, WALK_CACHE_BLOCKS);
+	if (argc - optind > 0)
+		ret = vc_image_open(&img, (const char *const *)argv + optind, argc - optind,
+				    ctx->cfg->super_mirror, WALK_CACHE_BLOCKS);
+	else
+		ret = vc_image_open(&img, ctx->cfg->images, ctx->cfg->nr_images,
+				    ctx->cfg->super_mirror, WALK_CACHE_BLOCKS);
 	if (ret) {
 		error("%s", img.err);
 		return VC_EXIT_FAILURE;
@@ -649,6 +678,8 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 	btrfs_fs_clear_error(img.bfs);
 	if (o.has_block) {
 		ret = dump_from_block(img.bfs, &w, o.bytenr, o.follow);
+	} else if (o.walk_only) {
+		ret = walk_verify(&img, &w, o.has_tree ? &o.tree_id : NULL);
 	} else if (o.has_tree) {
 		struct btrfs_root *root;
 

@@ -106,6 +106,8 @@ static int image_read_super(struct vc_image *img, struct btrfs_io_dev *dev, cons
 	else if (!dev_has_magic(dev))
 		snprintf(img->err, sizeof(img->err),
 			 "%s: not a btrfs filesystem (no valid superblock)", path);
+	else if (msg[0] && !strncmp(msg, path, strlen(path)))
+		snprintf(img->err, sizeof(img->err), "%s", msg);	/* names the device already */
 	else
 		snprintf(img->err, sizeof(img->err), "%s: %s", path,
 			 msg[0] ? msg : strerror(-ret));

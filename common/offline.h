@@ -45,4 +45,24 @@ void vc_image_close(struct vc_image *img);
  */
 void vc_image_set_error(struct vc_image *img, int err);
 
+/* What the verifying walk found in one tree */
+struct vc_walk_stats {
+	u64 tree_id;
+	u64 nodes;
+	u64 leaves;
+	u64 items;
+};
+
+/**
+ * vc_walk_verify - read and verify every tree block once (common/offline-walk.c)
+ * @tree_id:	only this tree, or NULL for the chunk tree, the root tree and
+ *		every tree with a ROOT_ITEM (blocks shared by several trees are
+ *		counted in the first)
+ * @stats:	receives a malloc'ed array, one entry per tree in that order
+ *
+ * Return: 0, or a negative errno with btrfs_fs_error(@fs) naming the block.
+ */
+int vc_walk_verify(struct btrfs_fs *fs, const u64 *tree_id, struct vc_walk_stats **stats,
+		   size_t *nr_stats);
+
 #endif

@@ -731,6 +731,34 @@ static int wait_poll(struct vc_fs *fs, u64 subvolid, int sleep_seconds)
 	}
 }
 
+/*
+ * Without CAP_SYS_ADMIN the root tree cannot be read, but SUBVOL_SYNC_WAIT
+ * (Linux 6.13) needs no privilege.  It cannot tell "cleaned" from "never
+ * existed", so an unknown id counts as gone here.
+ */
+static int wait_unprivileged(struct vc_fs *fs, u64 subvolid)
+{
+	struct btrfs_ioctl_subvol_wait args;
+	int ret;
+
+	memset(&args, 0, sizeof(args));
+	args.subvolid = subvolid;
+	args.mode = BTRFS_SUBVOL_SYNC_WAIT_FOR_ONE;
+	ret = online_ioctl(fs, BTRFS_IOC_SUBVOL_SYNC_WAIT, &args);
+	vc_fs_clear_error(fs);
+	if (ret >= 0 || ret == -ENOENT)
+		return 0;
+	if (ret == -EEXIST)
+		vc_fs_set_error(fs, "subvolume %llu is not deleted", (unsigned long long)subvolid);
+	else if (ret == -ENOTTY || ret == -EINVAL)
+		vc_fs_set_error(fs, "%s: waiting for the cleaner without CAP_SYS_ADMIN needs "
+				"Linux 6.13 or newer", fs->path);
+	else
+		vc_fs_set_error(fs, "waiting for subvolume %llu: %s", (unsigned long long)subvolid,
+				strerror(-ret));
+	return ret;
+}
+
 static int online_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_seconds)
 {
 	struct btrfs_ioctl_subvol_wait args;
@@ -740,6 +768,8 @@ static int online_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_seconds
 
 	vc_fs_clear_error(fs);
 	ret = root_probe(fs, subvolid, &p);
+	if (ret == -EPERM)
+		return wait_unprivileged(fs, subvolid);
 	if (ret)
 		return ret;
 	if (!p.found) {

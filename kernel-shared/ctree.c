@@ -348,6 +348,10 @@ static int find_root_item(struct btrfs_fs *fs, u64 id, struct btrfs_root *root)
 	root->bytenr = btrfs_root_bytenr(&root->root_item);
 	root->generation = btrfs_root_generation(&root->root_item);
 	root->level = btrfs_root_level(&root->root_item);
+	if (!root->generation) {
+		btrfs_fs_set_error(fs, "tree %llu: root item generation is 0", (unsigned long long)id);
+		return -EUCLEAN;
+	}
 	return 0;
 }
 
@@ -419,6 +423,16 @@ fail:
 	free_extent_buffer(root->node);
 	free(root);
 	return ret;
+}
+
+bool btrfs_root_item_drop_in_progress(const struct btrfs_root_item *item)
+{
+	struct btrfs_key progress;
+
+	if (btrfs_root_refs(item))
+		return false;
+	btrfs_root_drop_progress(item, &progress);
+	return progress.objectid != 0 || btrfs_root_drop_level(item) != 0;
 }
 
 void btrfs_free_roots(struct btrfs_fs *fs)

@@ -132,6 +132,14 @@ int btrfs_lookup_item(struct btrfs_root *root, const struct btrfs_key *key, void
  */
 struct btrfs_item_source btrfs_fs_item_source(struct btrfs_fs *fs);
 
+/**
+ * btrfs_root_item_drop_in_progress - @item (at least the 239-byte legacy
+ * part) describes a deleted subvolume whose tree is partly dropped (refs 0,
+ * drop_progress or drop_level set): blocks behind the progress key, even
+ * the root block, may already be freed and reused
+ */
+bool btrfs_root_item_drop_in_progress(const struct btrfs_root_item *item);
+
 /** btrfs_free_roots - drop every root of @fs (btrfs_fs_close() does it) */
 void btrfs_free_roots(struct btrfs_fs *fs);
 

@@ -21,7 +21,9 @@
 #include "fs.h"
 #include "tree-checker.h"
 
-#define EB_CACHE_DEFAULT	4096U
+/* Default cache: 64 MiB of clean blocks, at least 256 of them */
+#define EB_CACHE_DEFAULT_BYTES	(64U << 20)
+#define EB_CACHE_MIN_BLOCKS	256U
 
 static u32 hash_bytenr(const struct btrfs_eb_cache *c, u64 bytenr)
 {
@@ -36,7 +38,12 @@ int btrfs_eb_cache_init(struct btrfs_fs *fs, u32 max_clean)
 	u32 size = 1024;
 
 	memset(c, 0, sizeof(*c));
-	c->max_clean = max_clean ? max_clean : EB_CACHE_DEFAULT;
+	if (!max_clean) {
+		max_clean = fs->nodesize ? EB_CACHE_DEFAULT_BYTES / fs->nodesize : 0;
+		if (max_clean < EB_CACHE_MIN_BLOCKS)
+			max_clean = EB_CACHE_MIN_BLOCKS;
+	}
+	c->max_clean = max_clean;
 	while (size < c->max_clean && size < (1U << 20))
 		size <<= 1;
 	c->hash = calloc(size, sizeof(*c->hash));
@@ -371,8 +378,15 @@ int btrfs_read_tree_block(struct btrfs_fs *fs, u64 bytenr,
 	for (int mirror = 1; mirror <= copies; mirror++) {
 		fs->errmsg[0] = '\0';
 		ret = btrfs_read_logical(fs, bytenr, eb->data, fs->nodesize, mirror);
-		if (!ret)
+		if (ret < 0) {
+			char io_msg[BTRFS_ERRMSG_SIZE];
+
+			memcpy(io_msg, fs->errmsg, sizeof(io_msg));
+			btrfs_fs_set_error(fs, "tree block %llu: %.200s", (unsigned long long)bytenr,
+					   io_msg);
+		} else {
 			ret = btrfs_verify_tree_block(fs, bytenr, eb->data, check);
+		}
 		if (!ret) {
 			first_err = 0;
 			break;
@@ -411,4 +425,67 @@ int btrfs_write_tree_block(struct btrfs_fs *fs, struct extent_buffer *eb)
 		return ret;
 	btrfs_clear_buffer_dirty(eb);
 	return 0;
+}
+
+struct ra_range {
+	struct btrfs_io_dev *io;
+	u64 physical;
+};
+
+static int ra_cmp(const void *a, const void *b)
+{
+	const struct ra_range *x = a, *y = b;
+
+	if (x->io != y->io)
+		return x->io < y->io ? -1 : 1;
+	if (x->physical != y->physical)
+		return x->physical < y->physical ? -1 : 1;
+	return 0;
+}
+
+/* Neighbours closer than this many blocks are read ahead as one range */
+#define RA_MAX_GAP_BLOCKS	4
+#define RA_MAX_RANGE		(2ULL << 20)
+
+void btrfs_readahead_tree_blocks(struct btrfs_fs *fs, const u64 *bytenrs, u32 nr)
+{
+	char saved[BTRFS_ERRMSG_SIZE];
+	u64 gap = (u64)RA_MAX_GAP_BLOCKS * fs->nodesize;
+	struct ra_range *r;
+	u32 n = 0;
+
+	if (!nr)
+		return;
+	r = malloc((size_t)nr * sizeof(*r));
+	if (!r)
+		return;
+	memcpy(saved, fs->errmsg, sizeof(saved));
+	for (u32 i = 0; i < nr; i++) {
+		struct btrfs_io_stripe st;
+
+		if (cache_find(&fs->cache, bytenrs[i]))
+			continue;
+		if (btrfs_map_block(fs, bytenrs[i], fs->nodesize, 1, &st) < 0 ||
+		    !st.dev->io->ops->readahead)
+			continue;
+		r[n].io = st.dev->io;
+		r[n].physical = st.physical;
+		n++;
+	}
+	memcpy(fs->errmsg, saved, sizeof(saved));	/* a hint leaves no message */
+	qsort(r, n, sizeof(*r), ra_cmp);
+	for (u32 i = 0; i < n;) {
+		u64 start = r[i].physical, end = start + fs->nodesize;
+		u32 j = i + 1;
+
+		while (j < n && r[j].io == r[i].io && r[j].physical <= end + gap &&
+		       r[j].physical + fs->nodesize - start <= RA_MAX_RANGE) {
+			if (r[j].physical + fs->nodesize > end)
+				end = r[j].physical + fs->nodesize;
+			j++;
+		}
+		btrfs_io_readahead(r[i].io, start, end - start);
+		i = j;
+	}
+	free(r);
 }

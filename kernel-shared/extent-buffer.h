@@ -63,6 +63,15 @@ int btrfs_read_tree_block(struct btrfs_fs *fs, u64 bytenr,
 			  struct extent_buffer **out);
 
 /**
+ * btrfs_readahead_tree_blocks - hint that the blocks at @bytenrs will be read
+ *
+ * Blocks already cached are skipped; the rest are mapped (first copy),
+ * sorted by device offset and merged into few ranges so the reads overlap.
+ * Only a hint: nothing is verified and errors are ignored.
+ */
+void btrfs_readahead_tree_blocks(struct btrfs_fs *fs, const u64 *bytenrs, u32 nr);
+
+/**
  * btrfs_verify_tree_block - every check btrfs_read_tree_block() does, on a
  * raw block in @buf (nodesize bytes) read from @bytenr
  */
@@ -97,7 +106,10 @@ void btrfs_mark_buffer_dirty(struct extent_buffer *eb);
 /** btrfs_clear_buffer_dirty - @eb was written or its change dropped */
 void btrfs_clear_buffer_dirty(struct extent_buffer *eb);
 
-/** btrfs_eb_cache_init - @max_clean: unreferenced clean blocks kept (0 = default) */
+/**
+ * btrfs_eb_cache_init - @max_clean: unreferenced clean blocks kept; 0 = 64 MiB
+ * worth of fs->nodesize blocks (call after nodesize is known)
+ */
 int btrfs_eb_cache_init(struct btrfs_fs *fs, u32 max_clean);
 
 /**

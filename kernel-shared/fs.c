@@ -146,9 +146,6 @@ int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args)
 		return -ENOMEM;
 	fs->writable = args->writable;
 	fs->super_mirror = args->super_mirror < 0 ? 0 : args->super_mirror;
-	ret = btrfs_eb_cache_init(fs, args->cache_blocks);
-	if (ret < 0)
-		goto fail;
 	ret = open_supers(fs, args);
 	if (ret < 0)
 		goto fail;
@@ -161,6 +158,9 @@ int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args)
 		goto fail;
 	}
 	init_from_super(fs);
+	ret = btrfs_eb_cache_init(fs, args->cache_blocks);
+	if (ret < 0)
+		goto fail;
 	ret = open_trees(fs);
 	if (ret < 0)
 		goto fail;

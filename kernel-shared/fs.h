@@ -32,7 +32,7 @@ struct btrfs_open_args {
 	size_t nr_devs;
 	int super_mirror;		/* 0..2, or BTRFS_SUPER_MIRROR_AUTO */
 	bool writable;			/* refuse features the writer cannot keep; devs must be writable */
-	u32 cache_blocks;		/* clean blocks to cache; 0 = default (4096) */
+	u32 cache_blocks;		/* clean blocks to cache; 0 = 64 MiB worth */
 	char *errmsg;			/* optional BTRFS_ERRMSG_SIZE buffer: why open failed */
 };
 

@@ -83,12 +83,20 @@ static void file_close(struct btrfs_io_dev *dev)
 	dev->priv = NULL;
 }
 
+static int file_readahead(struct btrfs_io_dev *dev, u64 off, u64 len)
+{
+	struct file_priv *fp = dev->priv;
+
+	return -posix_fadvise(fp->fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
+}
+
 static const struct btrfs_io_ops file_ops = {
 	.name = "file",
 	.pread = file_pread,
 	.pwrite = file_pwrite,
 	.flush = file_flush,
 	.close = file_close,
+	.readahead = file_readahead,
 };
 
 static int fd_size(int fd, u64 *size)
@@ -269,6 +277,15 @@ int btrfs_io_write(struct btrfs_io_dev *dev, const void *buf, size_t len, u64 of
 	if (!len)
 		return 0;
 	return dev->ops->pwrite(dev, buf, len, off);
+}
+
+int btrfs_io_readahead(struct btrfs_io_dev *dev, u64 off, u64 len)
+{
+	if (!dev->ops->readahead || off >= dev->size || !len)
+		return 0;
+	if (len > dev->size - off)
+		len = dev->size - off;
+	return dev->ops->readahead(dev, off, len);
 }
 
 int btrfs_io_flush(struct btrfs_io_dev *dev)

@@ -33,6 +33,8 @@ struct btrfs_io_ops {
 	int (*flush)(struct btrfs_io_dev *dev);
 	/* release @priv and anything the device owns; not the struct itself */
 	void (*close)(struct btrfs_io_dev *dev);
+	/* optional hint: [off, off + len) will be read soon; never fails the caller */
+	int (*readahead)(struct btrfs_io_dev *dev, u64 off, u64 len);
 };
 
 struct btrfs_io_dev {
@@ -82,6 +84,15 @@ int btrfs_io_read(struct btrfs_io_dev *dev, void *buf, size_t len, u64 off);
 
 /** btrfs_io_write - write exactly @len bytes at @off; -EROFS if not writable */
 int btrfs_io_write(struct btrfs_io_dev *dev, const void *buf, size_t len, u64 off);
+
+/**
+ * btrfs_io_readahead - hint that a range will be read soon
+ *
+ * posix_fadvise(WILLNEED) for files and block devices, nothing for memory.
+ * The range is clamped to the device.  Return: 0 or the op's error, which
+ * callers are free to ignore.
+ */
+int btrfs_io_readahead(struct btrfs_io_dev *dev, u64 off, u64 len);
 
 /** btrfs_io_flush - make earlier writes durable (fsync for files) */
 int btrfs_io_flush(struct btrfs_io_dev *dev);

@@ -377,7 +377,7 @@ static int map_one(struct btrfs_fs *fs, const struct btrfs_chunk_map *map, u64 l
 	const struct btrfs_chunk_stripe_map *s;
 
 	if (len > map->length - off) {
-		btrfs_fs_set_error(fs, "logical %llu: range crosses the end of chunk %llu",
+		btrfs_fs_set_error(fs, "range at %llu crosses the end of chunk %llu",
 				   (unsigned long long)logical, (unsigned long long)map->start);
 		return -EUCLEAN;
 	}
@@ -388,7 +388,7 @@ static int map_one(struct btrfs_fs *fs, const struct btrfs_chunk_map *map, u64 l
 		goto found;
 	}
 	if (in + len > map->stripe_len) {
-		btrfs_fs_set_error(fs, "logical %llu: range crosses a stripe boundary",
+		btrfs_fs_set_error(fs, "range at %llu crosses a stripe boundary",
 				   (unsigned long long)logical);
 		return -EUCLEAN;
 	}
@@ -411,8 +411,7 @@ found:
 	s = &map->stripes[idx];
 	out->dev = s->dev ? s->dev : btrfs_device_find(fs, s->devid, s->dev_uuid);
 	if (!out->dev || !out->dev->io) {
-		btrfs_fs_set_error(fs, "logical %llu: device %llu is missing",
-				   (unsigned long long)logical, (unsigned long long)s->devid);
+		btrfs_fs_set_error(fs, "device %llu is missing", (unsigned long long)s->devid);
 		return -ENXIO;
 	}
 	return 0;
@@ -468,9 +467,11 @@ int btrfs_read_logical(struct btrfs_fs *fs, u64 logical, void *buf, u64 len, int
 		return ret;
 	ret = btrfs_io_read(s.dev->io, buf, len, s.physical);
 	if (ret < 0)
-		btrfs_fs_set_error(fs, "logical %llu: cannot read device %llu at %llu",
-				   (unsigned long long)logical, (unsigned long long)s.dev->devid,
-				   (unsigned long long)s.physical);
+		btrfs_fs_set_error(fs, "device %llu (%s): cannot read at %llu%s",
+				   (unsigned long long)s.dev->devid, s.dev->io->name,
+				   (unsigned long long)s.physical,
+				   s.physical > s.dev->io->size || len > s.dev->io->size - s.physical ?
+				   ": beyond its end" : "");
 	return ret;
 }
 
@@ -485,9 +486,8 @@ int btrfs_write_logical(struct btrfs_fs *fs, u64 logical, const void *buf, u64 l
 	for (int i = 0; i < nr; i++) {
 		ret = btrfs_io_write(s[i].dev->io, buf, len, s[i].physical);
 		if (ret < 0) {
-			btrfs_fs_set_error(fs, "logical %llu: cannot write device %llu at %llu",
-					   (unsigned long long)logical,
-					   (unsigned long long)s[i].dev->devid,
+			btrfs_fs_set_error(fs, "device %llu (%s): cannot write at %llu",
+					   (unsigned long long)s[i].dev->devid, s[i].dev->io->name,
 					   (unsigned long long)s[i].physical);
 			return ret;
 		}

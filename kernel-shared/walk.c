@@ -91,6 +91,14 @@ static int walk_block(struct walk_ctx *w, struct extent_buffer *eb,
 		return ret < 0 ? ret : 0;
 	if (!level)
 		return 0;
+	/* ask for all children at once: their reads overlap instead of queueing */
+	{
+		u64 ptrs[BTRFS_MAX_METADATA_BLOCKSIZE / sizeof(struct btrfs_key_ptr)];
+
+		for (u32 slot = 0; slot < nritems; slot++)
+			ptrs[slot] = btrfs_eb_node_blockptr(eb, slot);
+		btrfs_readahead_tree_blocks(w->root->fs, ptrs, nritems);
+	}
 	for (u32 slot = 0; slot < nritems; slot++) {
 		struct btrfs_tree_parent_check check = {
 			.transid = btrfs_eb_node_ptr_generation(eb, slot),
@@ -177,6 +185,9 @@ static int collect_root_id(void *priv, const struct btrfs_key *key, const void *
 	if (key->type != BTRFS_ROOT_ITEM_KEY)
 		return 0;
 	if (l->nr && l->ids[l->nr - 1] == key->objectid)
+		return 0;
+	/* half freed (even its root block may be gone): nothing to walk */
+	if (len >= BTRFS_ROOT_ITEM_LEGACY_SIZE && btrfs_root_item_drop_in_progress(data))
 		return 0;
 	if (l->nr == l->alloc) {
 		size_t n = l->alloc ? l->alloc * 2 : 32;

@@ -42,6 +42,8 @@ int btrfs_walk_tree(struct btrfs_root *root, btrfs_walk_cb cb, void *priv);
  * btrfs_walk_all_trees - walk the chunk tree, the root tree, then every
  * tree that has a ROOT_ITEM, in root-tree order
  *
+ * Deleted subvolumes whose drop is in progress are skipped (their blocks
+ * behind drop_progress may be gone).
  * Roots loaded only for the walk drop their root block afterwards, so a
  * filesystem with thousands of snapshots does not pin thousands of blocks.
  * @skip_shared:	visit a block shared by several trees (snapshots) only

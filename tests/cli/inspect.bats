@@ -200,3 +200,13 @@ load ../fixtures/fixture-helpers
 	run_volctl --format json inspect tree "$IMG"
 	[ "$(image_sum)" = "$before" ]
 }
+
+@test "inspect: the global --image names the image too" {
+	fixture raid1
+	run_volctl "${IMGS[@]}" inspect tree --walk-only
+	assert_status 0
+	assert_output_contains "total: "
+	run_volctl --image "$IMG" inspect super
+	assert_status 0
+	assert_output_contains "label raid1"
+}

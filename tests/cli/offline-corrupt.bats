@@ -73,7 +73,24 @@ expect_clean_failure() {
 		cat "$errf" >&2
 		return 1
 	fi
+	# the message names the image once: the object first, no echo
+	if [ "$(grep -o "$(basename "$IMG")" "$errf" | wc -l)" -ne 1 ]; then
+		echo "volctl $*: the image is not named exactly once:" >&2
+		cat "$errf" >&2
+		return 1
+	fi
 	LAST_ERR=$(cat "$errf")
+}
+
+# inspect tree --walk-only fails cleanly too (it takes the image as argument)
+expect_clean_failure_walk() {
+	local rc=0
+	timeout 20 "$VOLCTL" inspect tree --walk-only "$IMG" >/dev/null 2>"$BATS_TEST_TMPDIR/err" || rc=$?
+	[ "$rc" -ge 1 ] && [ "$rc" -lt 124 ] && [ "$(wc -l <"$BATS_TEST_TMPDIR/err")" -eq 1 ] || {
+		echo "walk-only: exit $rc" >&2
+		cat "$BATS_TEST_TMPDIR/err" >&2
+		return 1
+	}
 }
 
 all_fail() {
@@ -82,10 +99,13 @@ all_fail() {
 		# shellcheck disable=SC2086
 		expect_clean_failure $c || return 1
 	done
-	# the dump stops at the first bad block, never crashes
+	# the dump and the verifying walk stop at the first bad block, never crash
 	local rc=0
 	timeout 20 "$VOLCTL" inspect tree "$IMG" >/dev/null 2>&1 || rc=$?
 	[ "$rc" -ge 1 ] && [ "$rc" -lt 124 ] || { echo "inspect tree: exit $rc" >&2; return 1; }
+	rc=0
+	timeout 20 "$VOLCTL" inspect tree --walk-only "$IMG" >/dev/null 2>&1 || rc=$?
+	[ "$rc" -ge 1 ] && [ "$rc" -lt 124 ] || { echo "walk-only: exit $rc" >&2; return 1; }
 }
 
 @test "corrupt: superblock magic in every copy" {
@@ -172,6 +192,7 @@ all_fail() {
 	block_csum "$LEAF_PHYS"
 	expect_clean_failure subvolume list /
 	expect_clean_failure qgroup show /
+	expect_clean_failure_walk
 }
 
 @test "corrupt: root node level 7 with leaves below" {
@@ -189,6 +210,7 @@ all_fail() {
 	block_csum "$ROOT_PHYS"
 	expect_clean_failure subvolume list /
 	expect_clean_failure qgroup show /
+	expect_clean_failure_walk
 }
 
 @test "corrupt: two node pointers to the same child" {
@@ -196,12 +218,14 @@ all_fail() {
 	block_csum "$ROOT_PHYS"
 	expect_clean_failure subvolume list /
 	expect_clean_failure qgroup show /
+	expect_clean_failure_walk
 }
 
 @test "corrupt: node pointer generation does not match the child" {
 	set_le $((ROOT_PHYS + 101 + 25)) 8 1
 	block_csum "$ROOT_PHYS"
 	expect_clean_failure subvolume list /
+	expect_clean_failure_walk
 }
 
 @test "corrupt: overlapping items in the chunk tree leaf" {
@@ -227,6 +251,7 @@ all_fail() {
 	set_le $((LEAF_PHYS + 96)) 4 0x7fffffff
 	block_csum "$LEAF_PHYS"
 	expect_clean_failure subvolume list /
+	expect_clean_failure_walk
 }
 
 @test "corrupt: keys out of order in a root tree leaf" {
@@ -234,6 +259,7 @@ all_fail() {
 	set_le $((LEAF_PHYS + 101)) 8 0x7fffffffffff
 	block_csum "$LEAF_PHYS"
 	expect_clean_failure subvolume list /
+	expect_clean_failure_walk
 }
 
 @test "corrupt: wrong fsid in the root tree root" {

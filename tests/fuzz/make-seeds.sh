@@ -8,8 +8,10 @@ out=${1:-$(dirname "$0")/seeds}
 tmp=$(mktemp -d /tmp/offline/seeds-XXXXXX 2>/dev/null || mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$out"
-mkdir -p "$tmp/root"
+mkdir -p "$tmp/root" "$tmp/deep"
 for i in $(seq 1 40); do echo "$i" > "$tmp/root/f$i"; done
+# enough files for a two-level fs tree with 4 KiB nodes
+for i in $(seq 1 400); do echo "$i" > "$tmp/deep/file-$i"; done
 
 make_seed() {
 	local name=$1; shift
@@ -34,4 +36,5 @@ PY
 make_seed single-4k -n 4096 -m single -d single --rootdir "$tmp/root"
 make_seed dup-4k-xxhash -n 4096 -m dup --csum xxhash
 make_seed single-16k -m single -d single
+make_seed single-4k-deep -n 4096 -m single -d single --rootdir "$tmp/deep"
 ls -l "$out"

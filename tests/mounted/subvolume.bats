@@ -138,6 +138,9 @@ subvol_names() {
 	run_volctl subvolume snapshot plain s3
 	assert_status 1
 	[ "$output" = "error: plain: not a subvolume" ]
+	run_volctl subvolume snapshot . plain
+	assert_status 1
+	[ "$output" = "error: plain: is a directory and . has no name to use: give plain/<name>" ]
 	[ "$(subvol_names)" = "a plain/a s1 s2 " ]
 	btrfs subvolume show s1 | grep -q "Parent UUID:.*$(btrfs subvolume show a | awk '/^\tUUID:/{print $2}')"
 }
@@ -233,6 +236,15 @@ subvol_names() {
 	btrfs quota enable .
 	btrfs quota rescan -w . >/dev/null
 	btrfs qgroup limit -e 2M a
+	# neighbours with other numbers must not leak into a's block
+	btrfs qgroup limit 1G .
+	btrfs qgroup limit -e 3M b
+	head -c 1M /dev/urandom >b/data
+	sync
+	for sv in a b .; do
+		diff <("$VOLCTL" subvolume show --raw $sv | sed -n '/Quota group/,$p') \
+			<(btrfs subvolume show --raw $sv | sed -n '/Quota group/,$p')
+	done
 	diff <("$VOLCTL" subvolume show --raw a | sed -n '/Quota group/,$p') \
 		<(btrfs subvolume show --raw a | sed -n '/Quota group/,$p')
 	diff <("$VOLCTL" subvolume show -k a | sed -n '/Quota group/,$p') \
@@ -404,4 +416,13 @@ Delete subvolume 259 (commit): 'snap-a'" ]
 	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" subvolume list "$MNT"
 	[ "$status" -eq 1 ]
 	assert_output_contains "needs CAP_SYS_ADMIN"
+	# waiting for the cleaner works unprivileged through SUBVOL_SYNC_WAIT
+	"$VOLCTL" subvolume create b >/dev/null
+	"$VOLCTL" subvolume delete -c b >/dev/null
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" subvolume sync "$MNT" 257
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "Subvolume id 257 is gone (1/1)" ]
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" subvolume sync "$MNT" 256
+	[ "$status" -eq 1 ]
+	assert_output_contains "subvolume 256 is not deleted"
 }

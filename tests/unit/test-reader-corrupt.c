@@ -354,6 +354,62 @@ static void test_leaf(void)
 				      btrfs_item_size((struct btrfs_item *)items) - 1),
 		  -EUCLEAN, "tree block");
 #undef LEAF_CASE
+
+	/* the ROOT_ITEM of tree 5 */
+	{
+		struct btrfs_root_item *ri = NULL;
+		u64 fs_root_log = 0;
+
+		for (u32 i = 0; i < btrfs_header_nritems(h); i++) {
+			struct btrfs_item *it = (struct btrfs_item *)(items + i * 25);
+			struct btrfs_key k;
+
+			btrfs_item_key(it, &k);
+			if (k.objectid == 5 && k.type == BTRFS_ROOT_ITEM_KEY)
+				ri = (struct btrfs_root_item *)(img + p + 101 + btrfs_item_offset(it));
+		}
+		CHECK(ri != NULL, "tree 5 root item found");
+		if (ri) {
+			struct btrfs_key prog = { 300, BTRFS_INODE_ITEM_KEY, 0 };
+			u64 fs_root_phys;
+
+			fs_root_log = btrfs_root_bytenr(ri);
+			fs_root_phys = phys_of(fs_root_log, 1);
+			patch_begin(p, nodesize);
+			btrfs_set_root_generation(ri, 0);
+			recsum_block(p);
+			EXPECT_FAIL("root item generation 0", full_read(img_size, 0, msg), msg,
+				    -EUCLEAN, "generation is 0");
+			unpatch();
+
+			/* a half-dropped tree is skipped by the full walk, even if its root is gone */
+			patch_begin(p, nodesize);
+			btrfs_set_root_refs(ri, 0);
+			btrfs_set_root_drop_progress(ri, &prog);
+			btrfs_set_root_drop_level(ri, 1);
+			recsum_block(p);
+			img[fs_root_phys + 500] ^= 1;
+			{
+				struct btrfs_io_dev *dev;
+				struct btrfs_fs *fs;
+				struct stats st;
+				int ret = open_mem(img, img_size, 0, &dev, &fs, msg);
+
+				CHECK(ret == 0, "open with a half-dropped tree 5: %s", msg);
+				if (!ret) {
+					ret = walk_stats(fs, &st);
+					CHECK(ret == 0 && st.nr >= 7, "walk skips it: %d %s", ret,
+					      btrfs_fs_error(fs));
+					for (int i = 0; i < st.nr; i++)
+						CHECK(st.t[i].id != 5, "tree 5 was walked");
+					btrfs_fs_close(fs);
+					btrfs_io_close(dev);
+				}
+			}
+			img[fs_root_phys + 500] ^= 1;
+			unpatch();
+		}
+	}
 	CHECK(full_read(img_size, 0, msg) == 0, "restored: %s", msg);
 }
 

@@ -23,6 +23,7 @@ static void test_memory_dev(void)
 	CHECK(buf[0] == 0xab, "the caller's buffer is untouched in copy mode");
 	CHECK(btrfs_io_read(dev, out, 2, 0) == 0 && !memcmp(out, "xy", 2), "read back");
 	CHECK(btrfs_io_flush(dev) == 0, "flush");
+	CHECK(btrfs_io_readahead(dev, 0, 1 << 20) == 0, "readahead on memory is a no-op");
 	btrfs_io_close(dev);
 
 	ret = btrfs_io_open_memory(buf, sizeof(buf), false, false, &dev);
@@ -50,6 +51,8 @@ static void test_file_dev(void)
 	CHECK(btrfs_io_read(dev, out, 4, 6) == -EIO, "file read past the end");
 	CHECK(btrfs_io_write(dev, "WX", 2, 2) == 0 && btrfs_io_flush(dev) == 0, "file write");
 	CHECK(btrfs_io_read(dev, out, 4, 0) == 0 && !memcmp(out, "abWX", 4), "file read back");
+	CHECK(btrfs_io_readahead(dev, 0, 8) == 0 && btrfs_io_readahead(dev, 6, 100) == 0 &&
+	      btrfs_io_readahead(dev, 100, 1) == 0, "readahead hints, clamped");
 	btrfs_io_close(dev);
 	{
 		int fd = open(f, O_RDONLY);

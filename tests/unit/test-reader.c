@@ -263,8 +263,19 @@ static void test_multi(const char *label, int n, const char *opts, bool redundan
 	btrfs_fs_close(fs);
 	for (int i = 0; i < n; i++)
 		btrfs_io_close(devs[i]);
-	if (!redundant)
+	if (!redundant) {
+		/* without its second device a striped filesystem cannot be read */
+		ret = open_files(paths, 1, devs, &fs, err);
+		if (ret == 0) {
+			ret = walk_stats(fs, &part);
+			snprintf(err, sizeof(err), "%s", btrfs_fs_error(fs));
+			btrfs_fs_close(fs);
+			btrfs_io_close(devs[0]);
+		}
+		CHECK(ret < 0 && strstr(err, "is missing"), "%s with one device: %d '%s'", label,
+		      ret, err);
 		goto out;
+	}
 	for (int miss = 0; miss < n; miss++) {
 		const char *sub[4];
 		int k = 0;

@@ -1,0 +1,849 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * volctl subvolume, the read side: list, show, get-default.
+ *
+ * They read only through ->tree_search and ->path_info, decoded by
+ * kernel-shared/subvol-list.c, so they work unchanged on an unmounted image.
+ * Text keeps the btrfs-progs layouts that scripts parse (list lines and -t
+ * table, show's tab-aligned block); JSON has one subvolume object, written
+ * by subvol_emit() through the key/value writer, documented in
+ * Documentation/json-schema.md ("subvolume").
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmds/subvolume.h"
+#include "common/kvout.h"
+#include "common/messages.h"
+#include "common/parse-utils.h"
+#include "common/path-utils.h"
+#include "common/units.h"
+
+/* ------------------------------------------------------------------ */
+/* The subvolume object (JSON schema) and show                          */
+/* ------------------------------------------------------------------ */
+
+static u64 subvol_ogen(const struct btrfs_subvol *s)
+{
+	return s->root.has_v2 ? s->root.otransid : s->root_offset;
+}
+
+/*
+ * One subvolume as a JSON object or the show block, with @path as shown
+ * (NULL when unreachable).  Members in JSON-schema order.
+ */
+static void subvol_emit(struct kvout *kv, const struct btrfs_subvol *s, const char *path,
+			u64 top_level)
+{
+	bool top = s->id == BTRFS_FS_TREE_OBJECTID;
+	bool ro = s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY;
+
+	kvout_u64(kv, NULL, "id", s->id);
+	kvout_str(kv, "Name: \t\t\t", "name", top ? "<FS_TREE>" : s->name, "-");
+	kvout_str(kv, NULL, "path", path, NULL);
+	kvout_uuid(kv, "UUID: \t\t\t", "uuid", s->root.uuid);
+	kvout_uuid(kv, "Parent UUID: \t\t", "parent_uuid", s->root.parent_uuid);
+	kvout_uuid(kv, "Received UUID: \t\t", "received_uuid", s->root.received_uuid);
+	kvout_time(kv, "Creation time: \t\t", "otime", s->root.otime.sec);
+	kvout_u64(kv, "Subvolume ID: \t\t", NULL, s->id);
+	kvout_u64(kv, "Generation: \t\t", "generation", s->root.generation);
+	kvout_u64(kv, "Gen at creation: \t", "cgeneration", subvol_ogen(s));
+	kvout_u64(kv, "Parent ID: \t\t", "parent", s->parent_id);
+	kvout_u64(kv, "Top level ID: \t\t", "top_level", top_level);
+	kvout_str(kv, "Flags: \t\t\t", NULL, ro ? "readonly" : "-", "-");
+	kvout_array_open(kv, "flags");
+	if (ro)
+		kvout_item(kv, NULL, "readonly");
+	kvout_array_close(kv);
+	kvout_u64(kv, "Send transid: \t\t", "stransid", s->root.stransid);
+	kvout_time(kv, "Send time: \t\t", "stime", s->root.stime.sec);
+	kvout_u64(kv, "Receive transid: \t", "rtransid", s->root.rtransid);
+	kvout_time(kv, "Receive time: \t\t", "rtime", s->root.rtime.sec);
+	kvout_u64(kv, NULL, "ctransid", s->root.ctransid);
+	kvout_time(kv, NULL, "ctime", s->root.ctime.sec);
+	kvout_u64(kv, NULL, "dirid", s->dirid);
+	kvout_bool(kv, NULL, "snapshot", s->root_offset != 0);
+	kvout_bool(kv, NULL, "deleted", s->deleted);
+}
+
+struct qgroup_items {
+	u64 qgroupid;
+	bool info, limit;
+	struct btrfs_qgroup_info_rec i;
+	struct btrfs_qgroup_limit_rec l;
+};
+
+static int qgroup_items_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct qgroup_items *q = priv;
+
+	/* the range also holds the INFO of higher and LIMIT of lower qgroups */
+	if (key->offset != q->qgroupid)
+		return 0;
+	if (key->type == BTRFS_QGROUP_INFO_KEY) {
+		q->info = btrfs_decode_qgroup_info(data, len, &q->i) == 0;
+	} else if (key->type == BTRFS_QGROUP_LIMIT_KEY) {
+		q->limit = btrfs_decode_qgroup_limit(data, len, &q->l) == 0;
+	}
+	return 0;
+}
+
+/* The "Quota group" block; quota tree missing: n/a, and no JSON object. */
+static int show_quota(struct kvout *kv, struct vc_fs *fs, u64 id)
+{
+	struct btrfs_item_source src = vc_fs_item_source(fs);
+	struct btrfs_key min = { 0, BTRFS_QGROUP_INFO_KEY, id };
+	struct btrfs_key max = { 0, BTRFS_QGROUP_LIMIT_KEY, id };
+	struct qgroup_items q = { .qgroupid = id };
+	char qgid[48];
+	int ret;
+
+	ret = btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &min, &max,
+				       qgroup_items_cb, &q);
+	if (ret == -ENOENT) {
+		kvout_str(kv, "Quota group:\t\t", NULL, "n/a", NULL);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	if (!q.info) {
+		kvout_str(kv, "Quota group:\t\t", NULL, "n/a", NULL);
+		warning("qgroup 0/%llu does not exist", (unsigned long long)id);
+		return 0;
+	}
+	snprintf(qgid, sizeof(qgid), "0/%llu", (unsigned long long)id);
+	kvout_object_open(kv, "qgroup");
+	kvout_str(kv, "Quota group:\t\t", "qgroupid", qgid, NULL);
+	kvout_object_open(kv, "limit");
+	kvout_size(kv, "  Limit referenced:\t", "referenced", q.l.max_rfer, true);
+	kvout_size(kv, "  Limit exclusive:\t", "exclusive", q.l.max_excl, true);
+	kvout_object_close(kv);
+	kvout_object_open(kv, "usage");
+	kvout_size(kv, "  Usage referenced:\t", "referenced", q.i.rfer, false);
+	kvout_size(kv, "  Usage exclusive:\t", "exclusive", q.i.excl, false);
+	kvout_object_close(kv);
+	kvout_object_close(kv);
+	return 0;
+}
+
+/* Chain of ids from the top level down to @s, for pre-order sorting. */
+static size_t subvol_chain(const struct btrfs_subvol_list *l, const struct btrfs_subvol *s,
+			   u64 *ids, size_t max)
+{
+	size_t n = 0;
+
+	while (s && n < max) {
+		ids[n++] = s->id;
+		if (s->id == BTRFS_FS_TREE_OBJECTID || s->deleted)
+			break;
+		s = btrfs_subvol_list_find(l, s->parent_id);
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		u64 t = ids[i];
+
+		ids[i] = ids[n - 1 - i];
+		ids[n - 1 - i] = t;
+	}
+	return n;
+}
+
+#define CHAIN_MAX 64
+
+struct snap_ref {
+	const struct btrfs_subvol *s;
+	size_t n;
+	u64 chain[CHAIN_MAX];
+};
+
+static int snap_ref_cmp(const void *a, const void *b)
+{
+	const struct snap_ref *x = a, *y = b;
+
+	for (size_t i = 0; i < x->n && i < y->n; i++)
+		if (x->chain[i] != y->chain[i])
+			return x->chain[i] < y->chain[i] ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* Snapshots of @s (parent_uuid == its uuid), in tree pre-order. */
+static int show_snapshots(struct kvout *kv, const struct btrfs_subvol_list *l,
+			  const struct btrfs_subvol *s)
+{
+	static const u8 zero[BTRFS_UUID_SIZE];
+	struct snap_ref *refs;
+	size_t nr = 0;
+
+	kvout_str(kv, "Snapshot(s):", NULL, "", NULL);
+	kvout_array_open(kv, "snapshots");
+	if (!memcmp(s->root.uuid, zero, sizeof(zero))) {
+		kvout_array_close(kv);
+		return 0;
+	}
+	refs = calloc(l->nr ? l->nr : 1, sizeof(*refs));
+	if (!refs)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->nr; i++) {
+		const struct btrfs_subvol *c = &l->subvols[i];
+
+		if (!c->path || memcmp(c->root.parent_uuid, s->root.uuid, BTRFS_UUID_SIZE))
+			continue;
+		refs[nr].s = c;
+		refs[nr].n = subvol_chain(l, c, refs[nr].chain, CHAIN_MAX);
+		nr++;
+	}
+	qsort(refs, nr, sizeof(*refs), snap_ref_cmp);
+	for (size_t i = 0; i < nr; i++)
+		kvout_item(kv, "\t\t\t", refs[i].s->path);
+	kvout_array_close(kv);
+	free(refs);
+	return 0;
+}
+
+static const char *const cmd_show_usage[] = {
+	"subvolume show [options] <subvolume>",
+	"subvolume show [options] -r <id>|-u <uuid> <path>",
+	NULL,
+};
+static const char *const cmd_show_details[] = {
+	"Show details of a subvolume: the one at <subvolume>, or the one with the",
+	"given id or UUID in the filesystem holding <path>.",
+	"",
+	OPTLINE("-r|--rootid <id>", "show the subvolume with this id"),
+	OPTLINE("-u|--uuid <uuid>", "show the subvolume with this UUID"),
+	OPTLINE("-b|--raw", "quota sizes in bytes"),
+	OPTLINE("-h|--human-readable", "quota sizes with binary units (default)"),
+	OPTLINE("-H|--si", "quota sizes with decimal units"),
+	OPTLINE("--iec", "binary units (KiB, MiB, ...)"),
+	OPTLINE("-k|--kbytes, -m|--mbytes, -g|--gbytes, -t|--tbytes", "a fixed unit"),
+	NULL,
+};
+static const struct cmd_help cmd_show_help = {
+	cmd_show_usage, "show details of a subvolume", cmd_show_details,
+};
+
+static int parse_uuid(const char *s, u8 out[16])
+{
+	int n = 0;
+
+	for (const char *p = s; *p; p++) {
+		int hi, lo;
+
+		if (*p == '-' && (p - s == 8 || p - s == 13 || p - s == 18 || p - s == 23))
+			continue;
+		if (!p[1] || n >= 16)
+			return -EINVAL;
+		hi = (*p >= '0' && *p <= '9') ? *p - '0' :
+		     (*p | 0x20) >= 'a' && (*p | 0x20) <= 'f' ? (*p | 0x20) - 'a' + 10 : -1;
+		p++;
+		lo = (*p >= '0' && *p <= '9') ? *p - '0' :
+		     (*p | 0x20) >= 'a' && (*p | 0x20) <= 'f' ? (*p | 0x20) - 'a' + 10 : -1;
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		out[n++] = (u8)(hi << 4 | lo);
+	}
+	return n == 16 ? 0 : -EINVAL;
+}
+
+static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			      char **argv)
+{
+	static const struct option longopts[] = {
+		{ "rootid", required_argument, NULL, 'r' },
+		{ "uuid", required_argument, NULL, 'u' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct btrfs_subvol_list l = { 0 };
+	const struct btrfs_subvol *s;
+	struct vc_path_info info;
+	struct vc_fs *fs = NULL;
+	struct kvout kv;
+	unsigned int units;
+	const char *rootid = NULL, *uuid = NULL, *path;
+	u64 id = 0;
+	u8 u[16];
+	int c, ret;
+
+	units = units_from_args(&argc, argv, true);
+	while ((c = cmd_getopt(ctx, argc, argv, "r:u:", longopts)) != -1) {
+		switch (c) {
+		case 'r':
+			rootid = optarg;
+			break;
+		case 'u':
+			uuid = optarg;
+			break;
+		default:
+			return VC_EXIT_USAGE;
+		}
+	}
+	if (rootid && uuid)
+		return cmd_usage_error(ctx, "-r and -u are mutually exclusive");
+	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
+	if (ret)
+		return ret;
+	path = argv[optind];
+	if (rootid && (ret = parse_u64(rootid, &id)) != 0)
+		return cmd_usage_error(ctx, "invalid subvolume id '%s': %s", rootid,
+				       parse_strerror(ret, "not a number"));
+	if (uuid && parse_uuid(uuid, u))
+		return cmd_usage_error(ctx, "invalid uuid '%s'", uuid);
+	if (sv_fs_open(ctx, path, false, &fs))
+		return VC_EXIT_FAILURE;
+	if (!rootid && !uuid) {
+		ret = sv_require_subvol(ctx, fs, path, &info);
+		if (ret)
+			goto out;
+		id = info.subvolid;
+	}
+	ret = sv_load_list(ctx, fs, &l);
+	if (ret)
+		goto out;
+	s = uuid ? btrfs_subvol_list_find_uuid(&l, u) : btrfs_subvol_list_find(&l, id);
+	if (!s) {
+		if (uuid)
+			error("%s: no subvolume with uuid %s", path, uuid);
+		else
+			error("%s: no subvolume with id %llu", path, (unsigned long long)id);
+		ret = -ENOENT;
+		goto out;
+	}
+	if (!(s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY) &&
+	    memcmp(s->root.received_uuid, (u8[16]){ 0 }, 16))
+		warning("subvolume %llu is read-write and has received_uuid set: an incremental "
+			"send from it can fail; clear received_uuid or make it read-only",
+			(unsigned long long)s->id);
+	kvout_init(&kv, ctx->cfg, stdout, units);
+	kvout_document_open(&kv);
+	kvout_object_open(&kv, "subvolume-show");
+	kvout_heading(&kv, s->id == BTRFS_FS_TREE_OBJECTID ? "/" :
+			   s->path ? s->path : "DELETED");
+	subvol_emit(&kv, s, s->path, s->parent_id);
+	ret = show_snapshots(&kv, &l, s);
+	if (!ret)
+		ret = show_quota(&kv, fs, s->id);
+	kvout_object_close(&kv);
+	kvout_document_close(&kv);
+	if (ret)
+		sv_report(ctx, fs, ret, "cannot read the quota tree");
+out:
+	btrfs_subvol_list_release(&l);
+	sv_fs_close(ctx, fs);
+	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* list                                                                */
+/* ------------------------------------------------------------------ */
+
+static const char *const cmd_list_usage[] = {
+	"subvolume list [options] <path>",
+	NULL,
+};
+static const char *const cmd_list_details[] = {
+	"List the subvolumes of the filesystem holding <path>.  Paths of subvolumes",
+	"below the subvolume of <path> are relative to it, others to the top level.",
+	"",
+	"Paths and filters:",
+	OPTLINE("-o", "only subvolumes directly below the subvolume of <path>"),
+	OPTLINE("-a", "all, with paths from the top level; <FS_TREE>/ marks those not\n\tdirectly below the subvolume of <path>"),
+	OPTLINE("-s", "only snapshots"),
+	OPTLINE("-r", "only read-only subvolumes"),
+	OPTLINE("-d", "only deleted subvolumes not yet cleaned"),
+	OPTLINE("-G [+|-]<gen>", "generation >= (+), <= (-) or = <gen>"),
+	OPTLINE("-C [+|-]<gen>", "creation generation >= (+), <= (-) or = <gen>"),
+	"Columns:",
+	OPTLINE("-p", "parent id"),
+	OPTLINE("-c", "creation generation (cgen)"),
+	OPTLINE("-g", "generation (always shown)"),
+	OPTLINE("-u", "uuid"),
+	OPTLINE("-q", "parent uuid"),
+	OPTLINE("-R", "received uuid"),
+	OPTLINE("-t", "print a table"),
+	OPTLINE("--sort=[+|-]rootid|gen|ogen|path[,...]", "sort order (default rootid)"),
+	NULL,
+};
+static const struct cmd_help cmd_list_help = {
+	cmd_list_usage, "list subvolumes", cmd_list_details,
+};
+
+enum list_col {
+	COL_ID, COL_GEN, COL_CGEN, COL_PARENT, COL_TOP, COL_OTIME, COL_PUUID, COL_RUUID,
+	COL_UUID, COL_PATH, COL_MAX,
+};
+
+static const char *const col_names[COL_MAX] = {
+	"ID", "gen", "cgen", "parent", "top level", "otime", "parent_uuid", "received_uuid",
+	"uuid", "path",
+};
+
+enum sort_key { SORT_ROOTID, SORT_GEN, SORT_OGEN, SORT_PATH };
+
+struct gen_filter {
+	bool on;
+	int cmp;	/* -1: <=, 0: =, 1: >= */
+	u64 value;
+};
+
+struct list_opts {
+	bool below_only, all, table, snapshots, readonly, deleted;
+	bool cols[COL_MAX];
+	struct gen_filter gen, ogen;
+	size_t nsort;
+	struct { enum sort_key key; bool desc; } sort[8];
+};
+
+struct list_row {
+	const struct btrfs_subvol *s;
+	char *path;		/* as shown; NULL for DELETED */
+	u64 top_level;
+};
+
+static int parse_gen_filter(const char *arg, struct gen_filter *f)
+{
+	f->cmp = 0;
+	if (*arg == '+' || *arg == '-')
+		f->cmp = *arg++ == '+' ? 1 : -1;
+	f->on = true;
+	return parse_u64(arg, &f->value);
+}
+
+static bool gen_match(const struct gen_filter *f, u64 v)
+{
+	if (!f->on)
+		return true;
+	return f->cmp > 0 ? v >= f->value : f->cmp < 0 ? v <= f->value : v == f->value;
+}
+
+static int parse_sort(struct list_opts *o, const char *arg)
+{
+	static const char *const names[] = { "rootid", "gen", "ogen", "path" };
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool desc = false;
+		size_t k;
+
+		if (*tok == '+' || *tok == '-')
+			desc = *tok++ == '-';
+		for (k = 0; k < 4; k++)
+			if (!strcmp(tok, names[k]))
+				break;
+		if (k == 4 || o->nsort == 7) {
+			ret = -EINVAL;
+			break;
+		}
+		o->sort[o->nsort].key = (enum sort_key)k;
+		o->sort[o->nsort].desc = desc;
+		o->nsort++;
+	}
+	free(copy);
+	return ret;
+}
+
+static int row_cmp(const void *a, const void *b, void *priv)
+{
+	const struct list_opts *sort_opts = priv;
+	const struct list_row *x = a, *y = b;
+
+	for (size_t i = 0; i < sort_opts->nsort; i++) {
+		int c = 0;
+
+		switch (sort_opts->sort[i].key) {
+		case SORT_ROOTID:
+			c = x->s->id < y->s->id ? -1 : x->s->id > y->s->id;
+			break;
+		case SORT_GEN:
+			c = x->s->root.generation < y->s->root.generation ? -1 :
+			    x->s->root.generation > y->s->root.generation;
+			break;
+		case SORT_OGEN:
+			c = subvol_ogen(x->s) < subvol_ogen(y->s) ? -1 :
+			    subvol_ogen(x->s) > subvol_ogen(y->s);
+			break;
+		case SORT_PATH:
+			c = strcmp(x->path ? x->path : "DELETED", y->path ? y->path : "DELETED");
+			break;
+		}
+		if (c)
+			return sort_opts->sort[i].desc ? -c : c;
+	}
+	return 0;
+}
+
+/* The row of @s, or false when the filters drop it. */
+static int list_row_make(const struct list_opts *o, const struct btrfs_subvol_list *l,
+			 const struct btrfs_subvol *s, const struct btrfs_subvol *top,
+			 struct list_row *row, bool *keep)
+{
+	bool gone = s->deleted || !s->path;
+
+	*keep = false;
+	if (s->id == BTRFS_FS_TREE_OBJECTID || gone != o->deleted)
+		return 0;
+	if (o->below_only && s->parent_id != top->id)
+		return 0;
+	if (o->snapshots && !s->root_offset)
+		return 0;
+	if (o->readonly && !(s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY))
+		return 0;
+	if (!gen_match(&o->gen, s->root.generation) || !gen_match(&o->ogen, subvol_ogen(s)))
+		return 0;
+	row->s = s;
+	row->path = NULL;
+	row->top_level = gone ? 0 : s->parent_id;
+	*keep = true;
+	if (gone)
+		return 0;
+	if (o->all && s->parent_id != top->id) {
+		row->path = path_join2("<FS_TREE>", s->path);
+	} else if (!o->all && !o->below_only && top->path && top->id != BTRFS_FS_TREE_OBJECTID &&
+		   sv_subvol_below(l, s, top->id)) {
+		row->path = strdup(s->path + strlen(top->path) + 1);
+	} else {
+		row->path = strdup(s->path);
+	}
+	return row->path ? 0 : -ENOMEM;
+}
+
+/* A growing line buffer: printf costs more than the search at 10,000 rows. */
+struct line {
+	char buf[8192];
+	size_t len;
+};
+
+static void line_str(struct line *ln, const char *str)
+{
+	size_t n = strlen(str);
+
+	if (n > sizeof(ln->buf) - 1 - ln->len)
+		n = sizeof(ln->buf) - 1 - ln->len;
+	memcpy(ln->buf + ln->len, str, n);
+	ln->len += n;
+}
+
+static void line_u64(struct line *ln, u64 v)
+{
+	char tmp[24];
+	int i = sizeof(tmp);
+
+	tmp[--i] = '\0';
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	line_str(ln, tmp + i);
+}
+
+static void list_value(struct line *ln, const struct list_row *r, enum list_col c)
+{
+	const struct btrfs_subvol *s = r->s;
+	char tmp[64];
+
+	switch (c) {
+	case COL_ID:
+		line_u64(ln, s->id);
+		break;
+	case COL_GEN:
+		line_u64(ln, s->root.generation);
+		break;
+	case COL_CGEN:
+		line_u64(ln, subvol_ogen(s));
+		break;
+	case COL_PARENT:
+	case COL_TOP:
+		line_u64(ln, r->top_level);
+		break;
+	case COL_OTIME:
+		format_time(s->root.otime.sec, false, false, tmp, sizeof(tmp));
+		line_str(ln, tmp[0] ? tmp : "-");
+		break;
+	case COL_PUUID:
+	case COL_RUUID:
+	case COL_UUID: {
+		char pad[64];
+
+		format_uuid(c == COL_UUID ? s->root.uuid : c == COL_PUUID ? s->root.parent_uuid :
+			    s->root.received_uuid, tmp);
+		/* padded to 36 like btrfs-progs, "-" included */
+		snprintf(pad, sizeof(pad), "%-36s", tmp[0] ? tmp : "-");
+		line_str(ln, pad);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void list_print_text(const struct list_opts *o, const struct list_row *rows, size_t nr)
+{
+	struct line ln;
+
+	if (o->table) {
+		for (int c = 0; c < COL_MAX; c++)
+			if (o->cols[c])
+				printf("%s\t", col_names[c]);
+		putchar('\n');
+		for (int c = 0; c < COL_MAX; c++)
+			if (o->cols[c])
+				printf("%.*s\t", (int)strlen(col_names[c]),
+				       "----------------------------------------");
+		putchar('\n');
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct list_row *r = &rows[i];
+		bool first = true;
+
+		ln.len = 0;
+		for (int c = 0; c < COL_PATH; c++) {
+			if (!o->cols[c])
+				continue;
+			if (!o->table) {
+				if (!first)
+					line_str(&ln, " ");
+				line_str(&ln, col_names[c]);
+				line_str(&ln, " ");
+			}
+			list_value(&ln, r, (enum list_col)c);
+			if (o->table)
+				line_str(&ln, c == COL_TOP ? "\t\t" : "\t");
+			first = false;
+		}
+		if (!o->table)
+			line_str(&ln, " path ");
+		line_str(&ln, r->path ? r->path : "DELETED");
+		ln.buf[ln.len++] = '\n';
+		fwrite(ln.buf, 1, ln.len, stdout);
+	}
+}
+
+static void list_print_json(const struct vc_ctx *ctx, const struct list_row *rows, size_t nr)
+{
+	struct kvout kv;
+
+	kvout_init(&kv, ctx->cfg, stdout, UNITS_DEFAULT);
+	kvout_document_open(&kv);
+	kvout_array_open(&kv, "subvolume-list");
+	for (size_t i = 0; i < nr; i++) {
+		kvout_object_open(&kv, NULL);
+		subvol_emit(&kv, rows[i].s, rows[i].path, rows[i].top_level);
+		kvout_object_close(&kv);
+	}
+	kvout_array_close(&kv);
+	kvout_document_close(&kv);
+}
+
+static int list_run(const struct vc_ctx *ctx, struct list_opts *o, const char *path)
+{
+	struct btrfs_subvol_list l = { 0 };
+	const struct btrfs_subvol *top;
+	struct list_row *rows = NULL;
+	struct vc_path_info info;
+	struct vc_fs *fs = NULL;
+	size_t nr = 0;
+	int ret;
+
+	ret = sv_fs_open(ctx, path, false, &fs);
+	if (ret)
+		return ret;
+	ret = sv_path_info(ctx, fs, path, &info);
+	if (ret) {
+		sv_report(ctx, fs, ret, path);
+		goto out;
+	}
+	ret = sv_load_list(ctx, fs, &l);
+	if (ret)
+		goto out;
+	top = btrfs_subvol_list_find(&l, info.subvolid);
+	if (!top) {
+		error("%s: its subvolume %llu is not in the root tree", path,
+		      (unsigned long long)info.subvolid);
+		ret = -EUCLEAN;
+		goto out;
+	}
+	rows = calloc(l.nr ? l.nr : 1, sizeof(*rows));
+	if (!rows) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < l.nr && !ret; i++) {
+		bool keep;
+
+		ret = list_row_make(o, &l, &l.subvols[i], top, &rows[nr], &keep);
+		if (keep)
+			nr++;
+	}
+	if (ret) {
+		error("out of memory");
+		goto out;
+	}
+	/* rows are made in id order: the default sort needs no work */
+	if (o->nsort > 1 || o->sort[0].desc || o->sort[0].key != SORT_ROOTID)
+		qsort_r(rows, nr, sizeof(*rows), row_cmp, o);
+	if (ctx->cfg->quiet)
+		goto out;
+	if (ctx->cfg->format == VC_FORMAT_JSON)
+		list_print_json(ctx, rows, nr);
+	else
+		list_print_text(o, rows, nr);
+out:
+	for (size_t i = 0; i < nr; i++)
+		free(rows[i].path);
+	free(rows);
+	btrfs_subvol_list_release(&l);
+	sv_fs_close(ctx, fs);
+	return ret;
+}
+
+static int cmd_subvolume_list(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			      char **argv)
+{
+	enum { OPT_SORT = 256 };
+	static const struct option longopts[] = {
+		{ "sort", required_argument, NULL, OPT_SORT },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct list_opts o = { 0 };
+	bool has_rootid = false;
+	int c, ret;
+
+	o.cols[COL_ID] = o.cols[COL_GEN] = o.cols[COL_TOP] = o.cols[COL_PATH] = true;
+	while ((c = cmd_getopt(ctx, argc, argv, "oapcgquRtsrdG:C:", longopts)) != -1) {
+		switch (c) {
+		case 'o': o.below_only = true; break;
+		case 'a': o.all = true; break;
+		case 'p': o.cols[COL_PARENT] = true; break;
+		case 'c': o.cols[COL_CGEN] = true; break;
+		case 'g': o.cols[COL_GEN] = true; break;
+		case 'q': o.cols[COL_PUUID] = true; break;
+		case 'u': o.cols[COL_UUID] = true; break;
+		case 'R': o.cols[COL_RUUID] = true; break;
+		case 't': o.table = true; break;
+		case 's':
+			o.snapshots = true;
+			o.cols[COL_CGEN] = o.cols[COL_OTIME] = true;
+			break;
+		case 'r': o.readonly = true; break;
+		case 'd': o.deleted = true; break;
+		case 'G':
+		case 'C':
+			ret = parse_gen_filter(optarg, c == 'G' ? &o.gen : &o.ogen);
+			if (ret)
+				return cmd_usage_error(ctx, "invalid generation filter '-%c %s': %s",
+						       c, optarg,
+						       parse_strerror(ret, "expected [+|-]<number>"));
+			o.cols[c == 'G' ? COL_GEN : COL_CGEN] = true;
+			break;
+		case OPT_SORT:
+			ret = parse_sort(&o, optarg);
+			if (ret)
+				return cmd_usage_error(ctx, "invalid --sort '%s': keys are rootid, "
+						       "gen, ogen, path with an optional + or -",
+						       optarg);
+			break;
+		default:
+			return VC_EXIT_USAGE;
+		}
+	}
+	if (o.all && o.below_only)
+		return cmd_usage_error(ctx, "-a and -o are mutually exclusive");
+	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < o.nsort; i++)
+		has_rootid |= o.sort[i].key == SORT_ROOTID;
+	if (!has_rootid) {
+		o.sort[o.nsort].key = SORT_ROOTID;
+		o.sort[o.nsort].desc = false;
+		o.nsort++;
+	}
+	return list_run(ctx, &o, argv[optind]) ? VC_EXIT_FAILURE : VC_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* get-default, set-default                                            */
+/* ------------------------------------------------------------------ */
+
+static const char *const cmd_get_default_usage[] = {
+	"subvolume get-default <path>",
+	NULL,
+};
+static const struct cmd_help cmd_get_default_help = {
+	cmd_get_default_usage, "show the default subvolume of a filesystem", NULL,
+};
+
+static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct vc_ctx *ctx,
+				     int argc, char **argv)
+{
+	struct btrfs_subvol_list l = { 0 };
+	struct btrfs_item_source src;
+	const struct btrfs_subvol *s;
+	struct vc_fs *fs = NULL;
+	struct kvout kv;
+	u64 id;
+	int c, ret;
+
+	while ((c = cmd_getopt(ctx, argc, argv, "", NULL)) != -1)
+		return VC_EXIT_USAGE;
+	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
+	if (ret)
+		return ret;
+	if (sv_fs_open(ctx, argv[optind], false, &fs))
+		return VC_EXIT_FAILURE;
+	src = vc_fs_item_source(fs);
+	vc_fs_clear_error(fs);
+	ret = btrfs_default_subvol(&src, &id);
+	if (ret == -ENOENT) {
+		error("%s: the filesystem has no default subvolume entry", argv[optind]);
+		goto out;
+	} else if (ret) {
+		sv_report(ctx, fs, ret, "cannot read the default subvolume");
+		goto out;
+	}
+	ret = sv_load_list(ctx, fs, &l);
+	if (ret)
+		goto out;
+	s = btrfs_subvol_list_find(&l, id);
+	if (!s) {
+		error("%s: default subvolume %llu does not exist", argv[optind],
+		      (unsigned long long)id);
+		ret = -ENOENT;
+		goto out;
+	}
+	kvout_init(&kv, ctx->cfg, stdout, UNITS_DEFAULT);
+	if (kv.json) {
+		kvout_document_open(&kv);
+		kvout_object_open(&kv, "subvolume-get-default");
+		subvol_emit(&kv, s, s->path, s->parent_id);
+		kvout_object_close(&kv);
+		kvout_document_close(&kv);
+	} else if (id == BTRFS_FS_TREE_OBJECTID) {
+		pr_out(ctx->cfg, "ID 5 (FS_TREE)\n");
+	} else {
+		pr_out(ctx->cfg, "ID %llu gen %llu top level %llu path %s\n",
+		       (unsigned long long)id, (unsigned long long)s->root.generation,
+		       (unsigned long long)s->parent_id, s->path ? s->path : "DELETED");
+	}
+out:
+	btrfs_subvol_list_release(&l);
+	sv_fs_close(ctx, fs);
+	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Commands of the read side (listed in subvolume.c's group table)     */
+/* ------------------------------------------------------------------ */
+
+#define READ_FLAGS	(CMD_FORMAT_JSON | CMD_ONLINE | CMD_OFFLINE)
+
+const struct cmd_struct subvolume_cmd_list = {
+	"list", cmd_subvolume_list, &cmd_list_help, NULL, READ_FLAGS,
+};
+const struct cmd_struct subvolume_cmd_show = {
+	"show", cmd_subvolume_show, &cmd_show_help, NULL, READ_FLAGS,
+};
+const struct cmd_struct subvolume_cmd_get_default = {
+	"get-default", cmd_subvolume_get_default, &cmd_get_default_help, NULL, READ_FLAGS,
+};
