@@ -144,3 +144,7 @@ compare_fixture() {
 @test "offline = online: squota4k (simple quotas, deleted subvolume)" {
 	compare_fixture squota4k
 }
+
+@test "offline = online: node64k-nofst (64k nodes, free-space tree off)" {
+	compare_fixture node64k-nofst
+}
