@@ -76,6 +76,14 @@ int vc_offline_qgroup_write(struct btrfs_fs *fs, const char *image,
 	int ret;
 
 	btrfs_fs_clear_error(fs);
+	if (a->op == VC_QW_QUOTA_CTL && a->mode != VC_QUOTA_ENABLE_SIMPLE) {
+		/* already in the asked state: no transaction, as the kernel */
+		struct btrfs_root *root;
+		bool on = btrfs_read_root(fs, BTRFS_QUOTA_TREE_OBJECTID, &root) == 0;
+
+		if (on == (a->mode != VC_QUOTA_DISABLE))
+			return 0;
+	}
 	ret = btrfs_start_transaction(fs, &trans);
 	if (ret == 0) {
 		ret = run_op(trans, a);

@@ -649,6 +649,17 @@ int btrfs_quota_enable(struct btrfs_trans_handle *trans, bool simple)
 	int ret;
 
 	ret = btrfs_read_root(fs, BTRFS_QUOTA_TREE_OBJECTID, &root);
+	if (!ret && simple) {
+		struct btrfs_qgroup_list list = { 0 };
+
+		ret = load_list(trans, &list);
+		if (!ret && !btrfs_qgroup_list_is_simple(&list)) {
+			btrfs_fs_set_error(fs, "quotas are already enabled in full mode (disable them first)");
+			ret = -EINVAL;
+		}
+		btrfs_qgroup_list_release(&list);
+		return ret;
+	}
 	if (ret != -ENOENT)
 		return ret;		/* 0: already enabled, nothing to do */
 	if (simple) {
