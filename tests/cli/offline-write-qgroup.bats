@@ -312,3 +312,75 @@ default_location() {
 	[[ "$output" != *"INCONSISTENT"* ]]
 	check_clean
 }
+
+# crash_loop STATE_FN CMD...: run CMD with the fault switch failing after
+# 1, 2, ... device writes; after each, btrfs check is clean and STATE_FN
+# says "old" or "new", never anything else, until CMD succeeds.
+crash_loop() {
+	local state_fn=$1 n=1 rc st olds=0 news=0
+	shift
+	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" \
+		"$@" 2>/dev/null; then
+		skip "built without --enable-fault-injection"
+	fi
+	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
+	while [ "$n" -lt 300 ]; do
+		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
+		rc=0
+		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" --image "$IMG" "$@" >/dev/null 2>&1 || rc=$?
+		check_clean || { echo "btrfs check failed after $n writes" >&2; return 1; }
+		st=$("$state_fn")
+		case $st in
+		old) olds=$((olds + 1)) ;;
+		new) news=$((news + 1)) ;;
+		*) echo "after $n writes: $st" >&2; return 1 ;;
+		esac
+		if [ "$rc" -eq 0 ]; then
+			[ "$st" = new ]
+			break
+		fi
+		[ "$rc" -eq 1 ]
+		n=$((n + 1))
+	done
+	[ "$rc" -eq 0 ]
+	[ "$olds" -gt 3 ]
+	[ "$news" -ge 1 ]
+}
+
+default_state() {
+	case $(default_location) in
+	"location key (FS_TREE ROOT_ITEM "*) echo old ;;
+	"location key (257 ROOT_ITEM 0)")
+		btrfs inspect-internal dump-super "$IMG" | grep -q DEFAULT_SUBVOL && echo new ||
+			echo "mixed: no incompat flag" ;;
+	*) echo "mixed: $(default_location)" ;;
+	esac
+}
+
+assign_state() {
+	local rels nums
+	rels=$(btrfs inspect-internal dump-tree -t 8 "$IMG" | grep -c "QGROUP_RELATION") || true
+	nums=$(qg_raw 1/1)
+	if [ "$rels" -eq 0 ] && [ "$nums" = "0 0" ]; then
+		echo old
+	elif [ "$rels" -eq 2 ] && [ "$nums" = "16384 16384" ]; then
+		echo new
+	else
+		echo "mixed rels=$rels nums=$nums"
+	fi
+}
+
+@test "crash after every device write: set-default is old or new, never a mix" {
+	mkimg
+	vc subvolume create /a /b
+	crash_loop default_state subvolume set-default 257 /
+}
+
+@test "crash after every device write: qgroup assign is old or new, never a mix" {
+	mkimg 256M -m single
+	vc subvolume create /a
+	vc quota enable /
+	vc qgroup create 1/1 /
+	crash_loop assign_state qgroup assign 0/256 1/1 /
+}
