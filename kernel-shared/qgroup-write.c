@@ -583,7 +583,7 @@ static void leaf_append(struct extent_buffer *eb, const struct btrfs_key *key, c
 
 /* The one leaf of a new quota tree: STATUS, every INFO, every LIMIT */
 static int build_quota_leaf(struct btrfs_trans_handle *trans, const struct idset *ids,
-			    const struct btrfs_acct_counts *counts, u64 *bytenr)
+			    const struct btrfs_acct_counts *counts, u64 *bytenr, bool *full)
 {
 	struct btrfs_fs *fs = trans->fs;
 	u32 item = (u32)sizeof(struct btrfs_item) + QG_ITEM_SIZE;
@@ -592,11 +592,9 @@ static int build_quota_leaf(struct btrfs_trans_handle *trans, const struct idset
 	u8 buf[QG_ITEM_SIZE];
 	int ret;
 
-	if ((u64)item * (1 + 2 * ids->nr) > btrfs_leaf_data_size(fs->nodesize)) {
-		btrfs_fs_set_error(fs, "%zu subvolumes: a quota tree of more than one leaf is not "
-				   "implemented offline yet", ids->nr);
-		return -EOPNOTSUPP;
-	}
+	/* too many for one leaf: STATUS only here, the rest inserted later */
+	if ((u64)item * (1 + 2 * ids->nr) > btrfs_leaf_data_size(fs->nodesize))
+		ids = NULL;
 	ret = btrfs_alloc_tree_block(trans, BTRFS_QUOTA_TREE_OBJECTID, 0, &leaf);
 	if (ret < 0)
 		return ret;
@@ -606,18 +604,19 @@ static int build_quota_leaf(struct btrfs_trans_handle *trans, const struct idset
 	put_le64(buf + 16, BTRFS_QGROUP_STATUS_FLAG_ON);
 	leaf_append(leaf, &key, buf, sizeof(buf));
 	key.type = BTRFS_QGROUP_INFO_KEY;
-	for (size_t i = 0; i < ids->nr; i++) {
+	for (size_t i = 0; ids && i < ids->nr; i++) {
 		key.offset = ids->ids[i];
 		info_fill(buf, trans->transid, counts[i].rfer, counts[i].excl);
 		leaf_append(leaf, &key, buf, sizeof(buf));
 	}
 	key.type = BTRFS_QGROUP_LIMIT_KEY;
 	memset(buf, 0, sizeof(buf));
-	for (size_t i = 0; i < ids->nr; i++) {
+	for (size_t i = 0; ids && i < ids->nr; i++) {
 		key.offset = ids->ids[i];
 		leaf_append(leaf, &key, buf, sizeof(buf));
 	}
 	*bytenr = leaf->start;
+	*full = ids != NULL;
 	free_extent_buffer(leaf);
 	return 0;
 }
@@ -637,6 +636,29 @@ static int insert_quota_root_item(struct btrfs_trans_handle *trans, u64 bytenr)
 	return btrfs_insert_item(trans, trans->fs->tree_root, &key, &ri, sizeof(ri));
 }
 
+/* INFO and LIMIT items one by one into the new tree (leaves split as needed) */
+static int insert_qgroups(struct btrfs_trans_handle *trans, const struct idset *ids,
+			  const struct btrfs_acct_counts *counts)
+{
+	struct btrfs_root *quota;
+	u8 buf[QG_ITEM_SIZE];
+	int ret;
+
+	ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
+	for (size_t i = 0; i < ids->nr && !ret; i++) {
+		struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, ids->ids[i] };
+
+		info_fill(buf, trans->transid, counts[i].rfer, counts[i].excl);
+		ret = btrfs_insert_item(trans, quota, &key, buf, sizeof(buf));
+		if (ret)
+			break;
+		memset(buf, 0, sizeof(buf));
+		key.type = BTRFS_QGROUP_LIMIT_KEY;
+		ret = btrfs_insert_item(trans, quota, &key, buf, sizeof(buf));
+	}
+	return ret;
+}
+
 int btrfs_quota_enable(struct btrfs_trans_handle *trans, bool simple)
 {
 	struct btrfs_fs *fs = trans->fs;
@@ -645,6 +667,7 @@ int btrfs_quota_enable(struct btrfs_trans_handle *trans, bool simple)
 	struct btrfs_acct *acct = NULL;
 	struct idset ids = { 0 };
 	struct btrfs_root *root;
+	bool full = false;
 	u64 bytenr;
 	int ret;
 
@@ -681,9 +704,11 @@ int btrfs_quota_enable(struct btrfs_trans_handle *trans, bool simple)
 	for (size_t i = 0; i < ids.nr && !ret; i++)
 		btrfs_acct_subvols(acct, &ids.ids[i], 1, &counts[i]);
 	if (!ret)
-		ret = build_quota_leaf(trans, &ids, counts, &bytenr);
+		ret = build_quota_leaf(trans, &ids, counts, &bytenr, &full);
 	if (!ret)
 		ret = insert_quota_root_item(trans, bytenr);
+	if (!ret && !full)
+		ret = insert_qgroups(trans, &ids, counts);
 	btrfs_acct_free(acct);
 	free(counts);
 	free(ids.ids);

@@ -21,9 +21,10 @@ struct btrfs_trans_handle;
  *
  * STATUS {version 1, generation T, flags ON}, INFO (exact numbers, from the
  * engine) + LIMIT for 0/5 and every subvolume linked by a ROOT_REF.
- * Already enabled: 0, nothing changes (as the kernel).
- * Return: 0, -EOPNOTSUPP (simple mode, or more qgroups than one leaf holds),
- * or <0.
+ * Already enabled: 0, nothing changes (as the kernel); simple quotas asked
+ * while full ones are on: -EINVAL.  Items that do not fit one leaf are
+ * inserted one by one (the tree grows by leaf splits).
+ * Return: 0, -EOPNOTSUPP (enabling simple quotas), -EINVAL, or <0.
  */
 int btrfs_quota_enable(struct btrfs_trans_handle *trans, bool simple);
 

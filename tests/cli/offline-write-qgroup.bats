@@ -112,6 +112,20 @@ default_location() {
 	assert_output_contains "not implemented offline yet"
 }
 
+@test "quota enable with more qgroups than one leaf holds: items inserted, check clean" {
+	mkimg 256M -n 4096 -m single
+	local names=()
+	for i in $(seq 1 45); do names+=("/s$i"); done
+	vc subvolume create "${names[@]}"
+	assert_status 0
+	vc quota enable /
+	assert_status 0
+	[ "$(btrfs inspect-internal dump-tree -t 8 "$IMG" | grep -c '^leaf ')" -gt 1 ]
+	check_clean
+	[ "$(qg_raw 0/300)" = "4096 4096" ]
+	[ "$("$VOLCTL" --image "$IMG" qgroup show --raw / | grep -c '^0/')" -eq 46 ]
+}
+
 @test "qgroup writes without quotas: refused naming the cause" {
 	mkimg
 	local before
