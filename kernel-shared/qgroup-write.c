@@ -805,3 +805,63 @@ int btrfs_quota_rescan(struct btrfs_trans_handle *trans)
 	btrfs_qgroup_list_release(&list);
 	return ret;
 }
+
+/* ---- limits on subvolume creation ---- */
+
+int btrfs_qgroup_check_create(struct btrfs_trans_handle *trans, u64 parent_root)
+{
+	struct btrfs_fs *fs = trans->fs;
+	struct btrfs_qgroup_list list = { 0 };
+	u64 need = 3 * (u64)fs->nodesize;
+	bool *mark;
+	int ret;
+
+	if (!trans->quota_on)
+		return 0;
+	ret = load_list(trans, &list);
+	if (ret < 0)
+		return ret;
+	/* an inconsistent tree has no working limits, in the kernel either */
+	if (list.status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT ||
+	    btrfs_qgroup_list_is_simple(&list)) {
+		btrfs_qgroup_list_release(&list);
+		return 0;
+	}
+	mark = calloc(list.nr + 1, sizeof(*mark));
+	if (!mark) {
+		btrfs_qgroup_list_release(&list);
+		return -ENOMEM;
+	}
+	btrfs_qgroup_list_mark(&list, parent_root, true, mark);
+	for (size_t i = 0; i < list.nr && !ret; i++) {
+		const struct btrfs_qgroup *g = &list.groups[i];
+		const struct btrfs_qgroup_limit_rec *lim = &g->limit;
+		char b[BTRFS_QGROUPID_BUFSIZE];
+
+		if (!mark[i])
+			continue;
+		qgid(g->qgroupid, b);
+		if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_RFER) &&
+		    g->info.rfer + need > lim->max_rfer) {
+			btrfs_fs_set_error(fs, "qgroup %s: referenced limit %llu would be exceeded by "
+					   "%llu bytes (a new subvolume reserves %llu bytes in its "
+					   "parent, as the kernel does)", b,
+					   (unsigned long long)lim->max_rfer,
+					   (unsigned long long)(g->info.rfer + need - lim->max_rfer),
+					   (unsigned long long)need);
+			ret = -EDQUOT;
+		} else if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_EXCL) &&
+			   g->info.excl + need > lim->max_excl) {
+			btrfs_fs_set_error(fs, "qgroup %s: exclusive limit %llu would be exceeded by "
+					   "%llu bytes (a new subvolume reserves %llu bytes in its "
+					   "parent, as the kernel does)", b,
+					   (unsigned long long)lim->max_excl,
+					   (unsigned long long)(g->info.excl + need - lim->max_excl),
+					   (unsigned long long)need);
+			ret = -EDQUOT;
+		}
+	}
+	free(mark);
+	btrfs_qgroup_list_release(&list);
+	return ret;
+}

@@ -71,4 +71,14 @@ int btrfs_qgroup_relation(struct btrfs_trans_handle *trans, u64 src, u64 dst, bo
 int btrfs_qgroup_limit(struct btrfs_trans_handle *trans, u64 qgroupid, u64 flags,
 		       u64 max_rfer, u64 max_excl);
 
+/**
+ * btrfs_qgroup_check_create - the kernel's limit check for a new subvolume
+ * in @parent_root: 3 tree blocks reserved against 0/@parent_root and every
+ * group above it (rfer and excl, where limited).  Inherited groups are not
+ * checked, as in the kernel.  Nothing is checked when quotas are off or
+ * INCONSISTENT.
+ * Return: 0, -EDQUOT naming the group, its limit and the overshoot, <0.
+ */
+int btrfs_qgroup_check_create(struct btrfs_trans_handle *trans, u64 parent_root);
+
 #endif /* VOLCTL_KERNEL_SHARED_QGROUP_WRITE_H */

@@ -398,3 +398,27 @@ assign_state() {
 	vc qgroup create 1/1 /
 	crash_loop assign_state qgroup assign 0/256 1/1 /
 }
+
+@test "subvolume create under a limited parent: the kernel's 3-block reservation is refused past the limit" {
+	mkimg
+	vc subvolume create /a
+	vc quota enable /
+	vc qgroup limit 48K /a /
+	local before
+	before=$(sha256sum <"$IMG")
+	vc subvolume create /a/x
+	assert_status 1
+	assert_output_contains "qgroup 0/256: referenced limit 49152 would be exceeded by 16384 bytes"
+	[ "$(sha256sum <"$IMG")" = "$before" ]
+	vc qgroup limit 64K /a /
+	vc subvolume create /a/x
+	assert_status 0
+	check_clean
+	# inherited groups are not checked, as in the kernel
+	vc qgroup create 1/1 /
+	vc qgroup limit 8K 1/1 /
+	vc subvolume create -i 1/1 /z
+	assert_status 0
+	[ "$(qg_raw 1/1)" = "16384 16384" ]
+	check_clean
+}
