@@ -161,3 +161,29 @@ populate() {
 	run btrfs check --readonly "$IMG"
 	assert_status 0
 }
+
+@test "subvolume create under a limited parent: offline refuses where the kernel refuses" {
+	mount_img
+	btrfs quota enable "$MNT"
+	btrfs subvolume create "$MNT/a" >/dev/null
+	btrfs quota rescan -w "$MNT" >/dev/null
+	btrfs qgroup limit 48K 0/256 "$MNT"
+	run btrfs subvolume create "$MNT/a/k"
+	[ "$status" -ne 0 ]
+	assert_output_contains "Disk quota exceeded"
+	umount_img
+	run_volctl --image "$IMG" subvolume create /a/x
+	assert_status 1
+	assert_output_contains "qgroup 0/256: referenced limit 49152"
+	run_volctl --image "$IMG" qgroup limit 64K 0/256 /
+	assert_status 0
+	run_volctl --image "$IMG" subvolume create /a/x
+	assert_status 0
+	mount_img
+	run btrfs subvolume create "$MNT/a/k"
+	assert_status 0
+	[ -d "$MNT/a/x" ]
+	umount_img
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+}
