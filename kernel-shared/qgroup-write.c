@@ -237,7 +237,9 @@ static int relation_numbers(struct btrfs_trans_handle *trans, const struct btrfs
 		return -ENOMEM;
 	btrfs_qgroup_list_mark(list, ec->dst, true, mark);
 	ret = collect_l0(list, ec->src, NULL, &below_src, 0);
-	quick = src->info.rfer == src->info.excl;
+	/* stored numbers are only a base to add to when they are consistent */
+	quick = src->info.rfer == src->info.excl &&
+		!(list->status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT);
 	for (size_t i = 0; i < list->nr && !ret && quick; i++) {
 		struct idset s = { 0 };
 
@@ -246,6 +248,9 @@ static int relation_numbers(struct btrfs_trans_handle *trans, const struct btrfs
 		/* assign: not below already; remove: not below any more */
 		ret = collect_l0(list, list->groups[i].qgroupid, ec->assign ? NULL : ec, &s, 0);
 		if (!ret && idset_meets(&below_src, &s))
+			quick = false;
+		if (!ec->assign && (list->groups[i].info.rfer < src->info.excl ||
+				    list->groups[i].info.excl < src->info.excl))
 			quick = false;
 		free(s.ids);
 	}
