@@ -135,3 +135,8 @@ clean:
 
 distclean: clean
 	rm -rf Makefile.inc config.log config.status autom4te.cache configure config aclocal.m4
+
+# ---- demo (offline, no root) -------------------------------------------------------------
+.PHONY: demo
+demo: $(O)/volctl
+	$(Q)VOLCTL=$(abspath $(O)/volctl) scripts/demo.sh
