@@ -29,6 +29,7 @@
 #include "common/messages.h"
 #include "common/offline.h"
 #include "common/offline-write.h"
+#include "common/offline-write-subvol.h"
 #include "kernel-shared/csum.h"
 #include "kernel-shared/items.h"
 
@@ -532,7 +533,10 @@ static int offline_subvol_create(struct vc_fs *fs, const char *path, const struc
 static int offline_snapshot(struct vc_fs *fs, const char *src, const char *dst, bool readonly,
 			    const struct vc_inherit *inh)
 {
-	return not_implemented(fs);
+	if (!fs->writer.fs)
+		return not_implemented(fs);
+	return vc_offline_snapshot(fs->writer.fs, src, dst, readonly, inh, fs->base.err,
+				   sizeof(fs->base.err));
 }
 
 static int offline_subvol_delete(struct vc_fs *fs, const char *path, u64 subvolid)
