@@ -14,6 +14,7 @@
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/subvol-create.h"
 #include "kernel-shared/snapshot.h"
+#include "kernel-shared/subvol-delete.h"
 
 static const char *errno_text(int err)
 {
@@ -34,6 +35,10 @@ static const char *errno_text(int err)
 		return "read-only subvolume";
 	case -EINVAL:
 		return "invalid argument";
+	case -ENOTEMPTY:
+		return "contains other subvolumes";
+	case -EPERM:
+		return "operation not permitted";
 	default:
 		return strerror(-err);
 	}
@@ -102,5 +107,46 @@ fail:
 		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
 	else
 		snprintf(err, errlen, "%s: %s", failed, errno_text(ret));
+	return ret;
+}
+
+int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, u64 subvolid, char *err,
+			     size_t errlen)
+{
+	struct btrfs_trans_handle *trans = NULL;
+	struct timespec now;
+	const char *what = path ? path : "subvolume";
+	u64 root, dir;
+	int ret;
+
+	btrfs_fs_clear_error(fs);
+	if (!subvolid) {
+		ret = btrfs_resolve_dir(fs, path, trimmed_len(path), &root, &dir);
+		if (ret < 0)
+			goto fail;
+		if (dir != BTRFS_FIRST_FREE_OBJECTID) {
+			snprintf(err, errlen, "%s: not a subvolume", path);
+			return -EINVAL;
+		}
+		subvolid = root;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	ret = btrfs_start_transaction(fs, &trans);
+	if (ret < 0)
+		goto fail;
+	ret = btrfs_subvol_unlink(trans, subvolid, (u64)now.tv_sec, (u32)now.tv_nsec);
+	if (ret < 0) {
+		btrfs_abort_transaction(trans);
+		goto fail;
+	}
+	ret = btrfs_commit_transaction(trans);
+	if (ret < 0)
+		goto fail;
+	return 0;
+fail:
+	if (btrfs_fs_error(fs)[0])
+		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
+	else
+		snprintf(err, errlen, "%s: %s", what, errno_text(ret));
 	return ret;
 }

@@ -541,7 +541,10 @@ static int offline_snapshot(struct vc_fs *fs, const char *src, const char *dst, 
 
 static int offline_subvol_delete(struct vc_fs *fs, const char *path, u64 subvolid)
 {
-	return not_implemented(fs);
+	if (!fs->writer.fs)
+		return not_implemented(fs);
+	return vc_offline_subvol_delete(fs->writer.fs, subvolid ? NULL : path, subvolid,
+					fs->base.err, sizeof(fs->base.err));
 }
 
 static int offline_set_default(struct vc_fs *fs, u64 subvolid)
@@ -551,7 +554,8 @@ static int offline_set_default(struct vc_fs *fs, u64 subvolid)
 
 static int offline_commit(struct vc_fs *fs, bool wait)
 {
-	return not_implemented(fs);
+	/* every offline write is committed before it returns */
+	return fs->writer.fs ? 0 : not_implemented(fs);
 }
 
 static int offline_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_seconds)

@@ -216,3 +216,115 @@ snap_state() {
 	[ "$olds" -gt 3 ]
 	[ "$news" -ge 1 ]
 }
+
+@test "delete: unlink and orphan as the kernel's ioctl leaves it, check clean" {
+	mkimg 256M -R quota
+	"$VOLCTL" --image "$IMG" subvolume create /a /b /b/c >/dev/null
+	"$VOLCTL" --image "$IMG" subvolume snapshot /a /snap >/dev/null
+	run_volctl --image "$IMG" subvolume delete /a
+	assert_status 0
+	assert_output_contains "Delete subvolume 256 (no-commit): '/a'"
+	check_clean
+	run btrfs inspect-internal dump-tree -t 1 "$IMG"
+	assert_output_contains "(ORPHAN ORPHAN_ITEM 256)"
+	[[ "$output" != *"ROOT_REF 256)"* ]]
+	[[ "$output" != *"(256 ROOT_BACKREF"* ]]
+	assert_output_contains "flags 0x1000000000000(none) refs 0"
+	run btrfs inspect-internal dump-tree -t 5 "$IMG"
+	[[ "$output" != *"location key (256 ROOT_ITEM"* ]]
+	run btrfs inspect-internal dump-tree -t 9 "$IMG"
+	[[ "$output" != *"subvol_id 256"* ]]
+	run_volctl --image "$IMG" subvolume list /
+	[[ "$output" != *"path a"$'\n'* && "$output" != *"path a" ]]
+	assert_output_contains "path snap"
+	run_volctl --image "$IMG" subvolume list -d /
+	assert_output_contains "ID 256"
+	# by id, with -c (every offline write is already committed)
+	run_volctl --image "$IMG" subvolume delete -c -i 259 /
+	assert_status 0
+	check_clean
+	# the same name can be created again
+	run_volctl --image "$IMG" subvolume create /a
+	assert_status 0
+	check_clean
+}
+
+@test "delete refusals: nested subvolumes, top level, default, missing; image unchanged" {
+	mkimg 256M
+	"$VOLCTL" --image "$IMG" subvolume create /b /b/c >/dev/null
+	local before
+	before=$(sha256sum <"$IMG")
+	run_volctl --image "$IMG" subvolume delete /b
+	assert_status 1
+	assert_output_contains "contains other subvolumes"
+	run_volctl --image "$IMG" subvolume delete /
+	assert_status 1
+	run_volctl --image "$IMG" subvolume delete /nope
+	assert_status 1
+	run_volctl --image "$IMG" subvolume delete -i 300 /
+	assert_status 1
+	[ "$(sha256sum <"$IMG")" = "$before" ]
+	run_volctl --image "$IMG" subvolume delete /b/c /b
+	assert_status 0
+	check_clean
+}
+
+@test "delete of the default subvolume is refused (mkfs --default-subvol)" {
+	run_volctl mkfs -s 256M --subvol /root --default-subvol /root "$IMG"
+	assert_status 0
+	local before
+	before=$(sha256sum <"$IMG")
+	run_volctl --image "$IMG" subvolume delete /root
+	assert_status 1
+	assert_output_contains "default"
+	[ "$(sha256sum <"$IMG")" = "$before" ]
+}
+
+# del_state: "old" or "new" whether subvolume 256 is unlinked (orphan item, no dir entries)
+del_state() {
+	local orphans dirs
+	orphans=$(btrfs inspect-internal dump-tree -t 1 "$IMG" | grep -c "ORPHAN_ITEM 256)") || true
+	dirs=$(btrfs inspect-internal dump-tree -t 5 "$IMG" |
+		grep -c "location key (256 ROOT_ITEM") || true
+	if [ "$orphans" -eq 0 ] && [ "$dirs" -eq 2 ]; then
+		echo old
+	elif [ "$orphans" -eq 1 ] && [ "$dirs" -eq 0 ]; then
+		echo new
+	else
+		echo "mixed orphans=$orphans dirs=$dirs"
+	fi
+}
+
+@test "crash after every device write of a delete: old or new, check clean" {
+	mkimg 256M -R quota
+	"$VOLCTL" --image "$IMG" subvolume create /a /b >/dev/null
+	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" \
+		subvolume create /probe 2>/dev/null; then
+		skip "built without --enable-fault-injection"
+	fi
+	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
+	local n=1 rc st olds=0 news=0
+	while [ "$n" -lt 300 ]; do
+		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
+		rc=0
+		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" --image "$IMG" subvolume delete /a \
+			>/dev/null 2>&1 || rc=$?
+		check_clean
+		st=$(del_state)
+		case $st in
+		old) olds=$((olds + 1)) ;;
+		new) news=$((news + 1)) ;;
+		*) echo "after $n writes: $st" >&2; return 1 ;;
+		esac
+		if [ "$rc" -eq 0 ]; then
+			[ "$st" = new ]
+			break
+		fi
+		[ "$rc" -eq 1 ]
+		n=$((n + 1))
+	done
+	[ "$rc" -eq 0 ]
+	[ "$olds" -gt 3 ]
+	[ "$news" -ge 1 ]
+}

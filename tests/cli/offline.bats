@@ -119,7 +119,7 @@ compare_fixture() {
 @test "offline: write commands refuse with not implemented" {
 	fixture rich4k
 	before=$(image_sum)
-	for cmd in "subvolume delete /a" \
+	for cmd in \
 		"subvolume set-default 256 /" "qgroup create 1/5 /" "qgroup limit 1M 0/256 /" \
 		"quota disable /" "quota rescan /"; do
 		# shellcheck disable=SC2086

@@ -153,3 +153,32 @@ qgroups_stored_vs_rescan() {
 	umount_img
 	check_clean
 }
+
+@test "delete offline: the kernel's cleaner drops the tree at mount, qgroup 0/id removed" {
+	fill_source 100 quota
+	mount_img
+	btrfs subvolume snapshot "$MNT/sv" "$MNT/keep" >/dev/null
+	btrfs qgroup limit 20K 0/256 "$MNT"
+	btrfs subvolume create "$MNT/plain" >/dev/null
+	umount_img
+	# over its limit, still deletable
+	run_volctl --image "$IMG" subvolume delete /sv /plain
+	assert_status 0
+	check_clean
+	mount_img
+	run btrfs subvolume list -d "$MNT"
+	assert_output_contains "DELETED"
+	btrfs subvolume sync "$MNT"
+	run btrfs subvolume list "$MNT"
+	[[ "$output" != *"path sv"* ]]
+	[[ "$output" != *"path plain"* ]]
+	assert_output_contains "path keep"
+	run btrfs qgroup show "$MNT"
+	[[ "$output" != *"0/256 "* ]]
+	[ -e "$MNT/keep/f1" ]
+	echo more >>"$MNT/keep/f1"
+	sync
+	umount_img
+	check_clean
+	qgroups_stored_vs_rescan
+}
