@@ -483,7 +483,8 @@ static int build_leaf(struct mkfs_ctx *c, int t, u8 *buf)
 	u8 csum[BTRFS_CSUM_MAX_SIZE];
 	int ret;
 
-	qsort(l->items, l->nr, sizeof(*l->items), item_cmp);
+	if (l->nr)
+		qsort(l->items, l->nr, sizeof(*l->items), item_cmp);
 	memset(buf, 0, c->ns);
 	for (u32 i = 0; i < l->nr; i++) {
 		struct btrfs_item *it = (struct btrfs_item *)(buf + BTRFS_LEAF_DATA_OFFSET +
