@@ -22,8 +22,8 @@
 #include "extent-ref.h"
 
 struct new_ref {
-	u8 type;		/* TREE_BLOCK_REF or EXTENT_DATA_REF */
-	u64 seq;		/* root id, or the data ref hash */
+	u8 type;		/* TREE_BLOCK_REF, EXTENT_DATA_REF, SHARED_* */
+	u64 seq;		/* root id, parent bytenr, or the data ref hash */
 	u64 root, ino, offset;	/* EXTENT_DATA_REF only */
 };
 
@@ -98,6 +98,27 @@ static int inc_keyed_data_ref(struct btrfs_trans_handle *trans, struct btrfs_roo
 	}
 }
 
+static int inc_keyed_shared_data_ref(struct btrfs_trans_handle *trans,
+				     struct btrfs_root *extent_root, u64 bytenr, u64 parent)
+{
+	struct btrfs_key key = { bytenr, BTRFS_SHARED_DATA_REF_KEY, parent };
+	u8 cnt[4];
+	u32 len;
+	int ret;
+
+	ret = btrfs_lookup_item(extent_root, &key, cnt, sizeof(cnt), &len);
+	if (ret == -ENOENT) {
+		put_le32(cnt, 1);
+		return btrfs_insert_item(trans, extent_root, &key, cnt, sizeof(cnt));
+	}
+	if (ret < 0)
+		return ret;
+	if (len != sizeof(cnt))
+		return -EUCLEAN;
+	put_le32(cnt, get_le32(cnt) + 1);
+	return btrfs_update_item(trans, extent_root, &key, cnt, sizeof(cnt));
+}
+
 /*
  * Add @r to the extent item @key: inline (same-triple data ref: count + 1
  * in place; else grown item) or keyed.  refs + 1 in every case.
@@ -147,8 +168,14 @@ static int add_ref(struct btrfs_trans_handle *trans, const struct btrfs_key *key
 		if (!pos && (item[off] > r->type ||
 			     (item[off] == r->type && inline_ref_seq(item + off) < r->seq)))
 			pos = off;
-		if (item[off] == r->type && r->type == BTRFS_TREE_BLOCK_REF_KEY &&
-		    get_le64(item + off + 1) == r->root) {
+		if (item[off] == r->type && r->type == BTRFS_SHARED_DATA_REF_KEY &&
+		    get_le64(item + off + 1) == r->seq) {
+			put_le32(item + off + 9, get_le32(item + off + 9) + 1);
+			goto inc_refs;
+		}
+		if (item[off] == r->type && (r->type == BTRFS_TREE_BLOCK_REF_KEY ||
+					     r->type == BTRFS_SHARED_BLOCK_REF_KEY) &&
+		    get_le64(item + off + 1) == r->seq) {
 			btrfs_path_release(&path);
 			btrfs_fs_set_error(fs, "tree block %llu: already referenced by tree %llu",
 					   (unsigned long long)key->objectid,
@@ -172,10 +199,12 @@ static int add_ref(struct btrfs_trans_handle *trans, const struct btrfs_key *key
 		pos = len;
 	if (keyed || len + refsize >= max_inline_item_size(fs->nodesize)) {
 		ret = 0;
-		if (r->type == BTRFS_TREE_BLOCK_REF_KEY) {
-			struct btrfs_key k = { key->objectid, BTRFS_TREE_BLOCK_REF_KEY, r->root };
+		if (r->type == BTRFS_TREE_BLOCK_REF_KEY || r->type == BTRFS_SHARED_BLOCK_REF_KEY) {
+			struct btrfs_key k = { key->objectid, r->type, r->seq };
 
 			ret = btrfs_insert_item(trans, extent_root, &k, NULL, 0);
+		} else if (r->type == BTRFS_SHARED_DATA_REF_KEY) {
+			ret = inc_keyed_shared_data_ref(trans, extent_root, key->objectid, r->seq);
 		} else {
 			ret = inc_keyed_data_ref(trans, extent_root, key->objectid, r);
 		}
@@ -201,8 +230,10 @@ static int add_ref(struct btrfs_trans_handle *trans, const struct btrfs_key *key
 	memcpy(buf, item, pos);
 	memset(buf + pos, 0, refsize);
 	buf[pos] = r->type;
-	if (r->type == BTRFS_TREE_BLOCK_REF_KEY) {
-		put_le64(buf + pos + 1, r->root);
+	if (r->type != BTRFS_EXTENT_DATA_REF_KEY) {
+		put_le64(buf + pos + 1, r->seq);
+		if (r->type == BTRFS_SHARED_DATA_REF_KEY)
+			put_le32(buf + pos + 9, 1);
 	} else {
 		struct btrfs_extent_data_ref *dr = (void *)(buf + pos + 1);
 
@@ -239,6 +270,24 @@ int btrfs_inc_tree_block_ref(struct btrfs_trans_handle *trans, u64 bytenr, u8 le
 	return add_ref(trans, &key, &r);
 }
 
+int btrfs_inc_shared_block_ref(struct btrfs_trans_handle *trans, u64 bytenr, u8 level,
+			       u64 parent)
+{
+	struct btrfs_key key = { bytenr, BTRFS_METADATA_ITEM_KEY, level };
+	struct new_ref r = { .type = BTRFS_SHARED_BLOCK_REF_KEY, .seq = parent };
+
+	return add_ref(trans, &key, &r);
+}
+
+int btrfs_inc_shared_data_ref(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_bytes,
+			      u64 parent)
+{
+	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, num_bytes };
+	struct new_ref r = { .type = BTRFS_SHARED_DATA_REF_KEY, .seq = parent };
+
+	return add_ref(trans, &key, &r);
+}
+
 int btrfs_inc_data_ref(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_bytes, u64 root,
 		       u64 ino, u64 offset)
 {
@@ -250,4 +299,150 @@ int btrfs_inc_data_ref(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_byt
 	};
 
 	return add_ref(trans, &key, &r);
+}
+
+/* Remove one @type ref with sequence @seq (count - 1 for SHARED_DATA_REF) */
+static int drop_ref(struct btrfs_trans_handle *trans, const struct btrfs_key *key, u8 type,
+		    u64 seq)
+{
+	struct btrfs_fs *fs = trans->fs;
+	struct btrfs_root *extent_root;
+	struct btrfs_path path;
+	u32 len, off;
+	u8 *item, *buf;
+	int ret;
+
+	ret = btrfs_read_root(fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_root);
+	if (ret < 0)
+		return ret;
+	btrfs_path_init(&path);
+	ret = btrfs_search_cow(trans, extent_root, key, &path, 0);
+	if (ret) {
+		btrfs_path_release(&path);
+		return ret < 0 ? ret : -EUCLEAN;
+	}
+	item = btrfs_path_item_ptr(&path, &len);
+	if (len < sizeof(struct btrfs_extent_item) ||
+	    btrfs_extent_refs((struct btrfs_extent_item *)item) < 2)
+		goto corrupt;
+	btrfs_set_extent_refs((struct btrfs_extent_item *)item,
+			      btrfs_extent_refs((struct btrfs_extent_item *)item) - 1);
+	off = sizeof(struct btrfs_extent_item);
+	while (off < len) {
+		u32 sz = btrfs_extent_inline_ref_size(item[off]);
+
+		if (!sz || off + sz > len)
+			goto corrupt;
+		if (item[off] == type && get_le64(item + off + 1) == seq) {
+			if (type == BTRFS_SHARED_DATA_REF_KEY && get_le32(item + off + 9) > 1) {
+				put_le32(item + off + 9, get_le32(item + off + 9) - 1);
+				btrfs_path_release(&path);
+				return 0;
+			}
+			buf = malloc(len);
+			if (!buf) {
+				btrfs_path_release(&path);
+				return -ENOMEM;
+			}
+			memcpy(buf, item, off);
+			memcpy(buf + off, item + off + sz, len - off - sz);
+			ret = btrfs_del_item(trans, extent_root, &path);
+			if (!ret)
+				ret = btrfs_insert_item(trans, extent_root, key, buf, len - sz);
+			free(buf);
+			return ret;
+		}
+		off += sz;
+	}
+	btrfs_path_release(&path);
+	/* not inline: a keyed ref */
+	{
+		struct btrfs_key k = { key->objectid, type, seq };
+		u8 cnt[4];
+
+		if (type == BTRFS_SHARED_DATA_REF_KEY) {
+			ret = btrfs_lookup_item(extent_root, &k, cnt, sizeof(cnt), &len);
+			if (ret < 0)
+				goto missing;
+			if (len == sizeof(cnt) && get_le32(cnt) > 1) {
+				put_le32(cnt, get_le32(cnt) - 1);
+				return btrfs_update_item(trans, extent_root, &k, cnt, sizeof(cnt));
+			}
+		}
+		ret = btrfs_delete_key(trans, extent_root, &k);
+		if (ret == -ENOENT)
+			goto missing;
+		return ret;
+	}
+missing:
+	btrfs_fs_set_error(fs, "extent %llu: back reference %u %llu not found",
+			   (unsigned long long)key->objectid, type, (unsigned long long)seq);
+	return -EUCLEAN;
+corrupt:
+	btrfs_path_release(&path);
+	btrfs_fs_set_error(fs, "extent %llu: corrupt extent item or last reference",
+			   (unsigned long long)key->objectid);
+	return -EUCLEAN;
+}
+
+int btrfs_drop_tree_block_ref(struct btrfs_trans_handle *trans, u64 bytenr, u8 level, u8 type,
+			      u64 seq)
+{
+	struct btrfs_key key = { bytenr, BTRFS_METADATA_ITEM_KEY, level };
+
+	return drop_ref(trans, &key, type, seq);
+}
+
+int btrfs_drop_shared_data_ref(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_bytes,
+			       u64 parent)
+{
+	struct btrfs_key key = { bytenr, BTRFS_EXTENT_ITEM_KEY, num_bytes };
+
+	return drop_ref(trans, &key, BTRFS_SHARED_DATA_REF_KEY, parent);
+}
+
+int btrfs_tree_block_info(struct btrfs_trans_handle *trans, u64 bytenr, u8 level, u64 *refs,
+			  u64 *flags, bool set_full, bool clear_full)
+{
+	struct btrfs_key key = { bytenr, BTRFS_METADATA_ITEM_KEY, level };
+	struct btrfs_root *extent_root;
+	struct btrfs_path path;
+	struct btrfs_extent_item *ei;
+	u32 len;
+	int ret;
+
+	ret = btrfs_read_root(trans->fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_root);
+	if (ret < 0)
+		return ret;
+	btrfs_path_init(&path);
+	if (set_full || clear_full)
+		ret = btrfs_search_cow(trans, extent_root, &key, &path, 0);
+	else
+		ret = btrfs_search_slot(NULL, extent_root, &key, &path, 0, 0);
+	if (ret) {
+		btrfs_path_release(&path);
+		if (ret > 0)
+			btrfs_fs_set_error(trans->fs, "tree block %llu: no extent item",
+					   (unsigned long long)bytenr);
+		return ret < 0 ? ret : -EUCLEAN;
+	}
+	if (set_full || clear_full) {
+		ei = (struct btrfs_extent_item *)btrfs_path_item_ptr(&path, &len);
+	} else {
+		ei = (struct btrfs_extent_item *)btrfs_path_item_data(&path, &len);
+	}
+	if (len < sizeof(*ei)) {
+		btrfs_path_release(&path);
+		return -EUCLEAN;
+	}
+	if (set_full)
+		btrfs_set_extent_flags(ei, btrfs_extent_flags(ei) | BTRFS_BLOCK_FLAG_FULL_BACKREF);
+	if (clear_full)
+		btrfs_set_extent_flags(ei, btrfs_extent_flags(ei) & ~BTRFS_BLOCK_FLAG_FULL_BACKREF);
+	if (refs)
+		*refs = btrfs_extent_refs(ei);
+	if (flags)
+		*flags = btrfs_extent_flags(ei);
+	btrfs_path_release(&path);
+	return 0;
 }

@@ -182,3 +182,38 @@ qgroups_stored_vs_rescan() {
 	check_clean
 	qgroups_stored_vs_rescan
 }
+
+@test "offline writes into kernel-made snapshots (shared and full-backref blocks), kernel agrees" {
+	fill_source 400
+	mount_img
+	btrfs subvolume snapshot "$MNT/sv" "$MNT/ksnap" >/dev/null
+	# the kernel copies shared leaves: full back refs appear
+	echo change >>"$MNT/sv/f10"
+	echo change >>"$MNT/ksnap/f300"
+	sync
+	umount_img
+	check_clean
+	local p
+	for p in /sv/o1 /ksnap/o2 /o3; do
+		run_volctl --image "$IMG" subvolume create "$p"
+		[ "$status" -eq 0 ] || { echo "$p: $output" >&2; return 1; }
+		check_clean
+	done
+	run_volctl --image "$IMG" subvolume snapshot /ksnap /osnap
+	assert_status 0
+	run_volctl --image "$IMG" subvolume create /osnap/o4
+	assert_status 0
+	run_volctl --image "$IMG" subvolume delete /sv/o1
+	assert_status 0
+	check_clean
+	mount_img
+	[ -d "$MNT/ksnap/o2" ] && [ -d "$MNT/osnap/o4" ] && [ ! -e "$MNT/sv/o1" ]
+	cmp "$MNT/ksnap/f300" "$MNT/osnap/f300"
+	echo more >>"$MNT/osnap/f200"
+	echo more >>"$MNT/sv/f200"
+	rm "$MNT/ksnap/f5"
+	btrfs subvolume sync "$MNT"
+	sync
+	umount_img
+	check_clean
+}
