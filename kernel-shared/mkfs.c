@@ -658,6 +658,12 @@ static int check_args(struct mkfs_ctx *c)
 		btrfs_errmsg_set(a->errmsg, "label: longer than %d bytes", BTRFS_LABEL_SIZE - 1);
 		return -EINVAL;
 	}
+	/* the root tree must fit one leaf: 8 ROOT_ITEMs do not in 4 KiB */
+	if (a->quota && c->ns < 8192) {
+		btrfs_errmsg_set(a->errmsg, "nodesize %u with quotas: a root tree of two leaves is not implemented yet",
+				 c->ns);
+		return -EOPNOTSUPP;
+	}
 	c->size = a->size ? a->size : a->dev->size;
 	c->size &= ~(u64)(SECTORSIZE - 1);
 	if (c->size > a->dev->size) {
