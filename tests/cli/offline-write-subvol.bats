@@ -352,3 +352,40 @@ del_state() {
 	[ "$olds" -gt 3 ]
 	[ "$news" -ge 1 ]
 }
+
+@test "crash after every device write of a create inside a snapshot (shared blocks copied)" {
+	local dir
+	dir=$(make_rootdir 60)
+	mkimg 256M -n 4096 --rootdir "$dir"
+	"$VOLCTL" --image "$IMG" subvolume snapshot / /s1 >/dev/null
+	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" \
+		subvolume create /probe 2>/dev/null; then
+		skip "built without --enable-fault-injection"
+	fi
+	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
+	local n=1 rc roots olds=0 news=0
+	while [ "$n" -lt 400 ]; do
+		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
+		rc=0
+		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" --image "$IMG" subvolume create /s1/new \
+			>/dev/null 2>&1 || rc=$?
+		check_clean
+		roots=$(btrfs inspect-internal dump-tree -t 1 "$IMG" | grep -c "(257 ROOT_ITEM 0)") || true
+		if [ "$roots" -eq 0 ]; then
+			olds=$((olds + 1))
+		else
+			news=$((news + 1))
+		fi
+		if [ "$rc" -eq 0 ]; then
+			[ "$roots" -eq 1 ]
+			break
+		fi
+		# a failed mirror superblock write comes after the commit point
+		[ "$rc" -eq 1 ]
+		n=$((n + 1))
+	done
+	[ "$rc" -eq 0 ]
+	[ "$olds" -gt 3 ]
+	[ "$news" -ge 1 ]
+}
