@@ -21,12 +21,10 @@
 #include <sys/stat.h>
 #include "common/offline-mkfs.h"
 #include "common/offline-write.h"
-#include "kernel-shared/csum.h"
-#include "kernel-shared/ctree-write.h"
+#include "kernel-shared/default-subvol.h"
 #include "kernel-shared/errmsg.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/io.h"
-#include "kernel-shared/io-fault.h"
 #include "kernel-shared/mkfs.h"
 #include "kernel-shared/super.h"
 #include "kernel-shared/subvol-create.h"
@@ -86,7 +84,9 @@ static int open_target(const struct vc_mkfs_opts *o, int *fdp, char *err, size_t
 	return 0;
 }
 
-static int wrap_fault_injection(struct btrfs_io_dev **dev)
+/* Test builds: VOLCTL_FAIL_AFTER_WRITES=N lets N device writes through */
+static int wrap_fault_injection(struct btrfs_io_dev **dev, struct btrfs_io_dev **inner,
+				struct btrfs_io_fault *fault)
 {
 #if VOLCTL_FAULT_INJECTION
 	const char *s = getenv("VOLCTL_FAIL_AFTER_WRITES");
@@ -95,12 +95,18 @@ static int wrap_fault_injection(struct btrfs_io_dev **dev)
 
 	if (!s || !*s)
 		return 0;
-	ret = btrfs_io_open_fault(*dev, strtoull(s, NULL, 10), &f);
+	fault->write_limit = strtoull(s, NULL, 10);
+	if (!fault->write_limit)
+		return 0;
+	ret = btrfs_io_open_fault(*dev, fault, &f);
 	if (ret < 0)
 		return ret;
+	*inner = *dev;
 	*dev = f;
 #else
 	(void)dev;
+	(void)inner;
+	(void)fault;
 #endif
 	return 0;
 }
@@ -110,7 +116,8 @@ static int write_base(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 	char msg[BTRFS_ERRMSG_SIZE] = "";
 	struct btrfs_super_block sb;
 	struct btrfs_mkfs_args a = { 0 };
-	struct btrfs_io_dev *dev = NULL;
+	struct btrfs_io_dev *dev = NULL, *inner = NULL;
+	struct btrfs_io_fault fault = { 0 };
 	int fd = -1, ret;
 
 	ret = open_target(o, &fd, err, errlen);
@@ -128,7 +135,7 @@ static int write_base(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		goto out;
 	}
 	msg[0] = '\0';
-	ret = wrap_fault_injection(&dev);
+	ret = wrap_fault_injection(&dev, &inner, &fault);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
 		goto out;
@@ -147,23 +154,20 @@ static int write_base(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", o->path, msg[0] ? msg : strerror(-ret));
 out:
 	btrfs_io_close(dev);
+	btrfs_io_close(inner);
 	if (fd >= 0)
 		close(fd);
 	return ret;
 }
 
-/* Point the root directory's "default" entry at @path's subvolume */
+/* Make @path's subvolume the default (kernel-shared/default-subvol.c) */
 static int set_default(struct btrfs_fs *fs, const char *path)
 {
 	struct btrfs_trans_handle *trans;
-	u8 di[sizeof(struct btrfs_dir_item) + 7];
-	struct btrfs_key key = { BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_DIR_ITEM_KEY,
-				 btrfs_name_hash("default", 7) };
-	struct btrfs_key loc = { 0, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
-	u64 dir;
+	u64 id, dir;
 	int ret;
 
-	ret = btrfs_resolve_dir(fs, path, strlen(path), &loc.objectid, &dir);
+	ret = btrfs_resolve_dir(fs, path, strlen(path), &id, &dir);
 	if (ret < 0)
 		return ret;
 	if (dir != BTRFS_FIRST_FREE_OBJECTID) {
@@ -173,19 +177,11 @@ static int set_default(struct btrfs_fs *fs, const char *path)
 	ret = btrfs_start_transaction(fs, &trans);
 	if (ret < 0)
 		return ret;
-	memset(di, 0, sizeof(di));
-	btrfs_set_dir_location((struct btrfs_dir_item *)di, &loc);
-	btrfs_set_dir_transid((struct btrfs_dir_item *)di, trans->transid);
-	btrfs_set_dir_name_len((struct btrfs_dir_item *)di, 7);
-	btrfs_set_dir_type((struct btrfs_dir_item *)di, BTRFS_FT_DIR);
-	memcpy(di + sizeof(struct btrfs_dir_item), "default", 7);
-	ret = btrfs_update_item(trans, fs->tree_root, &key, di, sizeof(di));
+	ret = btrfs_set_default_subvol(trans, id);
 	if (ret < 0) {
 		btrfs_abort_transaction(trans);
 		return ret;
 	}
-	btrfs_set_super_incompat_flags(&fs->super, btrfs_super_incompat_flags(&fs->super) |
-				       BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL);
 	return btrfs_commit_transaction(trans);
 }
 

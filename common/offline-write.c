@@ -8,8 +8,8 @@
  * O_EXCL (the kernel refuses it while mounted), and an exclusive flock()
  * keeps a second volctl out.  Test builds (configure
  * --enable-fault-injection) read VOLCTL_FAIL_AFTER_WRITES=N and put the
- * image behind a fault-injecting device (kernel-shared/io-fault.h) that
- * fails every device write after the Nth.
+ * image behind a fault-injecting device (kernel-shared/io-fault.c) that
+ * fails every device write after the Nth (N >= 1; 0 or unset: no faults).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +27,6 @@
 #include "common/offline-write.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/io.h"
-#include "kernel-shared/io-fault.h"
 #include "kernel-shared/super.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/subvol-create.h"
@@ -133,9 +132,13 @@ static int wrap_fault_injection(struct vc_writer *w)
 
 	if (!s || !*s)
 		return 0;
-	ret = btrfs_io_open_fault(w->dev, strtoull(s, NULL, 10), &dev);
+	w->fault.write_limit = strtoull(s, NULL, 10);
+	if (!w->fault.write_limit)
+		return 0;
+	ret = btrfs_io_open_fault(w->dev, &w->fault, &dev);
 	if (ret < 0)
 		return ret;
+	w->inner = w->dev;
 	w->dev = dev;
 #endif
 	return 0;
@@ -201,6 +204,7 @@ void vc_writer_close(struct vc_writer *w)
 	if (w->fs)
 		btrfs_fs_close(w->fs);
 	btrfs_io_close(w->dev);
+	btrfs_io_close(w->inner);
 	if (w->fd >= 0)
 		close(w->fd);
 	memset(w, 0, sizeof(*w));

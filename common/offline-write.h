@@ -8,9 +8,9 @@
 
 #include <stddef.h>
 #include "kernel-shared/format.h"
+#include "kernel-shared/io.h"
 
 struct btrfs_fs;
-struct btrfs_io_dev;
 struct vc_inherit;
 
 /* An image opened for writing: locked, known not to be mounted */
@@ -18,6 +18,9 @@ struct vc_writer {
 	int fd;
 	struct btrfs_io_dev *dev;
 	struct btrfs_fs *fs;
+	/* test builds: @dev is a fault device wrapping @inner */
+	struct btrfs_io_dev *inner;
+	struct btrfs_io_fault fault;
 };
 
 /**

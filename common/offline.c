@@ -30,6 +30,7 @@
 #include "common/offline.h"
 #include "common/offline-write.h"
 #include "common/offline-write-subvol.h"
+#include "common/offline-write-qgroup.h"
 #include "kernel-shared/csum.h"
 #include "kernel-shared/items.h"
 
@@ -547,9 +548,18 @@ static int offline_subvol_delete(struct vc_fs *fs, const char *path, u64 subvoli
 					fs->base.err, sizeof(fs->base.err));
 }
 
+/* set-default, quota and qgroup writes: common/offline-write-qgroup.c */
+static int qwrite(struct vc_fs *fs, struct vc_qwrite_args a)
+{
+	if (!fs->writer.fs)
+		return not_implemented(fs);
+	return vc_offline_qgroup_write(fs->writer.fs, fs->img.name, &a, fs->base.err,
+				       sizeof(fs->base.err));
+}
+
 static int offline_set_default(struct vc_fs *fs, u64 subvolid)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_SET_DEFAULT, .id = subvolid });
 }
 
 static int offline_commit(struct vc_fs *fs, bool wait)
@@ -565,38 +575,44 @@ static int offline_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_second
 
 static int offline_quota_ctl(struct vc_fs *fs, enum vc_quota_mode mode)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_QUOTA_CTL, .mode = mode });
 }
 
+/* offline the rescan runs to its end inside rescan_start */
 static int offline_rescan_start(struct vc_fs *fs)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_RESCAN });
 }
 
 static int offline_rescan_wait(struct vc_fs *fs)
 {
-	return not_implemented(fs);
+	if (!fs->writer.fs)
+		return not_implemented(fs);
+	return vc_offline_quota_enabled(fs->writer.fs, fs->img.name, fs->base.err,
+					sizeof(fs->base.err));
 }
 
 static int offline_qgroup_create(struct vc_fs *fs, u64 qgroupid)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_QGROUP_CREATE, .id = qgroupid });
 }
 
 static int offline_qgroup_destroy(struct vc_fs *fs, u64 qgroupid)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_QGROUP_DESTROY, .id = qgroupid });
 }
 
 static int offline_qgroup_assign(struct vc_fs *fs, u64 src, u64 dst, bool assign)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = assign ? VC_QW_QGROUP_ASSIGN :
+				  VC_QW_QGROUP_REMOVE, .id = src, .parent = dst });
 }
 
 static int offline_qgroup_limit(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 max_rfer,
 				u64 max_excl)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_QGROUP_LIMIT, .id = qgroupid,
+				  .flags = flags, .max_rfer = max_rfer, .max_excl = max_excl });
 }
 
 const struct vc_backend_ops vc_offline_ops = {

@@ -80,7 +80,10 @@ int btrfs_verify_tree_block(struct btrfs_fs *fs, u64 bytenr, const u8 *buf,
 
 /**
  * btrfs_alloc_tree_block_buffer - a zeroed, referenced, UPTODATE buffer for
- * a new block at @bytenr (for the writer; replaces a cached clean copy)
+ * a new block at @bytenr (for the writer)
+ *
+ * An unreferenced clean copy in the cache is replaced.  Return: 0, -EEXIST
+ * when the cached block is still referenced or dirty, -ENOMEM.
  */
 int btrfs_alloc_tree_block_buffer(struct btrfs_fs *fs, u64 bytenr, struct extent_buffer **out);
 

@@ -1,30 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* A fault-injecting block device for crash tests (see io-fault.h). */
+/*
+ * Fault-injecting block device (see io.h, struct btrfs_io_fault).
+ *
+ * Wraps another struct btrfs_io_dev.  Reads touching a chosen range fail
+ * with -EIO (a bad sector: the reader must fall back to another mirror);
+ * writes past a count fail with -EIO or are silently dropped (power loss in
+ * the middle of a commit: the image must still be the old, consistent one).
+ * The description also receives counters so tests can pick their limits.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "io-fault.h"
+#include "io.h"
 
 struct fault_priv {
 	struct btrfs_io_dev *inner;
-	u64 fail_after;
-	u64 writes;
+	struct btrfs_io_fault *fault;
 };
 
 static int fault_pread(struct btrfs_io_dev *dev, void *buf, size_t len, u64 off)
 {
 	struct fault_priv *fp = dev->priv;
+	struct btrfs_io_fault *f = fp->fault;
 
+	f->reads++;
+	if (f->read_len && off < f->read_off + f->read_len && f->read_off < off + len) {
+		f->faults++;
+		return -EIO;
+	}
 	return btrfs_io_read(fp->inner, buf, len, off);
 }
 
 static int fault_pwrite(struct btrfs_io_dev *dev, const void *buf, size_t len, u64 off)
 {
 	struct fault_priv *fp = dev->priv;
+	struct btrfs_io_fault *f = fp->fault;
 
-	if (fp->writes >= fp->fail_after)
-		return -EIO;
-	fp->writes++;
+	if (f->write_limit && f->writes >= f->write_limit) {
+		f->faults++;
+		return f->drop_writes ? 0 : -EIO;
+	}
+	f->writes++;
 	return btrfs_io_write(fp->inner, buf, len, off);
 }
 
@@ -37,10 +53,7 @@ static int fault_flush(struct btrfs_io_dev *dev)
 
 static void fault_close(struct btrfs_io_dev *dev)
 {
-	struct fault_priv *fp = dev->priv;
-
-	btrfs_io_close(fp->inner);
-	free(fp);
+	free(dev->priv);
 	dev->priv = NULL;
 }
 
@@ -52,7 +65,8 @@ static const struct btrfs_io_ops fault_ops = {
 	.close = fault_close,
 };
 
-int btrfs_io_open_fault(struct btrfs_io_dev *inner, u64 fail_after, struct btrfs_io_dev **out)
+int btrfs_io_open_fault(struct btrfs_io_dev *inner, struct btrfs_io_fault *fault,
+			struct btrfs_io_dev **out)
 {
 	struct btrfs_io_dev *dev = calloc(1, sizeof(*dev));
 	struct fault_priv *fp = calloc(1, sizeof(*fp));
@@ -63,19 +77,12 @@ int btrfs_io_open_fault(struct btrfs_io_dev *inner, u64 fail_after, struct btrfs
 		return -ENOMEM;
 	}
 	fp->inner = inner;
-	fp->fail_after = fail_after;
+	fp->fault = fault;
 	dev->ops = &fault_ops;
 	dev->priv = fp;
 	dev->size = inner->size;
 	dev->writable = inner->writable;
-	snprintf(dev->name, sizeof(dev->name), "%s", inner->name);
+	snprintf(dev->name, sizeof(dev->name), "%.240s (faulty)", inner->name);
 	*out = dev;
 	return 0;
-}
-
-u64 btrfs_io_fault_writes(const struct btrfs_io_dev *dev)
-{
-	const struct fault_priv *fp = dev->priv;
-
-	return dev->ops == &fault_ops ? fp->writes : 0;
 }

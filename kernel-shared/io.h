@@ -9,6 +9,8 @@
  *   file    a regular file or block device, pread/pwrite/fsync
  *   memory  a buffer in memory (unit tests, the fuzzer); optionally a
  *           private copy so writes never reach the caller's buffer
+ *   fault   wraps another device and fails reads of a range, or fails or
+ *           silently drops writes after a count (io-fault.c)
  *
  * A fault-injecting or tracing device wraps another one by providing its own
  * ops and keeping the inner device in @priv.
@@ -70,6 +72,32 @@ int btrfs_io_open_fd(int fd, const char *name, bool writable, struct btrfs_io_de
  */
 int btrfs_io_open_memory(void *buf, size_t size, bool copy, bool writable,
 			 struct btrfs_io_dev **out);
+
+/*
+ * Fault injection (io-fault.c), for crash and error-path tests: wraps an
+ * inner device (not owned) and fails or drops chosen operations.
+ */
+struct btrfs_io_fault {
+	/* reads overlapping [read_off, read_off + read_len) fail with -EIO */
+	u64 read_off;
+	u64 read_len;
+	/* writes after the first @write_limit succeed fail (0 = no limit) */
+	u64 write_limit;
+	/* ... or, with @drop_writes, are silently lost: a torn commit */
+	bool drop_writes;
+	/* counters, updated by the device */
+	u64 reads;
+	u64 writes;
+	u64 faults;
+};
+
+/**
+ * btrfs_io_open_fault - a device that injects the faults described by @fault
+ * @inner:	device doing the real I/O; must outlive the new device
+ * @fault:	description and counters; must outlive the new device
+ */
+int btrfs_io_open_fault(struct btrfs_io_dev *inner, struct btrfs_io_fault *fault,
+			struct btrfs_io_dev **out);
 
 /** btrfs_io_close - close @dev and free it; NULL is a no-op */
 void btrfs_io_close(struct btrfs_io_dev *dev);

@@ -23,6 +23,7 @@
 #include "transaction.h"
 #include "subvol-create.h"
 #include "subvol-internal.h"
+#include "qgroup-write.h"
 
 struct dir_match {
 	const char *name;
@@ -529,6 +530,9 @@ int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_cr
 	if (ret == 0)
 		return -EEXIST;		/* the caller knows the full path */
 	if (ret != -ENOENT)
+		return ret;
+	ret = btrfs_qgroup_check_create(trans, a->parent_root);
+	if (ret < 0)
 		return ret;
 	ret = check_inherit(trans, a);
 	if (!ret)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Replays the fuzz target on its seeds (each must open and walk cleanly)
- * and on every input under tests/fuzz/regress/ (inputs that once crashed
- * or hung the reader: each must now return, whatever it returns), plus a
+ * and on every input under tests/fuzz/regress/ (a sample of the fuzz corpus:
+ * opens-* reach the tree walks, corpus-* stop early; inputs that ever crash
+ * or hang the reader go there too: each must return, whatever it returns), plus a
  * deterministic mutation sweep over the seeds.  Runs in make check-unit
  * and, under ASan/UBSan, in make check-asan.
  */

@@ -203,12 +203,110 @@ out:
 	free(img);
 }
 
+static int open_on(struct btrfs_io_dev *dev, bool writable, struct btrfs_fs **fs, char *err)
+{
+	struct btrfs_open_args args = { 0 };
+
+	args.devs = &dev;
+	args.nr_devs = 1;
+	args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+	args.writable = writable;
+	args.errmsg = err;
+	return btrfs_fs_open(fs, &args);
+}
+
+/* Bad sectors make the reader use the other copy; failed or lost writes */
+static void test_faults(void)
+{
+	char err[BTRFS_ERRMSG_SIZE];
+	struct btrfs_io_fault f = { 0 };
+	struct btrfs_io_dev *mem, *dev;
+	struct btrfs_io_stripe s1, s2;
+	struct btrfs_fs *fs;
+	struct extent_buffer *eb;
+	u64 root_log;
+	size_t size;
+	u8 *img;
+	int ret;
+
+	img = load_file(tpath("dup"), &size);
+	if (!img) {
+		CHECK(0, "load dup image");
+		return;
+	}
+	btrfs_io_open_memory(img, size, false, true, &mem);
+	btrfs_io_open_fault(mem, &f, &dev);
+	ret = open_on(dev, false, &fs, err);
+	CHECK(ret == 0 && f.reads > 0 && !f.faults, "open through the fault device: %d %s", ret, err);
+	if (ret)
+		goto out;
+	root_log = btrfs_super_root(&fs->super);
+	btrfs_map_block(fs, root_log, fs->nodesize, 1, &s1);
+	btrfs_map_block(fs, root_log, fs->nodesize, 2, &s2);
+	btrfs_fs_close(fs);
+
+	f.read_off = s1.physical + 100;
+	f.read_len = 1;
+	ret = open_on(dev, false, &fs, err);
+	CHECK(ret == 0 && f.faults == 1, "bad sector in copy 1: %d faults %llu %s", ret,
+	      (unsigned long long)f.faults, err);
+	if (!ret)
+		btrfs_fs_close(fs);
+	f.read_off = s1.physical < s2.physical ? s1.physical : s2.physical;
+	f.read_len = (s1.physical > s2.physical ? s1.physical : s2.physical) + 1 - f.read_off;
+	ret = open_on(dev, false, &fs, err);
+	CHECK(ret == -EIO && strstr(err, "cannot read") && strstr(err, "(mirror 1)"),
+	      "both copies unreadable: %d %s", ret, err);
+	f.read_len = 0;
+
+	/* writes: the second copy fails, or is lost */
+	ret = open_on(dev, true, &fs, err);
+	CHECK(ret == 0, "open writable: %d %s", ret, err);
+	if (ret)
+		goto out;
+	ret = btrfs_read_tree_block(fs, root_log, NULL, &eb);
+	CHECK(ret == 0, "read the root tree block");
+	if (!ret) {
+		u8 before = img[s2.physical + 2048];
+
+		f.writes = 0;
+		f.write_limit = 1;
+		eb->data[2048] ^= 0x11;
+		ret = btrfs_write_tree_block(fs, eb);
+		CHECK(ret == -EIO && strstr(btrfs_fs_error(fs), "cannot write"),
+		      "second copy fails: %d %s", ret, btrfs_fs_error(fs));
+		CHECK(img[s1.physical + 2048] == (u8)(before ^ 0x11) &&
+		      img[s2.physical + 2048] == before, "only copy 1 changed");
+		f.writes = 0;
+		f.drop_writes = true;
+		eb->data[2048] ^= 0x22;
+		ret = btrfs_write_tree_block(fs, eb);
+		CHECK(ret == 0 && img[s2.physical + 2048] == before, "a dropped write is silent: %d",
+		      ret);
+		f.write_limit = 0;
+		eb->data[2048] ^= 0x33;	/* back to the original byte */
+		CHECK(btrfs_write_tree_block(fs, eb) == 0 && img[s1.physical + 2048] == before &&
+		      img[s2.physical + 2048] == before, "unlimited writes restore both copies");
+		free_extent_buffer(eb);
+	}
+	btrfs_fs_close(fs);
+	ret = open_on(dev, false, &fs, err);
+	CHECK(ret == 0, "image readable after the write tests: %d %s", ret, err);
+	if (!ret)
+		btrfs_fs_close(fs);
+out:
+	btrfs_io_close(dev);
+	btrfs_io_close(mem);
+	free(img);
+}
+
 int main(void)
 {
 	scratch_init();
 	test_memory_dev();
 	test_file_dev();
 	test_cache_and_write();
+	test_faults();
 	scratch_done();
 	return report();
 }

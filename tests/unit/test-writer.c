@@ -21,7 +21,6 @@
 #include "kernel-shared/subvol-create.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/ctree-write.h"
-#include "kernel-shared/io-fault.h"
 
 static char tmpdir[256];
 
@@ -329,19 +328,21 @@ static void test_io_fault(void)
 {
 	static u8 mem[8192];
 	u8 buf[512];
+	struct btrfs_io_fault f = { .write_limit = 2 };
 	struct btrfs_io_dev *inner, *dev;
 
 	memset(buf, 0xab, sizeof(buf));
 	CHECK(btrfs_io_open_memory(mem, sizeof(mem), false, true, &inner) == 0);
-	CHECK(btrfs_io_open_fault(inner, 2, &dev) == 0);
+	CHECK(btrfs_io_open_fault(inner, &f, &dev) == 0);
 	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 0) == 0);
 	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 512) == 0);
 	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 1024) == -EIO);
 	CHECK(mem[511] == 0xab && mem[1023] == 0xab && mem[1024] == 0);
-	CHECK(btrfs_io_fault_writes(dev) == 2);
+	CHECK(f.writes == 2 && f.faults == 1);
 	CHECK(btrfs_io_read(dev, buf, sizeof(buf), 1024) == 0 && buf[0] == 0);
 	CHECK(btrfs_io_flush(dev) == 0);
 	btrfs_io_close(dev);
+	btrfs_io_close(inner);
 }
 
 /* Metadata full: -ENOSPC with a message, abort leaves the image as it was */

@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The accounting engine: fs tree roots, the level-by-level walk of every
+ * distinct fs tree block, and turning per-set bytes into qgroup numbers.
+ * The extent tree stream lives in acct-extents.c.  See accounting.h for the
+ * model.
+ *
+ * The walk processes all trees together, one level at a time from the top
+ * (level 7) down.  When a node is processed its root set is final: every
+ * parent sits one level higher and was processed before.  Its set is then
+ * unioned into each child's.  Blocks are kept in one table by bytenr (32
+ * bytes each); the per-level work lists are freed as soon as a level is
+ * done.  Each node is read once, children in bytenr order; leaves are read
+ * only when asked (verification, simple quotas), because a leaf's set is
+ * known from its parents.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "acct-internal.h"
+#include "fs.h"
+#include "items.h"
+#include "qgroup-list.h"
+
+#define PROGRESS_EVERY	4096
+
+/* ---- block table ---- */
+
+static inline u32 block_hash(u64 bytenr, u32 size)
+{
+	return (u32)((bytenr * 0x9E3779B97F4A7C15ULL) >> 32) & (size - 1);
+}
+
+static int table_grow(struct acct_block_table *t)
+{
+	u32 size = t->size ? t->size * 2 : 4096;
+	u32 *slots = calloc(size, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (u32 i = 0; i < t->nr; i++) {
+		u32 h = block_hash(t->blocks[i].bytenr, size);
+
+		while (slots[h])
+			h = (h + 1) & (size - 1);
+		slots[h] = i + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->size = size;
+	return 0;
+}
+
+static struct acct_block *table_find(const struct acct_block_table *t, u64 bytenr)
+{
+	u32 h;
+
+	if (!t->size)
+		return NULL;
+	h = block_hash(bytenr, t->size);
+	while (t->slots[h]) {
+		struct acct_block *b = &t->blocks[t->slots[h] - 1];
+
+		if (b->bytenr == bytenr)
+			return b;
+		h = (h + 1) & (t->size - 1);
+	}
+	return NULL;
+}
+
+/* Index of the block at @bytenr, inserted (zeroed) if new; *@is_new says which */
+static int table_insert(struct acct_block_table *t, u64 bytenr, u32 *idx, bool *is_new)
+{
+	struct acct_block *b = table_find(t, bytenr);
+	u32 h;
+	int ret;
+
+	if (b) {
+		*idx = (u32)(b - t->blocks);
+		*is_new = false;
+		return 0;
+	}
+	if ((t->nr + 1) * 2 > t->size) {
+		ret = table_grow(t);
+		if (ret)
+			return ret;
+	}
+	if (t->nr == t->alloc) {
+		u32 na = t->alloc ? t->alloc * 2 : 4096;
+		struct acct_block *nb = realloc(t->blocks, (size_t)na * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		t->blocks = nb;
+		t->alloc = na;
+	}
+	h = block_hash(bytenr, t->size);
+	while (t->slots[h])
+		h = (h + 1) & (t->size - 1);
+	memset(&t->blocks[t->nr], 0, sizeof(t->blocks[t->nr]));
+	t->blocks[t->nr].bytenr = bytenr;
+	t->slots[h] = t->nr + 1;
+	*idx = t->nr++;
+	*is_new = true;
+	return 0;
+}
+
+struct acct_block *acct_block_find(struct btrfs_acct *acct, u64 bytenr)
+{
+	return table_find(&acct->table, bytenr);
+}
+
+int acct_add_bytes(struct btrfs_acct *acct, u32 set, u64 bytes)
+{
+	if (set >= acct->set_bytes_alloc) {
+		size_t na = acct->set_bytes_alloc ? acct->set_bytes_alloc : 256;
+		u64 *nb;
+
+		while (na <= set)
+			na *= 2;
+		nb = realloc(acct->set_bytes, na * sizeof(*nb));
+		if (!nb)
+			return -ENOMEM;
+		memset(nb + acct->set_bytes_alloc, 0, (na - acct->set_bytes_alloc) * sizeof(*nb));
+		acct->set_bytes = nb;
+		acct->set_bytes_alloc = na;
+	}
+	acct->set_bytes[set] += bytes;
+	return 0;
+}
+
+int acct_progress(struct btrfs_acct *acct, enum btrfs_acct_phase phase, u64 done)
+{
+	if (!acct->opts.progress)
+		return 0;
+	if (phase != BTRFS_ACCT_PHASE_DONE && ++acct->progress_tick % PROGRESS_EVERY)
+		return 0;
+	return acct->opts.progress(acct->opts.progress_priv, phase, done);
+}
+
+/* ---- fs tree roots ---- */
+
+struct roots_ctx {
+	struct btrfs_acct *acct;
+	size_t alloc;
+};
+
+static int root_item_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct roots_ctx *ctx = priv;
+	struct btrfs_acct *acct = ctx->acct;
+	struct btrfs_root_rec rec;
+	struct btrfs_acct_root *r;
+	int ret;
+
+	if (key->type != BTRFS_ROOT_ITEM_KEY || !btrfs_is_fstree(key->objectid))
+		return 0;
+	ret = btrfs_decode_root_item(data, len, &rec);
+	if (ret) {
+		btrfs_fs_set_error_once(acct->fs, "root item %llu: cannot be decoded",
+					(unsigned long long)key->objectid);
+		return ret;
+	}
+	if (acct->nr_roots == ctx->alloc) {
+		size_t na = ctx->alloc ? ctx->alloc * 2 : 64;
+		struct btrfs_acct_root *n = realloc(acct->roots, na * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		acct->roots = n;
+		ctx->alloc = na;
+	}
+	r = &acct->roots[acct->nr_roots++];
+	memset(r, 0, sizeof(*r));
+	r->id = key->objectid;
+	r->bytenr = rec.bytenr;
+	r->generation = rec.generation;
+	r->level = rec.level;
+	r->dead = rec.refs == 0 || (rec.flags & BTRFS_ROOT_SUBVOL_DEAD);
+	r->partly_dropped = rec.drop_progress.objectid != 0;
+	r->drop_progress = rec.drop_progress;
+	r->drop_level = rec.drop_level;
+	if (r->level >= BTRFS_MAX_LEVEL || (r->partly_dropped && r->drop_level > r->level)) {
+		btrfs_fs_set_error_once(acct->fs, "root item %llu: level %u, drop level %u out of range",
+					(unsigned long long)r->id, r->level, r->drop_level);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+static int load_roots(struct btrfs_acct *acct)
+{
+	struct btrfs_key min = { 0, 0, 0 };
+	struct btrfs_key max = { (u64)-1, (u8)-1, (u64)-1 };
+	struct roots_ctx ctx = { .acct = acct };
+	struct btrfs_root *tree_root;
+	int ret;
+
+	ret = btrfs_read_root(acct->fs, BTRFS_ROOT_TREE_OBJECTID, &tree_root);
+	if (ret)
+		return ret;
+	ret = btrfs_iterate_items(tree_root, &min, &max, root_item_cb, &ctx);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < acct->nr_roots; i++) {
+		acct->stats.roots++;
+		acct->stats.dead_roots += acct->roots[i].dead;
+		acct->stats.partly_dropped += acct->roots[i].partly_dropped;
+	}
+	return 0;
+}
+
+/* ---- the level-by-level walk ---- */
+
+struct level_list {
+	u32 *idx;
+	size_t nr, alloc;
+};
+
+static int level_push(struct level_list *l, u32 idx)
+{
+	if (l->nr == l->alloc) {
+		size_t na = l->alloc ? l->alloc * 2 : 1024;
+		u32 *n = realloc(l->idx, na * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		l->idx = n;
+		l->alloc = na;
+	}
+	l->idx[l->nr++] = idx;
+	return 0;
+}
+
+static int cmp_by_bytenr(const void *a, const void *b, void *priv)
+{
+	const struct acct_block_table *t = priv;
+	u64 x = t->blocks[*(const u32 *)a].bytenr;
+	u64 y = t->blocks[*(const u32 *)b].bytenr;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Whether partly dropped root @r no longer reaches child @slot of @eb (level
+ * @level): at drop_level the slots before drop_progress are gone, above it
+ * the slots whose whole key range lies before drop_progress.
+ */
+static bool slot_dropped(const struct btrfs_acct_root *r, const struct extent_buffer *eb,
+			 u8 level, u32 slot)
+{
+	struct btrfs_key k;
+
+	if (level < r->drop_level)
+		return false;
+	if (level == r->drop_level) {
+		btrfs_eb_node_key(eb, slot, &k);
+		return btrfs_key_cmp(&k, &r->drop_progress) < 0;
+	}
+	if (slot + 1 >= btrfs_eb_nritems(eb))
+		return false;
+	btrfs_eb_node_key(eb, slot + 1, &k);
+	return btrfs_key_cmp(&k, &r->drop_progress) <= 0;
+}
+
+static int read_block(struct btrfs_acct *acct, u32 idx, struct extent_buffer **eb)
+{
+	struct acct_block *b = &acct->table.blocks[idx];
+	struct btrfs_tree_parent_check check = {
+		.transid = b->generation,
+		.owner_root = BTRFS_FS_TREE_OBJECTID,	/* any fs tree may own it */
+		.has_level = true,
+		.level = b->level,
+	};
+	int ret;
+
+	ret = btrfs_read_tree_block(acct->fs, b->bytenr, &check, eb);
+	if (ret)
+		return ret;
+	b->owner = btrfs_eb_owner(*eb);
+	b->flags |= ACCT_BLOCK_READ;
+	return 0;
+}
+
+/* A parent's contribution to a child's set, resolved once the level is done */
+struct edge {
+	u32 child;
+	u32 set;
+};
+
+struct edge_list {
+	struct edge *e;
+	size_t nr, alloc;
+};
+
+static int edge_push(struct edge_list *l, u32 child, u32 set)
+{
+	if (l->nr == l->alloc) {
+		size_t na = l->alloc ? l->alloc * 2 : 1024;
+		struct edge *n = realloc(l->e, na * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		l->e = n;
+		l->alloc = na;
+	}
+	l->e[l->nr].child = child;
+	l->e[l->nr].set = set;
+	l->nr++;
+	return 0;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->child != y->child)
+		return x->child < y->child ? -1 : 1;
+	return x->set < y->set ? -1 : x->set > y->set;
+}
+
+/*
+ * Every parent of the level below is done: give each child the union of
+ * its parents' sets in one step, so no intermediate set is interned.
+ */
+static int resolve_edges(struct btrfs_acct *acct, struct edge_list *l)
+{
+	u32 *ids = NULL;
+	size_t alloc = 0;
+	int ret = 0;
+
+	if (l->nr)
+		qsort(l->e, l->nr, sizeof(*l->e), cmp_edge);
+	for (size_t i = 0; !ret && i < l->nr;) {
+		struct acct_block *c = &acct->table.blocks[l->e[i].child];
+		size_t j = i, n = 0;
+
+		while (j < l->nr && l->e[j].child == l->e[i].child)
+			j++;
+		if (j - i + 1 > alloc) {
+			u32 *nids = realloc(ids, (j - i + 1) * sizeof(*ids));
+
+			if (!nids) {
+				ret = -ENOMEM;
+				break;
+			}
+			ids = nids;
+			alloc = j - i + 1;
+		}
+		ids[n++] = c->set;
+		for (size_t k = i; k < j; k++)
+			if (l->e[k].set != ids[n - 1])
+				ids[n++] = l->e[k].set;
+		ret = btrfs_rootsets_union_many(&acct->sets, ids, n, &c->set);
+		i = j;
+	}
+	free(ids);
+	free(l->e);
+	memset(l, 0, sizeof(*l));
+	return ret;
+}
+
+static int process_node(struct btrfs_acct *acct, u32 idx, struct level_list *below,
+			struct edge_list *edges, const struct btrfs_acct_root **partial,
+			size_t nr_partial)
+{
+	struct extent_buffer *eb;
+	const struct btrfs_acct_root *mine[8];
+	size_t nr_mine = 0;
+	u32 nritems, set;
+	u8 level;
+	int ret;
+
+	ret = read_block(acct, idx, &eb);
+	if (ret)
+		return ret;
+	set = acct->table.blocks[idx].set;
+	level = acct->table.blocks[idx].level;
+	for (size_t i = 0; i < nr_partial && nr_mine < 8; i++)
+		if (btrfs_rootsets_has(&acct->sets, set, partial[i]->id))
+			mine[nr_mine++] = partial[i];
+	nritems = btrfs_eb_nritems(eb);
+	for (u32 slot = 0; slot < nritems; slot++) {
+		u64 child = btrfs_eb_node_blockptr(eb, slot);
+		u64 gen = btrfs_eb_node_ptr_generation(eb, slot);
+		struct acct_block *c;
+		u32 cset = set, cidx;
+		bool is_new;
+
+		for (size_t i = 0; i < nr_mine; i++) {
+			if (!slot_dropped(mine[i], eb, level, slot))
+				continue;
+			ret = btrfs_rootsets_remove(&acct->sets, cset, mine[i]->id, &cset);
+			if (ret)
+				goto out;
+		}
+		if (cset == 0)
+			continue;
+		ret = table_insert(&acct->table, child, &cidx, &is_new);
+		if (ret)
+			goto out;
+		c = &acct->table.blocks[cidx];
+		if (is_new) {
+			c->generation = gen;
+			c->level = level - 1;
+			ret = level_push(below, cidx);
+			if (ret)
+				goto out;
+		} else if (c->generation != gen || c->level != level - 1) {
+			btrfs_fs_set_error_once(acct->fs,
+				"tree block %llu: pointed to with generation %llu level %u from node %llu, with generation %llu level %u elsewhere",
+				(unsigned long long)child, (unsigned long long)gen, level - 1,
+				(unsigned long long)eb->start, (unsigned long long)c->generation,
+				c->level);
+			ret = -EUCLEAN;
+			goto out;
+		}
+		ret = edge_push(edges, cidx, cset);
+		if (ret)
+			goto out;
+	}
+out:
+	free_extent_buffer(eb);
+	return ret;
+}
+
+static int add_root_blocks(struct btrfs_acct *acct, struct level_list *levels)
+{
+	for (size_t i = 0; i < acct->nr_roots; i++) {
+		const struct btrfs_acct_root *r = &acct->roots[i];
+		struct acct_block *b;
+		u32 idx, single;
+		bool is_new;
+		int ret;
+
+		ret = table_insert(&acct->table, r->bytenr, &idx, &is_new);
+		if (ret)
+			return ret;
+		b = &acct->table.blocks[idx];
+		if (is_new) {
+			b->generation = r->generation;
+			b->level = r->level;
+			ret = level_push(&levels[r->level], idx);
+			if (ret)
+				return ret;
+		} else if (b->level != r->level) {
+			btrfs_fs_set_error_once(acct->fs, "tree %llu: root block %llu also used at another level",
+						(unsigned long long)r->id, (unsigned long long)r->bytenr);
+			return -EUCLEAN;
+		}
+		b->flags |= ACCT_BLOCK_ROOT;
+		ret = btrfs_rootsets_single(&acct->sets, r->id, &single);
+		if (ret)
+			return ret;
+		ret = btrfs_rootsets_union(&acct->sets, b->set, single, &b->set);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int walk_trees(struct btrfs_acct *acct)
+{
+	struct level_list levels[BTRFS_MAX_LEVEL] = { 0 };
+	struct edge_list edges = { 0 };
+	const struct btrfs_acct_root **partial = NULL;
+	size_t nr_partial = 0;
+	u64 done = 0;
+	int ret;
+
+	partial = calloc(acct->nr_roots + 1, sizeof(*partial));
+	if (!partial)
+		return -ENOMEM;
+	for (size_t i = 0; i < acct->nr_roots; i++)
+		if (acct->roots[i].partly_dropped)
+			partial[nr_partial++] = &acct->roots[i];
+	ret = add_root_blocks(acct, levels);
+	for (int level = BTRFS_MAX_LEVEL - 1; !ret && level >= 0; level--) {
+		struct level_list *l = &levels[level];
+
+		if (l->nr)
+			qsort_r(l->idx, l->nr, sizeof(*l->idx), cmp_by_bytenr, &acct->table);
+		for (size_t i = 0; !ret && i < l->nr; i++) {
+			if (level > 0) {
+				ret = process_node(acct, l->idx[i], &levels[level - 1], &edges,
+						   partial, nr_partial);
+			} else if (acct->opts.read_leaves) {
+				struct extent_buffer *eb;
+
+				ret = read_block(acct, l->idx[i], &eb);
+				free_extent_buffer(eb);
+				acct->stats.leaves_read += !ret;
+			}
+			if (!ret)
+				ret = acct_progress(acct, BTRFS_ACCT_PHASE_TREES, ++done);
+		}
+		free(l->idx);
+		l->idx = NULL;
+		if (!ret && level > 0)
+			ret = resolve_edges(acct, &edges);
+	}
+	free(edges.e);
+	for (int level = 0; level < BTRFS_MAX_LEVEL; level++)
+		free(levels[level].idx);
+	free(partial);
+	return ret;
+}
+
+/* Full mode: every distinct fs tree block weighs nodesize in its set */
+static int account_tree_blocks(struct btrfs_acct *acct)
+{
+	acct->stats.tree_blocks = acct->table.nr;
+	if (acct->opts.simple)
+		return 0;	/* charged by owner in the extent stream */
+	for (u32 i = 0; i < acct->table.nr; i++) {
+		int ret = acct_add_bytes(acct, acct->table.blocks[i].set, acct->fs->nodesize);
+
+		if (ret)
+			return ret;
+		acct->stats.meta_bytes += acct->fs->nodesize;
+	}
+	return 0;
+}
+
+int btrfs_acct_run(struct btrfs_fs *fs, const struct btrfs_acct_options *opts,
+		   struct btrfs_acct **out)
+{
+	struct btrfs_acct *acct = calloc(1, sizeof(*acct));
+	int ret;
+
+	if (!acct)
+		return -ENOMEM;
+	acct->fs = fs;
+	if (opts)
+		acct->opts = *opts;
+	if (acct->opts.simple)
+		acct->opts.read_leaves = true;	/* owners of leaves are needed */
+	for (int i = 0; i < ACCT_PATH_CACHE; i++)
+		btrfs_path_init(&acct->paths[i].path);
+	ret = btrfs_rootsets_init(&acct->sets);
+	if (ret) {
+		free(acct);
+		return ret;
+	}
+	ret = acct_progress(acct, BTRFS_ACCT_PHASE_ROOTS, 0);
+	if (!ret)
+		ret = load_roots(acct);
+	if (!ret)
+		ret = walk_trees(acct);
+	if (!ret)
+		ret = account_tree_blocks(acct);
+	if (!ret)
+		ret = acct_scan_extents(acct);
+	acct_paths_release(acct);
+	if (!ret)
+		ret = acct_progress(acct, BTRFS_ACCT_PHASE_DONE, 0);
+	acct->stats.root_sets = acct->sets.nr;
+	acct->stats.unions = acct->sets.unions;
+	acct->stats.union_memo_hits = acct->sets.memo_hits;
+	if (ret) {
+		btrfs_acct_free(acct);
+		return ret;
+	}
+	*out = acct;
+	return 0;
+}
+
+void btrfs_acct_free(struct btrfs_acct *acct)
+{
+	if (!acct)
+		return;
+	acct_paths_release(acct);
+	btrfs_rootsets_release(&acct->sets);
+	free(acct->table.blocks);
+	free(acct->table.slots);
+	free(acct->roots);
+	free(acct->set_bytes);
+	free(acct);
+}
+
+void btrfs_acct_get_stats(const struct btrfs_acct *acct, struct btrfs_acct_stats *stats)
+{
+	*stats = acct->stats;
+}
+
+const struct btrfs_acct_root *btrfs_acct_roots(const struct btrfs_acct *acct, size_t *nr)
+{
+	*nr = acct->nr_roots;
+	return acct->roots;
+}
+
+/* ---- results ---- */
+
+static size_t group_index(const struct btrfs_qgroup_list *list, u64 qgroupid)
+{
+	const struct btrfs_qgroup *g = btrfs_qgroup_list_find(list, qgroupid);
+
+	return g ? (size_t)(g - list->groups) : (size_t)-1;
+}
+
+/*
+ * Add one set's bytes: c(G) = number of roots of the set at or below G,
+ * each root counted once per G (@stamp marks groups already reached from
+ * the current root).
+ */
+static void distribute_set(const struct btrfs_qgroup_list *list, const u64 *roots, u32 n,
+			   u64 bytes, struct btrfs_acct_counts *counts, u32 *cnt, u32 *stamp,
+			   u32 *stamp_gen, size_t *queue, size_t *touched)
+{
+	size_t nr_touched = 0;
+
+	for (u32 r = 0; r < n; r++) {
+		size_t head = 0, tail = 0, start = group_index(list, roots[r]);
+
+		if (start == (size_t)-1)
+			continue;
+		++*stamp_gen;
+		queue[tail++] = start;
+		stamp[start] = *stamp_gen;
+		while (head < tail) {
+			size_t g = queue[head++];
+			const struct btrfs_qgroup *qg = &list->groups[g];
+
+			if (cnt[g]++ == 0)
+				touched[nr_touched++] = g;
+			for (size_t p = 0; p < qg->nr_parents; p++) {
+				size_t pi = group_index(list, qg->parents[p]);
+
+				if (pi == (size_t)-1 || stamp[pi] == *stamp_gen)
+					continue;
+				stamp[pi] = *stamp_gen;
+				queue[tail++] = pi;
+			}
+		}
+	}
+	for (size_t i = 0; i < nr_touched; i++) {
+		size_t g = touched[i];
+
+		counts[g].rfer += bytes;
+		if (cnt[g] == n)
+			counts[g].excl += bytes;
+		cnt[g] = 0;
+	}
+}
+
+int btrfs_acct_qgroups(const struct btrfs_acct *acct, const struct btrfs_qgroup_list *list,
+		       struct btrfs_acct_counts *counts)
+{
+	size_t n = list->nr ? list->nr : 1;
+	u32 *cnt = calloc(n, sizeof(*cnt));
+	u32 *stamp = calloc(n, sizeof(*stamp));
+	size_t *queue = calloc(n, sizeof(*queue));
+	size_t *touched = calloc(n, sizeof(*touched));
+	u32 stamp_gen = 0;
+	int ret = 0;
+
+	if (!cnt || !stamp || !queue || !touched) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memset(counts, 0, list->nr * sizeof(*counts));
+	for (u32 set = 1; set < acct->sets.nr && set < acct->set_bytes_alloc; set++) {
+		const u64 *roots;
+		u32 nr;
+
+		if (!acct->set_bytes[set])
+			continue;
+		roots = btrfs_rootsets_members(&acct->sets, set, &nr);
+		distribute_set(list, roots, nr, acct->set_bytes[set], counts, cnt, stamp,
+			       &stamp_gen, queue, touched);
+	}
+out:
+	free(cnt);
+	free(stamp);
+	free(queue);
+	free(touched);
+	return ret;
+}
+
+static bool id_in(const u64 *ids, size_t n, u64 id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+void btrfs_acct_subvols(const struct btrfs_acct *acct, const u64 *ids, size_t n,
+			struct btrfs_acct_counts *counts)
+{
+	counts->rfer = 0;
+	counts->excl = 0;
+	for (u32 set = 1; set < acct->sets.nr && set < acct->set_bytes_alloc; set++) {
+		const u64 *roots;
+		u32 nr, in = 0;
+
+		if (!acct->set_bytes[set])
+			continue;
+		roots = btrfs_rootsets_members(&acct->sets, set, &nr);
+		for (u32 i = 0; i < nr; i++)
+			in += id_in(ids, n, roots[i]);
+		if (in)
+			counts->rfer += acct->set_bytes[set];
+		if (in == nr)
+			counts->excl += acct->set_bytes[set];
+	}
+}
+
+/* ---- quota tree anomalies ---- */
+
+struct orphan_ctx {
+	const struct btrfs_qgroup_list *list;
+	struct btrfs_acct_orphan_rel *rels;
+	size_t max, nr;
+};
+
+static int relation_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct orphan_ctx *ctx = priv;
+
+	/* one direction is enough: (child, 246, parent) with child < parent */
+	if (key->type != BTRFS_QGROUP_RELATION_KEY || key->objectid >= key->offset)
+		return 0;
+	if (btrfs_qgroup_list_find(ctx->list, key->objectid) &&
+	    btrfs_qgroup_list_find(ctx->list, key->offset))
+		return 0;
+	if (ctx->nr < ctx->max) {
+		ctx->rels[ctx->nr].child = key->objectid;
+		ctx->rels[ctx->nr].parent = key->offset;
+	}
+	ctx->nr++;
+	return 0;
+}
+
+int btrfs_acct_orphan_relations(struct btrfs_fs *fs, const struct btrfs_qgroup_list *list,
+				struct btrfs_acct_orphan_rel *rels, size_t max, size_t *nr)
+{
+	struct btrfs_key min = { 1, BTRFS_QGROUP_RELATION_KEY, 0 };
+	struct btrfs_key maxk = { (u64)-1, BTRFS_QGROUP_RELATION_KEY, (u64)-1 };
+	struct orphan_ctx ctx = { .list = list, .rels = rels, .max = max };
+	struct btrfs_root *quota;
+	int ret;
+
+	ret = btrfs_read_root(fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
+	if (ret)
+		return ret;
+	/* relation items of 0/5 have objectid 5: start right after the INFO/LIMIT items */
+	ret = btrfs_iterate_items(quota, &min, &maxk, relation_cb, &ctx);
+	*nr = ctx.nr;
+	return ret;
+}

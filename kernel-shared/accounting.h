@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The offline qgroup accounting engine: exact referenced and exclusive bytes
+ * of every qgroup, computed from the trees of an unmounted filesystem.
+ *
+ * Model (on-disk-engine.md section 10): every extent has a root set, the fs
+ * trees (5, >= 256, dead ones included) from which it is reachable.  A qgroup
+ * G counts the extent in rfer when some root of the set lies below G, and in
+ * excl when all of them do.  Data extents weigh their disk size (the
+ * EXTENT_ITEM key offset), tree blocks the nodesize.
+ *
+ * How it is computed, with memory bounded by the number of tree blocks and
+ * of distinct root sets, never by the number of data extents or back refs:
+ *
+ *  1. Every distinct block of every fs tree is visited once, level by level
+ *     from the top.  A block's root set is the union of its parents' sets
+ *     (plus the tree id for a root block); sets are interned (hash-consed,
+ *     struct btrfs_rootsets) and unions memoised, so a subtree shared by
+ *     thousands of snapshots costs one union per edge, not per snapshot.
+ *  2. The extent tree is streamed in bytenr order.  Each data extent's back
+ *     refs are resolved to leaves: SHARED_DATA_REF names the leaf,
+ *     EXTENT_DATA_REF(root, ino, offset) is found by a search in that root
+ *     (the path of the last search per root is cached).  The extent's set is
+ *     the union of those leaves' sets.
+ *  3. Bytes are accumulated per interned set, then each set's bytes are given
+ *     to the qgroups once.
+ *
+ * Simple quotas: data extents are charged to their EXTENT_OWNER_REF root and
+ * tree blocks to their header owner, both only when the extent generation is
+ * >= the quota enable generation; rfer == excl.
+ *
+ * Dead roots (unlinked, not yet dropped) count as roots.  A partly dropped
+ * root (drop_progress set) contributes nothing below the part already
+ * dropped: at drop_level, slots whose key is below drop_progress are
+ * skipped, above it slots whose whole key range lies below it.
+ *
+ * Never prints; errors are negative errno, -EUCLEAN with fs->errmsg for
+ * corrupt metadata.
+ */
+#ifndef VOLCTL_KERNEL_SHARED_ACCOUNTING_H
+#define VOLCTL_KERNEL_SHARED_ACCOUNTING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "format.h"
+
+struct btrfs_fs;
+struct btrfs_qgroup_list;
+
+/* ---- interned root sets (acct-rootset.c) ---------------------------------------------- */
+
+/*
+ * A store of sets of tree ids.  Each distinct set gets a small id; id 0 is
+ * the empty set.  Members are kept sorted; equal sets get equal ids.
+ */
+struct btrfs_rootset_memo {
+	u32 a, b;		/* a < b; a == 0 marks an empty slot (union with 0 is trivial) */
+	u32 result;
+};
+
+struct btrfs_rootsets {
+	u64 *members;		/* all sets' members, concatenated */
+	size_t nr_members, alloc_members;
+	size_t *start;		/* set id -> offset in members */
+	u32 *len;		/* set id -> member count */
+	u64 *hash;		/* set id -> content hash */
+	u32 nr, alloc;		/* sets, including the empty one */
+	u32 *table;		/* open addressing: set id, 0 = empty slot */
+	u32 table_size;		/* power of two */
+	struct btrfs_rootset_memo *memo;
+	u32 memo_size;		/* power of two */
+	u32 memo_nr;
+	u32 memo_max;		/* cleared when it reaches this many entries */
+	u64 *scratch;
+	size_t scratch_alloc;
+	/* statistics */
+	u64 unions, memo_hits;
+};
+
+int btrfs_rootsets_init(struct btrfs_rootsets *rs);
+void btrfs_rootsets_release(struct btrfs_rootsets *rs);
+
+/**
+ * btrfs_rootsets_intern - the id of the set with the @n members @ids
+ * @ids:	any order, duplicates allowed (the array is not changed)
+ * Return: 0 and *@id, or -ENOMEM.
+ */
+int btrfs_rootsets_intern(struct btrfs_rootsets *rs, const u64 *ids, size_t n, u32 *id);
+
+/** btrfs_rootsets_single - the id of {@root} */
+int btrfs_rootsets_single(struct btrfs_rootsets *rs, u64 root, u32 *id);
+
+/** btrfs_rootsets_union - the id of @a ∪ @b, memoised */
+int btrfs_rootsets_union(struct btrfs_rootsets *rs, u32 a, u32 b, u32 *out);
+
+/**
+ * btrfs_rootsets_union_many - the id of the union of the @n sets @ids
+ *
+ * Only the result is interned (no intermediate sets); @ids is sorted and
+ * deduplicated in place.  Two distinct sets go through the memoised
+ * btrfs_rootsets_union().
+ */
+int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32 *out);
+
+/** btrfs_rootsets_remove - the id of @a without @root */
+int btrfs_rootsets_remove(struct btrfs_rootsets *rs, u32 a, u64 root, u32 *out);
+
+/** btrfs_rootsets_has - whether @root is a member of set @a */
+bool btrfs_rootsets_has(const struct btrfs_rootsets *rs, u32 a, u64 root);
+
+static inline const u64 *btrfs_rootsets_members(const struct btrfs_rootsets *rs, u32 id,
+						 u32 *n)
+{
+	*n = rs->len[id];
+	return rs->members + rs->start[id];
+}
+
+/* ---- the engine (accounting.c, acct-*.c) ------------------------------------------------ */
+
+enum btrfs_acct_phase {
+	BTRFS_ACCT_PHASE_ROOTS,		/* reading ROOT_ITEMs */
+	BTRFS_ACCT_PHASE_TREES,		/* walking fs tree blocks */
+	BTRFS_ACCT_PHASE_EXTENTS,	/* streaming the extent tree */
+	BTRFS_ACCT_PHASE_DONE,
+};
+
+/* Called now and then (every few thousand items); return <0 to abort with it */
+typedef int (*btrfs_acct_progress_fn)(void *priv, enum btrfs_acct_phase phase, u64 done);
+
+struct btrfs_acct_options {
+	bool read_leaves;		/* also read and verify every leaf of every fs tree */
+	bool simple;			/* simple-quota (owner based) numbers */
+	u64 enable_gen;			/* simple quotas: extents older than this count nothing */
+	btrfs_acct_progress_fn progress;
+	void *progress_priv;
+};
+
+/* One fs tree the engine found in the root tree */
+struct btrfs_acct_root {
+	u64 id;
+	u64 bytenr;
+	u64 generation;
+	u8 level;
+	bool dead;			/* refs 0 or SUBVOL_DEAD: unlinked, not yet dropped */
+	bool partly_dropped;		/* drop_progress set: the cleaner stopped half way */
+	struct btrfs_key drop_progress;
+	u8 drop_level;
+};
+
+struct btrfs_acct_stats {
+	u64 roots;			/* fs trees */
+	u64 dead_roots;
+	u64 partly_dropped;
+	u64 tree_blocks;		/* distinct fs tree blocks */
+	u64 leaves_read;
+	u64 data_extents;
+	u64 data_refs;			/* back refs resolved */
+	u64 searches;			/* EXTENT_DATA_REF searches that missed the path cache */
+	u64 unresolved_refs;		/* refs naming a tree that is gone or a block outside fs trees */
+	u64 root_sets;			/* distinct root sets */
+	u64 unions, union_memo_hits;
+	u64 data_bytes, meta_bytes;	/* counted toward some fs tree */
+};
+
+struct btrfs_acct;
+
+/**
+ * btrfs_acct_run - compute the root set of every fs tree block and data extent
+ * @fs:		open filesystem (read only is enough)
+ * @opts:	may be NULL (full accounting, nodes only)
+ * @out:	receives the result; free with btrfs_acct_free()
+ *
+ * Return: 0; -EUCLEAN (fs->errmsg names the block or item), -EIO, -ENOMEM,
+ * or the progress callback's error.
+ */
+int btrfs_acct_run(struct btrfs_fs *fs, const struct btrfs_acct_options *opts,
+		   struct btrfs_acct **out);
+void btrfs_acct_free(struct btrfs_acct *acct);
+
+void btrfs_acct_get_stats(const struct btrfs_acct *acct, struct btrfs_acct_stats *stats);
+
+/** btrfs_acct_roots - the fs trees found, sorted by id */
+const struct btrfs_acct_root *btrfs_acct_roots(const struct btrfs_acct *acct, size_t *nr);
+
+struct btrfs_acct_counts {
+	u64 rfer;
+	u64 excl;
+};
+
+/**
+ * btrfs_acct_qgroups - numbers of every qgroup of @list
+ * @counts:	array of list->nr, filled in list order
+ *
+ * Relations are followed transitively upward from each level-0 group 0/id
+ * of a root id.  Roots without a qgroup still count in a set's size.
+ * Return: 0 or -ENOMEM.
+ */
+int btrfs_acct_qgroups(const struct btrfs_acct *acct, const struct btrfs_qgroup_list *list,
+		       struct btrfs_acct_counts *counts);
+
+/**
+ * btrfs_acct_subvols - numbers of an arbitrary set of subvolumes
+ * @ids:	subvolume (tree) ids, any order
+ *
+ * rfer: bytes reachable from any of them; excl: bytes reachable from them
+ * only, i.e. what deleting all of them would free.
+ */
+void btrfs_acct_subvols(const struct btrfs_acct *acct, const u64 *ids, size_t n,
+			struct btrfs_acct_counts *counts);
+
+/* A QGROUP_RELATION item one of whose ends has no INFO/LIMIT items */
+struct btrfs_acct_orphan_rel {
+	u64 child;
+	u64 parent;
+};
+
+/**
+ * btrfs_acct_orphan_relations - relation items naming a qgroup that is gone
+ * (kernel 6.18 leaves them when it removes the qgroup of a dropped subvolume)
+ * @rels:	array of @max; *@nr receives the total number found
+ * Return: 0, -ENOENT without a quota tree, or the reader's error.
+ */
+int btrfs_acct_orphan_relations(struct btrfs_fs *fs, const struct btrfs_qgroup_list *list,
+				struct btrfs_acct_orphan_rel *rels, size_t max, size_t *nr);
+
+#endif /* VOLCTL_KERNEL_SHARED_ACCOUNTING_H */

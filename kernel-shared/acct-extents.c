@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The extent tree stream of the accounting engine (see accounting.h).
+ *
+ * One pass over tree 2 in key order.  An EXTENT_ITEM of a data extent opens
+ * a record; its inline refs and the keyed refs that follow it (same
+ * objectid) add leaves to the record's root set; the next extent item closes
+ * it and its bytes go to the set.  Only the current record is in memory.
+ *
+ * Resolving a back ref to leaves (full quotas):
+ *  - SHARED_DATA_REF(parent): the leaf is named; its set is in the block
+ *    table built by the tree walk.
+ *  - EXTENT_DATA_REF(root, ino, offset): the items live in leaves of tree
+ *    root, at keys (ino, EXTENT_DATA, k) with k - file_extent.offset ==
+ *    offset, so k lies in [offset, offset + max(extent size, 128 KiB)).  That
+ *    range is searched and every leaf holding an item that points at the
+ *    extent contributes its set.  The last path of each root is cached, so
+ *    consecutive extents of one file cost a binary search in a cached leaf.
+ *  A ref naming a tree that is gone, or a leaf no fs tree reaches, adds no
+ *  root (the kernel drops such refs too) and is counted as unresolved.
+ *
+ * Simple quotas: a data extent goes to its EXTENT_OWNER_REF root, a tree
+ * block to its header owner, when the extent generation >= enable_gen.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "acct-internal.h"
+#include "fs.h"
+#include "items.h"
+
+#define MAX_COMPRESSED_RAM	(128ULL * 1024)
+
+struct extent_rec {
+	bool active;		/* a data extent is open */
+	u64 bytenr;
+	u64 size;
+	u64 generation;
+	u64 owner;		/* simple quotas: EXTENT_OWNER_REF root, 0 if none */
+	u32 *leaf_sets;		/* sets of the leaves found so far (kept across extents) */
+	size_t nr_leaf_sets, alloc_leaf_sets;
+};
+
+struct scan_ctx {
+	struct btrfs_acct *acct;
+	struct extent_rec rec;
+	u64 items;
+};
+
+void acct_paths_release(struct btrfs_acct *acct)
+{
+	for (int i = 0; i < ACCT_PATH_CACHE; i++) {
+		btrfs_path_release(&acct->paths[i].path);
+		acct->paths[i].root_id = 0;
+		acct->paths[i].root = NULL;
+	}
+}
+
+/* The cached path of tree @root_id (released if it was another tree's); NULL if gone */
+static int path_for_root(struct btrfs_acct *acct, u64 root_id, struct acct_path_cache **out)
+{
+	struct acct_path_cache *pc;
+	struct btrfs_root *root;
+	int ret;
+
+	for (int i = 0; i < ACCT_PATH_CACHE; i++) {
+		if (acct->paths[i].root_id == root_id) {
+			*out = &acct->paths[i];
+			return 0;
+		}
+	}
+	ret = btrfs_read_root(acct->fs, root_id, &root);
+	if (ret == -ENOENT) {
+		*out = NULL;
+		return 0;
+	}
+	if (ret)
+		return ret;
+	pc = &acct->paths[acct->next_path++ % ACCT_PATH_CACHE];
+	btrfs_path_release(&pc->path);
+	pc->root_id = root_id;
+	pc->root = root;
+	*out = pc;
+	return 0;
+}
+
+/* Point the cached leaf at the first item >= @key if it covers @key; false otherwise */
+static bool position_in_cached_leaf(struct btrfs_path *path, const struct btrfs_key *key)
+{
+	const struct extent_buffer *leaf = path->nodes[0];
+	struct btrfs_key k;
+	u32 lo = 0, hi;
+
+	if (!leaf || btrfs_eb_nritems(leaf) == 0)
+		return false;
+	hi = btrfs_eb_nritems(leaf);
+	btrfs_eb_item_key(leaf, 0, &k);
+	if (btrfs_key_cmp(key, &k) < 0)
+		return false;
+	btrfs_eb_item_key(leaf, hi - 1, &k);
+	if (btrfs_key_cmp(key, &k) > 0)
+		return false;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		btrfs_eb_item_key(leaf, mid, &k);
+		if (btrfs_key_cmp(&k, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	path->slots[0] = (int)lo;
+	return true;
+}
+
+/* Remember the set of @leaf; the union is taken once, when the extent closes */
+static int union_leaf(struct btrfs_acct *acct, struct extent_rec *rec, u64 leaf, bool *found)
+{
+	struct acct_block *b = acct_block_find(acct, leaf);
+
+	if (!b || b->level != 0)
+		return 0;
+	*found = true;
+	if (rec->nr_leaf_sets && rec->leaf_sets[rec->nr_leaf_sets - 1] == b->set)
+		return 0;
+	if (rec->nr_leaf_sets == rec->alloc_leaf_sets) {
+		size_t na = rec->alloc_leaf_sets ? rec->alloc_leaf_sets * 2 : 64;
+		u32 *n = realloc(rec->leaf_sets, na * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		rec->leaf_sets = n;
+		rec->alloc_leaf_sets = na;
+	}
+	rec->leaf_sets[rec->nr_leaf_sets++] = b->set;
+	return 0;
+}
+
+static int resolve_data_ref(struct btrfs_acct *acct, struct extent_rec *rec,
+			    const struct btrfs_extent_ref_rec *ref)
+{
+	struct btrfs_key key = { ref->objectid, BTRFS_EXTENT_DATA_KEY, ref->offset };
+	u64 span = rec->size > MAX_COMPRESSED_RAM ? rec->size : MAX_COMPRESSED_RAM;
+	u64 end = ref->offset + span < ref->offset ? (u64)-1 : ref->offset + span;
+	struct acct_path_cache *pc;
+	bool found = false;
+	int ret;
+
+	ret = path_for_root(acct, ref->root, &pc);
+	if (ret)
+		return ret;
+	if (!pc) {
+		acct->stats.unresolved_refs++;
+		return 0;
+	}
+	if (!position_in_cached_leaf(&pc->path, &key)) {
+		btrfs_path_release(&pc->path);
+		acct->stats.searches++;
+		ret = btrfs_search_slot(NULL, pc->root, &key, &pc->path, 0, 0);
+		if (ret < 0)
+			return ret;
+	}
+	for (;;) {
+		struct btrfs_file_extent_rec fe;
+		struct btrfs_key k;
+		const u8 *data;
+		u32 len;
+
+		ret = btrfs_valid_slot(pc->root, &pc->path);
+		if (ret)
+			break;
+		btrfs_path_item_key(&pc->path, &k);
+		if (k.objectid != ref->objectid || k.type != BTRFS_EXTENT_DATA_KEY ||
+		    k.offset >= end)
+			break;
+		data = btrfs_path_item_data(&pc->path, &len);
+		ret = btrfs_decode_file_extent(data, len, &fe);
+		if (ret) {
+			btrfs_fs_set_error_once(acct->fs,
+				"tree %llu inode %llu: file extent at %llu cannot be decoded",
+				(unsigned long long)ref->root, (unsigned long long)k.objectid,
+				(unsigned long long)k.offset);
+			return ret;
+		}
+		if (fe.type != BTRFS_FILE_EXTENT_INLINE && fe.disk_bytenr == rec->bytenr &&
+		    k.offset >= fe.offset && k.offset - fe.offset == ref->offset) {
+			ret = union_leaf(acct, rec, pc->path.nodes[0]->start, &found);
+			if (ret)
+				return ret;
+		}
+		pc->path.slots[0]++;
+	}
+	if (ret < 0) {
+		btrfs_path_release(&pc->path);
+		return ret;
+	}
+	if (!found)
+		acct->stats.unresolved_refs++;
+	return 0;
+}
+
+static int handle_ref(struct btrfs_acct *acct, struct extent_rec *rec,
+		      const struct btrfs_extent_ref_rec *ref)
+{
+	bool found = false;
+	int ret;
+
+	if (acct->opts.simple) {
+		if (ref->type == BTRFS_EXTENT_OWNER_REF_KEY && !rec->owner)
+			rec->owner = ref->root;
+		return 0;
+	}
+	switch (ref->type) {
+	case BTRFS_SHARED_DATA_REF_KEY:
+		acct->stats.data_refs++;
+		ret = union_leaf(acct, rec, ref->parent, &found);
+		if (!ret && !found)
+			acct->stats.unresolved_refs++;
+		return ret;
+	case BTRFS_EXTENT_DATA_REF_KEY:
+		if (!btrfs_is_fstree(ref->root))
+			return 0;	/* data relocation tree: no qgroup */
+		acct->stats.data_refs++;
+		return resolve_data_ref(acct, rec, ref);
+	default:
+		return 0;
+	}
+}
+
+static int close_extent(struct btrfs_acct *acct, struct extent_rec *rec)
+{
+	u32 set = 0;
+	int ret;
+
+	if (!rec->active)
+		return 0;
+	rec->active = false;
+	acct->stats.data_extents++;
+	ret = btrfs_rootsets_union_many(&acct->sets, rec->leaf_sets, rec->nr_leaf_sets, &set);
+	if (ret)
+		return ret;
+	if (acct->opts.simple) {
+		if (!rec->owner || !btrfs_is_fstree(rec->owner) ||
+		    rec->generation < acct->opts.enable_gen)
+			return 0;
+		ret = btrfs_rootsets_single(&acct->sets, rec->owner, &set);
+		if (ret)
+			return ret;
+	}
+	if (!set)
+		return 0;
+	acct->stats.data_bytes += rec->size;
+	return acct_add_bytes(acct, set, rec->size);
+}
+
+/* Simple quotas: a tree block is charged to its header owner */
+static int simple_tree_block(struct btrfs_acct *acct, u64 bytenr, u64 generation)
+{
+	struct acct_block *b = acct_block_find(acct, bytenr);
+	u32 set;
+	int ret;
+
+	if (generation < acct->opts.enable_gen || !b || !(b->flags & ACCT_BLOCK_READ) ||
+	    !btrfs_is_fstree(b->owner))
+		return 0;
+	ret = btrfs_rootsets_single(&acct->sets, b->owner, &set);
+	if (ret)
+		return ret;
+	acct->stats.meta_bytes += acct->fs->nodesize;
+	return acct_add_bytes(acct, set, acct->fs->nodesize);
+}
+
+static int open_extent(struct btrfs_acct *acct, struct extent_rec *rec,
+		       const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct btrfs_extent_ref_rec ref;
+	struct btrfs_extent_rec ei;
+	u32 pos;
+	int ret;
+
+	ret = btrfs_decode_extent_item(data, len, key->type, &ei);
+	if (ret) {
+		btrfs_fs_set_error_once(acct->fs, "extent %llu: extent item cannot be decoded",
+					(unsigned long long)key->objectid);
+		return ret;
+	}
+	if (ei.flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) {
+		if (acct->opts.simple)
+			return simple_tree_block(acct, key->objectid, ei.generation);
+		return 0;
+	}
+	if (!(ei.flags & BTRFS_EXTENT_FLAG_DATA) || key->type != BTRFS_EXTENT_ITEM_KEY)
+		return 0;
+	rec->nr_leaf_sets = 0;
+	rec->owner = 0;
+	rec->active = true;
+	rec->bytenr = key->objectid;
+	rec->size = key->offset;
+	rec->generation = ei.generation;
+	pos = ei.inline_start;
+	while ((ret = btrfs_extent_inline_ref_next(data, len, &pos, &ref)) == 0) {
+		ret = handle_ref(acct, rec, &ref);
+		if (ret)
+			return ret;
+	}
+	if (ret < 0) {
+		btrfs_fs_set_error_once(acct->fs, "extent %llu: bad inline back reference",
+					(unsigned long long)key->objectid);
+		return ret;
+	}
+	return 0;
+}
+
+static int extent_item_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct scan_ctx *ctx = priv;
+	struct btrfs_acct *acct = ctx->acct;
+	struct btrfs_extent_ref_rec ref;
+	int ret = 0;
+
+	switch (key->type) {
+	case BTRFS_EXTENT_ITEM_KEY:
+	case BTRFS_METADATA_ITEM_KEY:
+		ret = close_extent(acct, &ctx->rec);
+		if (!ret)
+			ret = open_extent(acct, &ctx->rec, key, data, len);
+		break;
+	case BTRFS_TREE_BLOCK_REF_KEY:
+	case BTRFS_SHARED_BLOCK_REF_KEY:
+	case BTRFS_EXTENT_DATA_REF_KEY:
+	case BTRFS_SHARED_DATA_REF_KEY:
+		if (!ctx->rec.active || key->objectid != ctx->rec.bytenr)
+			break;
+		ret = btrfs_decode_keyed_ref(key, data, len, &ref);
+		if (ret) {
+			btrfs_fs_set_error_once(acct->fs, "extent %llu: bad keyed back reference",
+						(unsigned long long)key->objectid);
+			break;
+		}
+		ret = handle_ref(acct, &ctx->rec, &ref);
+		break;
+	default:
+		break;
+	}
+	if (!ret)
+		ret = acct_progress(acct, BTRFS_ACCT_PHASE_EXTENTS, ++ctx->items);
+	return ret < 0 ? ret : 0;
+}
+
+int acct_scan_extents(struct btrfs_acct *acct)
+{
+	struct btrfs_key min = { 0, 0, 0 };
+	struct btrfs_key max = { (u64)-1, (u8)-1, (u64)-1 };
+	struct scan_ctx ctx = { .acct = acct };
+	struct btrfs_root *extent_root;
+	int ret;
+
+	ret = btrfs_read_root(acct->fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_root);
+	if (ret)
+		return ret;
+	ret = btrfs_iterate_items(extent_root, &min, &max, extent_item_cb, &ctx);
+	if (!ret)
+		ret = close_extent(acct, &ctx.rec);
+	free(ctx.rec.leaf_sets);
+	return ret;
+}

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Interned root sets for the accounting engine (see accounting.h).
+ *
+ * Sets of tree ids are hash-consed: the members of every distinct set are
+ * stored once, sorted, in one array, and a hash table maps content to the
+ * set id.  Equal sets therefore have equal ids, which makes unions cheap to
+ * memoise: a table keyed by the pair of ids (a < b) remembers the result.
+ * The memo is a cache: when it fills up it is cleared, so its size stays
+ * bounded whatever the number of unions.
+ *
+ * Invariants: id 0 is the empty set; sets are immutable once interned;
+ * members[start[id] .. start[id] + len[id]) is strictly increasing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "accounting.h"
+
+#define MEMO_MAX_DEFAULT	(1U << 18)
+
+static u64 hash_members(const u64 *ids, size_t n)
+{
+	u64 h = 0xcbf29ce484222325ULL ^ n;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= ids[i] + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+		h *= 0x100000001b3ULL;
+	}
+	return h ^ (h >> 29);
+}
+
+static inline u32 mix32(u64 v)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdULL;
+	v ^= v >> 33;
+	return (u32)v;
+}
+
+static int table_rehash(struct btrfs_rootsets *rs, u32 size)
+{
+	u32 *t = calloc(size, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (u32 id = 1; id < rs->nr; id++) {
+		u32 h = mix32(rs->hash[id]) & (size - 1);
+
+		while (t[h])
+			h = (h + 1) & (size - 1);
+		t[h] = id;
+	}
+	free(rs->table);
+	rs->table = t;
+	rs->table_size = size;
+	return 0;
+}
+
+int btrfs_rootsets_init(struct btrfs_rootsets *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->alloc = 64;
+	rs->start = calloc(rs->alloc, sizeof(*rs->start));
+	rs->len = calloc(rs->alloc, sizeof(*rs->len));
+	rs->hash = calloc(rs->alloc, sizeof(*rs->hash));
+	rs->memo_size = 1024;
+	rs->memo = calloc(rs->memo_size, sizeof(*rs->memo));
+	rs->memo_max = MEMO_MAX_DEFAULT;
+	rs->nr = 1;	/* the empty set */
+	if (!rs->start || !rs->len || !rs->hash || !rs->memo || table_rehash(rs, 256)) {
+		btrfs_rootsets_release(rs);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void btrfs_rootsets_release(struct btrfs_rootsets *rs)
+{
+	free(rs->members);
+	free(rs->start);
+	free(rs->len);
+	free(rs->hash);
+	free(rs->table);
+	free(rs->memo);
+	free(rs->scratch);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static int scratch_reserve(struct btrfs_rootsets *rs, size_t n)
+{
+	u64 *s;
+
+	if (n <= rs->scratch_alloc)
+		return 0;
+	s = realloc(rs->scratch, n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	rs->scratch = s;
+	rs->scratch_alloc = n;
+	return 0;
+}
+
+/* Intern @n strictly increasing members (they may live in rs->scratch) */
+static int intern_sorted(struct btrfs_rootsets *rs, const u64 *ids, size_t n, u32 *id)
+{
+	u64 h;
+	u32 slot;
+
+	if (n == 0) {
+		*id = 0;
+		return 0;
+	}
+	h = hash_members(ids, n);
+	slot = mix32(h) & (rs->table_size - 1);
+	while (rs->table[slot]) {
+		u32 cand = rs->table[slot];
+
+		if (rs->hash[cand] == h && rs->len[cand] == n &&
+		    !memcmp(rs->members + rs->start[cand], ids, n * sizeof(*ids))) {
+			*id = cand;
+			return 0;
+		}
+		slot = (slot + 1) & (rs->table_size - 1);
+	}
+	if (rs->nr == UINT32_MAX - 1)
+		return -ENOMEM;
+	if (rs->nr == rs->alloc) {
+		u32 na = rs->alloc * 2;
+		size_t *ns = realloc(rs->start, na * sizeof(*ns));
+		u32 *nl;
+		u64 *nh;
+
+		if (!ns)
+			return -ENOMEM;
+		rs->start = ns;
+		nl = realloc(rs->len, na * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		rs->len = nl;
+		nh = realloc(rs->hash, na * sizeof(*nh));
+		if (!nh)
+			return -ENOMEM;
+		rs->hash = nh;
+		rs->alloc = na;
+	}
+	if (rs->nr_members + n > rs->alloc_members) {
+		size_t na = rs->alloc_members ? rs->alloc_members * 2 : 1024;
+		u64 *nm;
+
+		while (na < rs->nr_members + n)
+			na *= 2;
+		nm = realloc(rs->members, na * sizeof(*nm));
+		if (!nm)
+			return -ENOMEM;
+		rs->members = nm;
+		rs->alloc_members = na;
+	}
+	memcpy(rs->members + rs->nr_members, ids, n * sizeof(*ids));
+	rs->start[rs->nr] = rs->nr_members;
+	rs->len[rs->nr] = (u32)n;
+	rs->hash[rs->nr] = h;
+	rs->nr_members += n;
+	rs->table[slot] = rs->nr;
+	*id = rs->nr++;
+	if ((u64)rs->nr * 2 > rs->table_size)
+		return table_rehash(rs, rs->table_size * 2);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int btrfs_rootsets_intern(struct btrfs_rootsets *rs, const u64 *ids, size_t n, u32 *id)
+{
+	size_t out = 0;
+	int ret;
+
+	ret = scratch_reserve(rs, n);
+	if (ret)
+		return ret;
+	if (n)
+		memcpy(rs->scratch, ids, n * sizeof(*ids));
+	if (n)
+		qsort(rs->scratch, n, sizeof(*rs->scratch), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (out == 0 || rs->scratch[out - 1] != rs->scratch[i])
+			rs->scratch[out++] = rs->scratch[i];
+	return intern_sorted(rs, rs->scratch, out, id);
+}
+
+int btrfs_rootsets_single(struct btrfs_rootsets *rs, u64 root, u32 *id)
+{
+	return intern_sorted(rs, &root, 1, id);
+}
+
+static int memo_grow(struct btrfs_rootsets *rs)
+{
+	u32 size = rs->memo_size * 2;
+	struct btrfs_rootset_memo *m = calloc(size, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	for (u32 i = 0; i < rs->memo_size; i++) {
+		const struct btrfs_rootset_memo *e = &rs->memo[i];
+		u32 h;
+
+		if (!e->a)
+			continue;
+		h = mix32(((u64)e->a << 32) | e->b) & (size - 1);
+		while (m[h].a)
+			h = (h + 1) & (size - 1);
+		m[h] = *e;
+	}
+	free(rs->memo);
+	rs->memo = m;
+	rs->memo_size = size;
+	return 0;
+}
+
+static void memo_store(struct btrfs_rootsets *rs, u32 a, u32 b, u32 result)
+{
+	u32 h;
+
+	if (rs->memo_nr >= rs->memo_max) {
+		memset(rs->memo, 0, rs->memo_size * sizeof(*rs->memo));
+		rs->memo_nr = 0;
+	}
+	if ((rs->memo_nr + 1) * 2 > rs->memo_size && memo_grow(rs))
+		return;		/* a cache: not remembering is fine */
+	h = mix32(((u64)a << 32) | b) & (rs->memo_size - 1);
+	while (rs->memo[h].a)
+		h = (h + 1) & (rs->memo_size - 1);
+	rs->memo[h].a = a;
+	rs->memo[h].b = b;
+	rs->memo[h].result = result;
+	rs->memo_nr++;
+}
+
+int btrfs_rootsets_union(struct btrfs_rootsets *rs, u32 a, u32 b, u32 *out)
+{
+	const u64 *ma, *mb;
+	size_t i = 0, j = 0, n = 0;
+	u32 h;
+	int ret;
+
+	rs->unions++;
+	if (a == b || b == 0) {
+		*out = a;
+		return 0;
+	}
+	if (a == 0) {
+		*out = b;
+		return 0;
+	}
+	if (a > b) {
+		u32 t = a;
+
+		a = b;
+		b = t;
+	}
+	h = mix32(((u64)a << 32) | b) & (rs->memo_size - 1);
+	while (rs->memo[h].a) {
+		if (rs->memo[h].a == a && rs->memo[h].b == b) {
+			rs->memo_hits++;
+			*out = rs->memo[h].result;
+			return 0;
+		}
+		h = (h + 1) & (rs->memo_size - 1);
+	}
+	ret = scratch_reserve(rs, (size_t)rs->len[a] + rs->len[b]);
+	if (ret)
+		return ret;
+	/* members may move when interning grows the array: merge into scratch first */
+	ma = rs->members + rs->start[a];
+	mb = rs->members + rs->start[b];
+	while (i < rs->len[a] || j < rs->len[b]) {
+		u64 v;
+
+		if (j == rs->len[b] || (i < rs->len[a] && ma[i] < mb[j]))
+			v = ma[i++];
+		else if (i == rs->len[a] || mb[j] < ma[i])
+			v = mb[j++];
+		else {
+			v = ma[i++];
+			j++;
+		}
+		rs->scratch[n++] = v;
+	}
+	ret = intern_sorted(rs, rs->scratch, n, out);
+	if (ret)
+		return ret;
+	memo_store(rs, a, b, *out);
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32 *out)
+{
+	size_t k = 0, total = 0, m = 0;
+	int ret;
+
+	if (n)
+		qsort(ids, n, sizeof(*ids), cmp_u32);
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] && (k == 0 || ids[k - 1] != ids[i]))
+			ids[k++] = ids[i];
+	if (k == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (k == 1) {
+		*out = ids[0];
+		return 0;
+	}
+	if (k == 2)
+		return btrfs_rootsets_union(rs, ids[0], ids[1], out);
+	rs->unions++;
+	for (size_t i = 0; i < k; i++)
+		total += rs->len[ids[i]];
+	ret = scratch_reserve(rs, total);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < k; i++) {
+		memcpy(rs->scratch + m, rs->members + rs->start[ids[i]],
+		       rs->len[ids[i]] * sizeof(*rs->scratch));
+		m += rs->len[ids[i]];
+	}
+	qsort(rs->scratch, m, sizeof(*rs->scratch), cmp_u64);
+	total = 0;
+	for (size_t i = 0; i < m; i++)
+		if (total == 0 || rs->scratch[total - 1] != rs->scratch[i])
+			rs->scratch[total++] = rs->scratch[i];
+	return intern_sorted(rs, rs->scratch, total, out);
+}
+
+int btrfs_rootsets_remove(struct btrfs_rootsets *rs, u32 a, u64 root, u32 *out)
+{
+	const u64 *m = rs->members + rs->start[a];
+	size_t n = 0;
+	int ret;
+
+	if (!btrfs_rootsets_has(rs, a, root)) {
+		*out = a;
+		return 0;
+	}
+	ret = scratch_reserve(rs, rs->len[a]);
+	if (ret)
+		return ret;
+	m = rs->members + rs->start[a];
+	for (u32 i = 0; i < rs->len[a]; i++)
+		if (m[i] != root)
+			rs->scratch[n++] = m[i];
+	return intern_sorted(rs, rs->scratch, n, out);
+}
+
+bool btrfs_rootsets_has(const struct btrfs_rootsets *rs, u32 a, u64 root)
+{
+	const u64 *m = rs->members + rs->start[a];
+	size_t lo = 0, hi = rs->len[a];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m[mid] == root)
+			return true;
+		if (m[mid] < root)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
