@@ -33,6 +33,7 @@ static const struct cmd_group *const top_groups[] = {
 
 /* Commands that stand alone at the top level: volctl check IMAGE, volctl mkfs ... */
 static const struct cmd_struct *const top_commands[] = {
+	&cmd_struct_mkfs,
 	&check_cmd,
 	NULL,
 };

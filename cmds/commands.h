@@ -61,6 +61,7 @@ extern const struct cmd_group subvolume_cmd_group;
 extern const struct cmd_group quota_cmd_group;
 extern const struct cmd_group qgroup_cmd_group;
 extern const struct cmd_group inspect_cmd_group;
+extern const struct cmd_struct cmd_struct_mkfs;
 extern const struct cmd_struct check_cmd;
 
 /* Help and argument helpers shared by the commands (cmds/help.c). */

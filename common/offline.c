@@ -29,6 +29,7 @@
 #include "common/messages.h"
 #include "common/offline.h"
 #include "common/offline-write.h"
+#include "common/offline-write-subvol.h"
 #include "common/offline-write-qgroup.h"
 #include "kernel-shared/csum.h"
 #include "kernel-shared/items.h"
@@ -533,12 +534,18 @@ static int offline_subvol_create(struct vc_fs *fs, const char *path, const struc
 static int offline_snapshot(struct vc_fs *fs, const char *src, const char *dst, bool readonly,
 			    const struct vc_inherit *inh)
 {
-	return not_implemented(fs);
+	if (!fs->writer.fs)
+		return not_implemented(fs);
+	return vc_offline_snapshot(fs->writer.fs, src, dst, readonly, inh, fs->base.err,
+				   sizeof(fs->base.err));
 }
 
 static int offline_subvol_delete(struct vc_fs *fs, const char *path, u64 subvolid)
 {
-	return not_implemented(fs);
+	if (!fs->writer.fs)
+		return not_implemented(fs);
+	return vc_offline_subvol_delete(fs->writer.fs, subvolid ? NULL : path, subvolid,
+					fs->base.err, sizeof(fs->base.err));
 }
 
 /* set-default, quota and qgroup writes: common/offline-write-qgroup.c */
@@ -557,7 +564,8 @@ static int offline_set_default(struct vc_fs *fs, u64 subvolid)
 
 static int offline_commit(struct vc_fs *fs, bool wait)
 {
-	return not_implemented(fs);
+	/* every offline write is committed before it returns */
+	return fs->writer.fs ? 0 : not_implemented(fs);
 }
 
 static int offline_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_seconds)

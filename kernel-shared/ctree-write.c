@@ -18,6 +18,7 @@
 #include "ctree.h"
 #include "ctree-write.h"
 #include "transaction.h"
+#include "cow-shared.h"
 
 static u8 *eb_ptr(struct extent_buffer *eb, u32 off)
 {
@@ -89,23 +90,6 @@ static u32 bin_search(const struct extent_buffer *eb, const struct btrfs_key *ke
 	return lo;
 }
 
-/* Refuse to copy blocks that may be shared with a snapshot (no SHARED refs yet) */
-static int check_unshared(struct btrfs_trans_handle *trans, struct btrfs_root *root,
-			  const struct extent_buffer *eb)
-{
-	if (!btrfs_is_fstree(root->id))
-		return 0;
-	if (btrfs_eb_owner(eb) != root->id ||
-	    (root->has_item && btrfs_eb_generation(eb) <=
-	     btrfs_root_last_snapshot(&root->root_item))) {
-		btrfs_fs_set_error(trans->fs,
-				   "subvolume %llu: shares blocks with a snapshot, writing it is not implemented offline yet",
-				   (unsigned long long)root->id);
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
 /*
  * Make @eb writable: return it (referenced) if allocated in T, else a copy
  * that replaces it in @parent at @pslot, or as the root of @root.
@@ -115,15 +99,13 @@ static int cow_block(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		     struct extent_buffer **out)
 {
 	struct extent_buffer *cow;
+	bool shared;
 	int ret;
 
 	if (btrfs_trans_block_is_new(trans, eb)) {
 		*out = extent_buffer_get(eb);
 		return 0;
 	}
-	ret = check_unshared(trans, root, eb);
-	if (ret < 0)
-		return ret;
 	ret = btrfs_trans_track_root(trans, root, false);
 	if (ret < 0)
 		return ret;
@@ -150,7 +132,10 @@ static int cow_block(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		root->generation = trans->transid;
 		root->level = btrfs_eb_level(cow);
 	}
-	ret = btrfs_free_tree_block(trans, btrfs_eb_owner(eb), eb);
+	/* blocks shared with snapshots keep living for the other trees */
+	ret = btrfs_cow_update_refs(trans, root, eb, &shared);
+	if (!ret && !shared)
+		ret = btrfs_free_tree_block(trans, btrfs_eb_owner(eb), eb);
 	if (ret < 0) {
 		free_extent_buffer(cow);
 		return ret;

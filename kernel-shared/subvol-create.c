@@ -22,6 +22,7 @@
 #include "ctree-write.h"
 #include "transaction.h"
 #include "subvol-create.h"
+#include "subvol-internal.h"
 #include "qgroup-write.h"
 
 struct dir_match {
@@ -169,7 +170,7 @@ static int find_prev_key(struct btrfs_root *root, const struct btrfs_key *key,
 	return ret < 0 ? ret : 0;
 }
 
-static int new_subvol_id(struct btrfs_fs *fs, u64 *id)
+int new_subvol_id(struct btrfs_fs *fs, u64 *id)
 {
 	struct btrfs_key key = { BTRFS_LAST_FREE_OBJECTID, (u8)-1, (u64)-1 }, found_key;
 	bool found;
@@ -187,7 +188,7 @@ static int new_subvol_id(struct btrfs_fs *fs, u64 *id)
 	return 0;
 }
 
-static int next_dir_index(struct btrfs_root *root, u64 dir, u64 *index)
+int next_dir_index(struct btrfs_root *root, u64 dir, u64 *index)
 {
 	struct btrfs_key key = { dir, BTRFS_DIR_INDEX_KEY, (u64)-1 }, found_key;
 	bool found;
@@ -296,7 +297,7 @@ static int insert_root_item(struct btrfs_trans_handle *trans,
 	return btrfs_insert_item(trans, trans->fs->tree_root, &key, &ri, sizeof(ri));
 }
 
-static int insert_root_refs(struct btrfs_trans_handle *trans,
+int insert_root_refs(struct btrfs_trans_handle *trans,
 			    const struct btrfs_subvol_create_args *a, u64 id, u64 index)
 {
 	u32 size = (u32)(sizeof(struct btrfs_root_ref) + a->name_len);
@@ -354,7 +355,7 @@ static int insert_dir_entries(struct btrfs_trans_handle *trans, struct btrfs_roo
 	return ret;
 }
 
-static int update_parent_dir(struct btrfs_trans_handle *trans, struct btrfs_root *parent,
+int update_parent_dir(struct btrfs_trans_handle *trans, struct btrfs_root *parent,
 			     const struct btrfs_subvol_create_args *a)
 {
 	struct btrfs_key key = { a->parent_dir, BTRFS_INODE_ITEM_KEY, 0 };
@@ -395,7 +396,7 @@ static int update_parent_dir(struct btrfs_trans_handle *trans, struct btrfs_root
 	return 0;
 }
 
-static int insert_uuid_item(struct btrfs_trans_handle *trans, const u8 *uuid, u64 id)
+int insert_uuid_item(struct btrfs_trans_handle *trans, const u8 *uuid, u64 id)
 {
 	struct btrfs_root *root;
 	struct btrfs_key key;
@@ -416,7 +417,7 @@ static int insert_uuid_item(struct btrfs_trans_handle *trans, const u8 *uuid, u6
  * (Re)set 0/@id INFO and LIMIT (a reused id may have stale ones); the
  * commit adds the new leaf's bytes through the qgroup deltas
  */
-static int insert_qgroup_items(struct btrfs_trans_handle *trans, u64 id)
+int insert_qgroup_items(struct btrfs_trans_handle *trans, u64 id)
 {
 	struct btrfs_root *root;
 	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, id };
@@ -443,7 +444,7 @@ static int insert_qgroup_items(struct btrfs_trans_handle *trans, u64 id)
 }
 
 /* Every inherited qgroup must exist and sit above level 0 */
-static int check_inherit(struct btrfs_trans_handle *trans, const struct btrfs_subvol_create_args *a)
+int check_inherit(struct btrfs_trans_handle *trans, const struct btrfs_subvol_create_args *a)
 {
 	struct btrfs_fs *fs = trans->fs;
 	struct btrfs_root *root;
@@ -476,7 +477,7 @@ static int check_inherit(struct btrfs_trans_handle *trans, const struct btrfs_su
 	return 0;
 }
 
-static int insert_relations(struct btrfs_trans_handle *trans,
+int insert_relations(struct btrfs_trans_handle *trans,
 			    const struct btrfs_subvol_create_args *a, u64 id)
 {
 	struct btrfs_root *root;

@@ -19,9 +19,9 @@
  * First version limits (each refused with -EOPNOTSUPP and a message):
  * one device; skinny metadata; free space tree in extent format (or no
  * free space tree at all); no new chunks (-ENOSPC when the METADATA block
- * groups are full); subvolume trees that share blocks with a snapshot
- * (last_snapshot set, or blocks owned by another tree) are not written,
- * because SHARED/FULL_BACKREF reference updates are not implemented.
+ * groups are full).  Blocks shared with snapshots are copied with the
+ * kernel's reference updates (cow-shared.c); qgroup numbers are then
+ * flagged INCONSISTENT for a rescan.
  */
 #ifndef VOLCTL_KERNEL_SHARED_TRANSACTION_H
 #define VOLCTL_KERNEL_SHARED_TRANSACTION_H

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * volctl mkfs: make a Btrfs filesystem on a file or device (top-level
+ * command, the target is its own argument).  The work is done by
+ * common/offline-mkfs.c; here the options are parsed.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <uuid/uuid.h>
+#include "cmds/commands.h"
+#include "common/messages.h"
+#include "common/offline-mkfs.h"
+#include "common/parse-utils.h"
+#include "kernel-shared/format.h"
+
+static const char *const mkfs_synopsis[] = {
+	"mkfs [options] <file>|<device>",
+	NULL,
+};
+
+static const char *const mkfs_details[] = {
+	"Make a Btrfs filesystem like mkfs.btrfs does by default: DUP metadata,",
+	"single data, skinny metadata, no-holes, free space tree, on one device.",
+	"A file that does not exist is created when -s is given.  A mounted",
+	"target is refused, and an existing Btrfs is only overwritten with -f.",
+	"",
+	"Options:",
+	OPTLINE("-s|--byte-count SIZE", "use SIZE bytes (suffixes K, M, G, T); default: all"),
+	OPTLINE("-n|--nodesize SIZE", "tree block size, 4K to 64K, default 16K"),
+	OPTLINE("--csum crc32c|xxhash|sha256|blake2", "checksum algorithm, default crc32c"),
+	OPTLINE("-L|--label LABEL", "filesystem label"),
+	OPTLINE("-U|--uuid UUID", "filesystem UUID instead of a random one"),
+	OPTLINE("--quota", "enable quotas (qgroup 0/5 and every --subvol)"),
+	OPTLINE("--subvol PATH", "create subvolume PATH after the filesystem, repeatable"),
+	OPTLINE("--default-subvol PATH", "make subvolume PATH (one of --subvol) the default"),
+	OPTLINE("-f|--force", "overwrite an existing filesystem"),
+	NULL,
+};
+
+static const struct cmd_help mkfs_help = {
+	.synopsis = mkfs_synopsis,
+	.summary = "make a Btrfs filesystem",
+	.details = mkfs_details,
+};
+
+enum { OPT_CSUM = 256, OPT_QUOTA, OPT_SUBVOL, OPT_DEFAULT_SUBVOL };
+
+static int parse_csum(const char *s, u16 *out)
+{
+	static const struct { const char *name; u16 type; } names[] = {
+		{ "crc32c", BTRFS_CSUM_TYPE_CRC32 }, { "xxhash", BTRFS_CSUM_TYPE_XXHASH },
+		{ "xxhash64", BTRFS_CSUM_TYPE_XXHASH }, { "sha256", BTRFS_CSUM_TYPE_SHA256 },
+		{ "blake2", BTRFS_CSUM_TYPE_BLAKE2 }, { "blake2b", BTRFS_CSUM_TYPE_BLAKE2 },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcasecmp(s, names[i].name)) {
+			*out = names[i].type;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* "/a/b", "a/b/" -> "/a/b" (a fresh string) */
+static char *abs_path(const char *p)
+{
+	size_t len = strlen(p);
+	char *s = malloc(len + 2);
+
+	if (!s)
+		return NULL;
+	s[0] = '/';
+	strcpy(s + 1, p[0] == '/' ? p + 1 : p);
+	len = strlen(s);
+	while (len > 1 && s[len - 1] == '/')
+		s[--len] = '\0';
+	return s;
+}
+
+static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+		    char **argv)
+{
+	static const struct option longopts[] = {
+		{ "byte-count", required_argument, NULL, 's' },
+		{ "nodesize", required_argument, NULL, 'n' },
+		{ "label", required_argument, NULL, 'L' },
+		{ "uuid", required_argument, NULL, 'U' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "csum", required_argument, NULL, OPT_CSUM },
+		{ "checksum", required_argument, NULL, OPT_CSUM },
+		{ "quota", no_argument, NULL, OPT_QUOTA },
+		{ "subvol", required_argument, NULL, OPT_SUBVOL },
+		{ "default-subvol", required_argument, NULL, OPT_DEFAULT_SUBVOL },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vc_mkfs_opts o = { 0 };
+	char **subvols = NULL;
+	char *def = NULL;
+	unsigned char fsid[16];
+	char err[512] = "";
+	uint64_t v;
+	int c, ret = VC_EXIT_USAGE;
+
+	(void)cmd;
+	subvols = calloc((size_t)argc, sizeof(*subvols));
+	if (!subvols)
+		return VC_EXIT_FAILURE;
+	while ((c = cmd_getopt(ctx, argc, argv, "s:n:L:U:f", longopts)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_size(optarg, false, &v, NULL) || !v) {
+				cmd_usage_error(ctx, "invalid size '%s'", optarg);
+				goto out;
+			}
+			o.size = v;
+			break;
+		case 'n':
+			if (parse_size(optarg, false, &v, NULL) || v < 4096 || v > 65536 ||
+			    (v & (v - 1))) {
+				cmd_usage_error(ctx, "invalid nodesize '%s': a power of two from 4K to 64K",
+						optarg);
+				goto out;
+			}
+			o.nodesize = (uint32_t)v;
+			break;
+		case 'L':
+			if (strlen(optarg) >= BTRFS_LABEL_SIZE) {
+				cmd_usage_error(ctx, "label too long: at most %d bytes",
+						BTRFS_LABEL_SIZE - 1);
+				goto out;
+			}
+			o.label = optarg;
+			break;
+		case 'U':
+			if (uuid_parse(optarg, fsid)) {
+				cmd_usage_error(ctx, "invalid uuid '%s'", optarg);
+				goto out;
+			}
+			o.fsid = fsid;
+			break;
+		case 'f':
+			o.force = true;
+			break;
+		case OPT_CSUM:
+			if (parse_csum(optarg, &o.csum_type)) {
+				cmd_usage_error(ctx, "unknown checksum '%s': use crc32c, xxhash, sha256 or blake2",
+						optarg);
+				goto out;
+			}
+			break;
+		case OPT_QUOTA:
+			o.quota = true;
+			break;
+		case OPT_SUBVOL:
+			subvols[o.nr_subvols] = abs_path(optarg);
+			if (!subvols[o.nr_subvols]) {
+				ret = VC_EXIT_FAILURE;
+				goto out;
+			}
+			o.nr_subvols++;
+			break;
+		case OPT_DEFAULT_SUBVOL:
+			free(def);
+			def = abs_path(optarg);
+			if (!def) {
+				ret = VC_EXIT_FAILURE;
+				goto out;
+			}
+			break;
+		default:
+			goto out;
+		}
+	}
+	if (cmd_check_argc_exact(ctx, argc - optind, 1))
+		goto out;
+	if (def) {
+		bool found = false;
+
+		for (size_t i = 0; i < o.nr_subvols; i++)
+			found |= !strcmp(subvols[i], def);
+		if (!found) {
+			cmd_usage_error(ctx, "--default-subvol %s: not one of the --subvol paths", def);
+			goto out;
+		}
+	}
+	o.path = argv[optind];
+	o.subvols = (const char *const *)subvols;
+	o.default_subvol = def;
+	if (vc_mkfs(&o, err, sizeof(err)) < 0) {
+		error("%s", err);
+		ret = VC_EXIT_FAILURE;
+		goto out;
+	}
+	pr_out(ctx->cfg, "Created a Btrfs filesystem on '%s'\n", o.path);
+	ret = VC_EXIT_OK;
+out:
+	for (size_t i = 0; i < o.nr_subvols; i++)
+		free(subvols[i]);
+	free(subvols);
+	free(def);
+	return ret;
+}
+
+const struct cmd_struct cmd_struct_mkfs = {
+	.token = "mkfs",
+	.fn = cmd_mkfs,
+	.help = &mkfs_help,
+	.flags = CMD_IMAGE_ARG | CMD_WRITES,
+};

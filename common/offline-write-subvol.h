@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Offline subvolume writes beyond `create`: snapshot, delete.
+ */
+#ifndef VOLCTL_COMMON_OFFLINE_WRITE_SUBVOL_H
+#define VOLCTL_COMMON_OFFLINE_WRITE_SUBVOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct btrfs_fs;
+struct vc_inherit;
+
+/**
+ * vc_offline_snapshot - `subvolume snapshot [-r] [-i QGROUP] SRC DST` on
+ * an open image, one transaction; @dst is the full path of the snapshot
+ * Return: 0 or a negative errno with @err set.
+ */
+int vc_offline_snapshot(struct btrfs_fs *fs, const char *src, const char *dst, bool readonly,
+			const struct vc_inherit *inh, char *err, size_t errlen);
+
+/**
+ * vc_offline_subvol_delete - `subvolume delete` of @path (@subvolid 0) or
+ * of subvolume @subvolid, one transaction: the unlink and orphan state the
+ * kernel's ioctl leaves (its cleaner drops the tree at the next mount)
+ * Return: 0 or a negative errno with @err set.
+ */
+int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, uint64_t subvolid,
+			     char *err, size_t errlen);
+
+#endif /* VOLCTL_COMMON_OFFLINE_WRITE_SUBVOL_H */

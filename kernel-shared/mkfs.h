@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Making a new filesystem on one device (on-disk-engine 11.3).
+ */
+#ifndef VOLCTL_KERNEL_SHARED_MKFS_H
+#define VOLCTL_KERNEL_SHARED_MKFS_H
+
+#include <stdbool.h>
+#include "format.h"
+
+struct btrfs_io_dev;
+
+/* Smallest device btrfs_mkfs() accepts */
+#define BTRFS_MKFS_MIN_SIZE	(128ULL << 20)
+
+struct btrfs_mkfs_args {
+	struct btrfs_io_dev *dev;	/* opened writable */
+	u64 size;			/* bytes of @dev to use; 0 = all */
+	u32 nodesize;			/* 0 = 16 KiB */
+	u16 csum_type;			/* BTRFS_CSUM_TYPE_* */
+	const char *label;		/* NULL or at most 255 bytes */
+	const u8 *fsid;			/* NULL = random */
+	bool quota;			/* quota tree with 0/5, numbers exact */
+	u64 now_sec;			/* creation time */
+	char *errmsg;			/* BTRFS_ERRMSG_SIZE bytes, or NULL */
+};
+
+/**
+ * btrfs_mkfs - write a new filesystem to @args->dev
+ *
+ * One device: SYSTEM and METADATA DUP, DATA single, chunks placed around
+ * the superblock mirrors; skinny metadata, no-holes, extended irefs, free
+ * space tree, data relocation tree, UUID tree, optionally quotas.  Every
+ * tree is one leaf of generation 1.  Crash safety: every superblock copy
+ * is zeroed (and flushed) before any other write, and the new superblocks
+ * are written last, after a flush, so an interrupted run never leaves an
+ * image that looks valid.
+ * Return: 0, -EINVAL (bad size, nodesize, label), -ENOSPC (device too
+ * small), -EIO, or <0, with @args->errmsg set.
+ */
+int btrfs_mkfs(const struct btrfs_mkfs_args *args);
+
+#endif /* VOLCTL_KERNEL_SHARED_MKFS_H */

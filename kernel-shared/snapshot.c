@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Offline `subvolume snapshot` (on-disk-engine 7), in one transaction T.
+ *   parent tree P  (D DIR_ITEM hash), (D DIR_INDEX idx) -> (N ROOT_ITEM -1);
+ *                  D's inode item; P's ROOT_ITEM ctransid/ctime
+ *   new tree N     a copy C of the source root block, owner N, generation T
+ *   extent tree    METADATA_ITEM of C (at commit); one more ref for each
+ *                  child of C: TREE_BLOCK_REF(N), or EXTENT_DATA_REF(N,
+ *                  ino, key.offset - extent offset) for a leaf root
+ *   root tree      source ROOT_ITEM last_snapshot = T; (N ROOT_ITEM T),
+ *                  (P ROOT_REF N), (N ROOT_BACKREF P)
+ *   UUID tree      uuid -> N; received_uuid -> N for a read-only snapshot
+ *   quota tree     see btrfs_snapshot_create()
+ * The source root block is copied as it is when the source did not change
+ * in T (the kernel first CoWs it; the result is the same tree).  Pending
+ * extent and qgroup updates of T are applied before the copy, so blocks
+ * the destination's entries created in the source have extent items to
+ * add references to, and the source's qgroup numbers are final.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uuid/uuid.h>
+#include "fs.h"
+#include "csum.h"
+#include "ctree.h"
+#include "ctree-write.h"
+#include "transaction.h"
+#include "extent-ref.h"
+#include "subvol-internal.h"
+#include "snapshot.h"
+
+static void set_time(struct btrfs_timespec *ts, const struct btrfs_subvol_create_args *a)
+{
+	btrfs_set_timespec_sec(ts, a->now_sec);
+	btrfs_set_timespec_nsec(ts, a->now_nsec);
+}
+
+static int insert_dir_entries(struct btrfs_trans_handle *trans, struct btrfs_root *parent,
+			      const struct btrfs_subvol_create_args *a, u64 id, u64 index)
+{
+	u32 size = (u32)(sizeof(struct btrfs_dir_item) + a->name_len);
+	u8 *buf = calloc(1, size);
+	struct btrfs_dir_item *di = (struct btrfs_dir_item *)buf;
+	/* snapshots point at (N, ROOT_ITEM, -1), plain subvolumes at offset 0 */
+	struct btrfs_key loc = { id, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
+	struct btrfs_key key = { a->parent_dir, BTRFS_DIR_ITEM_KEY,
+				 btrfs_name_hash(a->name, a->name_len) };
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	btrfs_set_dir_location(di, &loc);
+	btrfs_set_dir_transid(di, trans->transid);
+	btrfs_set_dir_name_len(di, (u16)a->name_len);
+	btrfs_set_dir_type(di, BTRFS_FT_DIR);
+	memcpy(buf + sizeof(*di), a->name, a->name_len);
+	ret = btrfs_insert_item(trans, parent, &key, buf, size);
+	if (ret == -EEXIST) {
+		btrfs_fs_set_error(trans->fs, "%.*s: name hash collision, not implemented offline yet",
+				   (int)a->name_len, a->name);
+		ret = -EOPNOTSUPP;
+	}
+	if (!ret) {
+		key = (struct btrfs_key){ a->parent_dir, BTRFS_DIR_INDEX_KEY, index };
+		ret = btrfs_insert_item(trans, parent, &key, buf, size);
+	}
+	free(buf);
+	return ret;
+}
+
+/* Apply every queued extent and qgroup update of T so far */
+static int run_pending_all(struct btrfs_trans_handle *trans)
+{
+	for (int pass = 0; pass < 64; pass++) {
+		int a, b;
+
+		a = btrfs_run_pending(trans);
+		if (a < 0)
+			return a;
+		b = btrfs_run_qgroup_deltas(trans);
+		if (b < 0)
+			return b;
+		if (!a && !b)
+			return 0;
+	}
+	return -ELOOP;
+}
+
+/* One more reference from the new tree @id for every child of @eb */
+static int inc_child_refs(struct btrfs_trans_handle *trans, const struct extent_buffer *eb,
+			  u64 id)
+{
+	u32 nr = btrfs_eb_nritems(eb);
+	u8 level = btrfs_eb_level(eb);
+	int ret;
+
+	for (u32 i = 0; i < nr; i++) {
+		const struct btrfs_file_extent_item *fi;
+		struct btrfs_key key;
+		u64 disk;
+
+		if (level > 0) {
+			ret = btrfs_inc_tree_block_ref(trans, btrfs_eb_node_blockptr(eb, i),
+						       level - 1, id);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		btrfs_eb_item_key(eb, i, &key);
+		if (key.type != BTRFS_EXTENT_DATA_KEY)
+			continue;
+		if (btrfs_eb_item_size(eb, i) < BTRFS_FILE_EXTENT_INLINE_DATA_START)
+			return -EUCLEAN;
+		fi = (const struct btrfs_file_extent_item *)btrfs_eb_item_data(eb, i);
+		if (btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE)
+			continue;
+		if (btrfs_eb_item_size(eb, i) < sizeof(*fi))
+			return -EUCLEAN;
+		disk = btrfs_file_extent_disk_bytenr(fi);
+		if (!disk)
+			continue;
+		ret = btrfs_inc_data_ref(trans, disk, btrfs_file_extent_disk_num_bytes(fi), id,
+					 key.objectid, key.offset - btrfs_file_extent_offset(fi));
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Copy the source root block to a new block owned by @id */
+static int copy_root(struct btrfs_trans_handle *trans, struct btrfs_root *src, u64 id,
+		     u64 *bytenr, u8 *level)
+{
+	struct extent_buffer *c;
+	const struct extent_buffer *eb = src->node;
+	int ret;
+
+	if (!eb)
+		return -EUCLEAN;
+	ret = btrfs_alloc_tree_block(trans, id, btrfs_eb_level(eb), &c);
+	if (ret < 0)
+		return ret;
+	memcpy(c->data + sizeof(struct btrfs_header), eb->data + sizeof(struct btrfs_header),
+	       eb->len - sizeof(struct btrfs_header));
+	btrfs_set_header_nritems((struct btrfs_header *)c->data, btrfs_eb_nritems(eb));
+	btrfs_mark_buffer_dirty(c);
+	*bytenr = c->start;
+	*level = btrfs_eb_level(c);
+	ret = inc_child_refs(trans, c, id);
+	free_extent_buffer(c);
+	return ret;
+}
+
+static int insert_snapshot_root_item(struct btrfs_trans_handle *trans, struct btrfs_root *src,
+				     const struct btrfs_subvol_create_args *a, bool readonly,
+				     u64 id, u64 bytenr, u8 level, const u8 *uuid)
+{
+	struct btrfs_root_item ri = src->root_item;
+	struct btrfs_key key = { id, BTRFS_ROOT_ITEM_KEY, trans->transid };
+	u64 flags = btrfs_root_flags(&ri);
+	struct btrfs_disk_key zero;
+
+	if (readonly)
+		flags |= BTRFS_ROOT_SUBVOL_RDONLY;
+	else
+		flags &= ~BTRFS_ROOT_SUBVOL_RDONLY;
+	btrfs_set_root_flags(&ri, flags);
+	btrfs_set_root_bytenr(&ri, bytenr);
+	btrfs_set_root_level(&ri, level);
+	btrfs_set_root_generation(&ri, trans->transid);
+	btrfs_set_root_generation_v2(&ri, trans->transid);
+	btrfs_set_root_refs(&ri, 1);
+	btrfs_set_root_last_snapshot(&ri, trans->transid);
+	memset(&zero, 0, sizeof(zero));
+	ri.drop_progress = zero;
+	btrfs_set_root_drop_level(&ri, 0);
+	memcpy(btrfs_root_uuid(&ri), uuid, BTRFS_UUID_SIZE);
+	memcpy(btrfs_root_parent_uuid(&ri), btrfs_root_uuid(&src->root_item), BTRFS_UUID_SIZE);
+	if (!readonly) {
+		memset(btrfs_root_received_uuid(&ri), 0, BTRFS_UUID_SIZE);
+		memset(btrfs_root_stime(&ri), 0, sizeof(struct btrfs_timespec));
+		memset(btrfs_root_rtime(&ri), 0, sizeof(struct btrfs_timespec));
+		btrfs_set_root_stransid(&ri, 0);
+		btrfs_set_root_rtransid(&ri, 0);
+	}
+	set_time(btrfs_root_otime(&ri), a);
+	btrfs_set_root_otransid(&ri, trans->transid);
+	return btrfs_insert_item(trans, trans->fs->tree_root, &key, &ri, sizeof(ri));
+}
+
+/* received_uuid -> N: append @id to the (possibly shared) RECEIVED_SUBVOL item */
+static int add_received_uuid(struct btrfs_trans_handle *trans, const u8 *uuid, u64 id)
+{
+	struct btrfs_root *root;
+	struct btrfs_key key;
+	u8 buf[512];
+	u32 len = 0;
+	int ret;
+
+	ret = btrfs_read_root(trans->fs, BTRFS_UUID_TREE_OBJECTID, &root);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		return ret;
+	btrfs_uuid_to_key(uuid, BTRFS_UUID_KEY_RECEIVED_SUBVOL, &key);
+	ret = btrfs_lookup_item(root, &key, buf, sizeof(buf) - 8, &len);
+	if (ret == 0) {
+		if (len % 8 || len > sizeof(buf) - 8)
+			return -EUCLEAN;
+		ret = btrfs_delete_key(trans, root, &key);
+	} else if (ret == -ENOENT) {
+		len = 0;
+		ret = 0;
+	}
+	if (ret < 0)
+		return ret;
+	put_le64(buf + len, id);
+	return btrfs_insert_item(trans, root, &key, buf, len + 8);
+}
+
+struct rel_list {
+	u64 child;
+	u64 parents[8];
+	size_t nr;		/* may exceed 8: only counted */
+};
+
+static int rel_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct rel_list *l = priv;
+
+	(void)data;
+	(void)len;
+	if (key->type == BTRFS_QGROUP_RELATION_KEY && key->objectid == l->child &&
+	    key->offset > l->child) {
+		if (l->nr < 8)
+			l->parents[l->nr] = key->offset;
+		l->nr++;
+	}
+	return 0;
+}
+
+static int set_inconsistent(struct btrfs_trans_handle *trans, struct btrfs_root *quota)
+{
+	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
+	struct btrfs_path path;
+	struct btrfs_qgroup_status_item *st;
+	u32 len;
+	int ret;
+
+	btrfs_path_init(&path);
+	ret = btrfs_search_cow(trans, quota, &key, &path, 0);
+	if (ret) {
+		btrfs_path_release(&path);
+		return ret < 0 ? ret : -EUCLEAN;
+	}
+	st = (struct btrfs_qgroup_status_item *)btrfs_path_item_ptr(&path, &len);
+	if (len >= 24)
+		btrfs_set_qgroup_status_flags(st, btrfs_qgroup_status_flags(st) |
+					      BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT);
+	btrfs_path_release(&path);
+	return 0;
+}
+
+/*
+ * Kernel numbers for a new snapshot (on-disk-engine 7.10): 0/N.rfer =
+ * 0/S.rfer, 0/N.excl = 0/S.excl = nodesize, 0/S's limits copied.  C's
+ * allocation reaches 0/N (and the inherited qgroups) through the commit's
+ * qgroup deltas, so 0/N starts one block lower here.
+ */
+static int snapshot_qgroups(struct btrfs_trans_handle *trans, u64 src, u64 id,
+			    const struct btrfs_subvol_create_args *a)
+{
+	struct btrfs_fs *fs = trans->fs;
+	u64 ns = fs->nodesize;
+	struct btrfs_root *quota;
+	struct btrfs_qgroup_info_item si, ni;
+	struct btrfs_qgroup_limit_item lim;
+	struct btrfs_key skey = { 0, BTRFS_QGROUP_INFO_KEY, src };
+	struct btrfs_key nkey = { 0, BTRFS_QGROUP_INFO_KEY, id };
+	struct btrfs_key rmin = { src, BTRFS_QGROUP_RELATION_KEY, 0 };
+	struct btrfs_key rmax = { src, BTRFS_QGROUP_RELATION_KEY, (u64)-1 };
+	struct rel_list rl = { .child = src };
+	bool consistent = true;
+	u32 len;
+	int ret;
+
+	ret = btrfs_read_root(fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
+	if (ret < 0)
+		return ret;
+	ret = insert_qgroup_items(trans, id);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_lookup_item(quota, &skey, &si, sizeof(si), &len);
+	if (ret == -ENOENT) {
+		/* no 0/S: nothing to copy, numbers unknown */
+		return set_inconsistent(trans, quota);
+	}
+	if (ret < 0)
+		return ret;
+	ni = si;
+	btrfs_set_qgroup_info_generation(&ni, trans->transid);
+	btrfs_set_qgroup_info_rfer(&ni, btrfs_qgroup_info_rfer(&si) >= ns ?
+				   btrfs_qgroup_info_rfer(&si) - ns : 0);
+	btrfs_set_qgroup_info_rfer_cmpr(&ni, btrfs_qgroup_info_rfer_cmpr(&si) >= ns ?
+					btrfs_qgroup_info_rfer_cmpr(&si) - ns : 0);
+	btrfs_set_qgroup_info_excl(&ni, 0);
+	btrfs_set_qgroup_info_excl_cmpr(&ni, 0);
+	ret = btrfs_update_item(trans, quota, &nkey, &ni, sizeof(ni));
+	if (ret < 0)
+		return ret;
+	btrfs_set_qgroup_info_generation(&si, trans->transid);
+	btrfs_set_qgroup_info_excl(&si, ns);
+	btrfs_set_qgroup_info_excl_cmpr(&si, ns);
+	ret = btrfs_update_item(trans, quota, &skey, &si, sizeof(si));
+	if (ret < 0)
+		return ret;
+	skey.type = nkey.type = BTRFS_QGROUP_LIMIT_KEY;
+	ret = btrfs_lookup_item(quota, &skey, &lim, sizeof(lim), &len);
+	if (ret == 0 && len == sizeof(lim))
+		ret = btrfs_update_item(trans, quota, &nkey, &lim, sizeof(lim));
+	else if (ret == -ENOENT)
+		ret = 0;
+	if (ret < 0)
+		return ret;
+
+	/* higher levels: the kernel's quick inherit path, or INCONSISTENT */
+	ret = btrfs_iterate_items(quota, &rmin, &rmax, rel_cb, &rl);
+	if (ret < 0)
+		return ret;
+	if (a->nr_inherit == 0) {
+		consistent = rl.nr == 0;
+	} else if (a->nr_inherit == 1 && rl.nr == 1 && rl.parents[0] == a->inherit[0]) {
+		struct btrfs_key qkey = { 0, BTRFS_QGROUP_INFO_KEY, a->inherit[0] };
+		struct btrfs_qgroup_info_item qi;
+
+		ret = btrfs_lookup_item(quota, &qkey, &qi, sizeof(qi), &len);
+		if (ret < 0)
+			return ret;
+		consistent = btrfs_qgroup_info_excl(&qi) == btrfs_qgroup_info_rfer(&qi);
+	} else {
+		consistent = false;
+	}
+	ret = insert_relations(trans, a, id);
+	if (ret < 0)
+		return ret;
+	return consistent ? 0 : set_inconsistent(trans, quota);
+}
+
+static int check_source(struct btrfs_fs *fs, struct btrfs_root *src)
+{
+	if (!src->has_item || !btrfs_is_fstree(src->id)) {
+		btrfs_fs_set_error(fs, "tree %llu: not a subvolume", (unsigned long long)src->id);
+		return -EINVAL;
+	}
+	if (btrfs_root_refs(&src->root_item) == 0) {
+		btrfs_fs_set_error(fs, "subvolume %llu: is being deleted",
+				   (unsigned long long)src->id);
+		return -ENOENT;
+	}
+	if (src->item_size != sizeof(struct btrfs_root_item)) {
+		btrfs_fs_set_error(fs, "subvolume %llu: legacy root item, snapshot not implemented offline yet",
+				   (unsigned long long)src->id);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int btrfs_snapshot_create(struct btrfs_trans_handle *trans, u64 source, bool readonly,
+			  struct btrfs_subvol_create_args *a)
+{
+	struct btrfs_fs *fs = trans->fs;
+	struct btrfs_root *parent, *src;
+	struct btrfs_key loc;
+	u8 uuid[BTRFS_UUID_SIZE], zero_uuid[BTRFS_UUID_SIZE] = { 0 };
+	u64 id, index, bytenr;
+	u8 type, level;
+	int ret;
+
+	if (!a->name_len || a->name_len > BTRFS_NAME_LEN || memchr(a->name, '/', a->name_len) ||
+	    (a->name_len == 1 && a->name[0] == '.') ||
+	    (a->name_len == 2 && !memcmp(a->name, "..", 2))) {
+		btrfs_fs_set_error(fs, "%.*s: invalid snapshot name", (int)a->name_len, a->name);
+		return -EINVAL;
+	}
+	ret = btrfs_read_root(fs, source, &src);
+	if (ret < 0)
+		return ret;
+	ret = check_source(fs, src);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_read_root(fs, a->parent_root, &parent);
+	if (ret < 0)
+		return ret;
+	if (btrfs_root_flags(&parent->root_item) & BTRFS_ROOT_SUBVOL_RDONLY) {
+		btrfs_fs_set_error(fs, "subvolume %llu: read-only",
+				   (unsigned long long)a->parent_root);
+		return -EROFS;
+	}
+	ret = btrfs_lookup_dir_entry(fs, a->parent_root, a->parent_dir, a->name, a->name_len,
+				     &loc, &type);
+	if (ret == 0)
+		return -EEXIST;
+	if (ret != -ENOENT)
+		return ret;
+	ret = check_inherit(trans, a);
+	if (!ret)
+		ret = new_subvol_id(fs, &id);
+	if (!ret)
+		ret = next_dir_index(parent, a->parent_dir, &index);
+	if (!ret)
+		ret = insert_dir_entries(trans, parent, a, id, index);
+	if (!ret)
+		ret = update_parent_dir(trans, parent, a);
+	if (!ret)
+		ret = insert_root_refs(trans, a, id, index);
+	if (!ret)
+		ret = run_pending_all(trans);
+	if (ret < 0)
+		return ret;
+
+	/* the source as it is now (its root may have been copied above) */
+	ret = btrfs_trans_track_root(trans, src, true);
+	if (ret < 0)
+		return ret;
+	btrfs_set_root_last_snapshot(&src->root_item, trans->transid);
+	uuid_generate(uuid);
+	ret = copy_root(trans, src, id, &bytenr, &level);
+	if (!ret)
+		ret = insert_snapshot_root_item(trans, src, a, readonly, id, bytenr, level, uuid);
+	if (!ret)
+		ret = insert_uuid_item(trans, uuid, id);
+	if (!ret && readonly &&
+	    memcmp(btrfs_root_received_uuid(&src->root_item), zero_uuid, BTRFS_UUID_SIZE))
+		ret = add_received_uuid(trans, btrfs_root_received_uuid(&src->root_item), id);
+	if (!ret && trans->quota_on)
+		ret = snapshot_qgroups(trans, source, id, a);
+	if (ret < 0)
+		return ret;
+	a->subvolid = id;
+	return 0;
+}

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Offline `subvolume delete` (on-disk-engine 8.1), in one transaction:
+ *   parent tree P  (D DIR_ITEM hash) and (D DIR_INDEX seq) removed; D's
+ *                  inode item: size -= 2 * name_len, transid, times
+ *   root tree      (P ROOT_REF N), (N ROOT_BACKREF P) removed; ROOT_ITEM
+ *                  of N: refs 0, flags |= SUBVOL_DEAD; (-5 ORPHAN N) added
+ *   UUID tree      N removed from its uuid (and received uuid) items
+ * The tree itself is left for the kernel's cleaner (see subvol-delete.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fs.h"
+#include "csum.h"
+#include "ctree.h"
+#include "ctree-write.h"
+#include "transaction.h"
+#include "subvol-delete.h"
+
+struct backref {
+	bool found;
+	u64 parent, dirid, seq;
+	char name[BTRFS_NAME_LEN + 1];
+	u16 name_len;
+	int err;
+};
+
+static int backref_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct backref *b = priv;
+	const struct btrfs_root_ref *rr = data;
+
+	if (key->type != BTRFS_ROOT_BACKREF_KEY)
+		return 0;
+	if (len < sizeof(*rr) || btrfs_root_ref_name_len(rr) > BTRFS_NAME_LEN ||
+	    len < sizeof(*rr) + btrfs_root_ref_name_len(rr)) {
+		b->err = -EUCLEAN;
+		return 1;
+	}
+	b->found = true;
+	b->parent = key->offset;
+	b->dirid = btrfs_root_ref_dirid(rr);
+	b->seq = btrfs_root_ref_sequence(rr);
+	b->name_len = btrfs_root_ref_name_len(rr);
+	memcpy(b->name, (const u8 *)data + sizeof(*rr), b->name_len);
+	return 1;
+}
+
+static int any_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	(void)key;
+	(void)data;
+	(void)len;
+	*(bool *)priv = true;
+	return 1;
+}
+
+/* Is @id the subvolume the root directory's "default" entry names? */
+static int is_default(struct btrfs_fs *fs, u64 id, bool *yes)
+{
+	struct btrfs_key key = { BTRFS_ROOT_TREE_DIR_OBJECTID, BTRFS_DIR_ITEM_KEY,
+				 btrfs_name_hash("default", 7) };
+	u8 buf[sizeof(struct btrfs_dir_item) + 64];
+	struct btrfs_key loc;
+	u32 len;
+	int ret;
+
+	*yes = false;
+	ret = btrfs_lookup_item(fs->tree_root, &key, buf, sizeof(buf), &len);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		return ret;
+	if (len < sizeof(struct btrfs_dir_item))
+		return -EUCLEAN;
+	btrfs_dir_location((struct btrfs_dir_item *)buf, &loc);
+	*yes = loc.objectid == id;
+	return 0;
+}
+
+/* Delete the DIR_ITEM of @b->name; it must hold no other name */
+static int delete_dir_item(struct btrfs_trans_handle *trans, struct btrfs_root *parent,
+			   const struct backref *b, u64 id)
+{
+	struct btrfs_key key = { b->dirid, BTRFS_DIR_ITEM_KEY,
+				 btrfs_name_hash(b->name, b->name_len) };
+	struct btrfs_path path;
+	const struct btrfs_dir_item *di;
+	struct btrfs_key loc;
+	const u8 *data;
+	u32 len;
+	int ret;
+
+	btrfs_path_init(&path);
+	ret = btrfs_search_cow(trans, parent, &key, &path, -1);
+	if (ret) {
+		btrfs_path_release(&path);
+		if (ret > 0) {
+			btrfs_fs_set_error(trans->fs, "subvolume %llu: no dir item for %.*s",
+					   (unsigned long long)id, (int)b->name_len, b->name);
+			return -EUCLEAN;
+		}
+		return ret;
+	}
+	data = btrfs_path_item_data(&path, &len);
+	di = (const struct btrfs_dir_item *)data;
+	if (len < sizeof(*di)) {
+		btrfs_path_release(&path);
+		return -EUCLEAN;
+	}
+	btrfs_dir_location(di, &loc);
+	if (len != sizeof(*di) + b->name_len + btrfs_dir_data_len(di) ||
+	    btrfs_dir_name_len(di) != b->name_len || loc.objectid != id ||
+	    loc.type != BTRFS_ROOT_ITEM_KEY) {
+		btrfs_path_release(&path);
+		btrfs_fs_set_error(trans->fs, "%.*s: dir item shared with another name, not implemented offline yet",
+				   (int)b->name_len, b->name);
+		return -EOPNOTSUPP;
+	}
+	return btrfs_del_item(trans, parent, &path);
+}
+
+static int update_dir_inode(struct btrfs_trans_handle *trans, struct btrfs_root *parent,
+			    const struct backref *b, u64 now_sec, u32 now_nsec)
+{
+	struct btrfs_key key = { b->dirid, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_path path;
+	struct btrfs_inode_item *ii;
+	u32 len;
+	int ret;
+
+	btrfs_path_init(&path);
+	ret = btrfs_search_cow(trans, parent, &key, &path, 0);
+	if (ret) {
+		btrfs_path_release(&path);
+		return ret < 0 ? ret : -EUCLEAN;
+	}
+	ii = (struct btrfs_inode_item *)btrfs_path_item_ptr(&path, &len);
+	if (len < sizeof(*ii)) {
+		btrfs_path_release(&path);
+		return -EUCLEAN;
+	}
+	if (btrfs_inode_size(ii) >= 2u * b->name_len)
+		btrfs_set_inode_size(ii, btrfs_inode_size(ii) - 2u * b->name_len);
+	btrfs_set_inode_transid(ii, trans->transid);
+	btrfs_set_inode_sequence(ii, btrfs_inode_sequence(ii) + 1);
+	btrfs_set_timespec_sec(btrfs_inode_ctime(ii), now_sec);
+	btrfs_set_timespec_nsec(btrfs_inode_ctime(ii), now_nsec);
+	btrfs_set_timespec_sec(btrfs_inode_mtime(ii), now_sec);
+	btrfs_set_timespec_nsec(btrfs_inode_mtime(ii), now_nsec);
+	btrfs_path_release(&path);
+	return 0;
+}
+
+/* Remove @id from the UUID tree item of @uuid/@type (a list of ids) */
+static int uuid_remove(struct btrfs_trans_handle *trans, const u8 *uuid, u8 type, u64 id)
+{
+	static const u8 zero[BTRFS_UUID_SIZE];
+	struct btrfs_root *root;
+	struct btrfs_key key;
+	u8 buf[512];
+	u32 len, out = 0;
+	int ret;
+
+	if (!memcmp(uuid, zero, BTRFS_UUID_SIZE))
+		return 0;
+	ret = btrfs_read_root(trans->fs, BTRFS_UUID_TREE_OBJECTID, &root);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		return ret;
+	btrfs_uuid_to_key(uuid, type, &key);
+	ret = btrfs_lookup_item(root, &key, buf, sizeof(buf), &len);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		return ret;
+	if (len % 8 || len > sizeof(buf))
+		return -EUCLEAN;
+	for (u32 off = 0; off < len; off += 8) {
+		if (get_le64(buf + off) != id) {
+			memmove(buf + out, buf + off, 8);
+			out += 8;
+		}
+	}
+	if (out == len)
+		return 0;
+	ret = btrfs_delete_key(trans, root, &key);
+	if (!ret && out)
+		ret = btrfs_insert_item(trans, root, &key, buf, out);
+	return ret;
+}
+
+static int check_deletable(struct btrfs_fs *fs, struct btrfs_root *victim, struct backref *b)
+{
+	u64 id = victim->id;
+	struct btrfs_key min = { id, BTRFS_ROOT_BACKREF_KEY, 0 };
+	struct btrfs_key max = { id, BTRFS_ROOT_BACKREF_KEY, (u64)-1 };
+	bool children = false, def;
+	int ret;
+
+	if (btrfs_root_refs(&victim->root_item) == 0) {
+		btrfs_fs_set_error(fs, "subvolume %llu: already deleted", (unsigned long long)id);
+		return -ENOENT;
+	}
+	ret = btrfs_iterate_items(fs->tree_root, &min, &max, backref_cb, b);
+	if (!ret)
+		ret = b->err;
+	if (ret < 0)
+		return ret;
+	if (!b->found) {
+		btrfs_fs_set_error(fs, "subvolume %llu: not linked in any directory",
+				   (unsigned long long)id);
+		return -ENOENT;
+	}
+	min = (struct btrfs_key){ id, BTRFS_ROOT_REF_KEY, 0 };
+	max = (struct btrfs_key){ id, BTRFS_ROOT_REF_KEY, (u64)-1 };
+	ret = btrfs_iterate_items(fs->tree_root, &min, &max, any_cb, &children);
+	if (ret < 0)
+		return ret;
+	if (children) {
+		btrfs_fs_set_error(fs, "subvolume %llu: contains other subvolumes",
+				   (unsigned long long)id);
+		return -ENOTEMPTY;
+	}
+	ret = is_default(fs, id, &def);
+	if (ret < 0)
+		return ret;
+	if (def) {
+		btrfs_fs_set_error(fs, "subvolume %llu: is the default subvolume",
+				   (unsigned long long)id);
+		return -EPERM;
+	}
+	return 0;
+}
+
+int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u32 now_nsec)
+{
+	struct btrfs_fs *fs = trans->fs;
+	struct btrfs_root *victim, *parent;
+	struct backref b = { 0 };
+	struct btrfs_key key;
+	int ret;
+
+	if (id < BTRFS_FIRST_FREE_OBJECTID || id > BTRFS_LAST_FREE_OBJECTID) {
+		btrfs_fs_set_error(fs, "subvolume %llu: cannot be deleted", (unsigned long long)id);
+		return -EPERM;
+	}
+	ret = btrfs_read_root(fs, id, &victim);
+	if (ret == -ENOENT)
+		btrfs_fs_set_error(fs, "subvolume %llu: does not exist", (unsigned long long)id);
+	if (ret < 0)
+		return ret;
+	ret = check_deletable(fs, victim, &b);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_read_root(fs, b.parent, &parent);
+	if (ret < 0)
+		return ret;
+	if (btrfs_root_flags(&parent->root_item) & BTRFS_ROOT_SUBVOL_RDONLY) {
+		btrfs_fs_set_error(fs, "subvolume %llu: read-only", (unsigned long long)b.parent);
+		return -EROFS;
+	}
+	ret = delete_dir_item(trans, parent, &b, id);
+	if (!ret) {
+		key = (struct btrfs_key){ b.dirid, BTRFS_DIR_INDEX_KEY, b.seq };
+		ret = btrfs_delete_key(trans, parent, &key);
+	}
+	if (!ret)
+		ret = update_dir_inode(trans, parent, &b, now_sec, now_nsec);
+	if (!ret) {
+		key = (struct btrfs_key){ b.parent, BTRFS_ROOT_REF_KEY, id };
+		ret = btrfs_delete_key(trans, fs->tree_root, &key);
+	}
+	if (!ret) {
+		key = (struct btrfs_key){ id, BTRFS_ROOT_BACKREF_KEY, b.parent };
+		ret = btrfs_delete_key(trans, fs->tree_root, &key);
+	}
+	if (!ret) {
+		key = (struct btrfs_key){ BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, id };
+		ret = btrfs_insert_item(trans, fs->tree_root, &key, NULL, 0);
+	}
+	if (!ret)
+		ret = uuid_remove(trans, btrfs_root_uuid(&victim->root_item),
+				  BTRFS_UUID_KEY_SUBVOL, id);
+	if (!ret)
+		ret = uuid_remove(trans, btrfs_root_received_uuid(&victim->root_item),
+				  BTRFS_UUID_KEY_RECEIVED_SUBVOL, id);
+	if (!ret)
+		ret = btrfs_trans_track_root(trans, victim, true);
+	if (ret < 0)
+		return ret;
+	btrfs_set_root_refs(&victim->root_item, 0);
+	btrfs_set_root_flags(&victim->root_item,
+			     btrfs_root_flags(&victim->root_item) | BTRFS_ROOT_SUBVOL_DEAD);
+	return 0;
+}

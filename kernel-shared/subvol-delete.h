@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Offline `subvolume delete`: the unlink the kernel's ioctl performs
+ * (on-disk-engine 8.1).
+ */
+#ifndef VOLCTL_KERNEL_SHARED_SUBVOL_DELETE_H
+#define VOLCTL_KERNEL_SHARED_SUBVOL_DELETE_H
+
+#include "format.h"
+
+struct btrfs_trans_handle;
+
+/**
+ * btrfs_subvol_unlink - unlink subvolume @subvolid inside @trans
+ *
+ * Removes its DIR_ITEM and DIR_INDEX from the parent directory (whose
+ * size, times and transid change), ROOT_REF and ROOT_BACKREF, its UUID
+ * tree entries; sets refs 0 and SUBVOL_DEAD in its ROOT_ITEM and inserts
+ * the ORPHAN item (-5 ORPHAN_ITEM id).  The tree, its extents and its
+ * qgroup stay: this is the state the kernel leaves after the ioctl, which
+ * `btrfs check` accepts, and the kernel's cleaner drops the tree (and,
+ * since 6.11, removes qgroup 0/id) after the next read-write mount.
+ * Quota limits do not apply: deleting is always allowed.
+ * Return: 0, -ENOENT (no such subvolume, or already deleted), -EPERM (the
+ * default subvolume, or tree 5), -ENOTEMPTY (holds subvolumes), -EROFS
+ * (read-only parent), -EOPNOTSUPP, or <0 (fs->errmsg says more).
+ */
+int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 subvolid, u64 now_sec,
+			u32 now_nsec);
+
+#endif /* VOLCTL_KERNEL_SHARED_SUBVOL_DELETE_H */

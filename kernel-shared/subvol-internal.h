@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Steps of `subvolume create` that `subvolume snapshot` shares
+ * (subvol-create.c); library-internal, not for common/ or cmds/.
+ */
+#ifndef VOLCTL_KERNEL_SHARED_SUBVOL_INTERNAL_H
+#define VOLCTL_KERNEL_SHARED_SUBVOL_INTERNAL_H
+
+#include "format.h"
+#include "ctree.h"
+#include "subvol-create.h"
+
+struct btrfs_trans_handle;
+
+/* Largest subvolume id in the root tree plus one */
+int new_subvol_id(struct btrfs_fs *fs, u64 *id);
+/* Largest DIR_INDEX of @dir plus one (at least 2) */
+int next_dir_index(struct btrfs_root *root, u64 dir, u64 *index);
+/* ROOT_REF (parent, id) and ROOT_BACKREF (id, parent) */
+int insert_root_refs(struct btrfs_trans_handle *trans, const struct btrfs_subvol_create_args *a,
+		     u64 id, u64 index);
+/* Directory size, times, transid and the parent's ROOT_ITEM ctransid/ctime */
+int update_parent_dir(struct btrfs_trans_handle *trans, struct btrfs_root *parent,
+		      const struct btrfs_subvol_create_args *a);
+/* UUID tree: uuid (SUBVOL) -> id */
+int insert_uuid_item(struct btrfs_trans_handle *trans, const u8 *uuid, u64 id);
+/* Fresh 0/id INFO and LIMIT items */
+int insert_qgroup_items(struct btrfs_trans_handle *trans, u64 id);
+/* Every inherited qgroup exists and is above level 0 */
+int check_inherit(struct btrfs_trans_handle *trans, const struct btrfs_subvol_create_args *a);
+/* RELATION items between 0/id and each inherited qgroup */
+int insert_relations(struct btrfs_trans_handle *trans, const struct btrfs_subvol_create_args *a,
+		     u64 id);
+
+#endif /* VOLCTL_KERNEL_SHARED_SUBVOL_INTERNAL_H */

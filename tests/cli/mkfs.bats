@@ -1,0 +1,167 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# volctl mkfs (no root needed): images btrfs check accepts, the features
+# and layout of modern mkfs.btrfs, options, refusals, and crash safety by
+# fault injection (never a half image that looks valid).
+
+load ../helpers
+
+setup() {
+	command -v btrfs >/dev/null || skip "needs btrfs-progs"
+	IMG="$BATS_TEST_TMPDIR/fs.img"
+}
+
+check_clean() {
+	run btrfs check --readonly "$IMG"
+	if [ "$status" -ne 0 ]; then
+		echo "$output" >&2
+		return 1
+	fi
+}
+
+@test "mkfs: help on stdout, exit 0; listed in the main usage" {
+	run_volctl mkfs --help
+	assert_status 0
+	assert_output_contains "usage: volctl mkfs"
+	assert_output_contains "--default-subvol"
+	run_volctl --help
+	assert_output_contains "mkfs"
+}
+
+@test "mkfs -s 256M: new file, check clean, default features and profiles" {
+	run_volctl mkfs -s 256M "$IMG"
+	assert_status 0
+	[ "$output" = "Created a Btrfs filesystem on '$IMG'" ]
+	[ "$(stat -c %s "$IMG")" -eq $((256 << 20)) ]
+	check_clean
+	run btrfs inspect-internal dump-super "$IMG"
+	assert_output_contains "SKINNY_METADATA"
+	assert_output_contains "NO_HOLES"
+	assert_output_contains "FREE_SPACE_TREE_VALID"
+	assert_output_contains "nodesize		16384"
+	run btrfs inspect-internal dump-tree -t 3 "$IMG"
+	assert_output_contains "type METADATA|DUP"
+	assert_output_contains "type SYSTEM|DUP"
+	assert_output_contains "type DATA|single"
+	run btrfs inspect-internal dump-tree -t 1 "$IMG"
+	assert_output_contains "(DATA_RELOC_TREE ROOT_ITEM 0)"
+	assert_output_contains "(UUID_TREE ROOT_ITEM 0)"
+	assert_output_contains "(FREE_SPACE_TREE ROOT_ITEM 0)"
+	assert_output_contains "name: default"
+	# our own reader agrees
+	run_volctl --image "$IMG" subvolume list /
+	assert_status 0
+}
+
+@test "mkfs: every checksum type and node size" {
+	local csum ns
+	for csum in crc32c xxhash sha256 blake2; do
+		for ns in 4096 16384 65536; do
+			rm -f "$IMG"
+			run_volctl mkfs -s 300M -n "$ns" --csum "$csum" "$IMG"
+			[ "$status" -eq 0 ] || { echo "$csum $ns: $output" >&2; return 1; }
+			run btrfs check --readonly "$IMG"
+			[ "$status" -eq 0 ] || { echo "$csum $ns: $output" >&2; return 1; }
+			run btrfs inspect-internal dump-super "$IMG"
+			assert_output_contains "nodesize		$ns"
+		done
+	done
+	run btrfs inspect-internal dump-super "$IMG"
+	assert_output_contains "3 (blake2)"
+}
+
+@test "mkfs: label, uuid, quota, subvolumes and the default subvolume" {
+	run_volctl mkfs -s 512M -L data -U 0f0e0d0c-0b0a-0908-0706-050403020100 --quota \
+		--subvol /a --subvol a/b --subvol c/ --default-subvol a/b "$IMG"
+	assert_status 0
+	check_clean
+	run btrfs check --readonly --qgroup-report "$IMG"
+	assert_status 0
+	[[ "$output" != *"are different"* ]]
+	run btrfs inspect-internal dump-super "$IMG"
+	assert_output_contains "fsid			0f0e0d0c-0b0a-0908-0706-050403020100"
+	assert_output_contains "label			data"
+	assert_output_contains "DEFAULT_SUBVOL"
+	run_volctl --image "$IMG" subvolume list /
+	assert_output_contains "path a/b"
+	assert_output_contains "path c"
+	run_volctl --image "$IMG" subvolume get-default /
+	assert_output_contains "path a/b"
+	run_volctl --image "$IMG" qgroup show /
+	assert_output_contains "0/5"
+	assert_output_contains "0/258"
+}
+
+@test "mkfs: refusals (existing btrfs without -f, too small, bad options) leave the file alone" {
+	run_volctl mkfs -s 256M "$IMG"
+	assert_status 0
+	local before
+	before=$(sha256sum <"$IMG")
+	run_volctl mkfs "$IMG"
+	assert_status 1
+	assert_output_contains "contains a btrfs filesystem"
+	[ "$(sha256sum <"$IMG")" = "$before" ]
+	run_volctl mkfs -f "$IMG"
+	assert_status 0
+	check_clean
+	run_volctl mkfs -s 64M "$BATS_TEST_TMPDIR/small.img"
+	assert_status 1
+	assert_output_contains "too small"
+	run_volctl mkfs -n 3000 "$IMG"
+	assert_status 2
+	run_volctl mkfs --csum md5 "$IMG"
+	assert_status 2
+	run_volctl mkfs -U not-a-uuid "$IMG"
+	assert_status 2
+	run_volctl mkfs --subvol /a --default-subvol /b "$IMG"
+	assert_status 2
+	run_volctl mkfs "$BATS_TEST_TMPDIR/missing.img"
+	assert_status 1
+	assert_output_contains "give -s SIZE"
+	run_volctl mkfs
+	assert_status 2
+}
+
+@test "mkfs over an old filesystem: crash after every write, never a half image" {
+	truncate -s 256M "$IMG"
+	mkfs.btrfs -q -f "$IMG" >/dev/null
+	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" mkfs -f "$BATS_TEST_TMPDIR/probe.img" 2>/dev/null; then
+		skip "built without --enable-fault-injection"
+	fi
+	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
+	local n=1 rc olds=0 nones=0 news=0 fsid_old
+	fsid_old=$(btrfs inspect-internal dump-super "$IMG" | awk '$1 == "fsid" {print $2}')
+	while [ "$n" -lt 100 ]; do
+		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
+		rc=0
+		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" mkfs -f "$IMG" >/dev/null 2>&1 || rc=$?
+		run btrfs inspect-internal dump-super "$IMG"
+		if [[ "$output" == *"magic			_BHRfS_M [match]"* ]]; then
+			# a superblock that looks valid: the whole filesystem must be
+			check_clean
+			if [[ "$output" == *"$fsid_old"* ]]; then
+				olds=$((olds + 1))
+			else
+				news=$((news + 1))
+			fi
+		else
+			nones=$((nones + 1))
+		fi
+		# a mirror that still looks valid (zeroing interrupted) names a whole
+		# filesystem: nothing else is written before every copy is zeroed
+		run btrfs inspect-internal dump-super -s 1 "$IMG"
+		if [[ "$output" == *"magic			_BHRfS_M [match]"* ]]; then
+			run btrfs check --readonly -s 1 "$IMG"
+			[ "$status" -eq 0 ] || { echo "mirror 1 after $n writes: $output" >&2; return 1; }
+		fi
+		if [ "$rc" -eq 0 ]; then
+			break
+		fi
+		[ "$rc" -eq 1 ]
+		n=$((n + 1))
+	done
+	[ "$rc" -eq 0 ]
+	[ "$nones" -gt 3 ]
+	[ "$news" -ge 1 ]
+}

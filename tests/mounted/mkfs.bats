@@ -1,0 +1,98 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# volctl mkfs checked by the kernel: the filesystem mounts, takes data,
+# grows chunks, shows the subvolumes, default subvolume and qgroups; a
+# mounted target is refused; an unmounted loop device works.
+
+load ../helpers
+
+setup() {
+	require_root_loop
+	IMG="$BATS_TEST_TMPDIR/fs.img"
+	MNT="$BATS_TEST_TMPDIR/mnt"
+	mkdir -p "$MNT"
+}
+
+teardown() {
+	cleanup_mount
+}
+
+mount_img() {
+	LOOPDEV=$(losetup -f --show "$IMG")
+	mount "$LOOPDEV" "$MNT" "$@"
+}
+
+umount_img() {
+	umount "$MNT"
+	losetup -d "$LOOPDEV"
+	LOOPDEV=
+}
+
+@test "mkfs: the kernel mounts it, writes more than the first chunks hold, check clean" {
+	run_volctl mkfs -s 1G "$IMG"
+	assert_status 0
+	mount_img
+	dd if=/dev/urandom of="$MNT/big" bs=1M count=300 status=none
+	mkdir "$MNT/d"
+	for i in $(seq 1 500); do echo "$i" >"$MNT/d/f$i"; done
+	btrfs subvolume create "$MNT/k" >/dev/null
+	btrfs subvolume snapshot "$MNT/k" "$MNT/ks" >/dev/null
+	sync
+	run btrfs filesystem df "$MNT"
+	assert_output_contains "Metadata, DUP"
+	umount_img
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	mount_img
+	[ "$(stat -c %s "$MNT/big")" -eq $((300 << 20)) ]
+	[ "$(cat "$MNT/d/f321")" = 321 ]
+	umount_img
+}
+
+@test "mkfs --quota --subvol --default-subvol: kernel sees them, numbers equal a rescan" {
+	run_volctl mkfs -s 512M --quota --subvol @ --subvol @home --subvol @/nested \
+		--default-subvol @ "$IMG"
+	assert_status 0
+	mount_img
+	run btrfs subvolume get-default "$MNT"
+	assert_output_contains "path @"
+	[ -d "$MNT/nested" ]
+	umount_img
+	mount_img -o subvolid=5
+	run btrfs subvolume list "$MNT"
+	assert_output_contains "path @home"
+	assert_output_contains "path @/nested"
+	local stored rescanned
+	stored=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^0\// {print $1, $2, $3}')
+	btrfs quota rescan -w "$MNT" >/dev/null
+	rescanned=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^0\// {print $1, $2, $3}')
+	[ "$stored" = "$rescanned" ]
+	[[ "$stored" == *"0/258 "* ]]
+	run btrfs quota status "$MNT"
+	[[ "$output" != *"nconsistent: yes"* ]]
+	umount_img
+}
+
+@test "mkfs: a mounted target is refused, an unmounted loop device works" {
+	run_volctl mkfs -s 256M "$IMG"
+	assert_status 0
+	mount_img
+	echo keep >"$MNT/file"
+	sync
+	run_volctl mkfs -f "$IMG"
+	assert_status 1
+	assert_output_contains "mounted"
+	run_volctl mkfs -f "$LOOPDEV"
+	assert_status 1
+	[ "$(cat "$MNT/file")" = keep ]
+	umount "$MNT"
+	run_volctl mkfs -f -L onloop "$LOOPDEV"
+	assert_status 0
+	mount "$LOOPDEV" "$MNT"
+	run btrfs filesystem label "$MNT"
+	assert_output_contains "onloop"
+	[ ! -e "$MNT/file" ]
+	umount_img
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+}

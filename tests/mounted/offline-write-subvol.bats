@@ -1,0 +1,219 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# Offline `subvolume snapshot`, checked by the kernel: the snapshot mounts,
+# holds the source's files, lists with -s, takes writes on both sides, and
+# the image stays btrfs-check clean; qgroup numbers equal a kernel rescan.
+
+load ../helpers
+
+setup() {
+	require_root_loop
+	IMG="$BATS_TEST_TMPDIR/fs.img"
+	MNT="$BATS_TEST_TMPDIR/mnt"
+	mkdir -p "$MNT"
+	truncate -s 512M "$IMG"
+	mkfs.btrfs -q -f "$IMG" >/dev/null
+}
+
+teardown() {
+	cleanup_mount
+}
+
+mount_img() {
+	LOOPDEV=$(losetup -f --show "$IMG")
+	mount "$LOOPDEV" "$MNT"
+}
+
+umount_img() {
+	umount "$MNT"
+	losetup -d "$LOOPDEV"
+	LOOPDEV=
+}
+
+check_clean() {
+	run btrfs check --readonly "$IMG"
+	if [ "$status" -ne 0 ]; then
+		echo "$output" >&2
+		return 1
+	fi
+}
+
+# A subvolume "sv" with NR files written by the kernel
+fill_source() {
+	mount_img
+	btrfs subvolume create "$MNT/sv" >/dev/null
+	local i
+	for i in $(seq 1 "${1:-200}"); do
+		head -c $((RANDOM * 2 + 1)) /dev/urandom >"$MNT/sv/f$i"
+	done
+	mkdir "$MNT/sv/dir"
+	echo inline >"$MNT/sv/dir/small"
+	if [ -n "${2:-}" ]; then
+		btrfs quota enable "$MNT"
+		btrfs quota rescan -w "$MNT" >/dev/null
+	fi
+	umount_img
+}
+
+# qgroup rfer/excl as stored, and after a kernel rescan
+qgroups_stored_vs_rescan() {
+	local stored rescanned
+	mount_img
+	stored=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^[0-9]+\// {print $1, $2, $3}')
+	btrfs quota rescan -w "$MNT" >/dev/null
+	rescanned=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^[0-9]+\// {print $1, $2, $3}')
+	umount_img
+	if [ "$stored" != "$rescanned" ]; then
+		echo "stored:" >&2
+		echo "$stored" >&2
+		echo "rescanned:" >&2
+		echo "$rescanned" >&2
+		return 1
+	fi
+}
+
+@test "snapshot: the kernel mounts it, files equal, list -s, writes on both sides" {
+	fill_source 300
+	check_clean
+	run_volctl --image "$IMG" subvolume snapshot /sv /snap
+	assert_status 0
+	run_volctl --image "$IMG" subvolume snapshot -r /sv /ro
+	assert_status 0
+	check_clean
+	mount_img
+	run btrfs subvolume list -s "$MNT"
+	assert_status 0
+	assert_output_contains "path snap"
+	assert_output_contains "path ro"
+	diff -r "$MNT/sv" "$MNT/snap"
+	diff -r "$MNT/sv" "$MNT/ro"
+	run btrfs property get "$MNT/ro" ro
+	assert_output_contains "ro=true"
+	run btrfs subvolume show "$MNT/snap"
+	assert_output_contains "Parent UUID:"
+	# CoW of shared blocks in the kernel, both sides
+	echo changed >>"$MNT/sv/f1"
+	echo new >"$MNT/snap/new"
+	rm "$MNT/snap/f2"
+	dd if=/dev/urandom of="$MNT/snap/big" bs=1M count=2 status=none
+	sync
+	umount_img
+	check_clean
+	mount_img
+	[ "$(tail -c 8 "$MNT/sv/f1")" = changed ]
+	[ "$(cat "$MNT/snap/new")" = new ]
+	[ ! -e "$MNT/snap/f2" ] && [ -e "$MNT/sv/f2" ] && [ -e "$MNT/ro/f2" ]
+	cmp "$MNT/ro/f3" "$MNT/snap/f3"
+	umount_img
+}
+
+@test "snapshot with quotas: stored numbers equal a kernel rescan" {
+	fill_source 200 quota
+	run_volctl --image "$IMG" subvolume snapshot /sv /snap
+	assert_status 0
+	check_clean
+	qgroups_stored_vs_rescan
+	run btrfs inspect-internal dump-tree -t 8 "$IMG"
+	[[ "$output" != *"INCONSISTENT"* ]]
+}
+
+@test "snapshot -i: quick inherit path into the source's only parent stays consistent" {
+	fill_source 100 quota
+	mount_img
+	btrfs qgroup create 1/100 "$MNT"
+	btrfs qgroup assign 0/256 1/100 "$MNT" 2>/dev/null || true
+	btrfs quota rescan -w "$MNT" >/dev/null
+	umount_img
+	run_volctl --image "$IMG" subvolume snapshot -i 1/100 /sv /snap
+	assert_status 0
+	check_clean
+	run btrfs inspect-internal dump-tree -t 8 "$IMG"
+	[[ "$output" != *"INCONSISTENT"* ]]
+	qgroups_stored_vs_rescan
+	mount_img
+	run btrfs qgroup show -p "$MNT"
+	umount_img
+	assert_output_contains "1/100"
+	[ "$(grep -c '1/100' <<<"$output")" -ge 2 ]
+}
+
+@test "snapshot of a member without -i: marked inconsistent like the kernel" {
+	fill_source 20 quota
+	mount_img
+	btrfs qgroup create 1/100 "$MNT"
+	btrfs qgroup assign 0/256 1/100 "$MNT" 2>/dev/null || true
+	btrfs quota rescan -w "$MNT" >/dev/null
+	umount_img
+	run_volctl --image "$IMG" subvolume snapshot /sv /snap
+	assert_status 0
+	run btrfs inspect-internal dump-tree -t 8 "$IMG"
+	assert_output_contains "INCONSISTENT"
+	mount_img
+	btrfs quota rescan -w "$MNT" >/dev/null
+	umount_img
+	check_clean
+}
+
+@test "delete offline: the kernel's cleaner drops the tree at mount, qgroup 0/id removed" {
+	fill_source 100 quota
+	mount_img
+	btrfs subvolume snapshot "$MNT/sv" "$MNT/keep" >/dev/null
+	btrfs qgroup limit 20K 0/256 "$MNT"
+	btrfs subvolume create "$MNT/plain" >/dev/null
+	umount_img
+	# over its limit, still deletable
+	run_volctl --image "$IMG" subvolume delete /sv /plain
+	assert_status 0
+	check_clean
+	mount_img
+	run btrfs subvolume list -d "$MNT"
+	assert_output_contains "DELETED"
+	btrfs subvolume sync "$MNT"
+	run btrfs subvolume list "$MNT"
+	[[ "$output" != *"path sv"* ]]
+	[[ "$output" != *"path plain"* ]]
+	assert_output_contains "path keep"
+	run btrfs qgroup show "$MNT"
+	[[ "$output" != *"0/256 "* ]]
+	[ -e "$MNT/keep/f1" ]
+	echo more >>"$MNT/keep/f1"
+	sync
+	umount_img
+	check_clean
+	qgroups_stored_vs_rescan
+}
+
+@test "offline writes into kernel-made snapshots (shared and full-backref blocks), kernel agrees" {
+	fill_source 400
+	mount_img
+	btrfs subvolume snapshot "$MNT/sv" "$MNT/ksnap" >/dev/null
+	# the kernel copies shared leaves: full back refs appear
+	echo change >>"$MNT/sv/f10"
+	echo change >>"$MNT/ksnap/f300"
+	sync
+	umount_img
+	check_clean
+	local p
+	for p in /sv/o1 /ksnap/o2 /o3; do
+		run_volctl --image "$IMG" subvolume create "$p"
+		[ "$status" -eq 0 ] || { echo "$p: $output" >&2; return 1; }
+		check_clean
+	done
+	run_volctl --image "$IMG" subvolume snapshot /ksnap /osnap
+	assert_status 0
+	run_volctl --image "$IMG" subvolume create /osnap/o4
+	assert_status 0
+	run_volctl --image "$IMG" subvolume delete /sv/o1
+	assert_status 0
+	check_clean
+	mount_img
+	[ -d "$MNT/ksnap/o2" ] && [ -d "$MNT/osnap/o4" ] && [ ! -e "$MNT/sv/o1" ]
+	cmp "$MNT/ksnap/f300" "$MNT/osnap/f300"
+	echo more >>"$MNT/osnap/f200"
+	echo more >>"$MNT/sv/f200"
+	rm "$MNT/ksnap/f5"
+	btrfs subvolume sync "$MNT"
+	sync
+	umount_img
+	check_clean
+}
