@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Running the accounting engine through the backend's accounting source,
+ * with one retry for a live filesystem (see common/acct-run.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "common/acct-run.h"
+#include "kernel-shared/fs.h"
+
+static int run_once(const struct vc_backend_ops *ops, struct vc_fs *fs,
+		    const struct btrfs_acct_options *opts, struct vc_acct_result *res)
+{
+	int ret;
+
+	vc_fs_clear_error(fs);
+	ret = ops->acct_open(fs, &res->src);
+	if (ret) {
+		snprintf(res->err, sizeof(res->err), "%s",
+			 vc_fs_error(fs) ? vc_fs_error(fs) : strerror(-ret));
+		return ret;
+	}
+	res->live = res->src.live;
+	btrfs_fs_clear_error(res->src.bfs);
+	ret = btrfs_acct_run(res->src.bfs, opts, &res->acct);
+	if (ret) {
+		const char *msg = btrfs_fs_error(res->src.bfs);
+
+		snprintf(res->err, sizeof(res->err), "accounting failed: %s",
+			 msg && msg[0] ? msg : strerror(-ret));
+		res->acct = NULL;
+		ops->acct_close(fs, &res->src);
+	}
+	return ret;
+}
+
+static const char *strip_prefix(const char *s)
+{
+	static const char prefix[] = "accounting failed: ";
+
+	return strncmp(s, prefix, sizeof(prefix) - 1) ? s : s + sizeof(prefix) - 1;
+}
+
+int vc_acct_compute(const struct vc_backend_ops *ops, struct vc_fs *fs, bool simple,
+		    u64 enable_gen, struct vc_acct_result *res)
+{
+	struct btrfs_acct_options opts = {
+		.simple = simple,
+		.enable_gen = simple ? enable_gen : 0,
+	};
+	char first[sizeof(res->err)];
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	if (!ops->acct_open) {
+		snprintf(res->err, sizeof(res->err), "computing numbers: not implemented");
+		return -EOPNOTSUPP;
+	}
+	ret = run_once(ops, fs, &opts, res);
+	if (!ret || !res->live || (ret != -EUCLEAN && ret != -EIO))
+		return ret;
+	/* the kernel rewrote a block while we read: commit and read once more */
+	memcpy(first, res->err, sizeof(first));
+	res->retried = true;
+	ret = run_once(ops, fs, &opts, res);
+	if (ret && (ret == -EUCLEAN || ret == -EIO))
+		snprintf(res->err, sizeof(res->err),
+			 "the filesystem changed while it was read, twice (first: %.200s; "
+			 "then: %.200s)", strip_prefix(first), strip_prefix(res->err));
+	return ret;
+}
+
+void vc_acct_release(const struct vc_backend_ops *ops, struct vc_fs *fs,
+		     struct vc_acct_result *res)
+{
+	if (res->acct)
+		btrfs_acct_free(res->acct);
+	res->acct = NULL;
+	if (res->src.bfs && ops->acct_close)
+		ops->acct_close(fs, &res->src);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Running the accounting engine through the backend, for the commands that
+ * want computed numbers (qgroup show --compute, qgroup headroom --compute,
+ * subvolume delete --dry-run), online and offline alike.
+ *
+ * Online the engine reads a snapshot of a live filesystem (see
+ * common/online-acct.c): when a block fails verification or cannot be read,
+ * the filesystem is committed and read once more; a second failure is
+ * reported as such ("the filesystem changed while it was read").
+ */
+#ifndef VOLCTL_COMMON_ACCT_RUN_H
+#define VOLCTL_COMMON_ACCT_RUN_H
+
+#include <stdbool.h>
+#include "common/backend.h"
+#include "kernel-shared/accounting.h"
+
+struct vc_acct_result {
+	struct btrfs_acct *acct;
+	struct vc_acct_src src;
+	bool live;			/* numbers of a snapshot of a mounted filesystem */
+	bool retried;			/* the first read failed verification */
+	char err[600];			/* why it failed, for error() */
+};
+
+/**
+ * vc_acct_compute - run the engine on the filesystem @fs
+ * @simple, @enable_gen: simple-quota numbers (from the quota status)
+ *
+ * Return: 0 with res->acct, or a negative errno with res->err set.
+ * Release with vc_acct_release() either way.
+ */
+int vc_acct_compute(const struct vc_backend_ops *ops, struct vc_fs *fs, bool simple,
+		    u64 enable_gen, struct vc_acct_result *res);
+void vc_acct_release(const struct vc_backend_ops *ops, struct vc_fs *fs,
+		     struct vc_acct_result *res);
+
+#endif
