@@ -8,6 +8,7 @@
 #include <string.h>
 #include "common/acct-run.h"
 #include "kernel-shared/fs.h"
+#include "kernel-shared/volumes.h"
 
 static int run_once(const struct vc_backend_ops *ops, struct vc_fs *fs,
 		    const struct btrfs_acct_options *opts, struct vc_acct_result *res)
@@ -79,4 +80,22 @@ void vc_acct_release(const struct vc_backend_ops *ops, struct vc_fs *fs,
 	res->acct = NULL;
 	if (res->src.bfs && ops->acct_close)
 		ops->acct_close(fs, &res->src);
+}
+
+int vc_acct_metadata_profile(const struct vc_acct_result *res, const char **profile)
+{
+	const struct btrfs_fs *bfs = res->src.bfs;
+
+	*profile = "unknown";
+	for (size_t i = 0; bfs && i < bfs->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = bfs->chunks[i];
+		int copies;
+
+		if (!(map->type & BTRFS_BLOCK_GROUP_METADATA))
+			continue;
+		copies = btrfs_num_copies(bfs, map->start, bfs->nodesize);
+		*profile = btrfs_profile_name(map->type);
+		return copies > 0 ? copies : 1;
+	}
+	return 1;
 }

@@ -33,6 +33,12 @@ struct vc_acct_result {
  */
 int vc_acct_compute(const struct vc_backend_ops *ops, struct vc_fs *fs, bool simple,
 		    u64 enable_gen, struct vc_acct_result *res);
+/**
+ * vc_acct_metadata_profile - profile and copies of the metadata chunks
+ * (the first metadata chunk found; "unknown" and 1 if none)
+ */
+int vc_acct_metadata_profile(const struct vc_acct_result *res, const char **profile);
+
 void vc_acct_release(const struct vc_backend_ops *ops, struct vc_fs *fs,
 		     struct vc_acct_result *res);
 
