@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "common/acct-run.h"
 #include "kernel-shared/fs.h"
@@ -98,4 +99,43 @@ int vc_acct_metadata_profile(const struct vc_acct_result *res, const char **prof
 		return copies > 0 ? copies : 1;
 	}
 	return 1;
+}
+
+int vc_acct_fill_qgroups(const struct vc_acct_result *res, struct btrfs_qgroup_list *list)
+{
+	struct btrfs_acct_counts *counts;
+	int ret;
+
+	counts = calloc(list->nr ? list->nr : 1, sizeof(*counts));
+	if (!counts)
+		return -ENOMEM;
+	ret = btrfs_acct_qgroups(res->acct, list, counts);
+	for (size_t i = 0; !ret && i < list->nr; i++) {
+		struct btrfs_qgroup_info_rec *info = &list->groups[i].info;
+
+		info->rfer = info->rfer_cmpr = counts[i].rfer;
+		info->excl = info->excl_cmpr = counts[i].excl;
+	}
+	free(counts);
+	return ret;
+}
+
+int vc_acct_subvol_qgroups(const struct vc_acct_result *res,
+			   const struct btrfs_subvol_list *subvols, struct btrfs_qgroup_list *list)
+{
+	memset(list, 0, sizeof(*list));
+	list->groups = calloc(subvols->nr ? subvols->nr : 1, sizeof(*list->groups));
+	if (!list->groups)
+		return -ENOMEM;
+	for (size_t i = 0; i < subvols->nr; i++) {
+		const struct btrfs_subvol *sv = &subvols->subvols[i];
+		struct btrfs_qgroup *qg = &list->groups[list->nr];
+
+		if (sv->deleted)
+			continue;
+		qg->qgroupid = sv->id;		/* level 0 */
+		qg->has_info = true;
+		list->nr++;
+	}
+	return vc_acct_fill_qgroups(res, list);
 }

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include "common/backend.h"
 #include "kernel-shared/accounting.h"
+#include "kernel-shared/qgroup-list.h"
+#include "kernel-shared/subvol-list.h"
 
 struct vc_acct_result {
 	struct btrfs_acct *acct;
@@ -38,6 +40,22 @@ int vc_acct_compute(const struct vc_backend_ops *ops, struct vc_fs *fs, bool sim
  * (the first metadata chunk found; "unknown" and 1 if none)
  */
 int vc_acct_metadata_profile(const struct vc_acct_result *res, const char **profile);
+
+/**
+ * vc_acct_fill_qgroups - replace the recorded numbers of every qgroup of
+ * @list by the computed ones (referenced, exclusive; compressed sizes too,
+ * which the engine does not tell apart)
+ */
+int vc_acct_fill_qgroups(const struct vc_acct_result *res, struct btrfs_qgroup_list *list);
+
+/**
+ * vc_acct_subvol_qgroups - a qgroup list as quotas would have it, built from
+ * the subvolumes: one level-0 group per live subvolume (0/5 included), no
+ * limits, no relations, with computed numbers.  For filesystems without
+ * quotas.  Release with btrfs_qgroup_list_release().
+ */
+int vc_acct_subvol_qgroups(const struct vc_acct_result *res,
+			   const struct btrfs_subvol_list *subvols, struct btrfs_qgroup_list *list);
 
 void vc_acct_release(const struct vc_backend_ops *ops, struct vc_fs *fs,
 		     struct vc_acct_result *res);
