@@ -885,6 +885,8 @@ static const struct cmd_struct cmd_clear_stale = {
 	"clear-stale", cmd_qgroup_clear_stale, &clear_stale_help, NULL, QG_WRITES,
 };
 
+extern const struct cmd_struct qgroup_cmd_headroom;	/* cmds/qgroup-headroom.c */
+
 static const struct cmd_struct *const qgroup_commands[] = {
 	&cmd_create,
 	&cmd_destroy,
@@ -892,6 +894,7 @@ static const struct cmd_struct *const qgroup_commands[] = {
 	&cmd_remove,
 	&cmd_limit,
 	&cmd_show,
+	&qgroup_cmd_headroom,
 	&cmd_clear_stale,
 	NULL,
 };
