@@ -12,7 +12,9 @@
  * extents shared only among members of the set belong to the set alone.
  *
  * Raw device space freed is larger: a tree block is counted once here, but a
- * DUP (or RAID1...) metadata profile stores it two or more times.  Online the
+ * DUP (or RAID1...) metadata profile stores it two or more times; the output
+ * splits data from tree blocks and gives the raw figure for the metadata
+ * and data profiles found.  Online the
  * numbers come from a committed snapshot of the live filesystem.
  */
 #include <errno.h>
@@ -24,6 +26,19 @@
 #include "common/messages.h"
 #include "common/output.h"
 #include "common/units.h"
+#include "kernel-shared/acct-split.h"
+
+/* What the set frees: data extents, tree blocks, and on the devices */
+struct dry_set {
+	struct btrfs_acct_counts all;
+	u64 meta;			/* tree blocks, counted once */
+	u64 data;
+	int copies;			/* of the metadata profile */
+	const char *profile;
+	int data_copies;
+	const char *data_profile;
+	u64 raw;			/* data_copies * data + copies * meta */
+};
 
 struct dry_member {
 	const char *path;
@@ -32,12 +47,10 @@ struct dry_member {
 };
 
 static void print_text(const struct vc_ctx *ctx, const struct dry_member *m, size_t n,
-		       const struct btrfs_acct_counts *set, const struct vc_acct_result *res,
+		       const struct dry_set *set, const struct vc_acct_result *res,
 		       unsigned int units)
 {
-	char b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE];
-	const char *profile;
-	int copies = vc_acct_metadata_profile(res, &profile);
+	char b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE], b3[UNITS_BUFSIZE];
 
 	if (ctx->cfg->quiet)
 		return;
@@ -48,18 +61,19 @@ static void print_text(const struct vc_ctx *ctx, const struct dry_member *m, siz
 		printf("%-8" PRIu64 " %14s %14s  %s\n", m[i].id, pretty_size(m[i].alone.rfer, units, b1),
 		       pretty_size(m[i].alone.excl, units, b2), m[i].path);
 	printf("Would free %s (exclusive bytes of the set of %zu subvolume%s; referenced %s)\n",
-	       pretty_size(set->excl, units, b1), n, n == 1 ? "" : "s",
-	       pretty_size(set->rfer, units, b2));
-	printf("Raw device space freed is larger by the metadata profile: tree blocks count "
-	       "once here, metadata is %s (%d cop%s)\n", profile, copies, copies == 1 ? "y" : "ies");
+	       pretty_size(set->all.excl, units, b1), n, n == 1 ? "" : "s",
+	       pretty_size(set->all.rfer, units, b2));
+	printf("  data %s, metadata %s (tree blocks, each counted once)\n",
+	       pretty_size(set->data, units, b1), pretty_size(set->meta, units, b2));
+	printf("Raw device space freed is larger by the metadata profile %s (%d cop%s, data %s): "
+	       "%s\n", set->profile, set->copies, set->copies == 1 ? "y" : "ies",
+	       set->data_profile, pretty_size(set->raw, units, b3));
 }
 
-static void print_json(const struct dry_member *m, size_t n, const struct btrfs_acct_counts *set,
+static void print_json(const struct dry_member *m, size_t n, const struct dry_set *set,
 		       const struct vc_acct_result *res)
 {
 	struct json_writer w;
-	const char *profile;
-	int copies = vc_acct_metadata_profile(res, &profile);
 
 	json_document_open(&w, stdout);
 	json_object_open(&w, "subvolume_delete_dry_run");
@@ -76,12 +90,17 @@ static void print_json(const struct dry_member *m, size_t n, const struct btrfs_
 	json_array_close(&w);
 	json_object_open(&w, "set");
 	json_u64(&w, "count", n);
-	json_u64(&w, "referenced", set->rfer);
-	json_u64(&w, "exclusive", set->excl);
-	json_u64(&w, "would_free", set->excl);
+	json_u64(&w, "referenced", set->all.rfer);
+	json_u64(&w, "exclusive", set->all.excl);
+	json_u64(&w, "would_free", set->all.excl);
+	json_u64(&w, "data", set->data);
+	json_u64(&w, "metadata", set->meta);
+	json_u64(&w, "raw", set->raw);
 	json_object_close(&w);
-	json_str(&w, "metadata_profile", profile);
-	json_u64(&w, "metadata_copies", (u64)copies);
+	json_str(&w, "metadata_profile", set->profile);
+	json_u64(&w, "metadata_copies", (u64)set->copies);
+	json_str(&w, "data_profile", set->data_profile);
+	json_u64(&w, "data_copies", (u64)set->data_copies);
 	json_object_close(&w);
 	json_document_close(&w);
 }
@@ -119,7 +138,8 @@ static int resolve_members(const struct vc_ctx *ctx, struct vc_fs *fs, char **pa
 int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, unsigned int units)
 {
 	struct vc_acct_result res;
-	struct btrfs_acct_counts set;
+	struct btrfs_acct_counts meta;
+	struct dry_set set;
 	struct dry_member *m;
 	struct vc_fs *fs;
 	u64 *ids = NULL;
@@ -155,7 +175,13 @@ int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, unsigned i
 		ids[i] = m[i].id;
 		btrfs_acct_subvols(res.acct, &m[i].id, 1, &m[i].alone);
 	}
-	btrfs_acct_subvols(res.acct, ids, n, &set);
+	btrfs_acct_subvols(res.acct, ids, n, &set.all);
+	btrfs_acct_subvols_meta(res.acct, ids, n, &meta);
+	set.meta = meta.excl;
+	set.data = set.all.excl - meta.excl;
+	set.copies = vc_acct_metadata_profile(&res, &set.profile);
+	set.data_copies = vc_acct_profile(&res, BTRFS_BLOCK_GROUP_DATA, &set.data_profile);
+	set.raw = (u64)set.data_copies * set.data + (u64)set.copies * set.meta;
 	if (ctx->cfg->format == VC_FORMAT_JSON)
 		print_json(m, n, &set, &res);
 	else

@@ -85,6 +85,11 @@ void vc_acct_release(const struct vc_backend_ops *ops, struct vc_fs *fs,
 
 int vc_acct_metadata_profile(const struct vc_acct_result *res, const char **profile)
 {
+	return vc_acct_profile(res, BTRFS_BLOCK_GROUP_METADATA, profile);
+}
+
+int vc_acct_profile(const struct vc_acct_result *res, u64 type, const char **profile)
+{
 	const struct btrfs_fs *bfs = res->src.bfs;
 
 	*profile = "unknown";
@@ -92,7 +97,7 @@ int vc_acct_metadata_profile(const struct vc_acct_result *res, const char **prof
 		const struct btrfs_chunk_map *map = bfs->chunks[i];
 		int copies;
 
-		if (!(map->type & BTRFS_BLOCK_GROUP_METADATA))
+		if (!(map->type & type))
 			continue;
 		copies = btrfs_num_copies(bfs, map->start, bfs->nodesize);
 		*profile = btrfs_profile_name(map->type);

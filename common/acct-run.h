@@ -40,6 +40,8 @@ int vc_acct_compute(const struct vc_backend_ops *ops, struct vc_fs *fs, bool sim
  * (the first metadata chunk found; "unknown" and 1 if none)
  */
 int vc_acct_metadata_profile(const struct vc_acct_result *res, const char **profile);
+/* The same for the first chunk of @type (BTRFS_BLOCK_GROUP_DATA, ...) */
+int vc_acct_profile(const struct vc_acct_result *res, u64 type, const char **profile);
 
 /**
  * vc_acct_fill_qgroups - replace the recorded numbers of every qgroup of
