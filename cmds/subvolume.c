@@ -788,7 +788,7 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		return cmd_usage_error(ctx, "--dry-run cannot be used with -c, -C, -i, -R or "
 				       "--delete-qgroup");
 	if (!dry_run && ctx->cfg->format == VC_FORMAT_JSON)
-		return cmd_usage_error(ctx, "--format json needs --dry-run");
+		return cmd_usage_error(ctx, "--format json is not supported without --dry-run");
 	if (!dry_run && units != UNITS_DEFAULT)
 		return cmd_usage_error(ctx, "size units need --dry-run");
 	if (dry_run) {

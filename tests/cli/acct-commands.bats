@@ -27,7 +27,7 @@ rows() {
 	assert_status 2
 	run_volctl --format json subvolume delete /nonexistent/a
 	assert_status 2
-	assert_output_contains "--format json needs --dry-run"
+	assert_output_contains "--format json is not supported without --dry-run"
 	run_volctl subvolume delete --raw /nonexistent/a
 	assert_status 2
 	run_volctl qgroup headroom
