@@ -17,6 +17,10 @@ setup() {
 }
 
 teardown() {
+	if [ -n "${WRITER_PID:-}" ]; then
+		kill "$WRITER_PID" 2>/dev/null || true
+		wait "$WRITER_PID" 2>/dev/null || true
+	fi
 	cleanup_mount
 }
 
@@ -217,4 +221,37 @@ df_used() {
 	dd if=/dev/zero of="$MNT/hv/more" bs=1M count=4 status=none
 	run_volctl --format json qgroup headroom "$MNT/hv"
 	[ "$(jq -r '.qgroup_headroom.limits[] | select(.binding) | .qgroupid' <<<"$output")" = 0/256 ]
+}
+
+@test "qgroup show --compute on a filesystem being written: numbers, or the documented message" {
+	make_set
+	# a writer committing all the time, so tree blocks move under the reader
+	(
+		i=0
+		while :; do
+			i=$((i + 1))
+			dd if=/dev/urandom of="$MNT/sv/w$((i % 50))" bs=64K count=4 status=none
+			[ $((i % 10)) -ne 0 ] || btrfs filesystem sync "$MNT" 2>/dev/null
+		done
+	) &
+	WRITER_PID=$!
+	ok=0
+	for n in 1 2 3 4 5 6; do
+		run_volctl qgroup show --compute --raw "$MNT"
+		if [ "$status" -eq 0 ]; then
+			ok=$((ok + 1))
+			assert_output_contains "Computed numbers"
+		else
+			# a second failed read must say why, never something else
+			assert_status 1
+			assert_output_contains "the filesystem changed while it was read"
+		fi
+	done
+	kill "$WRITER_PID"
+	wait "$WRITER_PID" 2>/dev/null || true
+	WRITER_PID=
+	echo "$ok of 6 reads under writes succeeded"
+	# once quiet, it always succeeds
+	run_volctl qgroup show --compute --raw "$MNT"
+	assert_status 0
 }
