@@ -161,3 +161,14 @@ rows() {
 	assert_status 1
 	assert_output_contains "quota is not enabled"
 }
+
+@test "acct: qgroup show --compute --image in simple-quota mode equals the recorded charges (squota4k)" {
+	fixture squota4k
+	recorded=$("$VOLCTL" --image "$IMG" --format json qgroup show / | rows)
+	run_volctl --image "$IMG" --format json qgroup show --compute /
+	assert_status 0
+	[ "$(jq -r .quota.mode <<<"$output")" = simple ]
+	computed=$(rows <<<"$output")
+	[ -n "$computed" ]
+	[ "$computed" = "$recorded" ]
+}
