@@ -116,6 +116,7 @@ struct vc_backend_ops {
 	int (*rescan_wait)(struct vc_fs *fs);
 	int (*qgroup_create)(struct vc_fs *fs, u64 qgroupid);
 	int (*qgroup_destroy)(struct vc_fs *fs, u64 qgroupid);
+	/* 0, or 1 when the change left the numbers inconsistent (a rescan is due) */
 	int (*qgroup_assign)(struct vc_fs *fs, u64 src, u64 dst, bool assign);
 	int (*qgroup_limit)(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 max_rfer,
 			    u64 max_excl);
