@@ -21,6 +21,7 @@
 #include "cmds/commands.h"
 #include "common/messages.h"
 #include "common/parse-utils.h"
+#include "common/acct-run.h"
 #include "common/qgroup-out.h"
 #include "common/units.h"
 
@@ -433,6 +434,7 @@ struct show_opts {
 	enum show_filter filter;
 	bool tree;
 	bool sync;
+	bool compute;
 };
 
 static int build_view(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
@@ -488,6 +490,43 @@ static void show_warnings(const struct quota_state *st, const char *path)
 			"run 'volctl quota rescan -w %s'", path, path);
 }
 
+/*
+ * --compute: replace the recorded numbers with the engine's; without quotas,
+ * one level-0 row per live subvolume.  Returns 0, a negative errno for
+ * cmd_report(), or VC_EXIT_FAILURE after printing the error.
+ */
+static int show_compute(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+			const struct btrfs_subvol_list *subvols, struct qgroup_view *view,
+			struct btrfs_qgroup_list *list)
+{
+	bool simple = view->quota.enabled && view->quota.simple;
+	struct vc_acct_result res;
+	int ret;
+
+	ret = vc_acct_compute(ctx->ops, fs, simple, list->status.enable_gen, &res);
+	if (ret) {
+		error("%s: %s", path, res.err);
+		vc_acct_release(ctx->ops, fs, &res);
+		return VC_EXIT_FAILURE;
+	}
+	if (res.retried)
+		warning("%s: the filesystem changed while it was read; the second read succeeded",
+			path);
+	if (view->quota.enabled) {
+		ret = vc_acct_fill_qgroups(&res, list);
+	} else {
+		btrfs_qgroup_list_release(list);
+		ret = vc_acct_subvol_qgroups(&res, subvols, list);
+	}
+	view->computed = res.live ? "live_snapshot" : "image";
+	if (!ret && ctx->cfg->format != VC_FORMAT_JSON && !ctx->cfg->quiet)
+		printf("Computed numbers (from %s%s), not the recorded ones\n",
+		       res.live ? "a committed snapshot of the mounted filesystem" : "the image",
+		       view->quota.enabled ? "" : "; quotas are off: one level-0 row per subvolume");
+	vc_acct_release(ctx->ops, fs, &res);
+	return ret;
+}
+
 static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 		    const struct show_opts *opts)
 {
@@ -507,13 +546,18 @@ static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path
 		ret = cmd_report(ctx, fs, ret, path);
 		goto out;
 	}
-	if (!view.quota.enabled) {
+	if (!view.quota.enabled && !opts->compute) {
 		error("%s: quota is not enabled (run 'volctl quota enable %s')", path, path);
 		ret = VC_EXIT_FAILURE;
 		goto out;
 	}
-	show_warnings(&view.quota, path);
+	if (!opts->compute)
+		show_warnings(&view.quota, path);
 	ret = btrfs_subvol_list_load(&src, &subvols);
+	if (!ret && opts->compute)
+		ret = show_compute(ctx, fs, path, &subvols, &view, &list);
+	if (ret > 0)
+		goto out;
 	if (!ret)
 		ret = build_view(ctx, fs, path, opts, &subvols, &view);
 	if (ret) {
@@ -538,8 +582,9 @@ out:
 static int cmd_qgroup_show(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 			   char **argv)
 {
-	enum { OPT_SORT = 256, OPT_SYNC, OPT_TREE };
+	enum { OPT_SORT = 256, OPT_SYNC, OPT_TREE, OPT_COMPUTE };
 	static const struct option longopts[] = {
+		{ "compute", no_argument, NULL, OPT_COMPUTE },
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "sync", no_argument, NULL, OPT_SYNC },
 		{ "tree", no_argument, NULL, OPT_TREE },
@@ -585,6 +630,9 @@ static int cmd_qgroup_show(const struct cmd_struct *cmd, const struct vc_ctx *ct
 			break;
 		case OPT_TREE:
 			opts.tree = true;
+			break;
+		case OPT_COMPUTE:
+			opts.compute = true;
 			break;
 		default:
 			return VC_EXIT_USAGE;
@@ -786,6 +834,9 @@ static const char *const show_details[] = {
 	OPTLINE("--tree", "draw the hierarchy as a tree, with limits as used/limit and how "
 		"full\n\teach limited group is"),
 	OPTLINE("--sync", "commit the filesystem first, so the numbers are current"),
+	OPTLINE("--compute", "compute the numbers from the trees instead of showing the\n\t"
+		"recorded ones (works with quotas off: one level-0 row per\n\tsubvolume); "
+		"mounted: reads a committed snapshot of the devices"),
 	OPTLINE("--raw", "sizes in bytes"),
 	OPTLINE("--human-readable", "sizes with a binary suffix (default)"),
 	OPTLINE("--iec", "powers of 1024 (KiB, MiB, ...)"),
@@ -834,6 +885,8 @@ static const struct cmd_struct cmd_clear_stale = {
 	"clear-stale", cmd_qgroup_clear_stale, &clear_stale_help, NULL, QG_WRITES,
 };
 
+extern const struct cmd_struct qgroup_cmd_headroom;	/* cmds/qgroup-headroom.c */
+
 static const struct cmd_struct *const qgroup_commands[] = {
 	&cmd_create,
 	&cmd_destroy,
@@ -841,6 +894,7 @@ static const struct cmd_struct *const qgroup_commands[] = {
 	&cmd_remove,
 	&cmd_limit,
 	&cmd_show,
+	&qgroup_cmd_headroom,
 	&cmd_clear_stale,
 	NULL,
 };

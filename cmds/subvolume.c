@@ -17,6 +17,7 @@
 #include "common/messages.h"
 #include "common/parse-utils.h"
 #include "common/path-utils.h"
+#include "common/units.h"
 
 /* ------------------------------------------------------------------ */
 /* Shared helpers                                                      */
@@ -411,6 +412,7 @@ out_usage:
 static const char *const cmd_delete_usage[] = {
 	"subvolume delete [-c|-C] [-R] [-v] [--delete-qgroup] <subvolume>...",
 	"subvolume delete [-c|-C] [-v] [--delete-qgroup] -i <subvolid> <path>",
+	"subvolume delete --dry-run [--raw|--human-readable|...] <subvolume>...",
 	NULL,
 };
 static const char *const cmd_delete_details[] = {
@@ -422,6 +424,10 @@ static const char *const cmd_delete_details[] = {
 	OPTLINE("-C|--commit-each", "commit the transaction after each deletion"),
 	OPTLINE("-i|--subvolid <id>", "delete subvolume <id> of the filesystem holding <path>"),
 	OPTLINE("-R|--recursive", "delete the subvolumes nested below first"),
+	OPTLINE("--dry-run", "delete nothing; print the bytes deleting exactly this set\n\twould free "
+		"(exclusive bytes of the set, as a level-1 qgroup holding\n\tthem would show "
+		"after a rescan) and each subvolume's own;\n\traw device space freed is larger "
+		"by the metadata profile\n\t(DUP: tree blocks twice).  Also --format json"),
 	OPTLINE("--delete-qgroup", "wait until the subvolume is cleaned, then destroy its\n\t0/<id> qgroup if the kernel has not removed it already"),
 	OPTLINE("-v|--verbose", "show progress"),
 	NULL,
@@ -726,7 +732,7 @@ out:
 static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 				char **argv)
 {
-	enum { OPT_DELETE_QGROUP = 256 };
+	enum { OPT_DELETE_QGROUP = 256, OPT_DRY_RUN };
 	static const struct option longopts[] = {
 		{ "commit-after", no_argument, NULL, 'c' },
 		{ "commit-each", no_argument, NULL, 'C' },
@@ -734,11 +740,13 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		{ "recursive", no_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "delete-qgroup", no_argument, NULL, OPT_DELETE_QGROUP },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct delete_opts o = { .commit = VC_COMMIT_NONE, .verbose = ctx->cfg->verbose };
+	unsigned int units = units_from_args(&argc, argv, false);
 	struct vc_fs **keep;
-	bool by_id = false;
+	bool by_id = false, dry_run = false;
 	int c, ret, nargs, failed = 0;
 
 	while ((c = cmd_getopt(ctx, argc, argv, "cCi:Rv", longopts)) != -1) {
@@ -770,11 +778,25 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		case OPT_DELETE_QGROUP:
 			o.delete_qgroup = true;
 			break;
+		case OPT_DRY_RUN:
+			dry_run = true;
+			break;
 		default:
 			return VC_EXIT_USAGE;
 		}
 	}
 	nargs = argc - optind;
+	if (dry_run && (by_id || o.recursive || o.delete_qgroup || o.commit != VC_COMMIT_NONE))
+		return cmd_usage_error(ctx, "--dry-run cannot be used with -c, -C, -i, -R or "
+				       "--delete-qgroup");
+	if (!dry_run && ctx->cfg->format == VC_FORMAT_JSON)
+		return cmd_usage_error(ctx, "--format json is not supported without --dry-run");
+	if (!dry_run && units != UNITS_DEFAULT)
+		return cmd_usage_error(ctx, "size units need --dry-run");
+	if (dry_run) {
+		ret = cmd_check_argc_min(ctx, nargs, 1);
+		return ret ? ret : sv_delete_dry_run(ctx, argv + optind, nargs, units);
+	}
 	if (by_id && o.recursive)
 		return cmd_usage_error(ctx, "-R cannot be used with -i");
 	ret = by_id ? cmd_check_argc_exact(ctx, nargs, 1) : cmd_check_argc_min(ctx, nargs, 1);
@@ -1010,7 +1032,7 @@ static const struct cmd_struct cmd_snapshot = {
 	"snapshot", cmd_subvolume_snapshot, &cmd_snapshot_help, NULL, WRITE_FLAGS,
 };
 static const struct cmd_struct cmd_delete = {
-	"delete", cmd_subvolume_delete, &cmd_delete_help, NULL, WRITE_FLAGS,
+	"delete", cmd_subvolume_delete, &cmd_delete_help, NULL, WRITE_FLAGS | CMD_FORMAT_JSON,
 };
 static const struct cmd_struct cmd_set_default = {
 	"set-default", cmd_subvolume_set_default, &cmd_set_default_help, NULL, WRITE_FLAGS,

@@ -24,6 +24,9 @@ int sv_load_list(const struct vc_ctx *ctx, struct vc_fs *fs, struct btrfs_subvol
 /* Whether subvolume @s lies below subvolume @top (not counting @s itself). */
 bool sv_subvol_below(const struct btrfs_subvol_list *l, const struct btrfs_subvol *s, u64 top);
 
+/* cmds/subvolume-dryrun.c: delete --dry-run; returns a VC_EXIT_* code */
+int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, unsigned int units);
+
 /* cmds/subvolume-list.c */
 extern const struct cmd_struct subvolume_cmd_list;
 extern const struct cmd_struct subvolume_cmd_show;

@@ -33,6 +33,21 @@
 
 struct vc_fs;
 struct vc_config;
+struct btrfs_fs;
+
+/*
+ * A read-only reader over the filesystem's own devices, for the accounting
+ * engine (kernel-shared/accounting.h), which needs tree blocks that the tree
+ * search ioctl cannot give.  Offline it is the image already open; online it
+ * is a snapshot of a live filesystem: committed first, then read under the
+ * running kernel, so a block the kernel rewrote meanwhile can fail
+ * verification (the caller retries once, see common/acct-run.h).
+ */
+struct vc_acct_src {
+	struct btrfs_fs *bfs;
+	bool live;			/* read under a mounted filesystem */
+	void *priv;			/* the backend's */
+};
 
 /* Qgroups a new subvolume or snapshot is made a member of (-i). */
 struct vc_inherit {
@@ -105,6 +120,10 @@ struct vc_backend_ops {
 	int (*qgroup_assign)(struct vc_fs *fs, u64 src, u64 dst, bool assign);
 	int (*qgroup_limit)(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 max_rfer,
 			    u64 max_excl);
+
+	/* ---- accounting (common/online-acct.c, common/offline-acct.c) ---- */
+	int (*acct_open)(struct vc_fs *fs, struct vc_acct_src *src);
+	void (*acct_close)(struct vc_fs *fs, struct vc_acct_src *src);
 };
 
 /* Common head of every backend's struct vc_fs. */
@@ -116,6 +135,12 @@ struct vc_fs_base {
 
 extern const struct vc_backend_ops vc_online_ops;
 extern const struct vc_backend_ops vc_offline_ops;
+
+/* The accounting ops of each backend (common/online-acct.c, common/offline-acct.c). */
+int online_acct_open(struct vc_fs *fs, struct vc_acct_src *src);
+void online_acct_close(struct vc_fs *fs, struct vc_acct_src *src);
+int offline_acct_open(struct vc_fs *fs, struct vc_acct_src *src);
+void offline_acct_close(struct vc_fs *fs, struct vc_acct_src *src);
 
 /* Detailed message of the last failed op, or NULL. */
 const char *vc_fs_error(struct vc_fs *fs);

@@ -635,4 +635,5 @@ const struct vc_backend_ops vc_offline_ops = {
 	.qgroup_destroy = offline_qgroup_destroy,
 	.qgroup_assign = offline_qgroup_assign,
 	.qgroup_limit = offline_qgroup_limit,
+	.acct_open = offline_acct_open, .acct_close = offline_acct_close,
 };

@@ -820,4 +820,5 @@ const struct vc_backend_ops vc_online_ops = {
 	.qgroup_destroy = online_qgroup_destroy,
 	.qgroup_assign = online_qgroup_assign,
 	.qgroup_limit = online_qgroup_limit,
+	.acct_open = online_acct_open, .acct_close = online_acct_close,
 };

@@ -475,6 +475,11 @@ int qgroup_print_json(FILE *out, const struct qgroup_view *view)
 
 	json_document_open(&w, out);
 	json_quota(&w, &view->quota);
+	if (view->computed) {
+		json_object_open(&w, "computed");
+		json_str(&w, "source", view->computed);
+		json_object_close(&w);
+	}
 	json_array_open(&w, "qgroup-show");
 	for (size_t i = 0; i < view->nr; i++)
 		json_row(&w, &view->rows[i]);

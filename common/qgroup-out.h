@@ -37,6 +37,8 @@ struct qgroup_view {
 	struct quota_state quota;
 	size_t nr;
 	struct qgroup_row *rows;	/* in display order */
+	/* NULL: the recorded numbers; else computed from "image" or "live_snapshot" */
+	const char *computed;
 };
 
 struct qgroup_show_opts {

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * volctl qgroup headroom [--compute] <path> | <qgroupid> <path>: every limit
+ * that applies to a subvolume (or to a qgroup) through the hierarchy, how
+ * much of each is used, how many bytes can still be written before the
+ * first one binds, and the command that would lift that one.
+ *
+ * New data written into a subvolume is referenced and exclusive to it, so it
+ * adds to the rfer and the excl of its level-0 group and of every group
+ * above it, transitively: each max_rfer and max_excl of that chain leaves
+ * limit - used bytes, and the smallest of them is the headroom.  The numbers
+ * are the recorded ones (with --compute the engine's).  The kernel also
+ * reserves space for writes in flight and for metadata ahead of time, so a
+ * write can be refused (EDQUOT) somewhat before the headroom is used up.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmds/commands.h"
+#include "common/acct-run.h"
+#include "common/messages.h"
+#include "common/output.h"
+#include "common/parse-utils.h"
+#include "common/qgroup-out.h"
+#include "common/units.h"
+
+struct headroom_limit {
+	const struct btrfs_qgroup *qg;
+	bool exclusive;			/* max_excl, else max_rfer */
+	u64 limit;
+	u64 used;
+	u64 left;
+};
+
+struct headroom {
+	u64 qgroupid;			/* where it starts */
+	const char *numbers;		/* "recorded" or "computed" */
+	struct headroom_limit *limits;
+	size_t nr;
+	ssize_t binding;		/* index of the first limit to bind, -1: none */
+	char lift[512];			/* the command that lifts it */
+};
+
+static void lift_command(const struct vc_ctx *ctx, const char *path, const struct headroom_limit *l,
+			 char *buf, size_t size)
+{
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+	char image[300] = "";
+
+	if (ctx->cfg->nr_images)
+		snprintf(image, sizeof(image), "--image %s ", ctx->cfg->images[0]);
+	snprintf(buf, size, "volctl %sqgroup limit %snone %s %s", image,
+		 l->exclusive ? "-e " : "", btrfs_qgroupid_str(l->qg->qgroupid, qb), path);
+}
+
+static int collect(const struct btrfs_qgroup_list *list, struct headroom *h)
+{
+	bool *mark = calloc(list->nr ? list->nr : 1, sizeof(*mark));
+
+	if (!mark)
+		return -ENOMEM;
+	h->limits = calloc(2 * (list->nr ? list->nr : 1), sizeof(*h->limits));
+	if (!h->limits) {
+		free(mark);
+		return -ENOMEM;
+	}
+	h->binding = -1;
+	btrfs_qgroup_list_mark(list, h->qgroupid, true, mark);
+	for (size_t i = 0; i < list->nr; i++) {
+		const struct btrfs_qgroup *qg = &list->groups[i];
+
+		if (!mark[i])
+			continue;
+		for (int excl = 0; excl < 2; excl++) {
+			u64 flag = excl ? BTRFS_QGROUP_LIMIT_MAX_EXCL : BTRFS_QGROUP_LIMIT_MAX_RFER;
+			struct headroom_limit *l = &h->limits[h->nr];
+
+			if (!(qg->limit.flags & flag))
+				continue;
+			l->qg = qg;
+			l->exclusive = excl;
+			l->limit = excl ? qg->limit.max_excl : qg->limit.max_rfer;
+			l->used = excl ? qg->info.excl : qg->info.rfer;
+			l->left = l->limit > l->used ? l->limit - l->used : 0;
+			if (h->binding < 0 || l->left < h->limits[h->binding].left)
+				h->binding = (ssize_t)h->nr;
+			h->nr++;
+		}
+	}
+	free(mark);
+	return 0;
+}
+
+static void print_text(const struct vc_ctx *ctx, const struct headroom *h, unsigned int units)
+{
+	char qb[BTRFS_QGROUPID_BUFSIZE], b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE], b3[UNITS_BUFSIZE];
+
+	if (ctx->cfg->quiet)
+		return;
+	printf("Limits on qgroup %s and the groups above it (%s numbers):\n",
+	       btrfs_qgroupid_str(h->qgroupid, qb), h->numbers);
+	if (!h->nr) {
+		printf("No limit applies: the headroom is not limited by quotas\n");
+		return;
+	}
+	printf("%-12s %-10s %14s %14s %14s\n", "Qgroupid", "Limit", "Used", "Max", "Left");
+	for (size_t i = 0; i < h->nr; i++) {
+		const struct headroom_limit *l = &h->limits[i];
+
+		printf("%-12s %-10s %14s %14s %14s%s\n", btrfs_qgroupid_str(l->qg->qgroupid, qb),
+		       l->exclusive ? "exclusive" : "referenced", pretty_size(l->used, units, b1),
+		       pretty_size(l->limit, units, b2), pretty_size(l->left, units, b3),
+		       (ssize_t)i == h->binding ? "  <- binds first" : "");
+	}
+	printf("Headroom: %s can still be written before the %s limit of %s binds\n",
+	       pretty_size(h->limits[h->binding].left, units, b1),
+	       h->limits[h->binding].exclusive ? "exclusive" : "referenced",
+	       btrfs_qgroupid_str(h->limits[h->binding].qg->qgroupid, qb));
+	printf("The kernel reserves space ahead for writes in flight: a write can be refused "
+	       "a little earlier\n");
+	printf("To lift it: %s\n", h->lift);
+}
+
+static void print_json(const struct headroom *h)
+{
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+	struct json_writer w;
+
+	json_document_open(&w, stdout);
+	json_object_open(&w, "qgroup_headroom");
+	json_str(&w, "qgroupid", btrfs_qgroupid_str(h->qgroupid, qb));
+	json_str(&w, "numbers", h->numbers);
+	json_array_open(&w, "limits");
+	for (size_t i = 0; i < h->nr; i++) {
+		const struct headroom_limit *l = &h->limits[i];
+
+		json_object_open(&w, NULL);
+		json_str(&w, "qgroupid", btrfs_qgroupid_str(l->qg->qgroupid, qb));
+		json_u64(&w, "level", btrfs_qgroup_level(l->qg->qgroupid));
+		json_str(&w, "type", l->exclusive ? "exclusive" : "referenced");
+		json_u64(&w, "limit", l->limit);
+		json_u64(&w, "used", l->used);
+		json_u64(&w, "left", l->left);
+		json_bool(&w, "binding", (ssize_t)i == h->binding);
+		json_object_close(&w);
+	}
+	json_array_close(&w);
+	if (h->binding < 0) {
+		json_null(&w, "headroom");
+		json_null(&w, "lift_command");
+	} else {
+		json_u64(&w, "headroom", h->limits[h->binding].left);
+		json_str(&w, "lift_command", h->lift);
+	}
+	json_object_close(&w);
+	json_document_close(&w);
+}
+
+static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+			bool have_id, u64 qgroupid, bool compute, unsigned int units)
+{
+	struct btrfs_qgroup_list list = { 0 };
+	struct headroom h = { .qgroupid = qgroupid, .numbers = "recorded" };
+	struct quota_state st;
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+	int ret;
+
+	if (!have_id) {
+		struct vc_path_info info;
+
+		vc_fs_clear_error(fs);
+		ret = CMD_OP(ctx, path_info, fs, path, &info);
+		if (ret)
+			return cmd_report(ctx, fs, ret, path);
+		h.qgroupid = info.subvolid;
+	}
+	ret = quota_state_read(ctx->ops, fs, &list, &st);
+	if (ret) {
+		ret = cmd_report(ctx, fs, ret, path);
+		goto out;
+	}
+	if (!st.enabled) {
+		error("%s: quota is not enabled, no limit applies (run 'volctl quota enable %s')",
+		      path, path);
+		ret = VC_EXIT_FAILURE;
+		goto out;
+	}
+	if (!btrfs_qgroup_list_find(&list, h.qgroupid)) {
+		error("qgroup %s: not found", btrfs_qgroupid_str(h.qgroupid, qb));
+		ret = VC_EXIT_FAILURE;
+		goto out;
+	}
+	if (compute) {
+		struct vc_acct_result res;
+
+		ret = vc_acct_compute(ctx->ops, fs, st.simple, list.status.enable_gen, &res);
+		if (!ret)
+			ret = vc_acct_fill_qgroups(&res, &list);
+		else
+			error("%s: %s", path, res.err);
+		vc_acct_release(ctx->ops, fs, &res);
+		if (ret) {
+			ret = VC_EXIT_FAILURE;
+			goto out;
+		}
+		h.numbers = "computed";
+	} else if (st.inconsistent || st.rescan_running) {
+		warning("%s: the recorded qgroup numbers are %s: the headroom may be wrong (try "
+			"--compute)", path, st.rescan_running ? "incomplete (rescan running)" :
+			"inconsistent");
+	}
+	ret = collect(&list, &h);
+	if (ret) {
+		ret = cmd_report(ctx, NULL, ret, path);
+		goto out;
+	}
+	if (h.binding >= 0)
+		lift_command(ctx, path, &h.limits[h.binding], h.lift, sizeof(h.lift));
+	if (ctx->cfg->format == VC_FORMAT_JSON)
+		print_json(&h);
+	else
+		print_text(ctx, &h, units);
+	ret = VC_EXIT_OK;
+out:
+	free(h.limits);
+	btrfs_qgroup_list_release(&list);
+	return ret;
+}
+
+static int cmd_qgroup_headroom(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			       char **argv)
+{
+	enum { OPT_COMPUTE = 256 };
+	static const struct option longopts[] = {
+		{ "compute", no_argument, NULL, OPT_COMPUTE },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int units = units_from_args(&argc, argv, false);
+	bool compute = false, have_id = false;
+	struct vc_fs *fs;
+	const char *path;
+	u64 qgroupid = 0;
+	int c, ret, nargs;
+
+	while ((c = cmd_getopt(ctx, argc, argv, "", longopts)) != -1) {
+		if (c != OPT_COMPUTE)
+			return VC_EXIT_USAGE;
+		compute = true;
+	}
+	nargs = argc - optind;
+	ret = cmd_check_argc_min(ctx, nargs, 1);
+	if (!ret)
+		ret = cmd_check_argc_max(ctx, nargs, 2);
+	if (ret)
+		return ret;
+	if (nargs == 2) {
+		ret = parse_qgroupid(argv[optind], &qgroupid);
+		if (ret)
+			return cmd_usage_error(ctx, "invalid qgroup id '%s': %s", argv[optind],
+					       parse_strerror(ret, "expected LEVEL/ID or a "
+							      "subvolume id"));
+		have_id = true;
+	}
+	path = argv[optind + nargs - 1];
+	ret = cmd_open(ctx, path, false, &fs);
+	if (ret)
+		return VC_EXIT_FAILURE;
+	ret = headroom_run(ctx, fs, path, have_id, qgroupid, compute, units);
+	cmd_close(ctx, fs);
+	return ret;
+}
+
+static const char *const headroom_synopsis[] = {
+	"qgroup headroom [--compute] [--raw|--human-readable|...] <path>",
+	"qgroup headroom [--compute] [--raw|--human-readable|...] <qgroupid> <path>",
+	NULL,
+};
+static const char *const headroom_details[] = {
+	"Show every limit that applies to the subvolume holding <path> (or to",
+	"<qgroupid>) through the qgroup hierarchy: the referenced and exclusive",
+	"limits of its qgroup and of every group above it, how much of each is",
+	"used, the bytes that can still be written before the first limit binds,",
+	"and the command that would lift that limit.  The kernel reserves space",
+	"ahead of writes, so EDQUOT can come a little before the headroom is used.",
+	"",
+	OPTLINE("--compute", "use numbers computed from the trees instead of the recorded\n\t"
+		"ones (mounted: reads a committed snapshot of the devices)"),
+	OPTLINE("--raw", "sizes in bytes"),
+	OPTLINE("--human-readable", "sizes with a binary suffix (default)"),
+	OPTLINE("--format json", "(global option) a JSON document, sizes in bytes"),
+	NULL,
+};
+static const struct cmd_help headroom_help = {
+	headroom_synopsis, "show the limits that apply and how much can still be written",
+	headroom_details,
+};
+
+const struct cmd_struct qgroup_cmd_headroom = {
+	"headroom", cmd_qgroup_headroom, &headroom_help, NULL,
+	CMD_FORMAT_JSON | CMD_ONLINE | CMD_OFFLINE,
+};

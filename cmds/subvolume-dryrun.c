@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * volctl subvolume delete --dry-run PATH...: what deleting exactly that set
+ * of subvolumes would free, without deleting anything.
+ *
+ * The answer is the exclusive bytes of the set as one (kernel-shared
+ * accounting engine, btrfs_acct_subvols()): the bytes reachable from these
+ * subvolumes and from no other tree, data extents at their on-disk size and
+ * tree blocks at nodesize.  It is what a level-1 qgroup holding exactly these
+ * subvolumes would show as exclusive after a rescan.  Each subvolume's own
+ * exclusive bytes are printed too; they do not add up to the set's, since
+ * extents shared only among members of the set belong to the set alone.
+ *
+ * Raw device space freed is larger: a tree block is counted once here, but a
+ * DUP (or RAID1...) metadata profile stores it two or more times; the output
+ * splits data from tree blocks and gives the raw figure for the metadata
+ * and data profiles found.  Online the
+ * numbers come from a committed snapshot of the live filesystem.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmds/subvolume.h"
+#include "common/acct-run.h"
+#include "common/messages.h"
+#include "common/output.h"
+#include "common/units.h"
+#include "kernel-shared/acct-split.h"
+
+/* What the set frees: data extents, tree blocks, and on the devices */
+struct dry_set {
+	struct btrfs_acct_counts all;
+	u64 meta;			/* tree blocks, counted once */
+	u64 data;
+	int copies;			/* of the metadata profile */
+	const char *profile;
+	int data_copies;
+	const char *data_profile;
+	u64 raw;			/* data_copies * data + copies * meta */
+};
+
+struct dry_member {
+	const char *path;
+	u64 id;
+	struct btrfs_acct_counts alone;
+};
+
+static void print_text(const struct vc_ctx *ctx, const struct dry_member *m, size_t n,
+		       const struct dry_set *set, const struct vc_acct_result *res,
+		       unsigned int units)
+{
+	char b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE], b3[UNITS_BUFSIZE];
+
+	if (ctx->cfg->quiet)
+		return;
+	printf("Dry run, nothing deleted: numbers computed from %s\n",
+	       res->live ? "a committed snapshot of the mounted filesystem" : "the image");
+	printf("%-8s %14s %14s  %s\n", "ID", "Referenced", "Exclusive", "Path");
+	for (size_t i = 0; i < n; i++)
+		printf("%-8" PRIu64 " %14s %14s  %s\n", m[i].id, pretty_size(m[i].alone.rfer, units, b1),
+		       pretty_size(m[i].alone.excl, units, b2), m[i].path);
+	printf("Would free %s (exclusive bytes of the set of %zu subvolume%s; referenced %s)\n",
+	       pretty_size(set->all.excl, units, b1), n, n == 1 ? "" : "s",
+	       pretty_size(set->all.rfer, units, b2));
+	printf("  data %s, metadata %s (tree blocks, each counted once)\n",
+	       pretty_size(set->data, units, b1), pretty_size(set->meta, units, b2));
+	printf("Raw device space freed is larger by the metadata profile %s (%d cop%s, data %s): "
+	       "%s\n", set->profile, set->copies, set->copies == 1 ? "y" : "ies",
+	       set->data_profile, pretty_size(set->raw, units, b3));
+}
+
+static void print_json(const struct dry_member *m, size_t n, const struct dry_set *set,
+		       const struct vc_acct_result *res)
+{
+	struct json_writer w;
+
+	json_document_open(&w, stdout);
+	json_object_open(&w, "subvolume_delete_dry_run");
+	json_str(&w, "source", res->live ? "live_snapshot" : "image");
+	json_array_open(&w, "subvolumes");
+	for (size_t i = 0; i < n; i++) {
+		json_object_open(&w, NULL);
+		json_u64(&w, "id", m[i].id);
+		json_str(&w, "path", m[i].path);
+		json_u64(&w, "referenced", m[i].alone.rfer);
+		json_u64(&w, "exclusive", m[i].alone.excl);
+		json_object_close(&w);
+	}
+	json_array_close(&w);
+	json_object_open(&w, "set");
+	json_u64(&w, "count", n);
+	json_u64(&w, "referenced", set->all.rfer);
+	json_u64(&w, "exclusive", set->all.excl);
+	json_u64(&w, "would_free", set->all.excl);
+	json_u64(&w, "data", set->data);
+	json_u64(&w, "metadata", set->meta);
+	json_u64(&w, "raw", set->raw);
+	json_object_close(&w);
+	json_str(&w, "metadata_profile", set->profile);
+	json_u64(&w, "metadata_copies", (u64)set->copies);
+	json_str(&w, "data_profile", set->data_profile);
+	json_u64(&w, "data_copies", (u64)set->data_copies);
+	json_object_close(&w);
+	json_document_close(&w);
+}
+
+/* Resolve every path to a subvolume id; duplicates are dropped. */
+static int resolve_members(const struct vc_ctx *ctx, struct vc_fs *fs, char **paths, int nr,
+			   struct dry_member *m, size_t *n)
+{
+	*n = 0;
+	for (int i = 0; i < nr; i++) {
+		struct vc_path_info info;
+		bool dup = false;
+
+		if (sv_require_subvol(ctx, fs, paths[i], &info))
+			return VC_EXIT_FAILURE;
+		if (info.subvolid == BTRFS_FS_TREE_OBJECTID) {
+			error("%s: the top-level subvolume cannot be deleted", paths[i]);
+			return VC_EXIT_FAILURE;
+		}
+		for (size_t j = 0; j < *n; j++)
+			dup |= m[j].id == info.subvolid;
+		if (dup)
+			continue;
+		m[*n].path = paths[i];
+		m[*n].id = info.subvolid;
+		(*n)++;
+	}
+	return 0;
+}
+
+/**
+ * sv_delete_dry_run - print what deleting the subvolumes @paths would free
+ * All paths must be on one filesystem (the one holding the first).
+ */
+int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, unsigned int units)
+{
+	struct vc_acct_result res;
+	struct btrfs_acct_counts meta;
+	struct dry_set set;
+	struct dry_member *m;
+	struct vc_fs *fs;
+	u64 *ids = NULL;
+	size_t n = 0;
+	int ret;
+
+	m = calloc((size_t)nr, sizeof(*m));
+	ids = calloc((size_t)nr, sizeof(*ids));
+	if (!m || !ids) {
+		free(m);
+		free(ids);
+		error("out of memory");
+		return VC_EXIT_FAILURE;
+	}
+	ret = cmd_open(ctx, paths[0], false, &fs);
+	if (ret) {
+		ret = VC_EXIT_FAILURE;
+		goto out_free;
+	}
+	ret = resolve_members(ctx, fs, paths, nr, m, &n);
+	if (ret)
+		goto out_close;
+	ret = vc_acct_compute(ctx->ops, fs, false, 0, &res);
+	if (ret) {
+		error("%s: %s", paths[0], res.err);
+		ret = VC_EXIT_FAILURE;
+		goto out_release;
+	}
+	if (res.retried)
+		warning("%s: the filesystem changed while it was read; the second read succeeded",
+			paths[0]);
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = m[i].id;
+		btrfs_acct_subvols(res.acct, &m[i].id, 1, &m[i].alone);
+	}
+	btrfs_acct_subvols(res.acct, ids, n, &set.all);
+	btrfs_acct_subvols_meta(res.acct, ids, n, &meta);
+	set.meta = meta.excl;
+	set.data = set.all.excl - meta.excl;
+	set.copies = vc_acct_metadata_profile(&res, &set.profile);
+	set.data_copies = vc_acct_profile(&res, BTRFS_BLOCK_GROUP_DATA, &set.data_profile);
+	set.raw = (u64)set.data_copies * set.data + (u64)set.copies * set.meta;
+	if (ctx->cfg->format == VC_FORMAT_JSON)
+		print_json(m, n, &set, &res);
+	else
+		print_text(ctx, m, n, &set, &res, units);
+	ret = VC_EXIT_OK;
+out_release:
+	vc_acct_release(ctx->ops, fs, &res);
+out_close:
+	cmd_close(ctx, fs);
+out_free:
+	free(ids);
+	free(m);
+	return ret;
+}

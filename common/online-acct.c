@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The online backend's accounting source: a read-only snapshot of a mounted
+ * filesystem, read from its own devices with the offline reader.
+ *
+ * The tree search ioctl gives items, not tree blocks, and the accounting
+ * engine needs the blocks (their bytenr and who points at them).  So the
+ * filesystem is committed (BTRFS_IOC_SYNC), its devices are found with
+ * BTRFS_IOC_FS_INFO and BTRFS_IOC_DEV_INFO, the page cache of each device
+ * is dropped (the kernel writes tree blocks around it, so cached pages of
+ * the block device can be older than the disk) and the devices are opened
+ * read-only with the reader in kernel-shared/.  Nothing is ever written.
+ *
+ * This is a snapshot of a live filesystem: a transaction committed while we
+ * read can free and rewrite a block we are about to read; the reader then
+ * finds a bad checksum, a wrong bytenr or generation.  The caller retries
+ * once (common/acct-run.c) and says so when it fails again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/btrfs.h>
+#include "common/offline.h"
+#include "common/online-internal.h"
+
+#define ONLINE_ACCT_MAX_DEVS	VC_IMAGE_MAX_DEVS
+
+/* The reader and the device paths it names in its messages */
+struct online_acct {
+	struct vc_image img;
+	char *paths[ONLINE_ACCT_MAX_DEVS];
+	int nr;
+};
+
+static void online_acct_free(struct online_acct *oa)
+{
+	if (!oa)
+		return;
+	vc_image_close(&oa->img);
+	for (int i = 0; i < oa->nr; i++)
+		free(oa->paths[i]);
+	free(oa);
+}
+
+/* Drop clean cached pages of @path: the kernel's writes bypass them. */
+static void drop_cache(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	fdatasync(fd);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+}
+
+static int find_devices(struct vc_fs *fs, char **paths, int *nr)
+{
+	struct btrfs_ioctl_fs_info_args fi;
+	int ret;
+
+	memset(&fi, 0, sizeof(fi));
+	ret = online_ioctl(fs, BTRFS_IOC_FS_INFO, &fi);
+	if (ret) {
+		vc_fs_set_error(fs, "%s: cannot list the devices: %s", fs->path, strerror(-ret));
+		return ret;
+	}
+	*nr = 0;
+	for (u64 devid = 0; devid <= fi.max_id; devid++) {
+		struct btrfs_ioctl_dev_info_args di;
+
+		memset(&di, 0, sizeof(di));
+		di.devid = devid;
+		ret = online_ioctl(fs, BTRFS_IOC_DEV_INFO, &di);
+		if (ret == -ENODEV)
+			continue;
+		if (ret) {
+			vc_fs_set_error(fs, "%s: device %llu: %s", fs->path,
+					(unsigned long long)devid, strerror(-ret));
+			return ret;
+		}
+		if (*nr >= ONLINE_ACCT_MAX_DEVS) {
+			vc_fs_set_error(fs, "%s: more than %d devices", fs->path,
+					ONLINE_ACCT_MAX_DEVS);
+			return -E2BIG;
+		}
+		paths[*nr] = strndup((const char *)di.path, sizeof(di.path));
+		if (!paths[*nr])
+			return -ENOMEM;
+		(*nr)++;
+	}
+	if (!*nr) {
+		vc_fs_set_error(fs, "%s: the kernel names no device", fs->path);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int online_acct_open(struct vc_fs *fs, struct vc_acct_src *src)
+{
+	struct online_acct *oa;
+	int ret;
+
+	memset(src, 0, sizeof(*src));
+	oa = calloc(1, sizeof(*oa));
+	if (!oa)
+		return -ENOMEM;
+	ret = online_ioctl(fs, BTRFS_IOC_SYNC, NULL);
+	if (ret) {
+		vc_fs_set_error(fs, "%s: cannot commit the filesystem: %s", fs->path,
+				strerror(-ret));
+		goto fail;
+	}
+	ret = find_devices(fs, oa->paths, &oa->nr);
+	if (ret)
+		goto fail;
+	for (int i = 0; i < oa->nr; i++)
+		drop_cache(oa->paths[i]);
+	ret = vc_image_open(&oa->img, (const char *const *)oa->paths, oa->nr, -1, 0);
+	if (ret) {
+		vc_fs_set_error(fs, "%s: reading its devices: %s", fs->path, oa->img.err);
+		goto fail;
+	}
+	src->bfs = oa->img.bfs;
+	src->live = true;
+	src->priv = oa;
+	return 0;
+fail:
+	online_acct_free(oa);
+	return ret;
+}
+
+void online_acct_close(struct vc_fs *fs, struct vc_acct_src *src)
+{
+	online_acct_free(src->priv);
+	memset(src, 0, sizeof(*src));
+}

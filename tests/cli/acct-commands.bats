@@ -1,0 +1,174 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# subvolume delete --dry-run, qgroup show --compute and qgroup headroom: usage
+# errors (exit 2 before anything is opened) and --image on the committed
+# fixtures (tests/fixtures/README.md), checked against the qgroup numbers the
+# kernel recorded there (rescanned and consistent, as check --qgroup-report
+# confirms).  No root needed.
+
+load ../helpers
+load ../fixtures/fixture-helpers
+
+# "qgroupid rfer excl" per line from a qgroup show JSON document on stdin
+rows() {
+	jq -r '."qgroup-show"[] | "\(.qgroupid) \(.referenced) \(.exclusive)"' | sort
+}
+
+@test "acct: usage errors exit 2 before anything is opened" {
+	run_volctl subvolume delete --dry-run
+	assert_status 2
+	for o in -c -C -R --delete-qgroup; do
+		run_volctl subvolume delete --dry-run "$o" /nonexistent/a
+		assert_status 2
+		assert_output_contains "--dry-run cannot be used with"
+	done
+	run_volctl subvolume delete --dry-run -i 256 /nonexistent
+	assert_status 2
+	run_volctl --format json subvolume delete /nonexistent/a
+	assert_status 2
+	assert_output_contains "--format json is not supported without --dry-run"
+	run_volctl subvolume delete --raw /nonexistent/a
+	assert_status 2
+	run_volctl qgroup headroom
+	assert_status 2
+	run_volctl qgroup headroom 1/1 /a /b
+	assert_status 2
+	run_volctl qgroup headroom x/y /nonexistent
+	assert_status 2
+	assert_output_contains "invalid qgroup id 'x/y'"
+	run_volctl qgroup headroom --bogus /nonexistent
+	assert_status 2
+	run_volctl qgroup show --compute
+	assert_status 2
+}
+
+@test "acct: --help of headroom, and the new options in help" {
+	run_volctl_split qgroup headroom --help
+	[ "$status" -eq 0 ]
+	[[ "$out" == "usage: volctl qgroup headroom"* ]]
+	run_volctl qgroup show --help
+	assert_output_contains "--compute"
+	run_volctl subvolume delete --help
+	assert_output_contains "--dry-run"
+	run_volctl qgroup help
+	assert_output_contains "  headroom "
+}
+
+@test "acct: qgroup show --compute --image equals the recorded numbers (rich4k, consistent)" {
+	fixture rich4k
+	recorded=$("$VOLCTL" --image "$IMG" --format json qgroup show / | rows)
+	run_volctl --image "$IMG" --format json qgroup show --compute /
+	assert_status 0
+	assert_json
+	[ "$(jq -r .computed.source <<<"$output")" = image ]
+	computed=$(rows <<<"$output")
+	[ "$(wc -l <<<"$computed")" -eq 14 ]
+	[ "$computed" = "$recorded" ]
+	run_volctl --image "$IMG" qgroup show --compute --raw /
+	assert_status 0
+	[[ "${lines[0]}" == "Computed numbers (from the image), not the recorded ones" ]]
+	assert_output_contains "1/100           237568        40960"
+}
+
+@test "acct: qgroup show --compute --image without quotas: a row per live subvolume" {
+	fixture noquota16k
+	run_volctl --image "$IMG" qgroup show /
+	assert_status 1
+	run_volctl --image "$IMG" --format json qgroup show --compute /
+	assert_status 0
+	[ "$(jq '.quota.enabled' <<<"$output")" = false ]
+	[ "$(jq '."qgroup-show" | length' <<<"$output")" -eq 10 ]	# 0/5 + 9, not the deleted one
+	[ "$(jq -r '."qgroup-show"[] | select(.qgroupid == "0/257") | .exclusive' <<<"$output")" -eq 32768 ]
+	run_volctl --image "$IMG" qgroup show --compute /
+	assert_output_contains "quotas are off"
+}
+
+@test "acct: delete --dry-run --image: the set equals the level-1 qgroup holding exactly it" {
+	fixture rich4k
+	before=$(image_sum)
+	# 1/100 holds exactly 0/256 (a) and 0/261 (snap-a)
+	excl=$("$VOLCTL" --image "$IMG" --format json qgroup show / |
+		jq '."qgroup-show"[] | select(.qgroupid == "1/100") | .exclusive')
+	run_volctl --image "$IMG" --format json subvolume delete --dry-run /a /snap-a
+	assert_status 0
+	assert_json
+	[ "$(jq .subvolume_delete_dry_run.set.exclusive <<<"$output")" -eq "$excl" ]
+	[ "$(jq .subvolume_delete_dry_run.set.count <<<"$output")" -eq 2 ]
+	[ "$(jq -r .subvolume_delete_dry_run.source <<<"$output")" = image ]
+	# each one alone is its level-0 qgroup's exclusive
+	[ "$(jq '.subvolume_delete_dry_run.subvolumes[0].exclusive' <<<"$output")" -eq 4096 ]
+	[ "$(jq '.subvolume_delete_dry_run.subvolumes[1].exclusive' <<<"$output")" -eq 36864 ]
+	# data + metadata = exclusive; single metadata: raw = exclusive
+	[ "$(jq '.subvolume_delete_dry_run.set | .data + .metadata == .exclusive' <<<"$output")" = true ]
+	[ "$(jq '.subvolume_delete_dry_run.set | .raw == .exclusive' <<<"$output")" = true ]
+	# the same path twice counts once
+	run_volctl --image "$IMG" --format json subvolume delete --dry-run /a /a /snap-a
+	[ "$(jq .subvolume_delete_dry_run.set.count <<<"$output")" -eq 2 ]
+	# nothing was written
+	[ "$(image_sum)" = "$before" ]
+	"$VOLCTL" --image "$IMG" subvolume show /a >/dev/null
+}
+
+@test "acct: delete --dry-run --image: DUP metadata doubles the raw bytes; refusals" {
+	fixture noquota16k
+	run_volctl --image "$IMG" --format json subvolume delete --dry-run /a /snap-a
+	assert_status 0
+	[ "$(jq -r .subvolume_delete_dry_run.metadata_profile <<<"$output")" = dup ]
+	[ "$(jq '.subvolume_delete_dry_run.set | .raw == .data + 2 * .metadata' <<<"$output")" = true ]
+	[ "$(jq '.subvolume_delete_dry_run.set.metadata % 16384' <<<"$output")" -eq 0 ]
+	run_volctl --image "$IMG" subvolume delete --dry-run /a
+	assert_status 0
+	assert_output_contains "metadata profile dup (2 copies"
+	run_volctl --image "$IMG" subvolume delete --dry-run /
+	assert_status 1
+	assert_output_contains "top-level subvolume cannot be deleted"
+	run_volctl --image "$IMG" subvolume delete --dry-run /a/dir
+	assert_status 1
+	assert_output_contains "not a subvolume"
+}
+
+@test "acct: qgroup headroom --image on rich4k: every limit up the hierarchy" {
+	fixture rich4k
+	run_volctl --image "$IMG" --format json qgroup headroom /a
+	assert_status 0
+	assert_json
+	[ "$(jq -r '[.qgroup_headroom.limits[] | "\(.qgroupid):\(.type)"] | join(",")' <<<"$output")" = \
+		"0/256:referenced,1/100:referenced,2/1:exclusive" ]
+	[ "$(jq '.qgroup_headroom.headroom' <<<"$output")" -eq $((10 * 1048576 - 200704)) ]
+	[ "$(jq -r .qgroup_headroom.lift_command <<<"$output")" = \
+		"volctl --image $IMG qgroup limit none 0/256 /a" ]
+	run_volctl --image "$IMG" --format json qgroup headroom /b
+	[ "$(jq -r '.qgroup_headroom.limits[] | select(.binding) | "\(.qgroupid) \(.type)"' <<<"$output")" = "0/260 exclusive" ]
+	[ "$(jq -r .qgroup_headroom.lift_command <<<"$output")" = \
+		"volctl --image $IMG qgroup limit -e none 0/260 /b" ]
+	# from a qgroup id: the groups above it only
+	run_volctl --image "$IMG" --format json qgroup headroom --compute 1/100 /
+	assert_status 0
+	[ "$(jq -r .qgroup_headroom.numbers <<<"$output")" = computed ]
+	[ "$(jq '.qgroup_headroom.limits | length' <<<"$output")" -eq 2 ]
+	# no limit
+	run_volctl --image "$IMG" --format json qgroup headroom /a/dir/nested
+	assert_status 0
+	[ "$(jq .qgroup_headroom.headroom <<<"$output")" = null ]
+	run_volctl --image "$IMG" qgroup headroom --raw /a
+	assert_output_contains "Headroom: $((10 * 1048576 - 200704)) can still be written before the referenced limit of 0/256 binds"
+	run_volctl --image "$IMG" qgroup headroom 9/9 /
+	assert_status 1
+	assert_output_contains "qgroup 9/9: not found"
+	fixture noquota16k
+	run_volctl --image "$IMG" qgroup headroom /a
+	assert_status 1
+	assert_output_contains "quota is not enabled"
+}
+
+@test "acct: qgroup show --compute --image in simple-quota mode equals the recorded charges (squota4k)" {
+	fixture squota4k
+	recorded=$("$VOLCTL" --image "$IMG" --format json qgroup show / | rows)
+	run_volctl --image "$IMG" --format json qgroup show --compute /
+	assert_status 0
+	[ "$(jq -r .quota.mode <<<"$output")" = simple ]
+	computed=$(rows <<<"$output")
+	[ -n "$computed" ]
+	[ "$computed" = "$recorded" ]
+}

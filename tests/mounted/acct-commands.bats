@@ -1,0 +1,257 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The commands built on the accounting engine, against the kernel:
+#   subvolume delete --dry-run   vs a level-1 qgroup over exactly the set after
+#                                a rescan, and vs the space df reports freed
+#   qgroup show --compute        vs `btrfs qgroup show --raw` after a rescan
+#                                (mounted, --image unmounted, quotas off)
+#   qgroup headroom              vs the bytes dd writes before EDQUOT
+
+load ../helpers
+
+setup() {
+	require_root_loop
+	command -v jq >/dev/null || skip "needs jq"
+	mkfs_mount 1G
+}
+
+teardown() {
+	if [ -n "${WRITER_PID:-}" ]; then
+		kill "$WRITER_PID" 2>/dev/null || true
+		wait "$WRITER_PID" 2>/dev/null || true
+	fi
+	cleanup_mount
+}
+
+# A snapshot-heavy set: sv with files, s1 = snapshot of sv, s2 = snapshot of
+# s1, files rewritten in part, added and removed in each.
+make_set() {
+	local i
+	btrfs subvolume create "$MNT/sv" >/dev/null
+	for i in 1 2 3 4; do
+		dd if=/dev/urandom of="$MNT/sv/f$i" bs=1M count=4 status=none
+	done
+	mkdir "$MNT/sv/dir"
+	for i in $(seq 1 200); do echo "small $i" >"$MNT/sv/dir/s$i"; done
+	btrfs subvolume snapshot "$MNT/sv" "$MNT/s1" >/dev/null
+	dd if=/dev/urandom of="$MNT/s1/f1" bs=1M count=2 conv=notrunc status=none
+	dd if=/dev/urandom of="$MNT/s1/new" bs=1M count=3 status=none
+	btrfs subvolume snapshot "$MNT/s1" "$MNT/s2" >/dev/null
+	dd if=/dev/urandom of="$MNT/s2/f2" bs=1M count=1 conv=notrunc status=none
+	rm "$MNT/s2/f3"
+	rm "$MNT/s2/dir/s1"*
+	dd if=/dev/urandom of="$MNT/sv/f4" bs=64K count=3 seek=5 conv=notrunc status=none
+	# a subvolume outside the set, sharing data with it
+	btrfs subvolume snapshot "$MNT/sv" "$MNT/keep" >/dev/null
+	dd if=/dev/urandom of="$MNT/keep/f1" bs=1M count=1 conv=notrunc status=none
+	sync
+}
+
+# "qgroupid rfer excl" per line, sorted
+kernel_numbers() {
+	btrfs qgroup show --raw "$MNT" | awk 'NR > 2 { print $1, $2, $3 }' | sort
+}
+
+volctl_computed() {
+	"$VOLCTL" "$@" --format json qgroup show --compute "${QSHOW_PATH:-$MNT}" |
+		jq -r '."qgroup-show"[] | "\(.qgroupid) \(.referenced) \(.exclusive)"' | sort
+}
+
+# df "used" of a block group type, in bytes (logical: DUP counted once)
+df_used() {
+	btrfs filesystem df -b "$MNT" | awk -F'[ =,]+' -v t="$1" '$1 == t {
+		for (i = 1; i < NF; i++) if ($i == "used") print $(i + 1) }'
+}
+
+@test "delete --dry-run: the set's exclusive bytes equal a level-1 qgroup over it after a rescan" {
+	make_set
+	run_volctl --format json subvolume delete --dry-run "$MNT/sv" "$MNT/s1" "$MNT/s2"
+	assert_status 0
+	assert_json
+	pred=$(jq .subvolume_delete_dry_run.set.exclusive <<<"$output")
+	alone=$(jq -r '.subvolume_delete_dry_run.subvolumes[] | "0/\(.id) \(.exclusive)"' \
+		<<<"$output" | sort)
+	[ "$pred" -gt 4000000 ]
+	# nothing was deleted
+	[ -d "$MNT/sv/dir" ] && [ -d "$MNT/s1" ] && [ -d "$MNT/s2" ]
+
+	btrfs quota enable "$MNT"
+	btrfs qgroup create 1/77 "$MNT"
+	for p in sv s1 s2; do
+		id=$(btrfs inspect-internal rootid "$MNT/$p")
+		btrfs qgroup assign --no-rescan "0/$id" 1/77 "$MNT" 2>/dev/null || true
+	done
+	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "1/77" { print $3 }')
+	echo "predicted $pred, kernel 1/77 exclusive $kernel"
+	[ "$pred" -eq "$kernel" ]
+	# each subvolume's own exclusive bytes are its level-0 qgroup's
+	kalone=$(kernel_numbers | awk '$1 ~ /^0\// { print $1, $3 }' | grep -F -f <(cut -d' ' -f1 <<<"$alone" | sed 's/$/ /'))
+	[ "$alone" = "$kalone" ]
+}
+
+@test "delete --dry-run: df shows the predicted data freed exactly and metadata within tolerance" {
+	make_set
+	run_volctl --format json subvolume delete --dry-run "$MNT/sv" "$MNT/s1" "$MNT/s2"
+	assert_status 0
+	data=$(jq .subvolume_delete_dry_run.set.data <<<"$output")
+	meta=$(jq .subvolume_delete_dry_run.set.metadata <<<"$output")
+	raw=$(jq .subvolume_delete_dry_run.set.raw <<<"$output")
+	[ "$(jq -r .subvolume_delete_dry_run.metadata_profile <<<"$output")" = dup ]
+	[ "$(jq .subvolume_delete_dry_run.metadata_copies <<<"$output")" -eq 2 ]
+	[ "$raw" -eq $((data + 2 * meta)) ]
+	nodesize=16384
+
+	sync
+	d0=$(df_used Data)
+	[ "$d0" -gt 0 ]
+	m0=$(df_used Metadata)
+	btrfs subvolume delete "$MNT/sv" "$MNT/s1" "$MNT/s2" >/dev/null
+	btrfs subvolume sync "$MNT" >/dev/null
+	sync
+	d1=$(df_used Data)
+	m1=$(df_used Metadata)
+	echo "data: predicted $data, freed $((d0 - d1)); metadata: predicted $meta, freed $((m0 - m1))"
+	# data extents are freed exactly
+	[ $((d0 - d1)) -eq "$data" ]
+	# Metadata: the set's own tree blocks go, but the cleaner's transactions
+	# also shrink the csum tree (4 bytes per freed 4 KiB data sector: about
+	# 6 KiB here, one or two leaves) and rewrite extent, free-space and root
+	# tree blocks (COW: a few blocks either way).  Allow 16 nodes of slack.
+	tol=$((16 * nodesize))
+	diff=$(((m0 - m1) - meta))
+	[ "${diff#-}" -le "$tol" ]
+	# raw device space: DUP stores each metadata block twice
+	rawfreed=$(((d0 - d1) + 2 * (m0 - m1)))
+	rdiff=$((rawfreed - raw))
+	[ "${rdiff#-}" -le $((2 * tol)) ]
+}
+
+@test "delete --dry-run: text output names the profile and deletes nothing" {
+	make_set
+	run_volctl subvolume delete --dry-run --raw "$MNT/s1"
+	assert_status 0
+	assert_output_contains "Dry run, nothing deleted"
+	assert_output_contains "metadata profile dup (2 copies"
+	assert_output_contains "$MNT/s1"
+	[ -d "$MNT/s1/dir" ]
+	btrfs subvolume show "$MNT/s1" >/dev/null
+}
+
+@test "qgroup show --compute equals btrfs qgroup show --raw after a rescan (mounted, then --image)" {
+	make_set
+	btrfs quota enable "$MNT"
+	btrfs qgroup create 1/1 "$MNT"
+	btrfs qgroup create 2/1 "$MNT"
+	btrfs qgroup assign --no-rescan 0/256 1/1 "$MNT" 2>/dev/null || true
+	btrfs qgroup assign --no-rescan 0/257 1/1 "$MNT" 2>/dev/null || true
+	btrfs qgroup assign --no-rescan 1/1 2/1 "$MNT" 2>/dev/null || true
+	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_numbers >"$BATS_TEST_TMPDIR/kernel.txt"
+	volctl_computed >"$BATS_TEST_TMPDIR/online.txt"
+	diff -u "$BATS_TEST_TMPDIR/kernel.txt" "$BATS_TEST_TMPDIR/online.txt"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/kernel.txt")" -ge 7 ]
+	run_volctl --format json qgroup show --compute "$MNT"
+	[ "$(jq -r .computed.source <<<"$output")" = live_snapshot ]
+	run_volctl qgroup show --compute "$MNT"
+	assert_output_contains "Computed numbers"
+
+	cleanup_mount
+	QSHOW_PATH=/ volctl_computed --image "$IMG" >"$BATS_TEST_TMPDIR/offline.txt"
+	diff -u "$BATS_TEST_TMPDIR/kernel.txt" "$BATS_TEST_TMPDIR/offline.txt"
+}
+
+@test "qgroup show --compute with quotas off: one computed level-0 row per subvolume" {
+	make_set
+	run_volctl qgroup show "$MNT"
+	assert_status 1
+	volctl_computed >"$BATS_TEST_TMPDIR/off.txt"
+	run_volctl qgroup show --compute "$MNT"
+	assert_status 0
+	assert_output_contains "quotas are off"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/off.txt")" -eq 5 ]	# 0/5 sv s1 s2 keep
+	btrfs quota enable "$MNT"
+	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_numbers >"$BATS_TEST_TMPDIR/kernel.txt"
+	diff -u "$BATS_TEST_TMPDIR/kernel.txt" "$BATS_TEST_TMPDIR/off.txt"
+}
+
+@test "qgroup headroom: dd writes the printed headroom before EDQUOT" {
+	btrfs quota enable "$MNT"
+	btrfs subvolume create "$MNT/hv" >/dev/null
+	btrfs qgroup create 1/1 "$MNT"
+	btrfs qgroup create 2/1 "$MNT"
+	btrfs qgroup assign --no-rescan 0/256 1/1 "$MNT" 2>/dev/null || true
+	btrfs qgroup assign --no-rescan 1/1 2/1 "$MNT" 2>/dev/null || true
+	btrfs quota rescan -w "$MNT" >/dev/null
+	btrfs qgroup limit 64M 1/1 "$MNT"
+	btrfs qgroup limit -e 100M "$MNT/hv"
+	btrfs qgroup limit 200M 2/1 "$MNT"
+	dd if=/dev/urandom of="$MNT/hv/pre" bs=1M count=10 status=none
+	sync
+
+	run_volctl --format json qgroup headroom "$MNT/hv"
+	assert_status 0
+	assert_json
+	[ "$(jq '.qgroup_headroom.limits | length' <<<"$output")" -eq 3 ]
+	[ "$(jq -r '.qgroup_headroom.limits[] | select(.binding) | .qgroupid' <<<"$output")" = 1/1 ]
+	[ "$(jq -r .qgroup_headroom.lift_command <<<"$output")" = "volctl qgroup limit none 1/1 $MNT/hv" ]
+	head=$(jq .qgroup_headroom.headroom <<<"$output")
+	[ "$head" -gt 50000000 ]
+	run_volctl qgroup headroom --raw "$MNT/hv"
+	assert_output_contains "Headroom: $head can still be written"
+	run_volctl --format json qgroup headroom --compute 0/256 "$MNT"
+	[ "$(jq .qgroup_headroom.headroom <<<"$output")" -eq "$head" ]
+
+	run dd if=/dev/zero of="$MNT/hv/big" bs=1M count=200 status=none
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Disk quota exceeded"* ]]
+	sync
+	written=$(stat -c %s "$MNT/hv/big")
+	echo "headroom $head, written before EDQUOT $written"
+	# Never more than the headroom; less by what the kernel reserves ahead
+	# (metadata for the file extent items and the write in flight, checked
+	# against rfer + reserved): 16 KiB measured, allow 2 MiB.
+	[ "$written" -le "$head" ]
+	[ $((head - written)) -le $((2 * 1024 * 1024)) ]
+
+	# lifting the binding limit lets the write go on
+	btrfs qgroup limit none 1/1 "$MNT"
+	dd if=/dev/zero of="$MNT/hv/more" bs=1M count=4 status=none
+	run_volctl --format json qgroup headroom "$MNT/hv"
+	[ "$(jq -r '.qgroup_headroom.limits[] | select(.binding) | .qgroupid' <<<"$output")" = 0/256 ]
+}
+
+@test "qgroup show --compute on a filesystem being written: numbers, or the documented message" {
+	make_set
+	# a writer committing all the time, so tree blocks move under the reader
+	(
+		i=0
+		while :; do
+			i=$((i + 1))
+			dd if=/dev/urandom of="$MNT/sv/w$((i % 50))" bs=64K count=4 status=none
+			[ $((i % 10)) -ne 0 ] || btrfs filesystem sync "$MNT" 2>/dev/null
+		done
+	) &
+	WRITER_PID=$!
+	ok=0
+	for n in 1 2 3 4 5 6; do
+		run_volctl qgroup show --compute --raw "$MNT"
+		if [ "$status" -eq 0 ]; then
+			ok=$((ok + 1))
+			assert_output_contains "Computed numbers"
+		else
+			# a second failed read must say why, never something else
+			assert_status 1
+			assert_output_contains "the filesystem changed while it was read"
+		fi
+	done
+	kill "$WRITER_PID"
+	wait "$WRITER_PID" 2>/dev/null || true
+	WRITER_PID=
+	echo "$ok of 6 reads under writes succeeded"
+	# once quiet, it always succeeds
+	run_volctl qgroup show --compute --raw "$MNT"
+	assert_status 0
+}
