@@ -40,6 +40,20 @@ struct vc_fs {
 	struct vc_writer writer;	/* opened for writing: img.bfs borrows writer.fs */
 };
 
+/* The accounting engine reads the image the backend already has open. */
+int offline_acct_open(struct vc_fs *fs, struct vc_acct_src *src)
+{
+	src->bfs = fs->img.bfs;
+	src->live = false;	/* nothing changes under an unmounted image */
+	src->priv = NULL;
+	return src->bfs ? 0 : -EBADF;
+}
+
+void offline_acct_close(struct vc_fs *fs, struct vc_acct_src *src)
+{
+	src->bfs = NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Opening images                                                      */
 /* ------------------------------------------------------------------ */
