@@ -394,7 +394,8 @@ struct list_opts {
 
 struct list_row {
 	const struct btrfs_subvol *s;
-	char *path;		/* as shown; NULL for DELETED */
+	const char *path;	/* as shown; NULL for DELETED */
+	char *owned;		/* path when made for the row (-a), else NULL */
 	u64 top_level;
 };
 
@@ -493,35 +494,64 @@ static int list_row_make(const struct list_opts *o, const struct btrfs_subvol_li
 		return 0;
 	row->s = s;
 	row->path = NULL;
+	row->owned = NULL;
 	row->top_level = gone ? 0 : s->parent_id;
 	*keep = true;
 	if (gone)
 		return 0;
+	/* the list outlives the rows: point into its paths, copy only for -a */
 	if (o->all && s->parent_id != top->id) {
-		row->path = path_join2("<FS_TREE>", s->path);
-	} else if (!o->all && !o->below_only && top->path && top->id != BTRFS_FS_TREE_OBJECTID &&
-		   sv_subvol_below(l, s, top->id)) {
-		row->path = strdup(s->path + strlen(top->path) + 1);
-	} else {
-		row->path = strdup(s->path);
+		row->owned = path_join2("<FS_TREE>", s->path);
+		row->path = row->owned;
+		return row->owned ? 0 : -ENOMEM;
 	}
-	return row->path ? 0 : -ENOMEM;
+	if (!o->all && !o->below_only && top->path && top->id != BTRFS_FS_TREE_OBJECTID &&
+	    sv_subvol_below(l, s, top->id))
+		row->path = s->path + strlen(top->path) + 1;
+	else
+		row->path = s->path;
+	return 0;
 }
 
-/* A growing line buffer: printf costs more than the search at 10,000 rows. */
+/*
+ * The text output buffer: lines are formatted straight into it and it goes
+ * out in 64 KiB writes (printf per field, or stdio's 4 KiB buffer, cost
+ * more than the tree search at 10,000 rows).  One line is capped at
+ * LINE_MAX_LEN, as before.
+ */
+#define LINE_MAX_LEN	8192
+#define OUT_BUF_SIZE	(64 * 1024)
+
 struct line {
-	char buf[8192];
-	size_t len;
+	char buf[OUT_BUF_SIZE];
+	size_t len;		/* bytes buffered */
+	size_t start;		/* where the current line began */
 };
 
 static void line_str(struct line *ln, const char *str)
 {
-	size_t n = strlen(str);
+	size_t n = strlen(str), room = ln->start + LINE_MAX_LEN - 1 - ln->len;
 
-	if (n > sizeof(ln->buf) - 1 - ln->len)
-		n = sizeof(ln->buf) - 1 - ln->len;
+	if (n > room)
+		n = room;
 	memcpy(ln->buf + ln->len, str, n);
 	ln->len += n;
+}
+
+static void line_flush(struct line *ln)
+{
+	if (ln->len)
+		fwrite(ln->buf, 1, ln->len, stdout);
+	ln->len = 0;
+	ln->start = 0;
+}
+
+/* Start a line, flushing first when a full-length one might not fit. */
+static void line_begin(struct line *ln)
+{
+	if (sizeof(ln->buf) - ln->len < LINE_MAX_LEN)
+		line_flush(ln);
+	ln->start = ln->len;
 }
 
 static void line_u64(struct line *ln, u64 v)
@@ -577,10 +607,14 @@ static void list_value(struct line *ln, const struct list_row *r, enum list_col 
 	}
 }
 
-static void list_print_text(const struct list_opts *o, const struct list_row *rows, size_t nr)
+static int list_print_text(const struct list_opts *o, const struct list_row *rows, size_t nr)
 {
-	struct line ln;
+	struct line *ln = malloc(sizeof(*ln));
 
+	if (!ln)
+		return -ENOMEM;
+	ln->len = 0;
+	ln->start = 0;
 	if (o->table) {
 		for (int c = 0; c < COL_MAX; c++)
 			if (o->cols[c])
@@ -596,27 +630,29 @@ static void list_print_text(const struct list_opts *o, const struct list_row *ro
 		const struct list_row *r = &rows[i];
 		bool first = true;
 
-		ln.len = 0;
+		line_begin(ln);
 		for (int c = 0; c < COL_PATH; c++) {
 			if (!o->cols[c])
 				continue;
 			if (!o->table) {
 				if (!first)
-					line_str(&ln, " ");
-				line_str(&ln, col_names[c]);
-				line_str(&ln, " ");
+					line_str(ln, " ");
+				line_str(ln, col_names[c]);
+				line_str(ln, " ");
 			}
-			list_value(&ln, r, (enum list_col)c);
+			list_value(ln, r, (enum list_col)c);
 			if (o->table)
-				line_str(&ln, c == COL_TOP ? "\t\t" : "\t");
+				line_str(ln, c == COL_TOP ? "\t\t" : "\t");
 			first = false;
 		}
 		if (!o->table)
-			line_str(&ln, " path ");
-		line_str(&ln, r->path ? r->path : "DELETED");
-		ln.buf[ln.len++] = '\n';
-		fwrite(ln.buf, 1, ln.len, stdout);
+			line_str(ln, " path ");
+		line_str(ln, r->path ? r->path : "DELETED");
+		ln->buf[ln->len++] = '\n';
 	}
+	line_flush(ln);
+	free(ln);
+	return 0;
 }
 
 static void list_print_json(const struct vc_ctx *ctx, const struct list_row *rows, size_t nr)
@@ -686,11 +722,11 @@ static int list_run(const struct vc_ctx *ctx, struct list_opts *o, const char *p
 		goto out;
 	if (ctx->cfg->format == VC_FORMAT_JSON)
 		list_print_json(ctx, rows, nr);
-	else
-		list_print_text(o, rows, nr);
+	else if ((ret = list_print_text(o, rows, nr)) != 0)
+		error("out of memory");
 out:
 	for (size_t i = 0; i < nr; i++)
-		free(rows[i].path);
+		free(rows[i].owned);
 	free(rows);
 	btrfs_subvol_list_release(&l);
 	cmd_close(ctx, fs);

@@ -13,6 +13,9 @@
  *    ROOT_ITEM (ids 256..BTRFS_LAST_FREE_OBJECTID), deleted ones included;
  *  - path is the full path from the top level ("" for 5), NULL when the
  *    chain to 5 cannot be resolved (deleted, or a parent missing);
+ *  - names and paths belong to the list (a few large string chunks rather
+ *    than two mallocs per subvolume): callers never free or keep them past
+ *    btrfs_subvol_list_release();
  *  - corrupt data (a cycle in ROOT_BACKREFs or INODE_REFs, a path deeper
  *    than any real one) ends the load with -EUCLEAN, never a loop.
  */
@@ -36,9 +39,13 @@ struct btrfs_subvol {
 	u64 root_offset;	/* ROOT_ITEM key offset: creation transid of a snapshot, else 0 */
 };
 
+struct btrfs_subvol_str_chunk;
+
 struct btrfs_subvol_list {
 	size_t nr;
 	struct btrfs_subvol *subvols;	/* sorted by id */
+	/* private: the names and paths above live in these chunks */
+	struct btrfs_subvol_str_chunk *strings;
 };
 
 /**
