@@ -323,10 +323,29 @@ static bool is_listed_tree(u64 id)
 	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
 }
 
+static void subvol_root_fill(struct btrfs_subvol_root *r, const struct btrfs_root_rec *rec)
+{
+	r->generation = rec->generation;
+	r->flags = rec->flags;
+	r->ctransid = rec->ctransid;
+	r->otransid = rec->otransid;
+	r->stransid = rec->stransid;
+	r->rtransid = rec->rtransid;
+	r->ctime = rec->ctime;
+	r->otime = rec->otime;
+	r->stime = rec->stime;
+	r->rtime = rec->rtime;
+	memcpy(r->uuid, rec->uuid, sizeof(r->uuid));
+	memcpy(r->parent_uuid, rec->parent_uuid, sizeof(r->parent_uuid));
+	memcpy(r->received_uuid, rec->received_uuid, sizeof(r->received_uuid));
+	r->has_v2 = rec->has_v2;
+}
+
 static int add_root_item(struct load_ctx *lc, const struct btrfs_key *key, const void *data,
 			 u32 len)
 {
 	struct btrfs_subvol_list *l = lc->list;
+	struct btrfs_root_rec rec;
 	struct btrfs_subvol *s;
 	int ret;
 
@@ -342,11 +361,12 @@ static int add_root_item(struct load_ctx *lc, const struct btrfs_key *key, const
 		l->subvols = n;
 		lc->cap = cap;
 	}
-	s = &l->subvols[l->nr];
-	memset(s, 0, sizeof(*s));
-	ret = btrfs_decode_root_item(data, len, &s->root);
+	ret = btrfs_decode_root_item(data, len, &rec);
 	if (ret)
 		return ret;
+	s = &l->subvols[l->nr];
+	memset(s, 0, sizeof(*s));
+	subvol_root_fill(&s->root, &rec);
 	s->id = key->objectid;
 	s->root_offset = key->offset;
 	s->deleted = key->objectid != BTRFS_FS_TREE_OBJECTID;	/* until a backref shows up */
