@@ -390,6 +390,7 @@ struct list_opts {
 	struct gen_filter gen, ogen;
 	size_t nsort;
 	struct { enum sort_key key; bool desc; } sort[8];
+	bool nsort_asked;	/* an order other than plain ascending rootid */
 };
 
 struct list_row {
@@ -607,52 +608,97 @@ static void list_value(struct line *ln, const struct list_row *r, enum list_col 
 	}
 }
 
-static int list_print_text(const struct list_opts *o, const struct list_row *rows, size_t nr)
+static void list_print_header(const struct list_opts *o)
+{
+	if (!o->table)
+		return;
+	for (int c = 0; c < COL_MAX; c++)
+		if (o->cols[c])
+			printf("%s\t", col_names[c]);
+	putchar('\n');
+	for (int c = 0; c < COL_MAX; c++)
+		if (o->cols[c])
+			printf("%.*s\t", (int)strlen(col_names[c]),
+			       "----------------------------------------");
+	putchar('\n');
+}
+
+static void list_print_row(struct line *ln, const struct list_opts *o, const struct list_row *r)
+{
+	bool first = true;
+
+	line_begin(ln);
+	for (int c = 0; c < COL_PATH; c++) {
+		if (!o->cols[c])
+			continue;
+		if (!o->table) {
+			if (!first)
+				line_str(ln, " ");
+			line_str(ln, col_names[c]);
+			line_str(ln, " ");
+		}
+		list_value(ln, r, (enum list_col)c);
+		if (o->table)
+			line_str(ln, c == COL_TOP ? "\t\t" : "\t");
+		first = false;
+	}
+	if (!o->table)
+		line_str(ln, " path ");
+	line_str(ln, r->path ? r->path : "DELETED");
+	ln->buf[ln->len++] = '\n';
+}
+
+static struct line *line_new(void)
 {
 	struct line *ln = malloc(sizeof(*ln));
 
+	if (ln) {
+		ln->len = 0;
+		ln->start = 0;
+	}
+	return ln;
+}
+
+static int list_print_text(const struct list_opts *o, const struct list_row *rows, size_t nr)
+{
+	struct line *ln = line_new();
+
 	if (!ln)
 		return -ENOMEM;
-	ln->len = 0;
-	ln->start = 0;
-	if (o->table) {
-		for (int c = 0; c < COL_MAX; c++)
-			if (o->cols[c])
-				printf("%s\t", col_names[c]);
-		putchar('\n');
-		for (int c = 0; c < COL_MAX; c++)
-			if (o->cols[c])
-				printf("%.*s\t", (int)strlen(col_names[c]),
-				       "----------------------------------------");
-		putchar('\n');
-	}
-	for (size_t i = 0; i < nr; i++) {
-		const struct list_row *r = &rows[i];
-		bool first = true;
-
-		line_begin(ln);
-		for (int c = 0; c < COL_PATH; c++) {
-			if (!o->cols[c])
-				continue;
-			if (!o->table) {
-				if (!first)
-					line_str(ln, " ");
-				line_str(ln, col_names[c]);
-				line_str(ln, " ");
-			}
-			list_value(ln, r, (enum list_col)c);
-			if (o->table)
-				line_str(ln, c == COL_TOP ? "\t\t" : "\t");
-			first = false;
-		}
-		if (!o->table)
-			line_str(ln, " path ");
-		line_str(ln, r->path ? r->path : "DELETED");
-		ln->buf[ln->len++] = '\n';
-	}
+	list_print_header(o);
+	for (size_t i = 0; i < nr; i++)
+		list_print_row(ln, o, &rows[i]);
 	line_flush(ln);
 	free(ln);
 	return 0;
+}
+
+/*
+ * Text in id order, the default: each row is printed as it is made, with
+ * no row array to sort.
+ */
+static int list_stream_text(const struct list_opts *o, const struct btrfs_subvol_list *l,
+			    const struct btrfs_subvol *top)
+{
+	struct line *ln = line_new();
+	int ret = 0;
+
+	if (!ln)
+		return -ENOMEM;
+	list_print_header(o);
+	for (size_t i = 0; i < l->nr && !ret; i++) {
+		struct list_row row;
+		bool keep;
+
+		ret = list_row_make(o, l, &l->subvols[i], top, &row, &keep);
+		if (ret || !keep)
+			continue;
+		list_print_row(ln, o, &row);
+		free(row.owned);
+	}
+	line_flush(ln);
+	free(ln);
+	return ret;
 }
 
 static void list_print_json(const struct vc_ctx *ctx, const struct list_row *rows, size_t nr)
@@ -699,6 +745,13 @@ static int list_run(const struct vc_ctx *ctx, struct list_opts *o, const char *p
 		ret = -EUCLEAN;
 		goto out;
 	}
+	/* rows are made in id order: the default sort needs no row array */
+	if (!o->nsort_asked && ctx->cfg->format != VC_FORMAT_JSON && !ctx->cfg->quiet) {
+		ret = list_stream_text(o, &l, top);
+		if (ret)
+			error("out of memory");
+		goto out;
+	}
 	rows = calloc(l.nr ? l.nr : 1, sizeof(*rows));
 	if (!rows) {
 		ret = -ENOMEM;
@@ -715,8 +768,7 @@ static int list_run(const struct vc_ctx *ctx, struct list_opts *o, const char *p
 		error("out of memory");
 		goto out;
 	}
-	/* rows are made in id order: the default sort needs no work */
-	if (o->nsort > 1 || o->sort[0].desc || o->sort[0].key != SORT_ROOTID)
+	if (o->nsort_asked)
 		qsort_r(rows, nr, sizeof(*rows), row_cmp, o);
 	if (ctx->cfg->quiet)
 		goto out;
@@ -795,6 +847,7 @@ static int cmd_subvolume_list(const struct cmd_struct *cmd, const struct vc_ctx 
 		o.sort[o.nsort].desc = false;
 		o.nsort++;
 	}
+	o.nsort_asked = o.nsort > 1 || o.sort[0].desc || o.sort[0].key != SORT_ROOTID;
 	return list_run(ctx, &o, argv[optind]) ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 
