@@ -87,7 +87,8 @@ check-mounted: $(O)/volctl
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-asan:
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(MAKE) O=build-asan EXTRA_CFLAGS="$(ASAN_FLAGS)" EXTRA_LDFLAGS="$(ASAN_FLAGS)" check
+		$(MAKE) O=build-asan FAULT_INJECTION=1 EXTRA_CFLAGS="$(ASAN_FLAGS)" \
+		EXTRA_LDFLAGS="$(ASAN_FLAGS)" check
 
 check-api:
 	$(Q)tests/check-api.sh
@@ -134,3 +135,8 @@ clean:
 
 distclean: clean
 	rm -rf Makefile.inc config.log config.status autom4te.cache configure config aclocal.m4
+
+# ---- demo (offline, no root) -------------------------------------------------------------
+.PHONY: demo
+demo: $(O)/volctl
+	$(Q)VOLCTL=$(abspath $(O)/volctl) scripts/demo.sh

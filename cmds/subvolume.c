@@ -210,7 +210,9 @@ static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
 		cmd_report(ctx, fs, ret, arg);
 		goto out;
 	}
-	pr_out(ctx->cfg, "Create subvolume '%s/%s'\n", dir, name);
+	/* "/" as the directory (offline paths) must not print "//name" */
+	pr_out(ctx->cfg, "Create subvolume '%s%s%s'\n", dir,
+	       dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
 out:
 	cmd_close(ctx, fs);
 	free(failed);

@@ -28,12 +28,15 @@
 #include "common/config.h"
 #include "common/messages.h"
 #include "common/offline.h"
+#include "common/offline-write.h"
+#include "common/offline-write-qgroup.h"
 #include "kernel-shared/csum.h"
 #include "kernel-shared/items.h"
 
 struct vc_fs {
 	struct vc_fs_base base;
 	struct vc_image img;
+	struct vc_writer writer;	/* opened for writing: img.bfs borrows writer.fs */
 };
 
 /* ------------------------------------------------------------------ */
@@ -471,9 +474,18 @@ static int offline_open(struct vc_fs **fsp, const struct vc_config *cfg, const c
 	/* On failure the fs is still handed back, carrying the message. */
 	*fsp = fs;
 	if (writable) {
-		vc_fs_set_error(fs, "%s: changing an image offline is not implemented",
-				cfg->nr_images ? cfg->images[0] : "image");
-		return -EOPNOTSUPP;
+		if (cfg->nr_images != 1) {
+			vc_fs_set_error(fs, "%s: changing a multi-device filesystem offline is not implemented",
+					cfg->nr_images ? cfg->images[0] : "image");
+			return -EOPNOTSUPP;
+		}
+		ret = vc_writer_open(cfg->images[0], cfg->super_mirror, &fs->writer, fs->base.err,
+				     sizeof(fs->base.err));
+		if (ret)
+			return ret;
+		fs->img.bfs = fs->writer.fs;
+		fs->img.name = cfg->images[0];
+		return path ? offline_path_info(fs, path, &info) : 0;
 	}
 	ret = vc_image_open(&fs->img, cfg->images, cfg->nr_images, cfg->super_mirror, 0);
 	if (ret) {
@@ -492,6 +504,10 @@ static void offline_close(struct vc_fs *fs)
 {
 	if (!fs)
 		return;
+	if (fs->writer.fs) {
+		fs->img.bfs = NULL;
+		vc_writer_close(&fs->writer);
+	}
 	vc_image_close(&fs->img);
 	free(fs);
 }
@@ -508,7 +524,10 @@ static int not_implemented(struct vc_fs *fs)
 
 static int offline_subvol_create(struct vc_fs *fs, const char *path, const struct vc_inherit *inh)
 {
-	return not_implemented(fs);
+	if (!fs->writer.fs)
+		return not_implemented(fs);
+	return vc_offline_subvol_create(fs->writer.fs, path, inh, fs->base.err,
+					sizeof(fs->base.err));
 }
 
 static int offline_snapshot(struct vc_fs *fs, const char *src, const char *dst, bool readonly,
@@ -522,9 +541,18 @@ static int offline_subvol_delete(struct vc_fs *fs, const char *path, u64 subvoli
 	return not_implemented(fs);
 }
 
+/* set-default, quota and qgroup writes: common/offline-write-qgroup.c */
+static int qwrite(struct vc_fs *fs, struct vc_qwrite_args a)
+{
+	if (!fs->writer.fs)
+		return not_implemented(fs);
+	return vc_offline_qgroup_write(fs->writer.fs, fs->img.name, &a, fs->base.err,
+				       sizeof(fs->base.err));
+}
+
 static int offline_set_default(struct vc_fs *fs, u64 subvolid)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_SET_DEFAULT, .id = subvolid });
 }
 
 static int offline_commit(struct vc_fs *fs, bool wait)
@@ -539,38 +567,44 @@ static int offline_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_second
 
 static int offline_quota_ctl(struct vc_fs *fs, enum vc_quota_mode mode)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_QUOTA_CTL, .mode = mode });
 }
 
+/* offline the rescan runs to its end inside rescan_start */
 static int offline_rescan_start(struct vc_fs *fs)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_RESCAN });
 }
 
 static int offline_rescan_wait(struct vc_fs *fs)
 {
-	return not_implemented(fs);
+	if (!fs->writer.fs)
+		return not_implemented(fs);
+	return vc_offline_quota_enabled(fs->writer.fs, fs->img.name, fs->base.err,
+					sizeof(fs->base.err));
 }
 
 static int offline_qgroup_create(struct vc_fs *fs, u64 qgroupid)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_QGROUP_CREATE, .id = qgroupid });
 }
 
 static int offline_qgroup_destroy(struct vc_fs *fs, u64 qgroupid)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_QGROUP_DESTROY, .id = qgroupid });
 }
 
 static int offline_qgroup_assign(struct vc_fs *fs, u64 src, u64 dst, bool assign)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = assign ? VC_QW_QGROUP_ASSIGN :
+				  VC_QW_QGROUP_REMOVE, .id = src, .parent = dst });
 }
 
 static int offline_qgroup_limit(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 max_rfer,
 				u64 max_excl)
 {
-	return not_implemented(fs);
+	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_QGROUP_LIMIT, .id = qgroupid,
+				  .flags = flags, .max_rfer = max_rfer, .max_excl = max_excl });
 }
 
 const struct vc_backend_ops vc_offline_ops = {

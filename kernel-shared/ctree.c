@@ -14,6 +14,7 @@
 #include <string.h>
 #include "fs.h"
 #include "ctree.h"
+#include "ctree-write.h"
 
 void btrfs_path_init(struct btrfs_path *path)
 {
@@ -145,8 +146,10 @@ int btrfs_search_slot(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	int level;
 	int ret;
 
+	if (trans && cow)
+		return btrfs_search_cow(trans, root, key, path, ins_len);	/* ctree-write.c */
 	if (trans || cow || ins_len)
-		return -EROFS;	/* the copy-on-write writer is not there yet */
+		return -EROFS;	/* changes need a transaction and cow */
 	btrfs_path_release(path);
 	ret = btrfs_root_load_node(root);
 	if (ret < 0)

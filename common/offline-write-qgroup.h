@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Offline set-default, quota and qgroup writes: each op is one transaction
+ * on an image opened with vc_writer_open() (common/offline-write.h).
+ */
+#ifndef VOLCTL_COMMON_OFFLINE_WRITE_QGROUP_H
+#define VOLCTL_COMMON_OFFLINE_WRITE_QGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "common/backend.h"
+#include "kernel-shared/format.h"
+
+struct btrfs_fs;
+
+/* What the op changes; arguments as in struct vc_backend_ops */
+enum vc_qwrite_op {
+	VC_QW_SET_DEFAULT,
+	VC_QW_QUOTA_CTL,
+	VC_QW_RESCAN,
+	VC_QW_QGROUP_CREATE,
+	VC_QW_QGROUP_DESTROY,
+	VC_QW_QGROUP_ASSIGN,
+	VC_QW_QGROUP_REMOVE,
+	VC_QW_QGROUP_LIMIT,
+};
+
+struct vc_qwrite_args {
+	enum vc_qwrite_op op;
+	u64 id;				/* subvolume or qgroup */
+	u64 parent;			/* assign/remove: the parent qgroup */
+	enum vc_quota_mode mode;	/* quota_ctl */
+	u64 flags, max_rfer, max_excl;	/* limit */
+};
+
+/**
+ * vc_offline_qgroup_write - run one op in its own transaction on @fs
+ * @image:	image name, for messages
+ * Return: 0 or a negative errno with @err set (-EOPNOTSUPP: not implemented
+ * offline yet).
+ */
+int vc_offline_qgroup_write(struct btrfs_fs *fs, const char *image,
+			    const struct vc_qwrite_args *a, char *err, size_t errlen);
+
+/** vc_offline_quota_enabled - 0 when the image has a quota tree, else -ENOTCONN with @err */
+int vc_offline_quota_enabled(struct btrfs_fs *fs, const char *image, char *err, size_t errlen);
+
+#endif /* VOLCTL_COMMON_OFFLINE_WRITE_QGROUP_H */

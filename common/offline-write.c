@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Write side of the offline backend.
+ *
+ * Before any write: the image must not be mounted (libmount's table,
+ * matched by device number for block devices, and through every loop
+ * device whose backing file is the image), block devices are opened
+ * O_EXCL (the kernel refuses it while mounted), and an exclusive flock()
+ * keeps a second volctl out.  Test builds (configure
+ * --enable-fault-injection) read VOLCTL_FAIL_AFTER_WRITES=N and put the
+ * image behind a fault-injecting device (kernel-shared/io-fault.c) that
+ * fails every device write after the Nth (N >= 1; 0 or unset: no faults).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <libmount.h>
+#include "common/backend.h"
+#include "common/offline-write.h"
+#include "kernel-shared/fs.h"
+#include "kernel-shared/io.h"
+#include "kernel-shared/super.h"
+#include "kernel-shared/transaction.h"
+#include "kernel-shared/subvol-create.h"
+
+/* Block device numbers of loop devices backed by the file @st */
+static size_t loop_devices_of(const struct stat *st, dev_t *out, size_t max)
+{
+	glob_t g;
+	size_t n = 0;
+
+	if (glob("/sys/block/loop*/loop/backing_file", 0, NULL, &g) != 0)
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc && n < max; i++) {
+		char backing[4096], devpath[4096];
+		struct stat bst;
+		unsigned int maj, min;
+		FILE *f = fopen(g.gl_pathv[i], "r");
+		char *nl;
+
+		if (!f)
+			continue;
+		if (!fgets(backing, sizeof(backing), f)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		nl = strchr(backing, '\n');
+		if (nl)
+			*nl = '\0';
+		if (stat(backing, &bst) || bst.st_dev != st->st_dev || bst.st_ino != st->st_ino)
+			continue;
+		/* /sys/block/loopN/loop/backing_file -> /sys/block/loopN/dev */
+		snprintf(devpath, sizeof(devpath), "%s", g.gl_pathv[i]);
+		*strrchr(devpath, '/') = '\0';
+		*strrchr(devpath, '/') = '\0';
+		strncat(devpath, "/dev", sizeof(devpath) - strlen(devpath) - 1);
+		f = fopen(devpath, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%u:%u", &maj, &min) == 2)
+			out[n++] = makedev(maj, min);
+		fclose(f);
+	}
+	globfree(&g);
+	return n;
+}
+
+int vc_image_check_unmounted(const char *path, char *err, size_t errlen)
+{
+	struct libmnt_table *tb;
+	struct libmnt_iter *itr;
+	struct libmnt_fs *mfs;
+	struct stat st;
+	dev_t devs[64];
+	size_t nr = 0;
+	int ret = 0;
+
+	if (stat(path, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (S_ISBLK(st.st_mode))
+		devs[nr++] = st.st_rdev;
+	else if (S_ISREG(st.st_mode))
+		nr = loop_devices_of(&st, devs, 64);
+	if (!nr)
+		return 0;
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	if (!tb) {
+		snprintf(err, errlen, "%s: cannot read the mount table", path);
+		return -EIO;
+	}
+	itr = mnt_new_iter(MNT_ITER_FORWARD);
+	while (itr && mnt_table_next_fs(tb, itr, &mfs) == 0) {
+		/* btrfs reports an anonymous st_dev: match the source device */
+		const char *src = mnt_fs_get_srcpath(mfs);
+		struct stat sst;
+
+		if (!src || src[0] != '/' || stat(src, &sst) < 0 || !S_ISBLK(sst.st_mode))
+			continue;
+		for (size_t i = 0; i < nr; i++) {
+			if (sst.st_rdev == devs[i]) {
+				snprintf(err, errlen, "%s: image is mounted on %s", path,
+					 mnt_fs_get_target(mfs) ?: "?");
+				ret = -EBUSY;
+				goto out;
+			}
+		}
+	}
+out:
+	mnt_free_iter(itr);
+	mnt_unref_table(tb);
+	return ret;
+}
+
+/* Test builds: VOLCTL_FAIL_AFTER_WRITES=N lets N device writes through */
+static int wrap_fault_injection(struct vc_writer *w)
+{
+#if VOLCTL_FAULT_INJECTION
+	const char *s = getenv("VOLCTL_FAIL_AFTER_WRITES");
+	struct btrfs_io_dev *dev;
+	int ret;
+
+	if (!s || !*s)
+		return 0;
+	w->fault.write_limit = strtoull(s, NULL, 10);
+	if (!w->fault.write_limit)
+		return 0;
+	ret = btrfs_io_open_fault(w->dev, &w->fault, &dev);
+	if (ret < 0)
+		return ret;
+	w->inner = w->dev;
+	w->dev = dev;
+#endif
+	return 0;
+}
+
+int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
+			char *err, size_t errlen)
+{
+	char msg[BTRFS_ERRMSG_SIZE] = "";
+	struct btrfs_open_args args = { 0 };
+	struct stat st;
+	int flags = O_RDWR | O_CLOEXEC;
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+	ret = vc_image_check_unmounted(path, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (stat(path, &st) == 0 && S_ISBLK(st.st_mode))
+		flags |= O_EXCL;
+	w->fd = open(path, flags);
+	if (w->fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path,
+			 ret == -EBUSY ? "device is busy (mounted?)" : strerror(-ret));
+		return ret;
+	}
+	if (flock(w->fd, LOCK_EX | LOCK_NB) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, ret == -EWOULDBLOCK ?
+			 "image is in use by another volctl" : strerror(-ret));
+		goto fail;
+	}
+	ret = btrfs_io_open_fd(w->fd, path, true, &w->dev);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		goto fail;
+	}
+	ret = wrap_fault_injection(w);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		goto fail;
+	}
+	args.devs = &w->dev;
+	args.nr_devs = 1;
+	args.super_mirror = super_mirror;
+	args.writable = true;
+	args.errmsg = msg;
+	ret = btrfs_fs_open(&w->fs, &args);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", path, msg[0] ? msg : strerror(-ret));
+		goto fail;
+	}
+	return 0;
+fail:
+	vc_writer_close(w);
+	return ret;
+}
+
+void vc_writer_close(struct vc_writer *w)
+{
+	if (w->fs)
+		btrfs_fs_close(w->fs);
+	btrfs_io_close(w->dev);
+	btrfs_io_close(w->inner);
+	if (w->fd >= 0)
+		close(w->fd);
+	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+}
+
+/* strerror() starts with a capital letter; messages here are lowercase */
+static const char *errno_text(int err)
+{
+	switch (err) {
+	case -EEXIST:
+		return "file exists";
+	case -ENOENT:
+		return "no such file or directory";
+	case -ENOTDIR:
+		return "not a directory";
+	case -ENOSPC:
+		return "no space left on device";
+	case -EOPNOTSUPP:
+		return "not implemented offline yet";
+	case -EIO:
+		return "input/output error";
+	default:
+		return strerror(-err);
+	}
+}
+
+int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct vc_inherit *inh,
+			     char *err, size_t errlen)
+{
+	struct btrfs_subvol_create_args a = { 0 };
+	struct btrfs_trans_handle *trans = NULL;
+	struct timespec now;
+	size_t len = strlen(path), dlen;
+	int ret;
+
+	if (inh) {
+		a.inherit = inh->qgroups;
+		a.nr_inherit = inh->nr;
+	}
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	dlen = len;
+	while (dlen > 0 && path[dlen - 1] != '/')
+		dlen--;
+	a.name = path + dlen;
+	a.name_len = len - dlen;
+	btrfs_fs_clear_error(fs);
+	ret = btrfs_resolve_dir(fs, path, dlen, &a.parent_root, &a.parent_dir);
+	if (ret < 0)
+		goto fail;
+	clock_gettime(CLOCK_REALTIME, &now);
+	a.now_sec = (u64)now.tv_sec;
+	a.now_nsec = (u32)now.tv_nsec;
+	a.uid = (u32)getuid();
+	a.gid = (u32)getgid();
+	ret = btrfs_start_transaction(fs, &trans);
+	if (ret < 0)
+		goto fail;
+	ret = btrfs_subvol_create(trans, &a);
+	if (ret < 0) {
+		btrfs_abort_transaction(trans);
+		goto fail;
+	}
+	ret = btrfs_commit_transaction(trans);
+	if (ret < 0)
+		goto fail;
+	return 0;
+fail:
+	if (btrfs_fs_error(fs)[0])
+		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
+	else
+		snprintf(err, errlen, "%s: %s", path, errno_text(ret));
+	return ret;
+}

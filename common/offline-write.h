@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Write side of the offline backend: opening an image for writing safely
+ * and the write operations built on kernel-shared/transaction.h.
+ */
+#ifndef VOLCTL_COMMON_OFFLINE_WRITE_H
+#define VOLCTL_COMMON_OFFLINE_WRITE_H
+
+#include <stddef.h>
+#include "kernel-shared/format.h"
+#include "kernel-shared/io.h"
+
+struct btrfs_fs;
+struct vc_inherit;
+
+/* An image opened for writing: locked, known not to be mounted */
+struct vc_writer {
+	int fd;
+	struct btrfs_io_dev *dev;
+	struct btrfs_fs *fs;
+	/* test builds: @dev is a fault device wrapping @inner */
+	struct btrfs_io_dev *inner;
+	struct btrfs_io_fault fault;
+};
+
+/**
+ * vc_image_check_unmounted - refuse an image that is mounted, directly or
+ * through a loop device
+ * Return: 0, -EBUSY with @err set, or another negative errno.
+ */
+int vc_image_check_unmounted(const char *path, char *err, size_t errlen);
+
+/**
+ * vc_writer_open - open @path read-write for the offline writer
+ *
+ * Block devices are opened O_EXCL; the file is locked with flock() so a
+ * second volctl fails at once; a mounted image is refused.  The filesystem
+ * is opened with btrfs_fs_open(writable).
+ * Return: 0 or a negative errno with @err set.
+ */
+int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
+			char *err, size_t errlen);
+
+/** vc_writer_close - close what vc_writer_open() opened */
+void vc_writer_close(struct vc_writer *w);
+
+/**
+ * vc_offline_subvol_create - `subvolume create [-i QGROUP] PATH` on an
+ * open image, one transaction
+ * Return: 0 or a negative errno with @err set.
+ */
+int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct vc_inherit *inh,
+			     char *err, size_t errlen);
+
+#endif /* VOLCTL_COMMON_OFFLINE_WRITE_H */

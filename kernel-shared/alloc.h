@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Metadata space: block groups, the allocator and the free space tree.
+ *
+ * At transaction start the block group items are read (extent tree, or the
+ * block group tree when BLOCK_GROUP_TREE is set) and the free ranges of
+ * every METADATA block group are taken from the committed free space tree
+ * (or, without one, from the gaps between extent items).  Superblock
+ * mirror windows are cut out.  The allocator hands out nodesize-aligned
+ * blocks from those ranges only, first fit, so it never returns a block of
+ * the committed state, nor one freed in this transaction.
+ *
+ * The free space tree itself is updated at commit (btrfs_fst_remove() and
+ * btrfs_fst_add(), called by extent-tree.c) in the format each block group
+ * already uses, extents or bitmaps.  The writer never converts between the
+ * two: the kernel's thresholds only trade space, and the kernel converts
+ * by itself the next time it changes that block group.
+ */
+#ifndef VOLCTL_KERNEL_SHARED_ALLOC_H
+#define VOLCTL_KERNEL_SHARED_ALLOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "format.h"
+
+struct btrfs_trans_handle;
+struct btrfs_fs;
+
+struct btrfs_bg {
+	u64 start;
+	u64 length;
+	u64 flags;
+	u64 used;
+	bool dirty;			/* item must be rewritten */
+	bool fst_bitmaps;		/* its free space tree entries are bitmaps */
+};
+
+struct btrfs_free_range {
+	u64 start;
+	u64 len;
+};
+
+struct btrfs_alloc_ctx {
+	struct btrfs_bg *bgs;		/* sorted by start */
+	size_t nr_bgs;
+	struct btrfs_free_range *free;	/* allocatable now, sorted */
+	size_t nr_free;
+	bool has_fst;
+	u64 bg_tree;			/* tree holding BLOCK_GROUP_ITEMs (2 or 11) */
+};
+
+/** btrfs_alloc_init - read block groups and metadata free space for @trans */
+int btrfs_alloc_init(struct btrfs_trans_handle *trans);
+
+/** btrfs_alloc_release - free the allocator state */
+void btrfs_alloc_release(struct btrfs_alloc_ctx *ctx);
+
+/**
+ * btrfs_alloc_metadata - reserve one nodesize block in a METADATA block group
+ * Return: 0 and *bytenr, or -ENOSPC with a message in fs->errmsg.
+ */
+int btrfs_alloc_metadata(struct btrfs_trans_handle *trans, u64 *bytenr);
+
+/** btrfs_bg_lookup - block group containing @bytenr, or NULL */
+struct btrfs_bg *btrfs_bg_lookup(struct btrfs_alloc_ctx *ctx, u64 bytenr);
+
+/**
+ * btrfs_fst_drop_stale - delete free space tree items of block groups that
+ * do not exist (Debian's mkfs 6.2 leaves some for its temporary chunks;
+ * newer `btrfs check` rejects them)
+ * Return: number of items deleted, or <0.
+ */
+int btrfs_fst_drop_stale(struct btrfs_trans_handle *trans);
+
+/** btrfs_fst_remove - mark [@start, @start + @len) used in the free space tree */
+int btrfs_fst_remove(struct btrfs_trans_handle *trans, u64 start, u64 len);
+
+/** btrfs_fst_add - mark [@start, @start + @len) free, merging with neighbours */
+int btrfs_fst_add(struct btrfs_trans_handle *trans, u64 start, u64 len);
+
+#endif /* VOLCTL_KERNEL_SHARED_ALLOC_H */

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Changing B-trees inside a transaction (see ctree-write.h).
+ *
+ * Invariants kept here:
+ * - a block is changed only if it was allocated in the transaction; any
+ *   other block on the path is copied first (cow_block()), top-down, so a
+ *   parent is always writable before its pointer is rewritten;
+ * - every parent pointer carries the child's first key and generation T;
+ * - leaf item data stays packed back to back from the end of the block.
+ * Node splits happen on the way down when a node is one slot from full, so
+ * a later leaf split always finds room in its parent.  After any split the
+ * search restarts; blocks already copied are reused, so a restart is cheap.
+ */
+#include <errno.h>
+#include <string.h>
+#include "fs.h"
+#include "ctree.h"
+#include "ctree-write.h"
+#include "transaction.h"
+
+static u8 *eb_ptr(struct extent_buffer *eb, u32 off)
+{
+	return eb->data + off;
+}
+
+static struct btrfs_header *eb_hdr(struct extent_buffer *eb)
+{
+	return (struct btrfs_header *)eb->data;
+}
+
+static struct btrfs_item *leaf_item(struct extent_buffer *eb, u32 slot)
+{
+	return (struct btrfs_item *)eb_ptr(eb, BTRFS_LEAF_DATA_OFFSET +
+					   slot * (u32)sizeof(struct btrfs_item));
+}
+
+static struct btrfs_key_ptr *node_ptr(struct extent_buffer *eb, u32 slot)
+{
+	return (struct btrfs_key_ptr *)eb_ptr(eb, BTRFS_LEAF_DATA_OFFSET +
+					      slot * (u32)sizeof(struct btrfs_key_ptr));
+}
+
+static void set_nritems(struct extent_buffer *eb, u32 nr)
+{
+	btrfs_set_header_nritems(eb_hdr(eb), nr);
+}
+
+/* Offset (relative to the data area) where the data of item @slot - 1 starts */
+static u32 leaf_data_end_before(struct extent_buffer *eb, u32 slot)
+{
+	if (slot == 0)
+		return btrfs_leaf_data_size(eb->len);
+	return btrfs_item_offset(leaf_item(eb, slot - 1));
+}
+
+static u32 leaf_free_space(struct extent_buffer *eb)
+{
+	u32 nr = btrfs_eb_nritems(eb);
+
+	return leaf_data_end_before(eb, nr) - nr * (u32)sizeof(struct btrfs_item);
+}
+
+static u32 bin_search(const struct extent_buffer *eb, const struct btrfs_key *key, bool *found)
+{
+	u32 lo = 0, hi = btrfs_eb_nritems(eb);
+	bool leaf = btrfs_eb_level(eb) == 0;
+
+	*found = false;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		struct btrfs_key k;
+		int cmp;
+
+		if (leaf)
+			btrfs_eb_item_key(eb, mid, &k);
+		else
+			btrfs_eb_node_key(eb, mid, &k);
+		cmp = btrfs_key_cmp(&k, key);
+		if (cmp < 0) {
+			lo = mid + 1;
+		} else if (cmp > 0) {
+			hi = mid;
+		} else {
+			*found = true;
+			return mid;
+		}
+	}
+	return lo;
+}
+
+/* Refuse to copy blocks that may be shared with a snapshot (no SHARED refs yet) */
+static int check_unshared(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			  const struct extent_buffer *eb)
+{
+	if (!btrfs_is_fstree(root->id))
+		return 0;
+	if (btrfs_eb_owner(eb) != root->id ||
+	    (root->has_item && btrfs_eb_generation(eb) <=
+	     btrfs_root_last_snapshot(&root->root_item))) {
+		btrfs_fs_set_error(trans->fs,
+				   "subvolume %llu: shares blocks with a snapshot, writing it is not implemented offline yet",
+				   (unsigned long long)root->id);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/*
+ * Make @eb writable: return it (referenced) if allocated in T, else a copy
+ * that replaces it in @parent at @pslot, or as the root of @root.
+ */
+static int cow_block(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		     struct extent_buffer *eb, struct extent_buffer *parent, u32 pslot,
+		     struct extent_buffer **out)
+{
+	struct extent_buffer *cow;
+	int ret;
+
+	if (btrfs_trans_block_is_new(trans, eb)) {
+		*out = extent_buffer_get(eb);
+		return 0;
+	}
+	ret = check_unshared(trans, root, eb);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_trans_track_root(trans, root, false);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_alloc_tree_block(trans, root->id, btrfs_eb_level(eb), &cow);
+	if (ret < 0)
+		return ret;
+	/* copy everything after the header fields that identify the block */
+	memcpy(cow->data + sizeof(struct btrfs_header), eb->data + sizeof(struct btrfs_header),
+	       eb->len - sizeof(struct btrfs_header));
+	set_nritems(cow, btrfs_eb_nritems(eb));
+	if (parent) {
+		btrfs_set_key_ptr_blockptr(node_ptr(parent, pslot), cow->start);
+		btrfs_set_key_ptr_generation(node_ptr(parent, pslot), trans->transid);
+		btrfs_mark_buffer_dirty(parent);
+	} else {
+		ret = btrfs_trans_track_root(trans, root, true);
+		if (ret < 0) {
+			free_extent_buffer(cow);
+			return ret;
+		}
+		free_extent_buffer(root->node);
+		root->node = extent_buffer_get(cow);
+		root->bytenr = cow->start;
+		root->generation = trans->transid;
+		root->level = btrfs_eb_level(cow);
+	}
+	ret = btrfs_free_tree_block(trans, btrfs_eb_owner(eb), eb);
+	if (ret < 0) {
+		free_extent_buffer(cow);
+		return ret;
+	}
+	*out = cow;
+	return 0;
+}
+
+/* Read the child at path->slots[level] of path->nodes[level] and make it writable */
+static int cow_child(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		     struct btrfs_path *path, int level)
+{
+	struct extent_buffer *parent = path->nodes[level];
+	u32 slot = (u32)path->slots[level];
+	struct btrfs_tree_parent_check check = {
+		.transid = btrfs_eb_node_ptr_generation(parent, slot),
+		.owner_root = root->id,
+		.has_level = true,
+		.level = (u8)(level - 1),
+		.has_first_key = true,
+	};
+	struct extent_buffer *child, *cow;
+	int ret;
+
+	btrfs_eb_node_key(parent, slot, &check.first_key);
+	ret = btrfs_read_tree_block(trans->fs, btrfs_eb_node_blockptr(parent, slot), &check,
+				    &child);
+	if (ret < 0)
+		return ret;
+	ret = cow_block(trans, root, child, parent, slot, &cow);
+	free_extent_buffer(child);
+	if (ret < 0)
+		return ret;
+	free_extent_buffer(path->nodes[level - 1]);
+	path->nodes[level - 1] = cow;
+	return 0;
+}
+
+/* Rewrite the key of every ancestor pointer that names the first key below @level */
+static void fixup_low_keys(struct btrfs_path *path, int level, const struct btrfs_key *key)
+{
+	for (int i = level; i < BTRFS_MAX_LEVEL && path->nodes[i]; i++) {
+		u32 slot = (u32)path->slots[i];
+
+		btrfs_set_key_ptr_key(node_ptr(path->nodes[i], slot), key);
+		btrfs_mark_buffer_dirty(path->nodes[i]);
+		if (slot != 0)
+			break;
+	}
+}
+
+/* Put a new root node at @level above path->nodes[level - 1] */
+static int insert_new_root(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			   struct btrfs_path *path, int level)
+{
+	struct extent_buffer *lower = path->nodes[level - 1];
+	struct extent_buffer *node;
+	struct btrfs_key key;
+	int ret;
+
+	if (level >= BTRFS_MAX_LEVEL)
+		return -EOVERFLOW;
+	ret = btrfs_trans_track_root(trans, root, true);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_alloc_tree_block(trans, root->id, (u8)level, &node);
+	if (ret < 0)
+		return ret;
+	btrfs_eb_first_key(lower, &key);
+	btrfs_set_key_ptr_key(node_ptr(node, 0), &key);
+	btrfs_set_key_ptr_blockptr(node_ptr(node, 0), lower->start);
+	btrfs_set_key_ptr_generation(node_ptr(node, 0), btrfs_eb_generation(lower));
+	set_nritems(node, 1);
+	free_extent_buffer(root->node);
+	root->node = extent_buffer_get(node);
+	root->bytenr = node->start;
+	root->generation = trans->transid;
+	root->level = (u8)level;
+	path->nodes[level] = node;
+	path->slots[level] = 0;
+	return 0;
+}
+
+/* Insert a pointer to @child at @slot of path->nodes[level] (room is guaranteed) */
+static void insert_ptr(struct btrfs_path *path, int level, u32 slot,
+		       const struct extent_buffer *child)
+{
+	struct extent_buffer *node = path->nodes[level];
+	u32 nr = btrfs_eb_nritems(node);
+	struct btrfs_key key;
+
+	if (slot < nr)
+		memmove(node_ptr(node, slot + 1), node_ptr(node, slot),
+			(nr - slot) * sizeof(struct btrfs_key_ptr));
+	btrfs_eb_first_key(child, &key);
+	btrfs_set_key_ptr_key(node_ptr(node, slot), &key);
+	btrfs_set_key_ptr_blockptr(node_ptr(node, slot), child->start);
+	btrfs_set_key_ptr_generation(node_ptr(node, slot), btrfs_eb_generation(child));
+	set_nritems(node, nr + 1);
+	btrfs_mark_buffer_dirty(node);
+}
+
+static int split_node(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		      struct btrfs_path *path, int level)
+{
+	struct extent_buffer *node = path->nodes[level];
+	struct extent_buffer *right;
+	u32 nr = btrfs_eb_nritems(node), mid = nr / 2;
+	int ret;
+
+	if (!path->nodes[level + 1]) {
+		ret = insert_new_root(trans, root, path, level + 1);
+		if (ret < 0)
+			return ret;
+	}
+	ret = btrfs_alloc_tree_block(trans, root->id, (u8)level, &right);
+	if (ret < 0)
+		return ret;
+	memcpy(node_ptr(right, 0), node_ptr(node, mid), (nr - mid) * sizeof(struct btrfs_key_ptr));
+	set_nritems(right, nr - mid);
+	memset(node_ptr(node, mid), 0, (nr - mid) * sizeof(struct btrfs_key_ptr));
+	set_nritems(node, mid);
+	btrfs_mark_buffer_dirty(node);
+	insert_ptr(path, level + 1, (u32)path->slots[level + 1] + 1, right);
+	free_extent_buffer(right);
+	return 0;
+}
+
+static int split_leaf(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		      struct btrfs_path *path)
+{
+	struct extent_buffer *leaf = path->nodes[0];
+	struct extent_buffer *right;
+	u32 nr = btrfs_eb_nritems(leaf), mid, data_size = btrfs_leaf_data_size(leaf->len);
+	u32 top, bottom, shift;
+	int ret;
+
+	if (nr < 2)
+		return -EOVERFLOW;
+	mid = nr / 2;
+	if (!path->nodes[1]) {
+		ret = insert_new_root(trans, root, path, 1);
+		if (ret < 0)
+			return ret;
+	}
+	ret = btrfs_alloc_tree_block(trans, root->id, 0, &right);
+	if (ret < 0)
+		return ret;
+	top = btrfs_item_offset(leaf_item(leaf, mid - 1));	/* end of the moved data */
+	bottom = btrfs_item_offset(leaf_item(leaf, nr - 1));
+	shift = data_size - top;
+	memcpy(eb_ptr(right, BTRFS_LEAF_DATA_OFFSET + bottom + shift),
+	       eb_ptr(leaf, BTRFS_LEAF_DATA_OFFSET + bottom), top - bottom);
+	memcpy(leaf_item(right, 0), leaf_item(leaf, mid), (nr - mid) * sizeof(struct btrfs_item));
+	for (u32 i = 0; i < nr - mid; i++) {
+		struct btrfs_item *it = leaf_item(right, i);
+
+		btrfs_set_item_offset(it, btrfs_item_offset(it) + shift);
+	}
+	set_nritems(right, nr - mid);
+	memset(eb_ptr(leaf, BTRFS_LEAF_DATA_OFFSET + bottom), 0, top - bottom);
+	memset(leaf_item(leaf, mid), 0, (nr - mid) * sizeof(struct btrfs_item));
+	set_nritems(leaf, mid);
+	btrfs_mark_buffer_dirty(leaf);
+	insert_ptr(path, 1, (u32)path->slots[1] + 1, right);
+	free_extent_buffer(right);
+	return 0;
+}
+
+int btrfs_search_cow(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		     const struct btrfs_key *key, struct btrfs_path *path, int ins_len)
+{
+	int restarts = 0;
+	int level, ret;
+
+again:
+	btrfs_path_release(path);
+	if (++restarts > 2 * BTRFS_MAX_LEVEL + 4)
+		return -EOVERFLOW;
+	if (!root->node)
+		return -ENOENT;
+	{
+		struct extent_buffer *old = extent_buffer_get(root->node);
+		struct extent_buffer *top;
+
+		ret = cow_block(trans, root, old, NULL, 0, &top);
+		free_extent_buffer(old);
+		if (ret < 0)
+			return ret;
+		level = btrfs_eb_level(top);
+		path->nodes[level] = top;
+	}
+	for (;;) {
+		struct extent_buffer *eb = path->nodes[level];
+		bool found;
+		u32 slot;
+
+		if (level > 0) {
+			if (ins_len > 0 &&
+			    btrfs_eb_nritems(eb) + 1 >= btrfs_nodeptrs_per_block(eb->len)) {
+				ret = split_node(trans, root, path, level);
+				if (ret < 0)
+					goto fail;
+				goto again;
+			}
+			slot = bin_search(eb, key, &found);
+			if (!found && slot > 0)
+				slot--;
+			path->slots[level] = (int)slot;
+			ret = cow_child(trans, root, path, level);
+			if (ret < 0)
+				goto fail;
+			level--;
+			continue;
+		}
+		slot = bin_search(eb, key, &found);
+		path->slots[0] = (int)slot;
+		if (ins_len > 0 && !found && leaf_free_space(eb) < (u32)ins_len) {
+			ret = split_leaf(trans, root, path);
+			if (ret < 0)
+				goto fail;
+			goto again;
+		}
+		return found ? 0 : 1;
+	}
+fail:
+	btrfs_path_release(path);
+	return ret;
+}
+
+int btrfs_insert_empty_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			    struct btrfs_path *path, const struct btrfs_key *key, u32 size)
+{
+	struct extent_buffer *leaf;
+	u32 slot, nr, end, data_end;
+	struct btrfs_item *it;
+	int ret;
+
+	if (size > btrfs_max_item_size(trans->fs->nodesize))
+		return -EOVERFLOW;
+	ret = btrfs_search_cow(trans, root, key, path, (int)(size + sizeof(struct btrfs_item)));
+	if (ret <= 0) {
+		btrfs_path_release(path);
+		return ret == 0 ? -EEXIST : ret;
+	}
+	leaf = path->nodes[0];
+	slot = (u32)path->slots[0];
+	nr = btrfs_eb_nritems(leaf);
+	end = leaf_data_end_before(leaf, slot);
+	data_end = leaf_data_end_before(leaf, nr);
+	if (slot < nr) {
+		memmove(eb_ptr(leaf, BTRFS_LEAF_DATA_OFFSET + data_end - size),
+			eb_ptr(leaf, BTRFS_LEAF_DATA_OFFSET + data_end), end - data_end);
+		for (u32 i = slot; i < nr; i++) {
+			it = leaf_item(leaf, i);
+			btrfs_set_item_offset(it, btrfs_item_offset(it) - size);
+		}
+		memmove(leaf_item(leaf, slot + 1), leaf_item(leaf, slot),
+			(nr - slot) * sizeof(struct btrfs_item));
+	}
+	it = leaf_item(leaf, slot);
+	btrfs_set_item_key(it, key);
+	btrfs_set_item_offset(it, end - size);
+	btrfs_set_item_size(it, size);
+	memset(eb_ptr(leaf, BTRFS_LEAF_DATA_OFFSET + end - size), 0, size);
+	set_nritems(leaf, nr + 1);
+	btrfs_mark_buffer_dirty(leaf);
+	if (slot == 0)
+		fixup_low_keys(path, 1, key);
+	return 0;
+}
+
+int btrfs_insert_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		      const struct btrfs_key *key, const void *data, u32 size)
+{
+	struct btrfs_path path;
+	u32 len;
+	int ret;
+
+	btrfs_path_init(&path);
+	ret = btrfs_insert_empty_item(trans, root, &path, key, size);
+	if (ret < 0)
+		return ret;
+	if (size)
+		memcpy(btrfs_path_item_ptr(&path, &len), data, size);
+	btrfs_path_release(&path);
+	return 0;
+}
+
+u8 *btrfs_path_item_ptr(struct btrfs_path *path, u32 *len)
+{
+	struct extent_buffer *leaf = path->nodes[0];
+	struct btrfs_item *it = leaf_item(leaf, (u32)path->slots[0]);
+
+	if (len)
+		*len = btrfs_item_size(it);
+	btrfs_mark_buffer_dirty(leaf);
+	return eb_ptr(leaf, BTRFS_LEAF_DATA_OFFSET + btrfs_item_offset(it));
+}
+
+/* Remove pointer @slot from path->nodes[level]; an emptied block goes away */
+static int del_ptr(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		   struct btrfs_path *path, int level, u32 slot)
+{
+	struct extent_buffer *node = path->nodes[level];
+	u32 nr = btrfs_eb_nritems(node);
+	struct btrfs_key key;
+
+	if (nr == 1) {
+		if (!path->nodes[level + 1]) {
+			btrfs_fs_set_error(trans->fs, "tree %llu: deleting its last block is not supported",
+					   (unsigned long long)root->id);
+			return -EOPNOTSUPP;
+		}
+		return btrfs_free_tree_block(trans, root->id, node) ?:
+			del_ptr(trans, root, path, level + 1, (u32)path->slots[level + 1]);
+	}
+	memmove(node_ptr(node, slot), node_ptr(node, slot + 1),
+		(nr - slot - 1) * sizeof(struct btrfs_key_ptr));
+	memset(node_ptr(node, nr - 1), 0, sizeof(struct btrfs_key_ptr));
+	set_nritems(node, nr - 1);
+	btrfs_mark_buffer_dirty(node);
+	if (slot == 0) {
+		btrfs_eb_node_key(node, 0, &key);
+		fixup_low_keys(path, level + 1, &key);
+	}
+	return 0;
+}
+
+int btrfs_del_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		   struct btrfs_path *path)
+{
+	struct extent_buffer *leaf = path->nodes[0];
+	u32 slot = (u32)path->slots[0];
+	u32 nr = btrfs_eb_nritems(leaf);
+	u32 size = btrfs_item_size(leaf_item(leaf, slot));
+	u32 end = btrfs_item_offset(leaf_item(leaf, slot));
+	u32 data_end = leaf_data_end_before(leaf, nr);
+	struct btrfs_key key;
+	int ret = 0;
+
+	if (nr == 1 && path->nodes[1]) {
+		ret = btrfs_free_tree_block(trans, root->id, leaf);
+		if (!ret)
+			ret = del_ptr(trans, root, path, 1, (u32)path->slots[1]);
+		btrfs_path_release(path);
+		return ret;
+	}
+	/* data of the items after @slot moves up by @size */
+	memmove(eb_ptr(leaf, BTRFS_LEAF_DATA_OFFSET + data_end + size),
+		eb_ptr(leaf, BTRFS_LEAF_DATA_OFFSET + data_end), end - data_end);
+	memset(eb_ptr(leaf, BTRFS_LEAF_DATA_OFFSET + data_end), 0, size);
+	for (u32 i = slot + 1; i < nr; i++) {
+		struct btrfs_item *it = leaf_item(leaf, i);
+
+		btrfs_set_item_offset(it, btrfs_item_offset(it) + size);
+	}
+	memmove(leaf_item(leaf, slot), leaf_item(leaf, slot + 1),
+		(nr - slot - 1) * sizeof(struct btrfs_item));
+	memset(leaf_item(leaf, nr - 1), 0, sizeof(struct btrfs_item));
+	set_nritems(leaf, nr - 1);
+	btrfs_mark_buffer_dirty(leaf);
+	if (slot == 0 && nr > 1 && path->nodes[1]) {
+		btrfs_eb_item_key(leaf, 0, &key);
+		fixup_low_keys(path, 1, &key);
+	}
+	btrfs_path_release(path);
+	return ret;
+}
+
+int btrfs_delete_key(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		     const struct btrfs_key *key)
+{
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_path_init(&path);
+	ret = btrfs_search_cow(trans, root, key, &path, -1);
+	if (ret) {
+		btrfs_path_release(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	return btrfs_del_item(trans, root, &path);
+}
+
+int btrfs_update_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		      const struct btrfs_key *key, const void *data, u32 size)
+{
+	struct btrfs_path path;
+	u32 len;
+	u8 *p;
+	int ret;
+
+	btrfs_path_init(&path);
+	ret = btrfs_search_cow(trans, root, key, &path, 0);
+	if (ret) {
+		btrfs_path_release(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	p = btrfs_path_item_ptr(&path, &len);
+	if (len != size) {
+		btrfs_path_release(&path);
+		btrfs_fs_set_error(trans->fs, "tree %llu: item (%llu %u %llu) has size %u, expected %u",
+				   (unsigned long long)root->id, (unsigned long long)key->objectid,
+				   key->type, (unsigned long long)key->offset, len, size);
+		return -EUCLEAN;
+	}
+	memcpy(p, data, size);
+	btrfs_path_release(&path);
+	return 0;
+}

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Extent tree side of a transaction: tree block allocation and freeing.
+ *
+ * Allocations and frees are only queued while trees change; at commit
+ * btrfs_run_pending() turns each into its on-disk consequences:
+ * - new block X of tree R: METADATA_ITEM (X, 169, level) with refs 1,
+ *   generation T, flags TREE_BLOCK and one inline TREE_BLOCK_REF(R);
+ * - freed block: its METADATA_ITEM deleted (it must hold exactly one
+ *   reference: shared blocks are refused before they are copied);
+ * - block group used and super bytes_used +/- nodesize, R's ROOT_ITEM
+ *   bytes_used +/- nodesize, the free space tree range removed/added.
+ * With quotas on, bytes gained or lost by subvolume trees also go to
+ * their qgroups (btrfs_run_qgroup_deltas()).
+ * Applying these changes trees again, which queues more work; the commit
+ * loops until a pass finds nothing.  A block allocated and freed inside T
+ * is simply forgotten (or its recorded effects undone).
+ * Only skinny metadata is written (the transaction refuses other images).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fs.h"
+#include "ctree.h"
+#include "ctree-write.h"
+#include "transaction.h"
+
+#define METADATA_ITEM_SIZE	(sizeof(struct btrfs_extent_item) + 9)
+
+static int grow(void **arr, size_t *cap, size_t nr, size_t elem)
+{
+	void *p;
+	size_t ncap;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int btrfs_alloc_tree_block(struct btrfs_trans_handle *trans, u64 owner, u8 level,
+			   struct extent_buffer **out)
+{
+	struct btrfs_fs *fs = trans->fs;
+	struct btrfs_trans_block *b;
+	struct extent_buffer *eb;
+	struct btrfs_header *h;
+	u64 bytenr;
+	int ret;
+
+	ret = grow((void **)&trans->blocks, &trans->blocks_cap, trans->nr_blocks,
+		   sizeof(*trans->blocks));
+	if (ret < 0)
+		return ret;
+	ret = btrfs_alloc_metadata(trans, &bytenr);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_alloc_tree_block_buffer(fs, bytenr, &eb);
+	if (ret < 0)
+		return ret;
+	h = (struct btrfs_header *)eb->data;
+	btrfs_set_header_fsid(h, fs->metadata_uuid);
+	btrfs_set_header_chunk_tree_uuid(h, fs->chunk_tree_uuid);
+	btrfs_set_header_bytenr(h, bytenr);
+	btrfs_set_header_flags(h, BTRFS_HEADER_FLAG_WRITTEN);
+	btrfs_set_header_backref_rev(h, BTRFS_MIXED_BACKREF_REV);
+	btrfs_set_header_generation(h, trans->transid);
+	btrfs_set_header_owner(h, owner);
+	btrfs_set_header_level(h, level);
+	btrfs_mark_buffer_dirty(eb);
+	b = &trans->blocks[trans->nr_blocks++];
+	memset(b, 0, sizeof(*b));
+	b->eb = extent_buffer_get(eb);
+	b->bytenr = bytenr;
+	b->owner = owner;
+	b->level = level;
+	*out = eb;
+	return 0;
+}
+
+static struct btrfs_trans_block *find_new_block(struct btrfs_trans_handle *trans, u64 bytenr)
+{
+	for (size_t i = trans->nr_blocks; i-- > 0;) {
+		if (trans->blocks[i].bytenr == bytenr && !trans->blocks[i].freed)
+			return &trans->blocks[i];
+	}
+	return NULL;
+}
+
+int btrfs_free_tree_block(struct btrfs_trans_handle *trans, u64 owner,
+			  const struct extent_buffer *eb)
+{
+	struct btrfs_trans_block *b = find_new_block(trans, eb->start);
+	struct btrfs_trans_free *f;
+	int ret;
+
+	if (b) {
+		b->freed = true;
+		btrfs_clear_buffer_dirty(b->eb);
+		return 0;
+	}
+	for (size_t i = 0; i < trans->nr_frees; i++) {
+		if (trans->frees[i].bytenr == eb->start)
+			return -EUCLEAN;	/* freed twice: a bug, never write */
+	}
+	ret = grow((void **)&trans->frees, &trans->frees_cap, trans->nr_frees,
+		   sizeof(*trans->frees));
+	if (ret < 0)
+		return ret;
+	f = &trans->frees[trans->nr_frees++];
+	f->bytenr = eb->start;
+	f->owner = owner;
+	f->level = btrfs_eb_level(eb);
+	f->done = false;
+	return 0;
+}
+
+static int insert_metadata_item(struct btrfs_trans_handle *trans, u64 bytenr, u8 level,
+				u64 owner)
+{
+	struct btrfs_root *extent_root;
+	struct btrfs_key key = { bytenr, BTRFS_METADATA_ITEM_KEY, level };
+	u8 buf[METADATA_ITEM_SIZE];
+	struct btrfs_extent_item *ei = (struct btrfs_extent_item *)buf;
+	int ret;
+
+	ret = btrfs_read_root(trans->fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_root);
+	if (ret < 0)
+		return ret;
+	memset(buf, 0, sizeof(buf));
+	btrfs_set_extent_refs(ei, 1);
+	btrfs_set_extent_generation(ei, trans->transid);
+	btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_TREE_BLOCK);
+	buf[sizeof(*ei)] = BTRFS_TREE_BLOCK_REF_KEY;
+	put_le64(buf + sizeof(*ei) + 1, owner);
+	ret = btrfs_insert_item(trans, extent_root, &key, buf, sizeof(buf));
+	if (ret == -EEXIST)
+		btrfs_fs_set_error(trans->fs, "extent tree: block %llu already has an extent item",
+				   (unsigned long long)bytenr);
+	return ret;
+}
+
+static int delete_metadata_item(struct btrfs_trans_handle *trans, u64 bytenr, u8 level)
+{
+	struct btrfs_root *extent_root;
+	struct btrfs_key key = { bytenr, BTRFS_METADATA_ITEM_KEY, level };
+	struct btrfs_path path;
+	const struct btrfs_extent_item *ei;
+	const u8 *data;
+	u32 len;
+	int ret;
+
+	ret = btrfs_read_root(trans->fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_root);
+	if (ret < 0)
+		return ret;
+	btrfs_path_init(&path);
+	ret = btrfs_search_cow(trans, extent_root, &key, &path, -1);
+	if (ret) {
+		btrfs_path_release(&path);
+		if (ret > 0) {
+			btrfs_fs_set_error(trans->fs, "extent tree: no extent item for tree block %llu",
+					   (unsigned long long)bytenr);
+			return -EUCLEAN;
+		}
+		return ret;
+	}
+	data = btrfs_path_item_data(&path, &len);
+	ei = (const struct btrfs_extent_item *)data;
+	if (len < sizeof(*ei) || btrfs_extent_refs(ei) != 1 ||
+	    (btrfs_extent_flags(ei) & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
+		btrfs_path_release(&path);
+		btrfs_fs_set_error(trans->fs,
+				   "tree block %llu: shared (refs %llu), freeing shared blocks is not implemented offline yet",
+				   (unsigned long long)bytenr,
+				   len >= sizeof(*ei) ? (unsigned long long)btrfs_extent_refs(ei) : 0ULL);
+		return -EOPNOTSUPP;
+	}
+	return btrfs_del_item(trans, extent_root, &path);
+}
+
+static int qgroup_delta_add(struct btrfs_trans_handle *trans, u64 subvolid, s64 delta)
+{
+	int ret;
+
+	for (size_t i = 0; i < trans->nr_qdeltas; i++) {
+		if (trans->qdeltas[i].subvolid == subvolid) {
+			trans->qdeltas[i].bytes += delta;
+			return 0;
+		}
+	}
+	ret = grow((void **)&trans->qdeltas, &trans->qdeltas_cap, trans->nr_qdeltas,
+		   sizeof(*trans->qdeltas));
+	if (ret < 0)
+		return ret;
+	trans->qdeltas[trans->nr_qdeltas].subvolid = subvolid;
+	trans->qdeltas[trans->nr_qdeltas].bytes = delta;
+	trans->nr_qdeltas++;
+	return 0;
+}
+
+/* Change used of the block group of @bytenr, super bytes_used and @owner's bytes_used */
+static int account(struct btrfs_trans_handle *trans, u64 bytenr, u64 owner, s64 delta)
+{
+	struct btrfs_fs *fs = trans->fs;
+	struct btrfs_bg *bg = btrfs_bg_lookup(&trans->alloc, bytenr);
+	int ret;
+
+	if (!bg) {
+		btrfs_fs_set_error(fs, "tree block %llu: not in any block group",
+				   (unsigned long long)bytenr);
+		return -EUCLEAN;
+	}
+	bg->used += (u64)delta;
+	bg->dirty = true;
+	trans->bytes_used_delta += delta;
+	if (trans->quota_on && btrfs_is_fstree(owner)) {
+		ret = qgroup_delta_add(trans, owner, delta);
+		if (ret < 0)
+			return ret;
+	}
+	for (size_t i = 0; i < fs->nr_roots; i++) {
+		struct btrfs_root *root = fs->roots[i];
+
+		if (root->id != owner || !root->has_item)
+			continue;
+		ret = btrfs_trans_track_root(trans, root, true);
+		if (ret < 0)
+			return ret;
+		btrfs_set_root_bytes_used(&root->root_item,
+					  btrfs_root_bytes_used(&root->root_item) + (u64)delta);
+	}
+	return 0;
+}
+
+static int apply_alloc(struct btrfs_trans_handle *trans, size_t i)
+{
+	struct btrfs_trans_block b = trans->blocks[i];
+	u32 ns = trans->fs->nodesize;
+	int ret;
+
+	trans->blocks[i].recorded = true;
+	ret = insert_metadata_item(trans, b.bytenr, b.level, b.owner);
+	if (!ret)
+		ret = account(trans, b.bytenr, b.owner, ns);
+	if (!ret && trans->alloc.has_fst)
+		ret = btrfs_fst_remove(trans, b.bytenr, ns);
+	return ret;
+}
+
+static int undo_alloc(struct btrfs_trans_handle *trans, size_t i)
+{
+	struct btrfs_trans_block b = trans->blocks[i];
+	u32 ns = trans->fs->nodesize;
+	int ret;
+
+	trans->blocks[i].free_done = true;
+	ret = delete_metadata_item(trans, b.bytenr, b.level);
+	if (!ret)
+		ret = account(trans, b.bytenr, b.owner, -(s64)ns);
+	if (!ret && trans->alloc.has_fst)
+		ret = btrfs_fst_add(trans, b.bytenr, ns);
+	return ret;
+}
+
+static int apply_free(struct btrfs_trans_handle *trans, size_t i)
+{
+	struct btrfs_trans_free f = trans->frees[i];
+	u32 ns = trans->fs->nodesize;
+	int ret;
+
+	trans->frees[i].done = true;
+	ret = delete_metadata_item(trans, f.bytenr, f.level);
+	if (!ret)
+		ret = account(trans, f.bytenr, f.owner, -(s64)ns);
+	if (!ret && trans->alloc.has_fst)
+		ret = btrfs_fst_add(trans, f.bytenr, ns);
+	return ret;
+}
+
+int btrfs_run_pending(struct btrfs_trans_handle *trans)
+{
+	int done = 0;
+	int ret;
+
+	/* the arrays may grow while we work: index, never keep pointers */
+	for (size_t i = 0; i < trans->nr_blocks; i++) {
+		if (trans->blocks[i].freed && !trans->blocks[i].recorded) {
+			/* born and dropped in T: nothing reached the trees */
+			trans->blocks[i].recorded = true;
+			trans->blocks[i].free_done = true;
+			continue;
+		}
+		if (!trans->blocks[i].recorded) {
+			ret = apply_alloc(trans, i);
+			if (ret < 0)
+				return ret;
+			done++;
+		}
+		if (trans->blocks[i].freed && !trans->blocks[i].free_done) {
+			ret = undo_alloc(trans, i);
+			if (ret < 0)
+				return ret;
+			done++;
+		}
+	}
+	for (size_t i = 0; i < trans->nr_frees; i++) {
+		if (trans->frees[i].done)
+			continue;
+		ret = apply_free(trans, i);
+		if (ret < 0)
+			return ret;
+		done++;
+	}
+	return done;
+}
+
+int btrfs_write_dirty_block_groups(struct btrfs_trans_handle *trans)
+{
+	struct btrfs_alloc_ctx *ctx = &trans->alloc;
+	struct btrfs_root *root;
+	int done = 0;
+	int ret;
+
+	ret = btrfs_read_root(trans->fs, ctx->bg_tree, &root);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < ctx->nr_bgs; i++) {
+		struct btrfs_bg *bg = &ctx->bgs[i];
+		struct btrfs_key key = { bg->start, BTRFS_BLOCK_GROUP_ITEM_KEY, bg->length };
+		struct btrfs_block_group_item item;
+
+		if (!bg->dirty)
+			continue;
+		bg->dirty = false;
+		btrfs_set_block_group_used(&item, bg->used);
+		btrfs_set_block_group_chunk_objectid(&item, BTRFS_FIRST_CHUNK_TREE_OBJECTID);
+		btrfs_set_block_group_flags(&item, bg->flags);
+		ret = btrfs_update_item(trans, root, &key, &item, sizeof(item));
+		if (ret < 0)
+			return ret;
+		done++;
+	}
+	return done;
+}
+
+/* Add @delta to rfer, rfer_cmpr, excl, excl_cmpr of qgroup @qgid */
+static int qgroup_info_add(struct btrfs_trans_handle *trans, struct btrfs_root *quota,
+			   u64 qgid, s64 delta)
+{
+	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, qgid };
+	struct btrfs_path path;
+	u8 *p;
+	u32 len;
+	int ret;
+
+	btrfs_path_init(&path);
+	ret = btrfs_search_cow(trans, quota, &key, &path, 0);
+	if (ret) {
+		btrfs_path_release(&path);
+		return ret < 0 ? ret : 0;	/* no qgroup: nothing to count */
+	}
+	p = btrfs_path_item_ptr(&path, &len);
+	if (len < 40) {
+		btrfs_path_release(&path);
+		return -EUCLEAN;
+	}
+	put_le64(p, trans->transid);
+	for (int off = 8; off < 40; off += 8)
+		put_le64(p + off, get_le64(p + off) + (u64)delta);
+	btrfs_path_release(&path);
+	return 0;
+}
+
+struct parent_list {
+	u64 child;
+	u64 *ids;
+	size_t nr, cap;
+	int err;
+};
+
+static int parent_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct parent_list *l = priv;
+
+	if (key->type != BTRFS_QGROUP_RELATION_KEY || key->objectid != l->child ||
+	    key->offset <= l->child)
+		return 0;
+	for (size_t i = 0; i < l->nr; i++) {
+		if (l->ids[i] == key->offset)
+			return 0;
+	}
+	l->err = grow((void **)&l->ids, &l->cap, l->nr, sizeof(*l->ids));
+	if (l->err)
+		return 1;
+	l->ids[l->nr++] = key->offset;
+	return 0;
+}
+
+int btrfs_run_qgroup_deltas(struct btrfs_trans_handle *trans)
+{
+	struct btrfs_root *quota;
+	int done = 0;
+	int ret;
+
+	if (!trans->quota_on)
+		return 0;
+	ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < trans->nr_qdeltas; i++) {
+		struct parent_list l = { 0 };
+		s64 delta = trans->qdeltas[i].bytes;
+
+		if (!delta)
+			continue;
+		trans->qdeltas[i].bytes = 0;
+		/* the qgroup and, breadth first, every qgroup above it, each once */
+		l.ids = malloc(sizeof(*l.ids));
+		if (!l.ids)
+			return -ENOMEM;
+		l.ids[0] = trans->qdeltas[i].subvolid;
+		l.nr = l.cap = 1;
+		for (size_t j = 0; j < l.nr && !ret; j++) {
+			struct btrfs_key min = { l.ids[j], BTRFS_QGROUP_RELATION_KEY, 0 };
+			struct btrfs_key max = { l.ids[j], BTRFS_QGROUP_RELATION_KEY, (u64)-1 };
+
+			l.child = l.ids[j];
+			ret = btrfs_iterate_items(quota, &min, &max, parent_cb, &l);
+			if (!ret)
+				ret = l.err;
+			if (!ret)
+				ret = qgroup_info_add(trans, quota, l.ids[j], delta);
+		}
+		free(l.ids);
+		if (ret < 0)
+			return ret;
+		done++;
+	}
+	return done;
+}

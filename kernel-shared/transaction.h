@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copy-on-write transactions on an unmounted filesystem.
+ *
+ * A transaction T = super.generation + 1 collects every change in memory:
+ * blocks allocated in T are new extent buffers (dirty, generation T) that
+ * may be changed in place; any other block is copied first (ctree-write.c).
+ * Allocations and frees are queued as pending extent updates and applied
+ * to the extent tree, the block group items and the free space tree only
+ * at commit, in a loop until a pass changes nothing (extent-tree.c).
+ *
+ * Crash safety: nothing reachable from the last committed superblock is
+ * ever overwritten, and blocks freed in T are not reused before T is on
+ * disk.  The commit writes every new block to every copy, flushes, writes
+ * the primary superblock, flushes, then the mirrors.  An error before the
+ * primary superblock write leaves the image as it was; btrfs_abort_transaction()
+ * then drops the dirty blocks and restores the in-memory roots.
+ *
+ * First version limits (each refused with -EOPNOTSUPP and a message):
+ * one device; skinny metadata; free space tree in extent format (or no
+ * free space tree at all); no new chunks (-ENOSPC when the METADATA block
+ * groups are full); subvolume trees that share blocks with a snapshot
+ * (last_snapshot set, or blocks owned by another tree) are not written,
+ * because SHARED/FULL_BACKREF reference updates are not implemented.
+ */
+#ifndef VOLCTL_KERNEL_SHARED_TRANSACTION_H
+#define VOLCTL_KERNEL_SHARED_TRANSACTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "format.h"
+#include "ctree.h"
+#include "alloc.h"
+
+struct btrfs_fs;
+
+/* A tree block allocated in this transaction */
+struct btrfs_trans_block {
+	struct extent_buffer *eb;	/* referenced until the transaction ends */
+	u64 bytenr;
+	u64 owner;
+	u8 level;
+	bool recorded;			/* extent item, bg used, FST done */
+	bool freed;			/* dropped again inside T */
+	bool free_done;			/* ... and its accounting undone */
+};
+
+/* A block of the committed state freed in this transaction (pinned) */
+struct btrfs_trans_free {
+	u64 bytenr;
+	u64 owner;
+	u8 level;
+	bool done;
+};
+
+/* A root whose in-memory state the transaction changed */
+struct btrfs_trans_root {
+	struct btrfs_root *root;
+	bool dirty;			/* ROOT_ITEM must be written */
+	/* saved state for abort */
+	u64 bytenr;
+	u64 generation;
+	u8 level;
+	struct btrfs_root_item root_item;
+	struct extent_buffer *node;
+};
+
+/* Bytes a subvolume tree gained or lost in T, for its qgroups */
+struct btrfs_qgroup_delta {
+	u64 subvolid;
+	s64 bytes;
+};
+
+struct btrfs_trans_handle {
+	struct btrfs_fs *fs;
+	u64 transid;
+	struct btrfs_alloc_ctx alloc;
+
+	struct btrfs_trans_block *blocks;
+	size_t nr_blocks, blocks_cap;
+	struct btrfs_trans_free *frees;
+	size_t nr_frees, frees_cap;
+	struct btrfs_trans_root *roots;
+	size_t nr_roots, roots_cap;
+
+	struct btrfs_qgroup_delta *qdeltas;
+	size_t nr_qdeltas, qdeltas_cap;
+	s64 bytes_used_delta;		/* for super.bytes_used */
+	bool quota_on;			/* the quota tree exists */
+	size_t nr_roots_at_start;	/* fs->roots loaded before T */
+};
+
+/**
+ * btrfs_start_transaction - begin transaction super.generation + 1
+ *
+ * Refuses (-EOPNOTSUPP, message in fs->errmsg) filesystems the writer
+ * cannot keep consistent (see the overview).  Reads the block groups and
+ * the free space of the METADATA block groups.
+ * Return: 0 or a negative errno.
+ */
+int btrfs_start_transaction(struct btrfs_fs *fs, struct btrfs_trans_handle **out);
+
+/**
+ * btrfs_commit_transaction - apply pending updates, write, free @trans
+ *
+ * On failure before the primary superblock write the image is unchanged
+ * and the transaction is aborted.  @trans is freed in every case.
+ */
+int btrfs_commit_transaction(struct btrfs_trans_handle *trans);
+
+/** btrfs_abort_transaction - drop every change of @trans and free it */
+void btrfs_abort_transaction(struct btrfs_trans_handle *trans);
+
+/**
+ * btrfs_trans_track_root - remember @root's state before changing it
+ * @dirty:	its ROOT_ITEM must be rewritten at commit
+ */
+int btrfs_trans_track_root(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			   bool dirty);
+
+/** btrfs_trans_block_is_new - @eb was allocated in @trans (may change in place) */
+bool btrfs_trans_block_is_new(const struct btrfs_trans_handle *trans,
+			      const struct extent_buffer *eb);
+
+/* ---- extent-tree.c ---- */
+
+/**
+ * btrfs_alloc_tree_block - allocate a new tree block for tree @owner
+ *
+ * The buffer is zeroed but for a complete header (bytenr, generation T,
+ * owner, level, WRITTEN, backref rev 1, fsid, chunk tree uuid), dirty and
+ * referenced for the caller.  Its extent item is added at commit.
+ */
+int btrfs_alloc_tree_block(struct btrfs_trans_handle *trans, u64 owner, u8 level,
+			   struct extent_buffer **out);
+
+/**
+ * btrfs_free_tree_block - drop the only reference to @eb (owner @owner)
+ *
+ * A block of the committed state stays pinned until T is on disk.
+ */
+int btrfs_free_tree_block(struct btrfs_trans_handle *trans, u64 owner,
+			  const struct extent_buffer *eb);
+
+/**
+ * btrfs_run_pending - apply queued allocations and frees to the extent
+ * tree, block group items, free space tree and per-root bytes_used
+ * Return: number of updates applied (0 = nothing pending) or <0.
+ */
+int btrfs_run_pending(struct btrfs_trans_handle *trans);
+
+/**
+ * btrfs_run_qgroup_deltas - add the tree block bytes each subvolume gained
+ * or lost to its level-0 qgroup and every qgroup above it (rfer and excl:
+ * written trees never share blocks); count of qgroups updated or <0
+ */
+int btrfs_run_qgroup_deltas(struct btrfs_trans_handle *trans);
+
+/** btrfs_write_dirty_block_groups - rewrite changed BLOCK_GROUP_ITEMs; count or <0 */
+int btrfs_write_dirty_block_groups(struct btrfs_trans_handle *trans);
+
+#endif /* VOLCTL_KERNEL_SHARED_TRANSACTION_H */

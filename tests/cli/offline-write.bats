@@ -1,0 +1,254 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# Offline writer on mkfs.btrfs images (no root needed): subvolume create,
+# btrfs check as the oracle, refusals, crash safety by fault injection.
+
+load ../helpers
+load ../fixtures/fixture-helpers
+
+setup() {
+	command -v mkfs.btrfs >/dev/null || skip "needs mkfs.btrfs"
+	IMG="$BATS_TEST_TMPDIR/fs.img"
+}
+
+mkimg() {
+	truncate -s "${1:-256M}" "$IMG"
+	shift || true
+	mkfs.btrfs -q -f "$@" "$IMG" >/dev/null
+}
+
+# state_of IMG [ID PARENT_TREE]: prints "old" or "new" whether subvolume ID
+# (default 256) and its two dir entries in PARENT_TREE (default 5) exist,
+# anything else for a mixed state.
+state_of() {
+	local id=${2:-256} parent=${3:-5} roots dirs
+	roots=$(btrfs inspect-internal dump-tree -t 1 "$1" | grep -c "($id ROOT_ITEM 0)") || true
+	dirs=$(btrfs inspect-internal dump-tree -t "$parent" "$1" |
+		grep -c "location key ($id ROOT_ITEM 0)") || true
+	if [ "$roots" -eq 0 ] && [ "$dirs" -eq 0 ]; then
+		echo old
+	elif [ "$roots" -eq 1 ] && [ "$dirs" -eq 2 ]; then
+		echo new
+	else
+		echo "mixed roots=$roots dirs=$dirs"
+	fi
+}
+
+@test "create /a: btrfs check clean, items in place" {
+	mkimg
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	run_volctl --image "$IMG" subvolume create /a
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	[ "$(state_of "$IMG")" = new ]
+	run btrfs inspect-internal dump-tree -t 1 "$IMG"
+	assert_output_contains "root ref key dirid 256 sequence 2 name a"
+	assert_output_contains "root backref key dirid 256 sequence 2 name a"
+	# mkfs 6.2's stale free space entries (no block group at 1 MiB) are gone
+	run btrfs inspect-internal dump-tree -t 10 "$IMG"
+	[[ "$output" != *"(1048576 FREE_SPACE_INFO"* ]]
+	assert_output_contains "FREE_SPACE_INFO"
+}
+
+@test "nested and several subvolumes in one image" {
+	mkimg
+	run_volctl --image "$IMG" subvolume create /a /a/b /c /a/b/d
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	run btrfs inspect-internal dump-tree -t 1 "$IMG"
+	assert_output_contains "(FS_TREE ROOT_REF 256)"
+	assert_output_contains "(256 ROOT_REF 257)"
+	assert_output_contains "(257 ROOT_REF 259)"
+	assert_output_contains "(258 ROOT_BACKREF 5)"
+}
+
+@test "100 subvolumes, one transaction each" {
+	mkimg
+	local names=()
+	for i in $(seq 1 100); do names+=("/s$i"); done
+	run_volctl --image "$IMG" subvolume create "${names[@]}"
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	[ "$(btrfs inspect-internal dump-tree -t 1 "$IMG" | grep -c 'ROOT_BACKREF 5) itemoff')" -eq 100 ]
+}
+
+@test "existing name and missing parent fail, image byte-identical" {
+	mkimg
+	"$VOLCTL" --image "$IMG" subvolume create /a
+	local before
+	before=$(sha256sum < "$IMG")
+	run_volctl --image "$IMG" subvolume create /a
+	assert_status 1
+	assert_output_contains "/a: file exists"
+	run_volctl --image "$IMG" subvolume create /missing/x
+	assert_status 1
+	assert_output_contains "/missing: "
+	[ "$(sha256sum < "$IMG")" = "$before" ]
+}
+
+@test "quota enabled: qgroup 0/256 items, check clean" {
+	mkimg 256M -R quota
+	run_volctl --image "$IMG" subvolume create /a /b
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	run btrfs inspect-internal dump-tree -t 8 "$IMG"
+	assert_output_contains "(0 QGROUP_INFO 0/256)"
+	assert_output_contains "(0 QGROUP_LIMIT 0/257)"
+}
+
+@test "quota enabled: tree 5 grows by leaf splits, qgroup 0/5 follows" {
+	mkimg 256M -R quota
+	local long names=()
+	long=$(printf 'n%.0s' $(seq 1 200))
+	for i in $(seq 1 40); do names+=("/$long$i"); done
+	run_volctl --image "$IMG" subvolume create "${names[@]}"
+	assert_status 0
+	[ "$(btrfs inspect-internal dump-tree -t 5 "$IMG" | grep -c '^leaf ')" -gt 1 ]
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	[[ "$output" != *"are different"* ]]
+}
+
+@test "image without skinny-metadata is refused, naming the feature" {
+	mkimg 256M -O ^skinny-metadata
+	local before
+	before=$(sha256sum < "$IMG")
+	run_volctl --image "$IMG" subvolume create /a
+	assert_status 1
+	assert_output_contains "skinny-metadata"
+	[ "$(sha256sum < "$IMG")" = "$before" ]
+}
+
+@test "image without free space tree: allocation from extent tree gaps" {
+	mkimg 256M -R ^free-space-tree
+	run_volctl --image "$IMG" subvolume create /a /b
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+}
+
+# crash_loop PATH ID PARENT_TREE: fail after 1, 2, ... device writes
+crash_loop() {
+	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" \
+		subvolume create /probe 2>/dev/null; then
+		skip "built without --enable-fault-injection"
+	fi
+	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
+	local n=1 rc st olds=0 news=0
+	while [ "$n" -lt 300 ]; do
+		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
+		rc=0
+		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" --image "$IMG" subvolume create "$1" \
+			>/dev/null 2>&1 || rc=$?
+		run btrfs check --readonly "$IMG"
+		if [ "$status" -ne 0 ]; then
+			echo "btrfs check failed after $n writes" >&2
+			echo "$output" >&2
+			return 1
+		fi
+		st=$(state_of "$IMG" "$2" "$3")
+		case $st in
+		old) olds=$((olds + 1)) ;;
+		new) news=$((news + 1)) ;;
+		*) echo "after $n writes: $st" >&2; return 1 ;;
+		esac
+		if [ "$rc" -eq 0 ]; then
+			[ "$st" = new ]
+			break
+		fi
+		[ "$rc" -eq 1 ]
+		n=$((n + 1))
+	done
+	[ "$rc" -eq 0 ]
+	[ "$olds" -gt 3 ]
+	[ "$news" -ge 1 ]
+}
+
+@test "crash after every device write: old or new state, never a mix" {
+	mkimg
+	crash_loop /a 256 5
+}
+
+@test "crash loop, nested, quotas on, single metadata" {
+	mkimg 256M -R quota -m single
+	"$VOLCTL" --image "$IMG" subvolume create /a >/dev/null
+	crash_loop /a/b 257 256
+}
+
+@test "kernel-made fixtures (bitmap free space tree, qgroup relations, csums)" {
+	local name n=0
+	for name in rich4k multi4k noquota16k csum-xxhash csum-sha256 csum-blake2; do
+		[ -e "$FIXTURES/$name.img.zst" ] || continue
+		fixture "$name"
+		run btrfs check --readonly "$IMG"
+		[ "$status" -eq 0 ] || { echo "$name: baseline not clean" >&2; continue; }
+		run_volctl --image "$IMG" subvolume create /offline-new
+		[ "$status" -eq 0 ] || { echo "$name: $output" >&2; return 1; }
+		run btrfs check --readonly "$IMG"
+		[ "$status" -eq 0 ] || { echo "$name: $output" >&2; return 1; }
+		run_volctl --image "$IMG" subvolume list /
+		assert_output_contains "path offline-new"
+		n=$((n + 1))
+	done
+	[ "$n" -ge 3 ]
+}
+
+@test "simple quotas and multi-device images are refused, untouched" {
+	local before
+	fixture squota4k
+	before=$(image_sum)
+	run_volctl --image "$IMG" subvolume create /x
+	assert_status 1
+	assert_output_contains "simple-quota"
+	[ "$(image_sum)" = "$before" ]
+	fixture raid1
+	before=$(image_sum)
+	run_volctl "${IMGS[@]}" subvolume create /x
+	assert_status 1
+	assert_output_contains "multi-device"
+	[ "$(image_sum)" = "$before" ]
+}
+
+@test "create -i: new qgroup joins 1/100, parents grow, check clean; bad -i refused" {
+	fixture rich4k
+	local before
+	before=$(image_sum)
+	run_volctl --image "$IMG" subvolume create -i 1/999 /x
+	assert_status 1
+	assert_output_contains "1/999: does not exist"
+	run_volctl --image "$IMG" subvolume create -i 0/5 /x
+	assert_status 1
+	assert_output_contains "level-0"
+	[ "$(image_sum)" = "$before" ]
+	run_volctl --image "$IMG" subvolume create -i 1/100 /inh
+	assert_status 0
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	[[ "$output" != *"are different"* ]]
+	run btrfs inspect-internal dump-tree -t 8 "$IMG"
+	assert_output_contains "(0/266 QGROUP_RELATION 1/100)"
+	assert_output_contains "(1/100 QGROUP_RELATION 0/266)"
+}
+
+@test "metadata full: ENOSPC names the cause, image unchanged" {
+	mkimg 128M -m single -n 4096
+	local names=() before
+	# fill the 8 MiB metadata block group, one transaction per name
+	for i in $(seq 1 3000); do names+=("/s$i"); done
+	run_volctl --image "$IMG" subvolume create "${names[@]}"
+	assert_status 1
+	assert_output_contains "no free space left in the metadata block groups"
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	before=$(sha256sum < "$IMG")
+	run_volctl --image "$IMG" subvolume create /one-more
+	assert_status 1
+	assert_output_contains "no free space left"
+	[ "$(sha256sum < "$IMG")" = "$before" ]
+}

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The offline writer: transactions, copy-on-write, subvolume create.
+ *
+ * Without arguments: unit tests on images made by mkfs.btrfs in a
+ * temporary directory (skipped, with a note, when mkfs.btrfs is missing),
+ * with `btrfs check --readonly` as the oracle.  The CLI side is in
+ * tests/cli/offline-write.bats and tests/mounted/offline-write.bats.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "unit.h"
+#include "common/offline-write.h"
+#include "kernel-shared/fs.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/subvol-create.h"
+#include "kernel-shared/transaction.h"
+#include "kernel-shared/ctree-write.h"
+
+static char tmpdir[256];
+
+static int run(const char *cmd)
+{
+	int ret = system(cmd);
+
+	return ret == -1 ? -1 : WEXITSTATUS(ret);
+}
+
+static int make_image_opts(const char *name, const char *size, const char *opts, char *path,
+			   size_t len)
+{
+	char cmd[1024];
+
+	snprintf(path, len, "%s/%s", tmpdir, name);
+	snprintf(cmd, sizeof(cmd), "truncate -s %s %s && mkfs.btrfs -q -f %s %s >/dev/null 2>&1",
+		 size, path, opts, path);
+	return run(cmd);
+}
+
+static int make_image(const char *name, const char *size, char *path, size_t len)
+{
+	return make_image_opts(name, size, "", path, len);
+}
+
+static int read_file(const char *path, unsigned char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+
+	if (!f || fstat(fileno(f), &st) < 0)
+		return -1;
+	*len = (size_t)st.st_size;
+	*buf = malloc(*len);
+	if (!*buf || fread(*buf, 1, *len, f) != *len) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int create(const char *img, const char *path, char *err, size_t errlen)
+{
+	struct vc_writer w;
+	int ret;
+
+	ret = vc_writer_open(img, -1, &w, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = vc_offline_subvol_create(w.fs, path, NULL, err, errlen);
+	vc_writer_close(&w);
+	return ret;
+}
+
+/* btrfs check output on the image, normalised to the error lines */
+static int check_clean(const char *img)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "btrfs check --readonly %s >/dev/null 2>&1", img);
+	return run(cmd);
+}
+
+static int subvol_exists(const char *img, const char *path)
+{
+	struct vc_writer w;
+	char err[512];
+	u64 root, dir;
+	int ret;
+
+	ret = vc_writer_open(img, -1, &w, err, sizeof(err));
+	if (ret < 0)
+		return ret;
+	ret = btrfs_resolve_dir(w.fs, path, strlen(path), &root, &dir);
+	vc_writer_close(&w);
+	if (ret < 0)
+		return ret;
+	return root != BTRFS_FS_TREE_OBJECTID && dir == BTRFS_FIRST_FREE_OBJECTID;
+}
+
+static void test_create_basic(void)
+{
+	char img[512], err[512];
+
+	if (make_image("basic.img", "256M", img, sizeof(img)))
+		return;
+	CHECK(check_clean(img) == 0);
+	CHECK(create(img, "/a", err, sizeof(err)) == 0);
+	CHECK(subvol_exists(img, "/a") == 1);
+	CHECK(check_clean(img) == 0);
+	CHECK(create(img, "/a/b", err, sizeof(err)) == 0);
+	CHECK(subvol_exists(img, "/a/b") == 1);
+	CHECK(create(img, "/a", err, sizeof(err)) == -EEXIST);
+	CHECK(create(img, "/nope/x", err, sizeof(err)) == -ENOENT);
+	CHECK(check_clean(img) == 0);
+}
+
+static void test_many(void)
+{
+	char img[512], err[512], name[64];
+	int fails = 0;
+
+	if (make_image("many.img", "256M", img, sizeof(img)))
+		return;
+	for (int i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "/sv%03d", i);
+		if (create(img, name, err, sizeof(err)) != 0) {
+			fprintf(stderr, "create %s: %s\n", name, err);
+			fails++;
+		}
+	}
+	CHECK(fails == 0);
+	CHECK(subvol_exists(img, "/sv099") == 1);
+	CHECK(check_clean(img) == 0);
+}
+
+/* An error before the superblock write leaves the image byte-identical */
+static void test_abort_untouched(void)
+{
+	char img[512], err[512];
+	unsigned char *before = NULL, *after = NULL;
+	size_t blen = 0, alen = 0;
+	struct vc_writer w;
+	struct btrfs_trans_handle *trans;
+	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
+					      .name = "x", .name_len = 1 };
+
+	if (make_image("abort.img", "256M", img, sizeof(img)))
+		return;
+	CHECK(read_file(img, &before, &blen) == 0);
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(btrfs_subvol_create(trans, &a) == 0);
+	btrfs_abort_transaction(trans);
+	/* the same fs can run a new transaction after an abort */
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	a.name = "y";
+	CHECK(btrfs_subvol_create(trans, &a) == 0);
+	{
+		/* a tree that exists only in the aborted transaction is forgotten */
+		struct btrfs_root *r;
+
+		CHECK(btrfs_read_root(w.fs, a.subvolid, &r) == 0);
+		btrfs_abort_transaction(trans);
+		CHECK(btrfs_read_root(w.fs, a.subvolid, &r) == -ENOENT);
+	}
+	vc_writer_close(&w);
+	CHECK(read_file(img, &after, &alen) == 0);
+	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
+	free(before);
+	free(after);
+	CHECK(subvol_exists(img, "/x") == -ENOENT);
+}
+
+/* A new block that fails the tree-checker stops the commit before any write */
+static void test_verify_before_write(void)
+{
+	char img[512], err[512];
+	unsigned char *before = NULL, *after = NULL;
+	size_t blen = 0, alen = 0;
+	struct vc_writer w;
+	struct btrfs_trans_handle *trans;
+	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
+					      .name = "v", .name_len = 1 };
+	struct extent_buffer *leaf = NULL;
+
+	if (make_image("verify.img", "256M", img, sizeof(img)))
+		return;
+	CHECK(read_file(img, &before, &blen) == 0);
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(btrfs_subvol_create(trans, &a) == 0);
+	for (size_t i = 0; i < trans->nr_blocks; i++) {
+		if (trans->blocks[i].owner == a.subvolid)
+			leaf = trans->blocks[i].eb;
+	}
+	CHECK(leaf != NULL);
+	if (leaf) {
+		/* the new subvolume's leaf: make its two keys unsorted */
+		struct btrfs_item *it = (struct btrfs_item *)(leaf->data + sizeof(struct btrfs_header));
+		struct btrfs_key k = { 300, BTRFS_INODE_ITEM_KEY, 0 };
+
+		btrfs_set_item_key(it, &k);
+	}
+	CHECK(btrfs_commit_transaction(trans) < 0);
+	CHECK(strstr(btrfs_fs_error(w.fs), "verification") != NULL ||
+	      strstr(btrfs_fs_error(w.fs), "key") != NULL);
+	vc_writer_close(&w);
+	CHECK(read_file(img, &after, &alen) == 0);
+	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
+	free(before);
+	free(after);
+}
+
+/*
+ * ctree-write under stress: thousands of inserts into a new subvolume tree
+ * (leaf and node splits, a new root level), then deleting them in a
+ * scrambled order (emptied leaves removed, low keys fixed) in the same
+ * transaction, or the next one; the image must be clean at the end (not in
+ * between: the items are xattrs of inodes that do not exist).
+ */
+static void test_insert_delete(const char *opts, int count, bool commit_between)
+{
+	char img[512], err[512];
+	struct vc_writer w;
+	struct btrfs_trans_handle *trans;
+	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
+					      .name = "stress", .name_len = 6 };
+	struct btrfs_root *root;
+	u8 data[120];
+	int fails = 0;
+
+	if (make_image_opts("stress.img", "256M", opts, img, sizeof(img)))
+		return;
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(btrfs_subvol_create(trans, &a) == 0);
+	CHECK(btrfs_read_root(w.fs, a.subvolid, &root) == 0);
+	memset(data, 0x5a, sizeof(data));
+	for (int i = 0; i < count; i++) {
+		struct btrfs_key k = { 1000 + (u64)i, BTRFS_XATTR_ITEM_KEY, (u64)i * 7 };
+
+		if (btrfs_insert_item(trans, root, &k, data, sizeof(data)))
+			fails++;
+	}
+	CHECK(fails == 0);
+	CHECK(btrfs_eb_level(root->node) >= 1);
+	{
+		/* the reader's entry point reaches the writer with a transaction */
+		struct btrfs_key k = { 1000, BTRFS_XATTR_ITEM_KEY, 0 };
+		struct btrfs_path path;
+
+		btrfs_path_init(&path);
+		CHECK(btrfs_search_slot(trans, root, &k, &path, 0, 1) == 0);
+		btrfs_path_release(&path);
+		CHECK(btrfs_search_slot(NULL, root, &k, &path, 1, 0) == -EROFS);
+	}
+	if (commit_between) {
+		/* the deletes then copy and free blocks of the committed state */
+		CHECK(btrfs_commit_transaction(trans) == 0);
+		CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	}
+	for (int i = 0; i < count; i++) {
+		/* 7919 is prime and does not divide count: a permutation */
+		int j = (int)(((long)i * 7919) % count);
+		struct btrfs_key k = { 1000 + (u64)j, BTRFS_XATTR_ITEM_KEY, (u64)j * 7 };
+
+		if (btrfs_delete_key(trans, root, &k))
+			fails++;
+	}
+	CHECK(fails == 0);
+	CHECK(btrfs_commit_transaction(trans) == 0);
+	vc_writer_close(&w);
+	CHECK(subvol_exists(img, "/stress") == 1);
+	CHECK(check_clean(img) == 0);
+}
+
+/* A second writer is locked out */
+static void test_lock(void)
+{
+	char img[512], err[512];
+	struct vc_writer w1, w2;
+
+	if (make_image("lock.img", "256M", img, sizeof(img)))
+		return;
+	CHECK(vc_writer_open(img, -1, &w1, err, sizeof(err)) == 0);
+	CHECK(vc_writer_open(img, -1, &w2, err, sizeof(err)) == -EWOULDBLOCK);
+	CHECK(strstr(err, "in use") != NULL);
+	vc_writer_close(&w1);
+}
+
+/* Node and leaf splits: many items in one transaction */
+static void test_splits(const char *opts, int count)
+{
+	char img[512], err[512], name[64];
+	struct vc_writer w;
+	struct btrfs_trans_handle *trans;
+	int fails = 0;
+
+	if (make_image_opts("split.img", "256M", opts, img, sizeof(img)))
+		return;
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	for (int i = 0; i < count; i++) {
+		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
+
+		snprintf(name, sizeof(name), "subvolume-with-a-long-name-%04d", i);
+		a.name = name;
+		a.name_len = strlen(name);
+		if (btrfs_subvol_create(trans, &a))
+			fails++;
+	}
+	CHECK(fails == 0);
+	CHECK(btrfs_commit_transaction(trans) == 0);
+	vc_writer_close(&w);
+	snprintf(name, sizeof(name), "/subvolume-with-a-long-name-%04d", count - 1);
+	CHECK(subvol_exists(img, name) == 1);
+	CHECK(check_clean(img) == 0);
+}
+
+/* The fault device lets N writes through, then fails without writing */
+static void test_io_fault(void)
+{
+	static u8 mem[8192];
+	u8 buf[512];
+	struct btrfs_io_fault f = { .write_limit = 2 };
+	struct btrfs_io_dev *inner, *dev;
+
+	memset(buf, 0xab, sizeof(buf));
+	CHECK(btrfs_io_open_memory(mem, sizeof(mem), false, true, &inner) == 0);
+	CHECK(btrfs_io_open_fault(inner, &f, &dev) == 0);
+	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 0) == 0);
+	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 512) == 0);
+	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 1024) == -EIO);
+	CHECK(mem[511] == 0xab && mem[1023] == 0xab && mem[1024] == 0);
+	CHECK(f.writes == 2 && f.faults == 1);
+	CHECK(btrfs_io_read(dev, buf, sizeof(buf), 1024) == 0 && buf[0] == 0);
+	CHECK(btrfs_io_flush(dev) == 0);
+	btrfs_io_close(dev);
+	btrfs_io_close(inner);
+}
+
+/* Metadata full: -ENOSPC with a message, abort leaves the image as it was */
+static void test_enospc(void)
+{
+	char img[512], err[512], name[64];
+	unsigned char *before = NULL, *after = NULL;
+	size_t blen = 0, alen = 0;
+	struct vc_writer w;
+	struct btrfs_trans_handle *trans;
+	int ret = 0, i;
+
+	if (make_image_opts("enospc.img", "128M", "-m single -n 4096", img, sizeof(img)))
+		return;
+	CHECK(read_file(img, &before, &blen) == 0);
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	for (i = 0; i < 20000 && ret == 0; i++) {
+		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
+
+		snprintf(name, sizeof(name), "s%05d", i);
+		a.name = name;
+		a.name_len = strlen(name);
+		ret = btrfs_subvol_create(trans, &a);
+	}
+	CHECK(ret == -ENOSPC);
+	CHECK(strstr(btrfs_fs_error(w.fs), "no free space") != NULL);
+	btrfs_abort_transaction(trans);
+	vc_writer_close(&w);
+	CHECK(read_file(img, &after, &alen) == 0);
+	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
+	free(before);
+	free(after);
+	CHECK(check_clean(img) == 0);
+}
+
+int main(void)
+{
+	char cmd[512];
+
+	if (run("command -v mkfs.btrfs >/dev/null && command -v btrfs >/dev/null")) {
+		fprintf(stderr, "test-writer: mkfs.btrfs or btrfs missing, skipped\n");
+		return unit_finish();
+	}
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-writer.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return 1;
+	test_io_fault();
+	test_create_basic();
+	test_enospc();
+	test_abort_untouched();
+	test_lock();
+	test_insert_delete("", 3000, false);
+	test_insert_delete("-n 4096", 6000, false);
+	test_insert_delete("-n 4096", 6000, true);
+	test_verify_before_write();
+	test_many();
+	test_splits("", 300);
+	/* 4 KiB nodes: the root tree and tree 5 grow to level 2 */
+	test_splits("-n 4096", 1500);
+	snprintf(cmd, sizeof(cmd), getenv("KEEP") ? "true %s" : "rm -rf %s", tmpdir);
+	run(cmd);
+	return unit_finish();
+}
