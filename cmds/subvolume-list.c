@@ -390,11 +390,13 @@ struct list_opts {
 	struct gen_filter gen, ogen;
 	size_t nsort;
 	struct { enum sort_key key; bool desc; } sort[8];
+	bool nsort_asked;	/* an order other than plain ascending rootid */
 };
 
 struct list_row {
 	const struct btrfs_subvol *s;
-	char *path;		/* as shown; NULL for DELETED */
+	const char *path;	/* as shown; NULL for DELETED */
+	char *owned;		/* path when made for the row (-a), else NULL */
 	u64 top_level;
 };
 
@@ -493,35 +495,64 @@ static int list_row_make(const struct list_opts *o, const struct btrfs_subvol_li
 		return 0;
 	row->s = s;
 	row->path = NULL;
+	row->owned = NULL;
 	row->top_level = gone ? 0 : s->parent_id;
 	*keep = true;
 	if (gone)
 		return 0;
+	/* the list outlives the rows: point into its paths, copy only for -a */
 	if (o->all && s->parent_id != top->id) {
-		row->path = path_join2("<FS_TREE>", s->path);
-	} else if (!o->all && !o->below_only && top->path && top->id != BTRFS_FS_TREE_OBJECTID &&
-		   sv_subvol_below(l, s, top->id)) {
-		row->path = strdup(s->path + strlen(top->path) + 1);
-	} else {
-		row->path = strdup(s->path);
+		row->owned = path_join2("<FS_TREE>", s->path);
+		row->path = row->owned;
+		return row->owned ? 0 : -ENOMEM;
 	}
-	return row->path ? 0 : -ENOMEM;
+	if (!o->all && !o->below_only && top->path && top->id != BTRFS_FS_TREE_OBJECTID &&
+	    sv_subvol_below(l, s, top->id))
+		row->path = s->path + strlen(top->path) + 1;
+	else
+		row->path = s->path;
+	return 0;
 }
 
-/* A growing line buffer: printf costs more than the search at 10,000 rows. */
+/*
+ * The text output buffer: lines are formatted straight into it and it goes
+ * out in 64 KiB writes (printf per field, or stdio's 4 KiB buffer, cost
+ * more than the tree search at 10,000 rows).  One line is capped at
+ * LINE_MAX_LEN, as before.
+ */
+#define LINE_MAX_LEN	8192
+#define OUT_BUF_SIZE	(64 * 1024)
+
 struct line {
-	char buf[8192];
-	size_t len;
+	char buf[OUT_BUF_SIZE];
+	size_t len;		/* bytes buffered */
+	size_t start;		/* where the current line began */
 };
 
 static void line_str(struct line *ln, const char *str)
 {
-	size_t n = strlen(str);
+	size_t n = strlen(str), room = ln->start + LINE_MAX_LEN - 1 - ln->len;
 
-	if (n > sizeof(ln->buf) - 1 - ln->len)
-		n = sizeof(ln->buf) - 1 - ln->len;
+	if (n > room)
+		n = room;
 	memcpy(ln->buf + ln->len, str, n);
 	ln->len += n;
+}
+
+static void line_flush(struct line *ln)
+{
+	if (ln->len)
+		fwrite(ln->buf, 1, ln->len, stdout);
+	ln->len = 0;
+	ln->start = 0;
+}
+
+/* Start a line, flushing first when a full-length one might not fit. */
+static void line_begin(struct line *ln)
+{
+	if (sizeof(ln->buf) - ln->len < LINE_MAX_LEN)
+		line_flush(ln);
+	ln->start = ln->len;
 }
 
 static void line_u64(struct line *ln, u64 v)
@@ -577,46 +608,97 @@ static void list_value(struct line *ln, const struct list_row *r, enum list_col 
 	}
 }
 
-static void list_print_text(const struct list_opts *o, const struct list_row *rows, size_t nr)
+static void list_print_header(const struct list_opts *o)
 {
-	struct line ln;
+	if (!o->table)
+		return;
+	for (int c = 0; c < COL_MAX; c++)
+		if (o->cols[c])
+			printf("%s\t", col_names[c]);
+	putchar('\n');
+	for (int c = 0; c < COL_MAX; c++)
+		if (o->cols[c])
+			printf("%.*s\t", (int)strlen(col_names[c]),
+			       "----------------------------------------");
+	putchar('\n');
+}
 
-	if (o->table) {
-		for (int c = 0; c < COL_MAX; c++)
-			if (o->cols[c])
-				printf("%s\t", col_names[c]);
-		putchar('\n');
-		for (int c = 0; c < COL_MAX; c++)
-			if (o->cols[c])
-				printf("%.*s\t", (int)strlen(col_names[c]),
-				       "----------------------------------------");
-		putchar('\n');
-	}
-	for (size_t i = 0; i < nr; i++) {
-		const struct list_row *r = &rows[i];
-		bool first = true;
+static void list_print_row(struct line *ln, const struct list_opts *o, const struct list_row *r)
+{
+	bool first = true;
 
-		ln.len = 0;
-		for (int c = 0; c < COL_PATH; c++) {
-			if (!o->cols[c])
-				continue;
-			if (!o->table) {
-				if (!first)
-					line_str(&ln, " ");
-				line_str(&ln, col_names[c]);
-				line_str(&ln, " ");
-			}
-			list_value(&ln, r, (enum list_col)c);
-			if (o->table)
-				line_str(&ln, c == COL_TOP ? "\t\t" : "\t");
-			first = false;
+	line_begin(ln);
+	for (int c = 0; c < COL_PATH; c++) {
+		if (!o->cols[c])
+			continue;
+		if (!o->table) {
+			if (!first)
+				line_str(ln, " ");
+			line_str(ln, col_names[c]);
+			line_str(ln, " ");
 		}
-		if (!o->table)
-			line_str(&ln, " path ");
-		line_str(&ln, r->path ? r->path : "DELETED");
-		ln.buf[ln.len++] = '\n';
-		fwrite(ln.buf, 1, ln.len, stdout);
+		list_value(ln, r, (enum list_col)c);
+		if (o->table)
+			line_str(ln, c == COL_TOP ? "\t\t" : "\t");
+		first = false;
 	}
+	if (!o->table)
+		line_str(ln, " path ");
+	line_str(ln, r->path ? r->path : "DELETED");
+	ln->buf[ln->len++] = '\n';
+}
+
+static struct line *line_new(void)
+{
+	struct line *ln = malloc(sizeof(*ln));
+
+	if (ln) {
+		ln->len = 0;
+		ln->start = 0;
+	}
+	return ln;
+}
+
+static int list_print_text(const struct list_opts *o, const struct list_row *rows, size_t nr)
+{
+	struct line *ln = line_new();
+
+	if (!ln)
+		return -ENOMEM;
+	list_print_header(o);
+	for (size_t i = 0; i < nr; i++)
+		list_print_row(ln, o, &rows[i]);
+	line_flush(ln);
+	free(ln);
+	return 0;
+}
+
+/*
+ * Text in id order, the default: each row is printed as it is made, with
+ * no row array to sort.
+ */
+static int list_stream_text(const struct list_opts *o, const struct btrfs_subvol_list *l,
+			    const struct btrfs_subvol *top)
+{
+	struct line *ln = line_new();
+	int ret = 0;
+
+	if (!ln)
+		return -ENOMEM;
+	list_print_header(o);
+	for (size_t i = 0; i < l->nr && !ret; i++) {
+		struct list_row row;
+		bool keep;
+
+		ret = list_row_make(o, l, &l->subvols[i], top, &row, &keep);
+		if (ret || !keep)
+			continue;
+		list_print_row(ln, o, &row);
+		free(row.owned);
+	}
+	line_flush(ln);
+	free(ln);
+	return ret;
 }
 
 static void list_print_json(const struct vc_ctx *ctx, const struct list_row *rows, size_t nr)
@@ -663,6 +745,13 @@ static int list_run(const struct vc_ctx *ctx, struct list_opts *o, const char *p
 		ret = -EUCLEAN;
 		goto out;
 	}
+	/* rows are made in id order: the default sort needs no row array */
+	if (!o->nsort_asked && ctx->cfg->format != VC_FORMAT_JSON && !ctx->cfg->quiet) {
+		ret = list_stream_text(o, &l, top);
+		if (ret)
+			error("out of memory");
+		goto out;
+	}
 	rows = calloc(l.nr ? l.nr : 1, sizeof(*rows));
 	if (!rows) {
 		ret = -ENOMEM;
@@ -679,18 +768,17 @@ static int list_run(const struct vc_ctx *ctx, struct list_opts *o, const char *p
 		error("out of memory");
 		goto out;
 	}
-	/* rows are made in id order: the default sort needs no work */
-	if (o->nsort > 1 || o->sort[0].desc || o->sort[0].key != SORT_ROOTID)
+	if (o->nsort_asked)
 		qsort_r(rows, nr, sizeof(*rows), row_cmp, o);
 	if (ctx->cfg->quiet)
 		goto out;
 	if (ctx->cfg->format == VC_FORMAT_JSON)
 		list_print_json(ctx, rows, nr);
-	else
-		list_print_text(o, rows, nr);
+	else if ((ret = list_print_text(o, rows, nr)) != 0)
+		error("out of memory");
 out:
 	for (size_t i = 0; i < nr; i++)
-		free(rows[i].path);
+		free(rows[i].owned);
 	free(rows);
 	btrfs_subvol_list_release(&l);
 	cmd_close(ctx, fs);
@@ -759,6 +847,7 @@ static int cmd_subvolume_list(const struct cmd_struct *cmd, const struct vc_ctx 
 		o.sort[o.nsort].desc = false;
 		o.nsort++;
 	}
+	o.nsort_asked = o.nsort > 1 || o.sort[0].desc || o.sort[0].key != SORT_ROOTID;
 	return list_run(ctx, &o, argv[optind]) ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 

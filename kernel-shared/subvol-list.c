@@ -105,6 +105,54 @@ static void dir_cache_release(struct dir_cache *c)
 }
 
 /* ------------------------------------------------------------------ */
+/* String chunks: names and paths of a list                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Two mallocs per subvolume (name, path) cost more than the decoding at ten
+ * thousand subvolumes; the strings go into 64 KiB chunks instead, freed
+ * together by btrfs_subvol_list_release().
+ */
+#define STR_CHUNK_SIZE	(64 * 1024)
+
+struct btrfs_subvol_str_chunk {
+	struct btrfs_subvol_str_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+/* @len bytes of string space owned by @l, or NULL */
+static char *list_str_alloc(struct btrfs_subvol_list *l, size_t len)
+{
+	struct btrfs_subvol_str_chunk *c = l->strings;
+
+	if (!c || c->size - c->used < len) {
+		size_t size = len > STR_CHUNK_SIZE ? len : STR_CHUNK_SIZE;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->size = size;
+		c->next = l->strings;
+		l->strings = c;
+	}
+	c->used += len;
+	return c->data + c->used - len;
+}
+
+static char *list_str_dup(struct btrfs_subvol_list *l, const char *str, size_t len)
+{
+	char *p = list_str_alloc(l, len + 1);
+
+	if (p) {
+		memcpy(p, str, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
+/* ------------------------------------------------------------------ */
 /* Inode paths                                                         */
 /* ------------------------------------------------------------------ */
 
@@ -275,10 +323,29 @@ static bool is_listed_tree(u64 id)
 	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
 }
 
+static void subvol_root_fill(struct btrfs_subvol_root *r, const struct btrfs_root_rec *rec)
+{
+	r->generation = rec->generation;
+	r->flags = rec->flags;
+	r->ctransid = rec->ctransid;
+	r->otransid = rec->otransid;
+	r->stransid = rec->stransid;
+	r->rtransid = rec->rtransid;
+	r->ctime = rec->ctime;
+	r->otime = rec->otime;
+	r->stime = rec->stime;
+	r->rtime = rec->rtime;
+	memcpy(r->uuid, rec->uuid, sizeof(r->uuid));
+	memcpy(r->parent_uuid, rec->parent_uuid, sizeof(r->parent_uuid));
+	memcpy(r->received_uuid, rec->received_uuid, sizeof(r->received_uuid));
+	r->has_v2 = rec->has_v2;
+}
+
 static int add_root_item(struct load_ctx *lc, const struct btrfs_key *key, const void *data,
 			 u32 len)
 {
 	struct btrfs_subvol_list *l = lc->list;
+	struct btrfs_root_rec rec;
 	struct btrfs_subvol *s;
 	int ret;
 
@@ -294,11 +361,12 @@ static int add_root_item(struct load_ctx *lc, const struct btrfs_key *key, const
 		l->subvols = n;
 		lc->cap = cap;
 	}
-	s = &l->subvols[l->nr];
-	memset(s, 0, sizeof(*s));
-	ret = btrfs_decode_root_item(data, len, &s->root);
+	ret = btrfs_decode_root_item(data, len, &rec);
 	if (ret)
 		return ret;
+	s = &l->subvols[l->nr];
+	memset(s, 0, sizeof(*s));
+	subvol_root_fill(&s->root, &rec);
 	s->id = key->objectid;
 	s->root_offset = key->offset;
 	s->deleted = key->objectid != BTRFS_FS_TREE_OBJECTID;	/* until a backref shows up */
@@ -323,7 +391,7 @@ static int add_backref(struct load_ctx *lc, const struct btrfs_key *key, const v
 	ret = btrfs_decode_root_ref(data, len, &ref);
 	if (ret)
 		return ret;
-	s->name = strdup(ref.name);
+	s->name = list_str_dup(l, ref.name, strlen(ref.name));
 	if (!s->name)
 		return -ENOMEM;
 	s->parent_id = key->offset;
@@ -354,27 +422,54 @@ static int subvol_cmp(const void *a, const void *b)
 
 enum { RESOLVE_TODO, RESOLVE_BUSY, RESOLVE_DONE };
 
-/* Path of @s from its parent's path, its directory and its name. */
+/*
+ * Path of @s from its parent's path, its directory and its name, written
+ * once into the list's strings.  Directories come from the cache: one
+ * INODE_REF walk per distinct directory, none per subvolume.
+ */
 static int resolve_one(const struct btrfs_item_source *src, struct dir_cache *cache,
-		       struct btrfs_subvol *s, const struct btrfs_subvol *parent)
+		       struct btrfs_subvol_list *l, struct btrfs_subvol *s,
+		       const struct btrfs_subvol *parent)
 {
-	char *dir = NULL, *tmp;
+	size_t lp, ld, ln, len;
+	const char *dir;
+	char *p;
 	int ret;
 
 	if (!parent || !parent->path || !s->name)
 		return 0;
-	ret = inode_path_cached(src, cache, s->parent_id, s->dirid, &dir);
-	if (ret == -ENOENT)
-		return 0;	/* directory gone: unreachable, not an error */
-	if (ret)
-		return ret;
-	tmp = path_join(parent->path, dir);
-	free(dir);
-	if (!tmp)
+	dir = dir_cache_get(cache, s->parent_id, s->dirid);
+	if (!dir) {
+		char *tmp;
+
+		ret = inode_path_cached(src, cache, s->parent_id, s->dirid, &tmp);
+		if (ret == -ENOENT)
+			return 0;	/* directory gone: unreachable, not an error */
+		if (ret)
+			return ret;
+		free(tmp);
+		dir = dir_cache_get(cache, s->parent_id, s->dirid);
+		if (!dir)
+			return -ENOMEM;
+	}
+	lp = strlen(parent->path);
+	ld = strlen(dir);
+	ln = strlen(s->name);
+	len = lp + ld + ln + 3;
+	p = list_str_alloc(l, len);
+	if (!p)
 		return -ENOMEM;
-	s->path = path_join(tmp, s->name);
-	free(tmp);
-	return s->path ? 0 : -ENOMEM;
+	s->path = p;
+	memcpy(p, parent->path, lp);
+	p += lp;
+	if (lp && ld)
+		*p++ = '/';
+	memcpy(p, dir, ld);
+	p += ld;
+	if ((lp || ld) && ln)
+		*p++ = '/';
+	memcpy(p, s->name, ln + 1);
+	return 0;
 }
 
 /*
@@ -413,11 +508,12 @@ static int resolve_chain(const struct btrfs_item_source *src, struct dir_cache *
 		struct btrfs_subvol *s = &l->subvols[i];
 
 		if (!ret && s->id == BTRFS_FS_TREE_OBJECTID) {
-			s->path = strdup("");
+			s->path = list_str_dup(l, "", 0);
 			if (!s->path)
 				ret = -ENOMEM;
 		} else if (!ret && !s->deleted) {
-			ret = resolve_one(src, cache, s, btrfs_subvol_list_find(l, s->parent_id));
+			ret = resolve_one(src, cache, l, s,
+					  btrfs_subvol_list_find(l, s->parent_id));
 		}
 		state[i] = RESOLVE_DONE;
 	}
@@ -477,10 +573,8 @@ int btrfs_subvol_list_load(const struct btrfs_item_source *src, struct btrfs_sub
 	if (!sorted)
 		qsort(list->subvols, list->nr, sizeof(*list->subvols), subvol_cmp);
 	for (size_t i = 0; i < list->nr; i++) {
-		if (out && list->subvols[out - 1].id == list->subvols[i].id) {
-			free(list->subvols[i].name);
+		if (out && list->subvols[out - 1].id == list->subvols[i].id)
 			continue;
-		}
 		if (out != i)
 			list->subvols[out] = list->subvols[i];
 		out++;
@@ -497,9 +591,11 @@ fail:
 
 void btrfs_subvol_list_release(struct btrfs_subvol_list *list)
 {
-	for (size_t i = 0; i < list->nr; i++) {
-		free(list->subvols[i].name);
-		free(list->subvols[i].path);
+	while (list->strings) {
+		struct btrfs_subvol_str_chunk *c = list->strings;
+
+		list->strings = c->next;
+		free(c);
 	}
 	free(list->subvols);
 	memset(list, 0, sizeof(*list));

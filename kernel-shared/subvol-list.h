@@ -13,6 +13,9 @@
  *    ROOT_ITEM (ids 256..BTRFS_LAST_FREE_OBJECTID), deleted ones included;
  *  - path is the full path from the top level ("" for 5), NULL when the
  *    chain to 5 cannot be resolved (deleted, or a parent missing);
+ *  - names and paths belong to the list (a few large string chunks rather
+ *    than two mallocs per subvolume): callers never free or keep them past
+ *    btrfs_subvol_list_release();
  *  - corrupt data (a cycle in ROOT_BACKREFs or INODE_REFs, a path deeper
  *    than any real one) ends the load with -EUCLEAN, never a loop.
  */
@@ -25,20 +28,47 @@
 #include "items.h"
 #include "itemsrc.h"
 
+/*
+ * The ROOT_ITEM fields listing and show use, under their items.h names.
+ * Not the whole struct btrfs_root_rec: at 10,000 subvolumes the unused
+ * half (inode item, block pointers, drop progress) cost more in page
+ * faults than the tree search itself.
+ */
+struct btrfs_subvol_root {
+	u64 generation;
+	u64 flags;
+	u64 ctransid;
+	u64 otransid;
+	u64 stransid;
+	u64 rtransid;
+	struct btrfs_time ctime;
+	struct btrfs_time otime;
+	struct btrfs_time stime;
+	struct btrfs_time rtime;
+	u8 uuid[BTRFS_UUID_SIZE];
+	u8 parent_uuid[BTRFS_UUID_SIZE];
+	u8 received_uuid[BTRFS_UUID_SIZE];
+	bool has_v2;
+};
+
 struct btrfs_subvol {
 	u64 id;
 	u64 parent_id;		/* tree holding its directory entry (ROOT_BACKREF offset); 0 if none */
 	u64 dirid;		/* directory inode in the parent tree */
 	char *name;		/* entry name, NULL if none */
 	char *path;		/* full path from the top level: "" for 5, "a/b/c"; NULL if unreachable */
-	struct btrfs_root_rec root;	/* the decoded ROOT_ITEM (items.h) */
+	struct btrfs_subvol_root root;	/* from the decoded ROOT_ITEM (items.h) */
 	bool deleted;		/* no ROOT_BACKREF: deleted, waiting for the cleaner (ORPHAN item) */
 	u64 root_offset;	/* ROOT_ITEM key offset: creation transid of a snapshot, else 0 */
 };
 
+struct btrfs_subvol_str_chunk;
+
 struct btrfs_subvol_list {
 	size_t nr;
 	struct btrfs_subvol *subvols;	/* sorted by id */
+	/* private: the names and paths above live in these chunks */
+	struct btrfs_subvol_str_chunk *strings;
 };
 
 /**

@@ -426,3 +426,18 @@ Delete subvolume 259 (commit): 'snap-a'" ]
 	[ "$status" -eq 1 ]
 	assert_output_contains "subvolume 256 is not deleted"
 }
+
+@test "list: output over the 64 KiB write buffer is byte for byte btrfs's" {
+	local long
+	long=$(printf 'n%.0s' $(seq 1 200))
+	mkdir d
+	seq 1 300 | sed "s|^|d/$long|" | xargs "$VOLCTL" -q subvolume create
+	"$VOLCTL" -q subvolume create "d/${long}1/inner"
+	for o in "" "-t" "-a -p -u" "--sort=-gen,path" "-o"; do
+		# shellcheck disable=SC2086
+		cmp <("$VOLCTL" subvolume list $o .) <(btrfs subvolume list $o .) ||
+			{ echo "differs: list $o"; false; }
+	done
+	[ "$("$VOLCTL" subvolume list . | wc -c)" -gt 65536 ]
+	cmp <("$VOLCTL" subvolume list "d/${long}1") <(btrfs subvolume list "d/${long}1")
+}

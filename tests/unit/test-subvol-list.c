@@ -430,6 +430,57 @@ static void test_deep_nesting(void)
 	btrfs_subvol_list_release(&l);
 }
 
+/*
+ * Names and paths live in 64 KiB string chunks: 300 subvolumes with
+ * 255-byte names, each holding a child with another, fill several chunks
+ * (and a path longer than what is left of one); every path and the root
+ * item fields listing uses must still come out whole.
+ */
+static void test_long_names_chunks(void)
+{
+	struct btrfs_item_source src = source();
+	struct btrfs_subvol_list l;
+	char name[256], child[256];
+	bool ok = true;
+
+	src_reset();
+	add_root(5, 0, 3, 0, 0, 0);
+	add_dir(5, 1000, 256, "top");
+	for (u64 i = 0; i < 300; i++) {
+		memset(name, 'a' + (int)(i % 26), 255);
+		name[255] = '\0';
+		memcpy(child, name, sizeof(child));
+		child[0] = 'c';
+		add_root(1000 + i, 0, 7 + i, (u8)(i + 1), 0, i % 2 ? BTRFS_ROOT_SUBVOL_RDONLY : 0);
+		add_link(1000 + i, 5, 1000, name);
+		add_root(2000 + i, 0, 9, 0, 0, 0);
+		add_link(2000 + i, 1000 + i, 256, child);
+	}
+	finish();
+	CHECK_EQ_INT(btrfs_subvol_list_load(&src, &l), 0);
+	CHECK_EQ_U64(l.nr, 601);
+	for (u64 i = 0; i < 300 && ok; i++) {
+		const struct btrfs_subvol *s = btrfs_subvol_list_find(&l, 1000 + i);
+		const struct btrfs_subvol *c = btrfs_subvol_list_find(&l, 2000 + i);
+		char want[1024];
+
+		memset(name, 'a' + (int)(i % 26), 255);
+		name[255] = '\0';
+		memcpy(child, name, sizeof(child));
+		child[0] = 'c';
+		snprintf(want, sizeof(want), "top/%s", name);
+		ok = s && s->path && !strcmp(s->path, want) && !strcmp(s->name, name) &&
+		     s->root.generation == 7 + i && s->root.uuid[0] == (u8)(i + 1) &&
+		     !!(s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY) == (i % 2) &&
+		     s->root.has_v2 && s->root.otransid == 7 + i;
+		snprintf(want, sizeof(want), "top/%s/%s", name, child);
+		ok = ok && c && c->path && !strcmp(c->path, want) && c->parent_id == 1000 + i;
+	}
+	CHECK(ok);
+	btrfs_subvol_list_release(&l);
+	CHECK(l.strings == NULL && l.subvols == NULL && l.nr == 0);
+}
+
 int main(void)
 {
 	ms = calloc(1, sizeof(*ms));
@@ -442,6 +493,7 @@ int main(void)
 	test_legacy_root_item();
 	test_cache_scale();
 	test_deep_nesting();
+	test_long_names_chunks();
 	src_reset();
 	free(ms);
 	return unit_finish();
