@@ -10,39 +10,12 @@
 #include <unistd.h>
 #include "common/backend.h"
 #include "common/offline-write-subvol.h"
+#include "common/offline-write.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/subvol-create.h"
 #include "kernel-shared/snapshot.h"
 #include "kernel-shared/subvol-delete.h"
-
-static const char *errno_text(int err)
-{
-	switch (err) {
-	case -EEXIST:
-		return "file exists";
-	case -ENOENT:
-		return "no such file or directory";
-	case -ENOTDIR:
-		return "not a directory";
-	case -ENOSPC:
-		return "no space left on device";
-	case -EOPNOTSUPP:
-		return "not implemented offline yet";
-	case -EIO:
-		return "input/output error";
-	case -EROFS:
-		return "read-only subvolume";
-	case -EINVAL:
-		return "invalid argument";
-	case -ENOTEMPTY:
-		return "contains other subvolumes";
-	case -EPERM:
-		return "operation not permitted";
-	default:
-		return strerror(-err);
-	}
-}
 
 /* Length of @path without trailing slashes (but "/" stays) */
 static size_t trimmed_len(const char *path)
@@ -106,7 +79,7 @@ fail:
 	if (btrfs_fs_error(fs)[0])
 		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
 	else
-		snprintf(err, errlen, "%s: %s", failed, errno_text(ret));
+		snprintf(err, errlen, "%s: %s", failed, vc_offline_errno_text(ret));
 	return ret;
 }
 
@@ -147,6 +120,6 @@ fail:
 	if (btrfs_fs_error(fs)[0])
 		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
 	else
-		snprintf(err, errlen, "%s: %s", what, errno_text(ret));
+		snprintf(err, errlen, "%s: %s", what, vc_offline_errno_text(ret));
 	return ret;
 }

@@ -212,7 +212,7 @@ void vc_writer_close(struct vc_writer *w)
 }
 
 /* strerror() starts with a capital letter; messages here are lowercase */
-static const char *errno_text(int err)
+const char *vc_offline_errno_text(int err)
 {
 	switch (err) {
 	case -EEXIST:
@@ -227,6 +227,14 @@ static const char *errno_text(int err)
 		return "not implemented offline yet";
 	case -EIO:
 		return "input/output error";
+	case -EROFS:
+		return "read-only subvolume";
+	case -EINVAL:
+		return "invalid argument";
+	case -ENOTEMPTY:
+		return "contains other subvolumes";
+	case -EPERM:
+		return "operation not permitted";
 	default:
 		return strerror(-err);
 	}
@@ -277,6 +285,6 @@ fail:
 	if (btrfs_fs_error(fs)[0])
 		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
 	else
-		snprintf(err, errlen, "%s: %s", path, errno_text(ret));
+		snprintf(err, errlen, "%s: %s", path, vc_offline_errno_text(ret));
 	return ret;
 }

@@ -52,4 +52,7 @@ void vc_writer_close(struct vc_writer *w);
 int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct vc_inherit *inh,
 			     char *err, size_t errlen);
 
+/* Lowercase words for an errno in offline write messages */
+const char *vc_offline_errno_text(int err);
+
 #endif /* VOLCTL_COMMON_OFFLINE_WRITE_H */
