@@ -83,3 +83,19 @@ assert_json() {
 		return 1
 	fi
 }
+
+# The kernel's numbers, settled: wait out a rescan already running (quota
+# enable starts one), then run a full one and wait for it.  A plain
+# "btrfs quota rescan -w" fails with EINPROGRESS while another runs and
+# returns at once, leaving numbers taken before later qgroup changes.
+kernel_rescan() {
+	local i
+	for i in 1 2 3 4 5; do
+		btrfs quota rescan -W "$1" >/dev/null 2>&1 || true
+		if btrfs quota rescan -w "$1" >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	btrfs quota rescan -w "$1" >/dev/null
+}

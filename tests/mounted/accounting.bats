@@ -31,7 +31,7 @@ volctl_numbers() {
 }
 
 rescan_and_unmount() {
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	sync
 	kernel_numbers >"$BATS_TEST_TMPDIR/kernel.txt"
 	cleanup_mount
@@ -170,7 +170,7 @@ build_rich_fs() {
 	for i in $(seq 1 100); do head -c 12000 /dev/urandom >"$MNT/a/f$i"; done
 	btrfs subvolume snapshot "$MNT/a" "$MNT/b" >/dev/null
 	btrfs quota enable "$MNT"
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	# created after quota enable: 0/258 from the snapshot quick path
 	btrfs subvolume snapshot "$MNT/b" "$MNT/c" >/dev/null
 	for i in $(seq 1 30); do head -c 12000 /dev/urandom >"$MNT/c/f$i"; done
@@ -228,7 +228,7 @@ build_rich_fs() {
 	btrfs qgroup create 1/10 "$MNT"
 	btrfs qgroup assign --no-rescan 0/256 1/10 "$MNT"
 	btrfs qgroup assign --no-rescan 0/257 1/10 "$MNT"
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	btrfs subvolume delete "$MNT/a" >/dev/null
 	btrfs subvolume sync "$MNT" >/dev/null
 	btrfs filesystem sync "$MNT"
@@ -251,7 +251,7 @@ build_rich_fs() {
 	for i in $(seq 1 100); do head -c 20000 /dev/urandom >"$MNT/big/d1/data$i"; done
 	sync
 	btrfs subvolume snapshot "$MNT/big" "$MNT/snap" >/dev/null
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	btrfs subvolume delete "$MNT/big" >/dev/null
 	btrfs filesystem sync "$MNT"
 	sleep 0.05

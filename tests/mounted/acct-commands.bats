@@ -82,7 +82,7 @@ df_used() {
 		id=$(btrfs inspect-internal rootid "$MNT/$p")
 		btrfs qgroup assign --no-rescan "0/$id" 1/77 "$MNT" 2>/dev/null || true
 	done
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	kernel=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "1/77" { print $3 }')
 	echo "predicted $pred, kernel 1/77 exclusive $kernel"
 	[ "$pred" -eq "$kernel" ]
@@ -147,7 +147,7 @@ df_used() {
 	btrfs qgroup assign --no-rescan 0/256 1/1 "$MNT" 2>/dev/null || true
 	btrfs qgroup assign --no-rescan 0/257 1/1 "$MNT" 2>/dev/null || true
 	btrfs qgroup assign --no-rescan 1/1 2/1 "$MNT" 2>/dev/null || true
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	kernel_numbers >"$BATS_TEST_TMPDIR/kernel.txt"
 	volctl_computed >"$BATS_TEST_TMPDIR/online.txt"
 	diff -u "$BATS_TEST_TMPDIR/kernel.txt" "$BATS_TEST_TMPDIR/online.txt"
@@ -172,7 +172,7 @@ df_used() {
 	assert_output_contains "quotas are off"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/off.txt")" -eq 5 ]	# 0/5 sv s1 s2 keep
 	btrfs quota enable "$MNT"
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	kernel_numbers >"$BATS_TEST_TMPDIR/kernel.txt"
 	diff -u "$BATS_TEST_TMPDIR/kernel.txt" "$BATS_TEST_TMPDIR/off.txt"
 }
@@ -184,7 +184,7 @@ df_used() {
 	btrfs qgroup create 2/1 "$MNT"
 	btrfs qgroup assign --no-rescan 0/256 1/1 "$MNT" 2>/dev/null || true
 	btrfs qgroup assign --no-rescan 1/1 2/1 "$MNT" 2>/dev/null || true
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	btrfs qgroup limit 64M 1/1 "$MNT"
 	btrfs qgroup limit -e 100M "$MNT/hv"
 	btrfs qgroup limit 200M 2/1 "$MNT"

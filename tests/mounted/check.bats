@@ -48,7 +48,7 @@ teardown() {
 	btrfs quota enable "$MNT"
 	btrfs subvolume create "$MNT/a" >/dev/null
 	for i in $(seq 1 300); do echo "file $i" >"$MNT/a/f$i"; done
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	cleanup_mount
 	run_volctl check --qgroup-report "$IMG"
 	assert_status 0
@@ -81,7 +81,7 @@ EOF
 	require_root_loop
 	mkfs_mount 256M
 	btrfs quota enable "$MNT"
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	cleanup_mount
 	run_volctl --format json check "$IMG"
 	assert_status 0
@@ -101,7 +101,7 @@ EOF
 	btrfs quota enable "$MNT"
 	btrfs subvolume create "$MNT/a" >/dev/null
 	head -c 200000 /dev/urandom >"$MNT/a/f"
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	btrfs qgroup create 1/1 "$MNT"
 	btrfs qgroup assign --no-rescan 0/256 1/1 "$MNT"
 	# a plain snapshot of a member of 1/1: the kernel marks qgroups inconsistent

@@ -64,7 +64,7 @@ umount_img() {
 	assert_output_contains "path @/nested"
 	local stored rescanned
 	stored=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^0\// {print $1, $2, $3}')
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	rescanned=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^0\// {print $1, $2, $3}')
 	[ "$stored" = "$rescanned" ]
 	[[ "$stored" == *"0/258 "* ]]

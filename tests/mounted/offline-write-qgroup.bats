@@ -91,7 +91,7 @@ populate() {
 	[ "$(kernel_inconsistent)" = 0 ]
 	[ "$(awk '$1 == "0/257" {print $3}' <<<"$ours")" -lt \
 	  "$(awk '$1 == "0/257" {print $2}' <<<"$ours")" ]
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	theirs=$(progs_numbers "$MNT")
 	[ "$ours" = "$theirs" ] || { diff <(echo "$ours") <(echo "$theirs") >&2; return 1; }
 	umount_img
@@ -117,7 +117,7 @@ populate() {
 	grep -q "^0/256 [0-9]* [0-9]* 104857600 none" <<<"$ours"
 	grep -q "^1/1 [0-9]* [0-9]* none 52428800" <<<"$ours"
 	grep -q "^2/1 [0-9]* [0-9]* 1073741824 none" <<<"$ours"
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	theirs=$(progs_numbers "$MNT")
 	[ "$ours" = "$theirs" ] || { diff <(echo "$ours") <(echo "$theirs") >&2; return 1; }
 	run btrfs qgroup show -pc "$MNT"
@@ -128,7 +128,7 @@ populate() {
 	assert_status 0
 	mount_img
 	ours=$(progs_numbers "$MNT")
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	theirs=$(progs_numbers "$MNT")
 	[ "$ours" = "$theirs" ] || { diff <(echo "$ours") <(echo "$theirs") >&2; return 1; }
 	umount_img
@@ -138,7 +138,7 @@ populate() {
 	populate
 	mount_img
 	btrfs quota enable "$MNT"
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	# a snapshot with shared extents joins a group: the kernel gives up
 	btrfs qgroup create 1/1 "$MNT"
 	btrfs qgroup assign --no-rescan 0/257 1/1 "$MNT" >/dev/null 2>&1 || true
@@ -156,7 +156,7 @@ populate() {
 	[ "$(kernel_inconsistent)" = 0 ]
 	local ours theirs
 	ours=$(progs_numbers "$MNT")
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	theirs=$(progs_numbers "$MNT")
 	[ "$ours" = "$theirs" ] || { diff <(echo "$ours") <(echo "$theirs") >&2; return 1; }
 	umount_img
@@ -177,7 +177,7 @@ populate() {
 	mount_img
 	btrfs quota enable "$MNT"
 	btrfs subvolume create "$MNT/a" >/dev/null
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	btrfs qgroup limit 48K 0/256 "$MNT"
 	run btrfs subvolume create "$MNT/a/k"
 	[ "$status" -ne 0 ]

@@ -50,7 +50,7 @@ fill_source() {
 	echo inline >"$MNT/sv/dir/small"
 	if [ -n "${2:-}" ]; then
 		btrfs quota enable "$MNT"
-		btrfs quota rescan -w "$MNT" >/dev/null
+		kernel_rescan "$MNT"
 	fi
 	umount_img
 }
@@ -60,7 +60,7 @@ qgroups_stored_vs_rescan() {
 	local stored rescanned
 	mount_img
 	stored=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^[0-9]+\// {print $1, $2, $3}')
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	rescanned=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^[0-9]+\// {print $1, $2, $3}')
 	umount_img
 	if [ "$stored" != "$rescanned" ]; then
@@ -122,7 +122,7 @@ qgroups_stored_vs_rescan() {
 	mount_img
 	btrfs qgroup create 1/100 "$MNT"
 	btrfs qgroup assign 0/256 1/100 "$MNT" 2>/dev/null || true
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	umount_img
 	run_volctl --image "$IMG" subvolume snapshot -i 1/100 /sv /snap
 	assert_status 0
@@ -142,14 +142,14 @@ qgroups_stored_vs_rescan() {
 	mount_img
 	btrfs qgroup create 1/100 "$MNT"
 	btrfs qgroup assign 0/256 1/100 "$MNT" 2>/dev/null || true
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	umount_img
 	run_volctl --image "$IMG" subvolume snapshot /sv /snap
 	assert_status 0
 	run btrfs inspect-internal dump-tree -t 8 "$IMG"
 	assert_output_contains "INCONSISTENT"
 	mount_img
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	umount_img
 	check_clean
 }

@@ -90,7 +90,7 @@ umount_img() {
 	btrfs quota enable "$MNT"
 	btrfs qgroup create 1/100 "$MNT"
 	btrfs qgroup assign 0/5 1/100 "$MNT" 2>/dev/null || true
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	umount_img
 	local long names=()
 	long=$(printf 'q%.0s' $(seq 1 200))
@@ -106,7 +106,7 @@ umount_img() {
 	# what the offline writer stored, then what a kernel rescan computes
 	local stored rescanned
 	stored=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^[01]\// {print $1, $2, $3}')
-	btrfs quota rescan -w "$MNT" >/dev/null
+	kernel_rescan "$MNT"
 	rescanned=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^[01]\// {print $1, $2, $3}')
 	umount_img
 	[ "$stored" = "$rescanned" ]
