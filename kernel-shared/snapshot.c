@@ -30,6 +30,7 @@
 #include "extent-ref.h"
 #include "subvol-internal.h"
 #include "snapshot.h"
+#include "qgroup-write.h"
 
 static void set_time(struct btrfs_timespec *ts, const struct btrfs_subvol_create_args *a)
 {
@@ -385,7 +386,10 @@ int btrfs_snapshot_create(struct btrfs_trans_handle *trans, u64 source, bool rea
 		return -EEXIST;
 	if (ret != -ENOENT)
 		return ret;
-	ret = check_inherit(trans, a);
+	/* the kernel reserves the same 3 blocks in the parent for a snapshot */
+	ret = btrfs_qgroup_check_create(trans, a->parent_root);
+	if (!ret)
+		ret = check_inherit(trans, a);
 	if (!ret)
 		ret = new_subvol_id(fs, &id);
 	if (!ret)
