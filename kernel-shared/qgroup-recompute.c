@@ -63,16 +63,14 @@ void btrfs_qgroup_trans_end(struct btrfs_trans_handle *trans)
 
 /*
  * Engine numbers into every INFO item of the quota tree as it is now;
- * groups whose recorded rfer or excl differ are appended to @fixes.
+ * with @res, what was recorded where it differs
  */
-static int write_computed(struct btrfs_trans_handle *trans, struct btrfs_qgroup_fix **fixes,
-			  size_t *nr_fixes, u64 *old_flags)
+static int write_computed(struct btrfs_trans_handle *trans, struct btrfs_qgroup_repair_result *res)
 {
 	struct btrfs_qgroup_list list = { 0 };
 	struct btrfs_acct_counts *counts = NULL;
 	struct btrfs_acct *acct = NULL;
 	struct btrfs_root *quota;
-	size_t nr = 0;
 	int ret;
 
 	ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
@@ -84,8 +82,8 @@ static int write_computed(struct btrfs_trans_handle *trans, struct btrfs_qgroup_
 		ret = load_list(trans, &list);
 	if (ret < 0)
 		return ret;
-	if (old_flags)
-		*old_flags = list.status.flags;
+	if (res)
+		res->old_flags = list.status.flags;
 	if (btrfs_qgroup_list_is_simple(&list)) {
 		btrfs_fs_set_error(trans->fs, "quota rescan is not possible with simple quotas");
 		ret = -EINVAL;
@@ -96,9 +94,9 @@ static int write_computed(struct btrfs_trans_handle *trans, struct btrfs_qgroup_
 	}
 	if (!ret)
 		ret = btrfs_acct_qgroups(acct, &list, counts);
-	if (!ret && fixes) {
-		*fixes = calloc(list.nr + 1, sizeof(**fixes));
-		if (!*fixes)
+	if (!ret && res) {
+		res->fixes = calloc(list.nr + 1, sizeof(*res->fixes));
+		if (!res->fixes)
 			ret = -ENOMEM;
 	}
 	for (size_t i = 0; i < list.nr && !ret; i++) {
@@ -106,8 +104,8 @@ static int write_computed(struct btrfs_trans_handle *trans, struct btrfs_qgroup_
 
 		if (!g->has_info)
 			continue;
-		if (fixes && (g->info.rfer != counts[i].rfer || g->info.excl != counts[i].excl)) {
-			struct btrfs_qgroup_fix *f = &(*fixes)[nr++];
+		if (res && (g->info.rfer != counts[i].rfer || g->info.excl != counts[i].excl)) {
+			struct btrfs_qgroup_fix *f = &res->fixes[res->nr_fixes++];
 
 			f->qgroupid = g->qgroupid;
 			f->old_rfer = g->info.rfer;
@@ -115,18 +113,14 @@ static int write_computed(struct btrfs_trans_handle *trans, struct btrfs_qgroup_
 			f->rfer = counts[i].rfer;
 			f->excl = counts[i].excl;
 		}
+		if (res)
+			res->nr_groups++;
 		ret = btrfs_qgroup_write_info(trans, quota, g->qgroupid, counts[i].rfer,
 					      counts[i].excl);
 	}
 	if (!ret)
 		ret = btrfs_qgroup_update_status(trans, quota, BTRFS_QGROUP_STATUS_FLAG_RESCAN |
 						 BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT, true);
-	if (nr_fixes)
-		*nr_fixes = nr;
-	if (ret && fixes) {
-		free(*fixes);
-		*fixes = NULL;
-	}
 	btrfs_acct_free(acct);
 	free(counts);
 	btrfs_qgroup_list_release(&list);
@@ -137,19 +131,23 @@ int btrfs_qgroup_commit_recompute(struct btrfs_trans_handle *trans)
 {
 	if (!trans->quota_on)
 		return 0;
-	return write_computed(trans, NULL, NULL, NULL);
+	return write_computed(trans, NULL);
 }
 
-int btrfs_qgroup_repair(struct btrfs_trans_handle *trans, struct btrfs_qgroup_fix **fixes,
-			size_t *nr_fixes, u64 *old_flags)
+int btrfs_qgroup_repair(struct btrfs_trans_handle *trans, struct btrfs_qgroup_repair_result *res)
 {
-	if (fixes)
-		*fixes = NULL;
-	if (nr_fixes)
-		*nr_fixes = 0;
+	int ret;
+
+	if (res)
+		memset(res, 0, sizeof(*res));
 	/* correcting numbers is never refused, whatever the limits say */
 	btrfs_trans_ignore_qgroup_limits(trans);
-	return write_computed(trans, fixes, nr_fixes, old_flags);
+	ret = write_computed(trans, res);
+	if (ret < 0 && res) {
+		free(res->fixes);
+		memset(res, 0, sizeof(*res));
+	}
+	return ret;
 }
 
 int btrfs_qgroup_commit_check_limits(struct btrfs_trans_handle *trans)

@@ -58,16 +58,21 @@ struct btrfs_qgroup_fix {
 	u64 rfer, excl;			/* written */
 };
 
+/* What btrfs_qgroup_repair() found and wrote */
+struct btrfs_qgroup_repair_result {
+	struct btrfs_qgroup_fix *fixes;	/* groups whose rfer or excl changed; free() it */
+	size_t nr_fixes;
+	size_t nr_groups;		/* INFO items written */
+	u64 old_flags;			/* STATUS flags found */
+};
+
 /**
  * btrfs_qgroup_repair - write the engine's numbers into every INFO item
- * and clear INCONSISTENT and RESCAN (an offline rescan that says what
- * it changed)
- * @fixes:	receives a malloc'ed array of the groups whose rfer or excl
- *		changed (free() it), *@nr_fixes their number
- * @old_flags:	receives the STATUS flags found
+ * and clear INCONSISTENT and RESCAN (an offline rescan that says what it
+ * changed); never refused by a limit
+ * @res:	may be NULL
  * Return: 0, -ENOTCONN (quotas off), -EINVAL (simple quotas), <0.
  */
-int btrfs_qgroup_repair(struct btrfs_trans_handle *trans, struct btrfs_qgroup_fix **fixes,
-			size_t *nr_fixes, u64 *old_flags);
+int btrfs_qgroup_repair(struct btrfs_trans_handle *trans, struct btrfs_qgroup_repair_result *res);
 
 #endif /* VOLCTL_KERNEL_SHARED_QGROUP_RECOMPUTE_H */

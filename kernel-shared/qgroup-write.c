@@ -778,7 +778,7 @@ int btrfs_quota_disable(struct btrfs_trans_handle *trans)
 
 int btrfs_quota_rescan(struct btrfs_trans_handle *trans)
 {
-	return btrfs_qgroup_repair(trans, NULL, NULL, NULL);
+	return btrfs_qgroup_repair(trans, NULL);
 }
 
 /* ---- limits on subvolume creation ---- */

@@ -144,3 +144,24 @@ kernel_agrees() {
 	run_volctl check "$IMG"
 	assert_status 0
 }
+
+@test "check --repair-qgroups: altered numbers rewritten, the kernel agrees; mounted images refused" {
+	populate
+	local corrupt="$BATS_TEST_DIRNAME/../fixtures/corrupt.py"
+	python3 "$corrupt" "$IMG" qgroup 0/256=-8192 1/1=4096 2/1=1048576 0/259=-4096
+	python3 "$corrupt" "$IMG" qstatus 4
+	local before
+	before=$(sha256sum <"$IMG")
+	mount_img -o ro		# read-only: the kernel writes nothing either
+	run_volctl check --repair-qgroups "$IMG"
+	assert_status 1
+	assert_output_contains "image is mounted on"
+	umount_img
+	[ "$(sha256sum <"$IMG")" = "$before" ]
+	run_volctl check --repair-qgroups "$IMG"
+	assert_status 0
+	assert_output_contains "qgroups: 4 of"
+	assert_output_contains "inconsistent flag cleared"
+	offline_clean
+	kernel_agrees
+}
