@@ -165,3 +165,40 @@ kernel_agrees() {
 	offline_clean
 	kernel_agrees
 }
+
+@test "qgroup clear-stale offline does what the kernel does, on a copy" {
+	populate
+	local corrupt="$BATS_TEST_DIRNAME/../fixtures/corrupt.py"
+	# two stale groups: the keys of 0/259 (no parents) and 0/258 (in 1/2) renamed
+	# past every live subvolume, in an order that keeps the quota keys sorted
+	python3 "$corrupt" "$IMG" qrename 0/259 0/300
+	python3 "$corrupt" "$IMG" qrename 0/258 0/290
+	mount_img
+	kernel_rescan "$MNT"
+	umount_img
+	local copy="$BATS_TEST_TMPDIR/copy.img" ours theirs
+	cp "$IMG" "$copy"
+	run_volctl --image "$copy" qgroup show /
+	assert_output_contains "0/290 "
+	assert_output_contains "<stale>"
+	run_volctl --image "$copy" qgroup clear-stale /
+	assert_status 0
+	ours=$output
+	[ "$(grep -c '^Delete stale qgroup' <<<"$ours")" -eq 2 ]
+	mount_img
+	run_volctl qgroup clear-stale "$MNT"
+	assert_status 0
+	theirs=$output
+	umount_img
+	[ "$ours" = "$theirs" ] || { diff <(echo "$ours") <(echo "$theirs") >&2; return 1; }
+	ours=$("$VOLCTL" --image "$copy" qgroup show -pc --raw /)
+	theirs=$("$VOLCTL" --image "$IMG" qgroup show -pc --raw /)
+	[ "$ours" = "$theirs" ] || { diff <(echo "$ours") <(echo "$theirs") >&2; return 1; }
+	[[ "$ours" != *"0/290"* && "$ours" != *"0/300"* ]]
+	run_volctl --image "$copy" qgroup clear-stale /
+	assert_status 0
+	[ "$output" = "No stale qgroups" ]
+	IMG=$copy
+	offline_clean
+	kernel_agrees
+}
