@@ -11,7 +11,8 @@
  * blocks of the new one are durable on every member by then, so the kernel
  * (which mounts from the member with the highest generation) and btrfs
  * check see the new state, and the writer refuses the older members as
- * stale until a kernel commit has brought them level again.
+ * stale until a kernel commit has brought them level again (a mount
+ * alone commits nothing).
  */
 #include <errno.h>
 #include <string.h>
@@ -41,8 +42,8 @@ int btrfs_members_check_supers(struct btrfs_fs *fs)
 		}
 		if (dev->sb_generation != fs->generation) {
 			btrfs_fs_set_error(fs, "%s: device %llu is stale (generation %llu, the "
-					   "filesystem is at %llu): refusing to write; mount the "
-					   "filesystem once so the kernel brings it up to date",
+					   "filesystem is at %llu): refusing to write; a kernel commit "
+					   "brings it up to date (mount, change something, unmount)",
 					   dev_name(dev), (unsigned long long)dev->devid,
 					   (unsigned long long)dev->sb_generation,
 					   (unsigned long long)fs->generation);

@@ -485,10 +485,13 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	ret = btrfs_members_write_supers(fs, &sb, &primaries);
 	if (ret < 0) {
 		/* before the first primary copy nothing a reader sees has changed */
-		if (primaries)
+		if (primaries && (size_t)primaries < fs->nr_devices)
 			btrfs_fs_set_error(fs, "transaction %llu: committed on %d of %zu devices only, "
-					   "then failed: mount the filesystem once to bring the others up to date",
+					   "then failed: the kernel mounts the new state; its next commit brings the others up to date",
 					   (unsigned long long)trans->transid, primaries, fs->nr_devices);
+		else if (primaries)
+			btrfs_fs_set_error(fs, "transaction %llu: committed, but a mirror superblock copy was not written",
+					   (unsigned long long)trans->transid);
 		goto abort;
 	}
 	fs->super = sb;
