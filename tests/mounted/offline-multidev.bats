@@ -143,9 +143,13 @@ every_write_command() {
 	check_members
 	offline_list=$(vc subvolume list /)
 	[[ "$offline_list" != *"path c"* ]]
+	vc quota disable / >/dev/null
+	check_members
 	mount_members
 	kernel_list=$(btrfs subvolume list "$MNT" | sed "s| path $MNT/| path |")
 	[ "$(stat -c %s "$MNT/a/file")" -eq 524288 ]
+	run btrfs qgroup show "$MNT"
+	[ "$status" -ne 0 ]
 	umount_members
 	diff <(echo "$offline_list") <(echo "$kernel_list")
 	check_members
