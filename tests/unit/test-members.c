@@ -11,6 +11,7 @@
  * generation, and untouched superblocks while no primary copy was written.
  */
 #include "reader-harness.h"
+#include "kernel-shared/alloc.h"
 #include "kernel-shared/members.h"
 #include "kernel-shared/subvol-create.h"
 #include "kernel-shared/transaction.h"
@@ -414,6 +415,77 @@ static void test_fail_after_every_write(struct member_set *ms)
 	CHECK(olds > 4 && news >= 1 && torn == 1, "olds %d news %d torn %d", olds, news, torn);
 }
 
+/*
+ * On mkfs.btrfs images whose metadata chunk covers the 64 MiB superblock
+ * copy of a device: no copy of any allocatable metadata block may land on
+ * a superblock copy of any member (striped profiles map the window back
+ * through btrfs_chunk_rmap()).
+ */
+static void test_super_windows(const char *what, int ndev, const char *opts)
+{
+	char names[4][32], msg[BTRFS_ERRMSG_SIZE] = "";
+	struct btrfs_io_dev *devs[4] = { 0 };
+	struct btrfs_open_args args = { 0 };
+	struct btrfs_trans_handle *trans;
+	struct btrfs_fs *fs = NULL;
+	char list[512] = "";
+	u64 checked = 0, hits = 0, near = 0;
+
+	for (int i = 0; i < ndev; i++) {
+		snprintf(names[i], sizeof(names[i]), "w%d.img", i);
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), " '%s'", tpath(names[i]));
+	}
+	if (sh("rm -f %s && truncate -s 3G %s && mkfs.btrfs -q -f %s %s >/dev/null 2>&1",
+	       list, list, opts, list)) {
+		fprintf(stderr, "note: mkfs.btrfs %s failed, %s skipped\n", opts, what);
+		return;
+	}
+	for (int i = 0; i < ndev; i++)
+		btrfs_io_open_file(tpath(names[i]), true, &devs[i]);
+	args.devs = devs;
+	args.nr_devs = (size_t)ndev;
+	args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+	args.writable = true;
+	args.errmsg = msg;
+	CHECK(btrfs_fs_open(&fs, &args) == 0, "%s: open: %s", what, msg);
+	if (fs && btrfs_start_transaction(fs, &trans) == 0) {
+		const struct btrfs_alloc_ctx *ctx = &trans->alloc;
+
+		for (size_t r = 0; r < ctx->nr_free; r++) {
+			for (u64 b = ctx->free[r].start; b + fs->nodesize <= ctx->free[r].start +
+			     ctx->free[r].len; b += fs->nodesize) {
+				struct btrfs_io_stripe st[BTRFS_MAX_MIRRORS];
+				int nr;
+
+				if (btrfs_map_block_all(fs, b, fs->nodesize, st, &nr) < 0)
+					continue;
+				for (int k = 0; k < nr; k++) {
+					for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+						u64 so = btrfs_sb_offset(m);
+
+						hits += st[k].physical < so + 4096 &&
+							so < st[k].physical + fs->nodesize;
+						near += st[k].physical < so + (1 << 20) &&
+							so < st[k].physical + (1 << 20);
+					}
+				}
+				checked++;
+			}
+		}
+		btrfs_abort_transaction(trans);
+		/* near > 0: the window really lies in a metadata chunk of this image */
+		CHECK(checked > 1000 && near > 0 && hits == 0,
+		      "%s: %llu blocks, %llu near a superblock copy, %llu on one", what,
+		      (unsigned long long)checked, (unsigned long long)near,
+		      (unsigned long long)hits);
+	}
+	btrfs_fs_close(fs);
+	for (int i = 0; i < ndev; i++) {
+		btrfs_io_close(devs[i]);
+		sh("rm -f '%s'", tpath(names[i]));
+	}
+}
+
 int main(void)
 {
 	static const char *const r1[] = { "r1a.img", "r1b.img" };
@@ -433,6 +505,11 @@ int main(void)
 		test_refusals(&ms, &other);
 		test_fail_after_every_write(&ms);
 	}
+	test_super_windows("raid10 x3", 3, "-m raid10 -d single");
+	test_super_windows("raid10 x4", 4, "-m raid10 -d single");
+	test_super_windows("raid0 x2", 2, "-m raid0 -d single");
+	test_super_windows("raid1 x2", 2, "-m raid1 -d single");
+	test_super_windows("raid1c3 x3", 3, "-m raid1c3 -d single");
 	set_free(&ms);
 	set_free(&other);
 	scratch_done();
