@@ -27,9 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <libmount.h>
+#include <linux/fs.h>
 #include "common/backend.h"
 #include "common/offline-write.h"
 #include "kernel-shared/fs.h"
@@ -211,10 +213,21 @@ static int member_open(struct vc_writer *w, const char *path, char *err, size_t 
 	if (m->fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path,
-			 ret == -EBUSY ? "device is busy (mounted?)" : strerror(-ret));
+			 ret == -EBUSY ? "device is busy (mounted?)" :
+			 ret == -EROFS || ret == -EACCES ? "read-only, cannot write" :
+			 vc_offline_errno_text(ret));
 		return ret;
 	}
 	w->nr_members++;
+	/* a read-only block device opens O_RDWR and fails only at the first write */
+	if (flags & O_EXCL) {
+		int ro = 0;
+
+		if (ioctl(m->fd, BLKROGET, &ro) == 0 && ro) {
+			snprintf(err, errlen, "%s: read-only, cannot write", path);
+			return -EROFS;
+		}
+	}
 	if (flock(m->fd, LOCK_EX | LOCK_NB) < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, ret == -EWOULDBLOCK ?

@@ -292,9 +292,28 @@ every_write_command() {
 	assert_output_contains "using ${LOOPS[1]}, another device of the filesystem"
 	run btrfs check --readonly "${LOOPS[0]}"
 	assert_status 0
+	# every member given as a loop device
+	run_volctl --image "${LOOPS[1]}" --image "${LOOPS[0]}" subvolume create /both
+	assert_status 0
+	run btrfs check --readonly "${LOOPS[0]}"
+	assert_status 0
 	detach_all
 	run_volctl "${IMGS[@]}" subvolume list /
 	assert_output_contains "path found"
+	assert_output_contains "path both"
+}
+
+@test "refusals: a read-only member, nothing written" {
+	mkmulti 2 256M -m raid1 -d single
+	local before ro
+	before=$(sums)
+	ro=$(losetup -r -f --show "${FILES[1]}")
+	LOOPS=("$ro")
+	run_volctl --image "${FILES[0]}" --image "$ro" subvolume create /x
+	detach_all
+	assert_status 1
+	assert_output_contains "$ro: read-only, cannot write"
+	[ "$(sums)" = "$before" ]
 }
 
 # state of the member files as the reader sees them: old, new or other
