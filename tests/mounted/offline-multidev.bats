@@ -180,6 +180,47 @@ every_write_command() {
 	every_write_command
 }
 
+@test "2 devices, RAID1: offline writes after the kernel wrote; numbers exact" {
+	mkmulti 2 512M -m raid1 -d raid1
+	mount_members
+	btrfs quota enable "$MNT"
+	btrfs subvolume create "$MNT/k" >/dev/null
+	dd if=/dev/urandom of="$MNT/k/f" bs=1M count=8 status=none
+	btrfs subvolume snapshot "$MNT/k" "$MNT/k-snap" >/dev/null
+	kernel_rescan "$MNT"
+	umount_members
+	vc subvolume snapshot -r /k /k-ro >/dev/null
+	vc subvolume create /k/inner >/dev/null
+	vc qgroup create 1/7 / >/dev/null
+	vc qgroup assign 0/256 1/7 / >/dev/null
+	vc qgroup assign 0/258 1/7 / >/dev/null
+	check_members
+	local offline_qg stored rescanned
+	offline_qg=$(vc qgroup show --raw / | qg_lines)
+	mount_members
+	[ "$(stat -c %s "$MNT/k-ro/f")" -eq 8388608 ]
+	[ -d "$MNT/k/inner" ]
+	stored=$(btrfs qgroup show --raw "$MNT" | qg_lines)
+	kernel_rescan "$MNT"
+	rescanned=$(btrfs qgroup show --raw "$MNT" | qg_lines)
+	umount_members
+	diff <(echo "$offline_qg") <(echo "$stored")
+	diff <(echo "$offline_qg") <(echo "$rescanned")
+	# 1/7 holds k and k-ro, which share the 8 MiB with k-snap: referenced, not exclusive
+	[ "$(awk '$1 == "1/7" {print $2}' <<<"$offline_qg")" -gt 8388608 ]
+	[ "$(awk '$1 == "1/7" {print $3}' <<<"$offline_qg")" -lt 1048576 ]
+	check_members
+	# delete a kernel-made snapshot offline; the kernel's cleaner drops it
+	vc subvolume delete /k-snap >/dev/null
+	check_members
+	mount_members
+	btrfs subvolume sync "$MNT" >/dev/null
+	run btrfs subvolume list "$MNT"
+	[[ "$output" != *"k-snap"* ]]
+	umount_members
+	check_members
+}
+
 @test "2 devices, RAID1: 300 subvolumes in one run grow the trees, check clean" {
 	mkmulti 2 256M -m raid1 -d raid1
 	local names=() i
