@@ -123,3 +123,17 @@ btrfs_check_clean() {
 	assert_output_contains "nothing repaired"
 	[ "$(image_sum)" = "$before" ]
 }
+
+@test "any offline write on numbers marked inconsistent recounts them" {
+	fixture rich4k
+	python3 "$CORRUPT" "$IMG" qgroup 0/256=4096 2/1=-4096
+	python3 "$CORRUPT" "$IMG" qstatus 4
+	run_volctl --image "$IMG" qgroup create 1/7 /
+	assert_status 0
+	run btrfs inspect-internal dump-tree -t 8 "$IMG"
+	[[ "$output" != *INCONSISTENT* ]]
+	run_volctl check "$IMG"
+	assert_status 0
+	assert_output_contains "qgroups: 15 groups verified, all consistent"
+	btrfs_check_clean
+}
