@@ -202,3 +202,36 @@ kernel_agrees() {
 	offline_clean
 	kernel_agrees
 }
+
+@test "snapshot into a parent near its limit: offline refuses exactly where the kernel refuses" {
+	mount_img
+	btrfs quota enable "$MNT"
+	btrfs subvolume create "$MNT/a" >/dev/null
+	head -c 100000 /dev/urandom >"$MNT/a/f"
+	kernel_rescan "$MNT"
+	local rfer copy="$BATS_TEST_TMPDIR/copy.img" before
+	rfer=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "0/5" {print $2}')
+	# the kernel reserves 3 tree blocks in the parent's groups for a snapshot
+	btrfs qgroup limit $((rfer + 8192)) 0/5 "$MNT"
+	umount_img
+	cp "$IMG" "$copy"
+	before=$(sha256sum <"$copy")
+	run_volctl --image "$copy" subvolume snapshot /a /s
+	assert_status 1
+	assert_output_contains "qgroup 0/5: referenced limit $((rfer + 8192)) would be exceeded by 4096 bytes"
+	[ "$(sha256sum <"$copy")" = "$before" ]
+	mount_img
+	run btrfs subvolume snapshot "$MNT/a" "$MNT/s"
+	[ "$status" -ne 0 ]
+	assert_output_contains "Disk quota exceeded"
+	btrfs qgroup limit $((rfer + 12288)) 0/5 "$MNT"
+	umount_img
+	cp "$IMG" "$copy"
+	run_volctl --image "$copy" subvolume snapshot /a /s
+	assert_status 0
+	IMG=$copy offline_clean
+	mount_img
+	run btrfs subvolume snapshot "$MNT/a" "$MNT/s"
+	assert_status 0
+	umount_img
+}
