@@ -81,7 +81,8 @@ static int mark_qgroups_inconsistent(struct btrfs_trans_handle *trans)
 	u32 len;
 	int ret;
 
-	if (!trans->quota_on)
+	/* simple quotas charge by owner: sharing never makes them inexact */
+	if (!trans->quota_on || trans->squota)
 		return 0;
 	ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
 	if (ret < 0)

@@ -19,6 +19,7 @@
 #include "super.h"
 #include "volumes.h"
 #include "transaction.h"
+#include "squota.h"
 
 /* Features whose on-disk structures this writer does not maintain */
 static int check_write_features(struct btrfs_fs *fs)
@@ -27,7 +28,8 @@ static int check_write_features(struct btrfs_fs *fs)
 		BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL | BTRFS_FEATURE_INCOMPAT_COMPRESS_LZO |
 		BTRFS_FEATURE_INCOMPAT_COMPRESS_ZSTD | BTRFS_FEATURE_INCOMPAT_BIG_METADATA |
 		BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF | BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA |
-		BTRFS_FEATURE_INCOMPAT_NO_HOLES | BTRFS_FEATURE_INCOMPAT_RAID1C34;
+		BTRFS_FEATURE_INCOMPAT_NO_HOLES | BTRFS_FEATURE_INCOMPAT_RAID1C34 |
+		BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA;
 	static const u64 compat_ro_ok = BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
 		BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID |
 		BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE;
@@ -109,6 +111,9 @@ int btrfs_start_transaction(struct btrfs_fs *fs, struct btrfs_trans_handle **out
 	if (ret == 0)
 		trans->quota_on = true;
 	else if (ret != -ENOENT)
+		goto fail;
+	ret = btrfs_squota_load(trans);
+	if (ret < 0)
 		goto fail;
 	ret = btrfs_alloc_init(trans);
 	if (ret < 0)
@@ -474,6 +479,7 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	btrfs_set_super_root_level(&sb, fs->tree_root->level);
 	btrfs_set_super_bytes_used(&sb, btrfs_super_bytes_used(&sb) + (u64)trans->bytes_used_delta);
 	btrfs_set_super_flags(&sb, btrfs_super_flags(&sb) | BTRFS_HEADER_FLAG_WRITTEN);
+	btrfs_set_super_incompat_flags(&sb, btrfs_super_incompat_flags(&sb) | trans->incompat_set);
 	btrfs_set_super_log_root(&sb, 0);
 	btrfs_set_super_log_root_level(&sb, 0);
 	{

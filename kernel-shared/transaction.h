@@ -49,6 +49,8 @@ struct btrfs_trans_block {
 struct btrfs_trans_free {
 	u64 bytenr;
 	u64 owner;
+	u64 hdr_owner;			/* header owner: simple quotas charge it */
+	u64 generation;			/* header generation (= the extent item's) */
 	u8 level;
 	bool done;
 };
@@ -87,6 +89,9 @@ struct btrfs_trans_handle {
 	size_t nr_qdeltas, qdeltas_cap;
 	s64 bytes_used_delta;		/* for super.bytes_used */
 	bool quota_on;			/* the quota tree exists */
+	bool squota;			/* ... in simple mode (squota.c) */
+	u64 squota_enable_gen;		/* simple quotas: older extents count nothing */
+	u64 incompat_set;		/* incompat bits the commit adds to the super */
 	size_t nr_roots_at_start;	/* fs->roots loaded before T */
 };
 
