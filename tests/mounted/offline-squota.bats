@@ -156,10 +156,20 @@ kernel_mark() {
 	assert_kernel_quiet "$m"
 }
 
+# "KEY-OF-EXTENT" lines of every extent item holding an EXTENT_OWNER_REF
+owner_refs() {
+	"$VOLCTL" inspect tree -t extent "$1" |
+		awk '/ key \(/ {k = $4 " " $5} /EXTENT_OWNER_REF/ {print k}'
+}
+
 @test "squota offline writes: blocks charged to their owner, check clean, kernel agrees and keeps counting" {
 	populate_squota
-	local m n
+	local m n refs
 	m=$(kernel_mark)
+	# the kernel puts owner refs on data extents only, and volctl keeps them
+	refs=$(owner_refs "$IMG")
+	[ -n "$refs" ]
+	! grep -q METADATA_ITEM <<<"$refs"
 	run_volctl --image "$IMG" subvolume create /new1
 	assert_status 0
 	assert_check_clean "$IMG"
@@ -182,6 +192,7 @@ kernel_mark() {
 	run_volctl --image "$IMG" subvolume delete /c
 	assert_status 0
 	assert_check_clean "$IMG"
+	[ "$(owner_refs "$IMG")" = "$refs" ]
 	# the same state through the kernel's eyes
 	n=$(offline_numbers "$IMG")
 	mount_img -o ro,subvolid=5
