@@ -22,7 +22,9 @@
  * groups are full).  Blocks shared with snapshots are copied with the
  * kernel's reference updates (cow-shared.c); qgroup numbers are then
  * recomputed exactly at commit (qgroup-recompute.h), and every commit
- * refuses to take a qgroup past its limits.
+ * refuses to take a qgroup past its limits.  With simple quotas each tree
+ * block allocated or freed is charged to its header owner instead, and
+ * nothing needs recomputing (squota.h).
  */
 #ifndef VOLCTL_KERNEL_SHARED_TRANSACTION_H
 #define VOLCTL_KERNEL_SHARED_TRANSACTION_H
