@@ -345,7 +345,10 @@ static void test_io_fault(void)
 	btrfs_io_close(inner);
 }
 
-/* Metadata full: -ENOSPC with a message, abort leaves the image as it was */
+/*
+ * Device full (new metadata chunks until none fits): -ENOSPC with a message
+ * naming the device, abort leaves the image as it was
+ */
 static void test_enospc(void)
 {
 	char img[512], err[512], name[64];
@@ -360,7 +363,7 @@ static void test_enospc(void)
 	CHECK(read_file(img, &before, &blen) == 0);
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
-	for (i = 0; i < 20000 && ret == 0; i++) {
+	for (i = 0; i < 200000 && ret == 0; i++) {
 		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
 
 		snprintf(name, sizeof(name), "s%05d", i);
@@ -370,6 +373,7 @@ static void test_enospc(void)
 	}
 	CHECK(ret == -ENOSPC);
 	CHECK(strstr(btrfs_fs_error(w.fs), "no free space") != NULL);
+	CHECK(strstr(btrfs_fs_error(w.fs), "device 1 (") != NULL);
 	btrfs_abort_transaction(trans);
 	vc_writer_close(&w);
 	CHECK(read_file(img, &after, &alen) == 0);
