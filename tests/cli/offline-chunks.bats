@@ -104,6 +104,25 @@ check_clean() {
 	check_clean
 }
 
+@test "a new chunk over the superblock copy at 64 MiB: copy never allocated, check clean" {
+	mkimg 128M -m single -n 4096
+	create_range 1 10000
+	assert_status 0
+	# the third new 16 MiB chunk, at device offset 53 MiB, holds the copy
+	run btrfs inspect-internal dump-tree -t chunk "$IMG"
+	assert_output_contains "(FIRST_CHUNK_TREE CHUNK_ITEM 55574528)"
+	assert_output_contains "stripe 0 devid 1 offset 55574528"
+	# no tree block in the 64 KiB window of the copy (logical = physical here)
+	run bash -c "btrfs inspect-internal dump-tree -t extent '$IMG' |
+		awk '/METADATA_ITEM/ { a = substr(\$4, 2) + 0; if (a + 4096 > 67108864 && a < 67174400) print a }'"
+	[ -z "$output" ]
+	# the free space tree covers it, as the kernel writes it
+	run btrfs inspect-internal dump-tree -t 10 "$IMG"
+	assert_output_contains "(55574528 FREE_SPACE_INFO 16777216)"
+	check_clean
+	[ "$(super_field dev_item.bytes_used)" -eq "$(dev_extent_sum)" ]
+}
+
 @test "volctl mkfs image: new chunk, check clean" {
 	truncate -s 160M "$IMG"
 	run_volctl mkfs -n 4096 "$IMG"

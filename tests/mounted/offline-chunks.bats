@@ -104,3 +104,24 @@ chunk_lines() {
 	run btrfs check --readonly "$IMG"
 	assert_status 0
 }
+
+@test "volctl mkfs image with offline chunks: kernel mounts and writes, check clean" {
+	truncate -s 160M "$IMG"
+	run_volctl mkfs -n 4096 "$IMG"
+	assert_status 0
+	# shellcheck disable=SC2046
+	run_volctl --image "$IMG" subvolume create $(seq -f "/s%g" 1 5000)
+	assert_status 0
+	run btrfs inspect-internal dump-tree -t chunk "$IMG"
+	[ "$(grep -c "type METADATA|DUP" <<<"$output")" -ge 2 ]
+	mount_img "$IMG"
+	run btrfs filesystem df "$MNT"
+	assert_status 0
+	[[ "$output" != *"Metadata, DUP: total=16.00MiB"* ]]
+	dd if=/dev/urandom of="$MNT/s1/data" bs=1M count=10 status=none
+	btrfs subvolume create "$MNT/k1" >/dev/null
+	sync
+	umount_img
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+}
