@@ -72,7 +72,7 @@ static int create(const char *img, const char *path, char *err, size_t errlen)
 	ret = vc_writer_open(img, -1, &w, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = vc_offline_subvol_create(w.fs, path, NULL, err, errlen);
+	ret = vc_offline_subvol_create(w.fs, path, false, NULL, err, errlen);
 	vc_writer_close(&w);
 	return ret;
 }
