@@ -95,3 +95,33 @@ check_clean() {
 	assert_status 0
 	[[ "$output" != *"are different"* ]]
 }
+
+@test "create -p: crash after every write, old or new state, never a mix" {
+	mkimg
+	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" \
+		subvolume create /probe 2>/dev/null; then
+		skip "built without --enable-fault-injection"
+	fi
+	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
+	local w rc dirs nold=0 nnew=0
+	for w in $(seq 1 100); do
+		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
+		rc=0
+		VOLCTL_FAIL_AFTER_WRITES=$w "$VOLCTL" --image "$IMG" subvolume create -p /a/b/sv \
+			>/dev/null 2>&1 || rc=$?
+		check_clean
+		# a and b: DIR_ITEM, DIR_INDEX, INODE_REF each; sv: DIR_ITEM, DIR_INDEX
+		# (its back ref is in the root tree): all eight or none
+		dirs=$(btrfs inspect-internal dump-tree -t 5 "$IMG" |
+			grep -cE "name: (a|b|sv)$") || true
+		case $dirs in
+		0) nold=$((nold + 1)); [ "$rc" -eq 1 ] ;;
+		8) nnew=$((nnew + 1)) ;;
+		*) echo "after $w writes: $dirs entries" >&2; return 1 ;;
+		esac
+		[ "$rc" -eq 0 ] && break
+	done
+	[ "$rc" -eq 0 ]
+	[ "$nold" -gt 3 ] && [ "$nnew" -ge 1 ]
+}
