@@ -133,12 +133,13 @@ static int find_dev_hole(struct btrfs_trans_handle *trans, struct btrfs_device *
 	ret = btrfs_iterate_items(root, &min, &max, dev_extent_cb, &d);
 	if (!ret)
 		ret = d.err;
-	/* extents of chunks made earlier in this transaction are not in the tree yet */
+	/*
+	 * Extents of chunks made earlier in this transaction may not be in
+	 * the tree yet (or be half inserted): all of them count, overlaps merge.
+	 */
 	for (size_t i = 0; i < ctx->nr_new_chunks && !ret; i++) {
 		const struct btrfs_new_chunk *nc = &ctx->new_chunks[i];
 
-		if (nc->items_done)
-			continue;
 		for (u16 s = 0; s < nc->num_stripes && !ret; s++)
 			ret = btrfs_range_push(&d.used, &d.nr, &d.cap, nc->physical[s],
 					       nc->stripe_size);
