@@ -178,12 +178,8 @@ static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
 	name = checked_name(arg);
 	if (!name)
 		return -EINVAL;
-	if (parents) {
-		if (ctx->cfg->nr_images) {
-			error("subvolume create -p: not implemented offline yet");
-			ret = -EOPNOTSUPP;
-			goto out;
-		}
+	/* offline, the backend makes the directories in the subvolume's transaction */
+	if (parents && !ctx->cfg->nr_images) {
 		ret = path_mkdir_parents(arg, &failed);
 		if (ret == -ENOTDIR) {
 			error("%s: exists and is not a directory", failed);
@@ -199,14 +195,15 @@ static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = cmd_open(ctx, dir, true, &fs);
+	/* with -p offline, @dir may not exist yet: the image is opened without it */
+	ret = cmd_open(ctx, parents && ctx->cfg->nr_images ? NULL : dir, true, &fs);
 	if (ret)
 		goto out;
 	ret = inherit_resolve(ctx, fs, ia);
 	if (ret)
 		goto out;
 	vc_fs_clear_error(fs);
-	ret = CMD_OP(ctx, subvol_create, fs, arg, &inh);
+	ret = CMD_OP(ctx, subvol_create, fs, arg, parents, &inh);
 	if (ret) {
 		cmd_report(ctx, fs, ret, arg);
 		goto out;

@@ -100,7 +100,9 @@ struct vc_backend_ops {
 	int (*rescan_status)(struct vc_fs *fs, struct vc_rescan_status *st);
 
 	/* ---- subvolumes ---- */
-	int (*subvol_create)(struct vc_fs *fs, const char *path, const struct vc_inherit *inh);
+	/* @parents: offline, create missing directories of @path (online the command did) */
+	int (*subvol_create)(struct vc_fs *fs, const char *path, bool parents,
+			     const struct vc_inherit *inh);
 	int (*snapshot)(struct vc_fs *fs, const char *src, const char *dst, bool readonly,
 			const struct vc_inherit *inh);
 	/* delete by path (subvolid 0), or subvolume @subvolid of the fs holding @path */

@@ -197,7 +197,7 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 	if (ret < 0)
 		return ret;
 	for (size_t i = 0; i < o->nr_subvols && !ret; i++)
-		ret = vc_offline_subvol_create(w.fs, o->subvols[i], NULL, err, errlen);
+		ret = vc_offline_subvol_create(w.fs, o->subvols[i], false, NULL, err, errlen);
 	if (!ret && o->default_subvol) {
 		btrfs_fs_clear_error(w.fs);
 		ret = set_default(w.fs, o->default_subvol);

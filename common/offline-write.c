@@ -39,6 +39,7 @@
 #include "kernel-shared/super.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/subvol-create.h"
+#include "kernel-shared/dir-create.h"
 
 /* Block device numbers (and names, "loopN") of loop devices backed by the file @st */
 static size_t loop_devices_of(const struct stat *st, dev_t *out, char (*names)[32], size_t max)
@@ -350,9 +351,11 @@ const char *vc_offline_errno_text(int err)
 	}
 }
 
-int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct vc_inherit *inh,
-			     char *err, size_t errlen)
+int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, bool parents,
+			     const struct vc_inherit *inh, char *err, size_t errlen)
 {
+	struct btrfs_mkdir_args ma = { 0 };
+	mode_t mask;
 	struct btrfs_subvol_create_args a = { 0 };
 	struct btrfs_trans_handle *trans = NULL;
 	struct timespec now;
@@ -371,9 +374,11 @@ int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct
 	a.name = path + dlen;
 	a.name_len = len - dlen;
 	btrfs_fs_clear_error(fs);
-	ret = btrfs_resolve_dir(fs, path, dlen, &a.parent_root, &a.parent_dir);
-	if (ret < 0)
-		goto fail;
+	if (!parents) {
+		ret = btrfs_resolve_dir(fs, path, dlen, &a.parent_root, &a.parent_dir);
+		if (ret < 0)
+			goto fail;
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	a.now_sec = (u64)now.tv_sec;
 	a.now_nsec = (u32)now.tv_nsec;
@@ -382,6 +387,21 @@ int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct
 	ret = btrfs_start_transaction(fs, &trans);
 	if (ret < 0)
 		goto fail;
+	if (parents) {
+		mask = umask(0);
+		umask(mask);
+		ma.mode = 0777 & ~(u32)mask;
+		ma.uid = a.uid;
+		ma.gid = a.gid;
+		ma.now_sec = a.now_sec;
+		ma.now_nsec = a.now_nsec;
+		ret = btrfs_resolve_dir_create(trans, path, dlen, &ma, &a.parent_root,
+					       &a.parent_dir);
+		if (ret < 0) {
+			btrfs_abort_transaction(trans);
+			goto fail;
+		}
+	}
 	ret = btrfs_subvol_create(trans, &a);
 	if (ret < 0) {
 		btrfs_abort_transaction(trans);

@@ -65,12 +65,13 @@ int vc_writer_open_multi(const char *const *paths, size_t nr_paths, int super_mi
 void vc_writer_close(struct vc_writer *w);
 
 /**
- * vc_offline_subvol_create - `subvolume create [-i QGROUP] PATH` on an
- * open image, one transaction
+ * vc_offline_subvol_create - `subvolume create [-p] [-i QGROUP] PATH` on an
+ * open image, one transaction (with @parents, the missing directories too:
+ * mode 0777 minus the umask, owned by the caller, like mkdir -p)
  * Return: 0 or a negative errno with @err set.
  */
-int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, const struct vc_inherit *inh,
-			     char *err, size_t errlen);
+int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, bool parents,
+			     const struct vc_inherit *inh, char *err, size_t errlen);
 
 /* Lowercase words for an errno in offline write messages */
 const char *vc_offline_errno_text(int err);

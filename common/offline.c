@@ -583,11 +583,12 @@ static int not_implemented(struct vc_fs *fs)
 	return -EOPNOTSUPP;
 }
 
-static int offline_subvol_create(struct vc_fs *fs, const char *path, const struct vc_inherit *inh)
+static int offline_subvol_create(struct vc_fs *fs, const char *path, bool parents,
+				 const struct vc_inherit *inh)
 {
 	if (!fs->writer.fs)
 		return not_implemented(fs);
-	return vc_offline_subvol_create(fs->writer.fs, path, inh, fs->base.err,
+	return vc_offline_subvol_create(fs->writer.fs, path, parents, inh, fs->base.err,
 					sizeof(fs->base.err));
 }
 

@@ -482,8 +482,10 @@ out:
 	return ret;
 }
 
-static int online_subvol_create(struct vc_fs *fs, const char *path, const struct vc_inherit *inh)
+static int online_subvol_create(struct vc_fs *fs, const char *path, bool parents,
+				const struct vc_inherit *inh)
 {
+	(void)parents;	/* the command ran mkdir -p before opening the directory */
 	vc_fs_clear_error(fs);
 	return create_common(fs, path, -1, NULL, false, inh);
 }

@@ -17,6 +17,8 @@
 #include "ctree-write.h"
 #include "transaction.h"
 #include "alloc.h"
+#include "alloc-internal.h"
+#include "chunk-alloc.h"
 
 struct bg_load {
 	struct btrfs_alloc_ctx *ctx;
@@ -24,8 +26,7 @@ struct bg_load {
 	int err;
 };
 
-static int push_range(struct btrfs_free_range **arr, size_t *nr, size_t *cap, u64 start,
-		      u64 len)
+int btrfs_range_push(struct btrfs_free_range **arr, size_t *nr, size_t *cap, u64 start, u64 len)
 {
 	if (!len)
 		return 0;
@@ -74,6 +75,8 @@ static int bg_cb(void *priv, const struct btrfs_key *key, const void *data, u32 
 	bg->flags = btrfs_block_group_flags(bgi);
 	bg->used = btrfs_block_group_used(bgi);
 	bg->dirty = false;
+	bg->fst_bitmaps = false;
+	bg->new_chunk = -1;
 	return 0;
 }
 
@@ -115,7 +118,7 @@ static int load_bitmap(struct space_load *l, const struct btrfs_key *key, const 
 			continue;
 		}
 		if (run) {
-			l->err = push_range(&l->ranges, &l->nr, &l->cap,
+			l->err = btrfs_range_push(&l->ranges, &l->nr, &l->cap,
 					    key->objectid + (i - run) * ss, run * ss);
 			if (l->err)
 				return 1;
@@ -148,7 +151,7 @@ static int fst_cb(void *priv, const struct btrfs_key *key, const void *data, u32
 	if (key->objectid < l->bg->start ||
 	    key->objectid + key->offset > l->bg->start + l->bg->length)
 		return 0;
-	l->err = push_range(&l->ranges, &l->nr, &l->cap, key->objectid, key->offset);
+	l->err = btrfs_range_push(&l->ranges, &l->nr, &l->cap, key->objectid, key->offset);
 	return l->err ? 1 : 0;
 }
 
@@ -162,7 +165,7 @@ static int extent_cb(void *priv, const struct btrfs_key *key, const void *data, 
 		return 0;
 	end = key->objectid + (key->type == BTRFS_METADATA_ITEM_KEY ? l->fs->nodesize : key->offset);
 	if (key->objectid > l->cursor) {
-		l->err = push_range(&l->ranges, &l->nr, &l->cap, l->cursor,
+		l->err = btrfs_range_push(&l->ranges, &l->nr, &l->cap, l->cursor,
 				    key->objectid - l->cursor);
 		if (l->err)
 			return 1;
@@ -172,9 +175,8 @@ static int extent_cb(void *priv, const struct btrfs_key *key, const void *data, 
 	return 0;
 }
 
-/* Cut [@start, @start + @len) out of the sorted, disjoint @ranges */
-static int cut_range(struct btrfs_free_range **ranges, size_t *nr, size_t *cap, u64 start,
-		     u64 len)
+int btrfs_range_cut(struct btrfs_free_range **ranges, size_t *nr, size_t *cap, u64 start,
+		    u64 len)
 {
 	u64 end = start + len;
 
@@ -187,7 +189,7 @@ static int cut_range(struct btrfs_free_range **ranges, size_t *nr, size_t *cap, 
 		if (r->start < start && rend > end) {
 			/* split: keep the head here, append the tail (sorted later) */
 			r->len = start - r->start;
-			return push_range(ranges, nr, cap, end, rend - end);
+			return btrfs_range_push(ranges, nr, cap, end, rend - end);
 		}
 		if (r->start < start) {
 			r->len = start - r->start;
@@ -208,9 +210,30 @@ static int range_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+void btrfs_range_normalize(struct btrfs_free_range *ranges, size_t *nr, bool merge)
+{
+	size_t out = 0;
+
+	if (*nr)
+		qsort(ranges, *nr, sizeof(*ranges), range_cmp);
+	for (size_t i = 0; i < *nr; i++) {
+		if (!ranges[i].len)
+			continue;
+		if (merge && out && ranges[out - 1].start + ranges[out - 1].len >= ranges[i].start) {
+			u64 end = ranges[i].start + ranges[i].len;
+
+			if (end > ranges[out - 1].start + ranges[out - 1].len)
+				ranges[out - 1].len = end - ranges[out - 1].start;
+			continue;
+		}
+		ranges[out++] = ranges[i];
+	}
+	*nr = out;
+}
+
 /* The logical windows that map onto a superblock copy must never be allocated */
-static int cut_super_windows(struct btrfs_fs *fs, struct btrfs_free_range **ranges, size_t *nr,
-			     size_t *cap, const struct btrfs_bg *bg)
+int btrfs_range_cut_super(struct btrfs_fs *fs, struct btrfs_free_range **ranges, size_t *nr,
+			  size_t *cap, const struct btrfs_bg *bg)
 {
 	const struct btrfs_chunk_map *map = btrfs_chunk_map_lookup(fs, bg->start);
 	int ret;
@@ -223,7 +246,7 @@ static int cut_super_windows(struct btrfs_fs *fs, struct btrfs_free_range **rang
 		return -EOPNOTSUPP;
 	}
 	if (bg->start < BTRFS_SUPER_INFO_OFFSET + BTRFS_STRIPE_LEN) {
-		ret = cut_range(ranges, nr, cap, bg->start, BTRFS_SUPER_INFO_OFFSET + BTRFS_STRIPE_LEN);
+		ret = btrfs_range_cut(ranges, nr, cap, bg->start, BTRFS_SUPER_INFO_OFFSET + BTRFS_STRIPE_LEN);
 		if (ret)
 			return ret;
 	}
@@ -239,7 +262,7 @@ static int cut_super_windows(struct btrfs_fs *fs, struct btrfs_free_range **rang
 			    phys + BTRFS_SUPER_INFO_SIZE <= pstart)
 				continue;
 			logical &= ~(BTRFS_STRIPE_LEN - 1);
-			ret = cut_range(ranges, nr, cap, logical, 2 * BTRFS_STRIPE_LEN);
+			ret = btrfs_range_cut(ranges, nr, cap, logical, 2 * BTRFS_STRIPE_LEN);
 			if (ret)
 				return ret;
 		}
@@ -270,7 +293,7 @@ static int load_bg_space(struct btrfs_trans_handle *trans, struct btrfs_bg *bg,
 			return ret;
 		ret = btrfs_iterate_items(root, &min, &max, extent_cb, l);
 		if (!ret && !l->err && l->cursor < bg->start + bg->length)
-			l->err = push_range(&l->ranges, &l->nr, &l->cap, l->cursor,
+			l->err = btrfs_range_push(&l->ranges, &l->nr, &l->cap, l->cursor,
 					    bg->start + bg->length - l->cursor);
 	}
 	if (ret < 0)
@@ -278,12 +301,43 @@ static int load_bg_space(struct btrfs_trans_handle *trans, struct btrfs_bg *bg,
 	return l->err;
 }
 
+/* Free ranges of every block group whose flags are exactly of @kind's type */
+static int load_free(struct btrfs_trans_handle *trans, u64 type, struct btrfs_free_range **out,
+		     size_t *nr_out, size_t *cap_out)
+{
+	struct btrfs_alloc_ctx *ctx = &trans->alloc;
+	struct space_load sl = { 0 };
+	int ret;
+
+	for (size_t i = 0; i < ctx->nr_bgs; i++) {
+		struct btrfs_bg *bg = &ctx->bgs[i];
+
+		if ((bg->flags & BTRFS_BLOCK_GROUP_TYPE_MASK) != type)
+			continue;
+		ret = load_bg_space(trans, bg, &sl);
+		if (ret < 0)
+			goto fail;
+		ret = btrfs_range_cut_super(trans->fs, &sl.ranges, &sl.nr, &sl.cap, bg);
+		if (ret < 0)
+			goto fail;
+	}
+	/* never merged: a range must not cross from one block group into the next */
+	btrfs_range_normalize(sl.ranges, &sl.nr, false);
+	*out = sl.ranges;
+	*nr_out = sl.nr;
+	if (cap_out)
+		*cap_out = sl.cap;
+	return 0;
+fail:
+	free(sl.ranges);
+	return ret;
+}
+
 int btrfs_alloc_init(struct btrfs_trans_handle *trans)
 {
 	struct btrfs_fs *fs = trans->fs;
 	struct btrfs_alloc_ctx *ctx = &trans->alloc;
 	struct bg_load bl = { .ctx = ctx };
-	struct space_load sl = { 0 };
 	struct btrfs_key min = { 0, 0, 0 }, max = { (u64)-1, (u8)-1, (u64)-1 };
 	struct btrfs_root *root;
 	int ret;
@@ -292,6 +346,8 @@ int btrfs_alloc_init(struct btrfs_trans_handle *trans)
 	ctx->has_fst = btrfs_fs_has_compat_ro(fs, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
 	ctx->bg_tree = btrfs_fs_has_compat_ro(fs, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE) ?
 		BTRFS_BLOCK_GROUP_TREE_OBJECTID : BTRFS_EXTENT_TREE_OBJECTID;
+	if (fs->nr_devices)
+		ctx->dev_bytes_used_start = fs->devices[0]->bytes_used;
 	ret = btrfs_read_root(fs, ctx->bg_tree, &root);
 	if (ret < 0)
 		return ret;
@@ -299,45 +355,51 @@ int btrfs_alloc_init(struct btrfs_trans_handle *trans)
 	ret = btrfs_iterate_items(root, &min, &max, bg_cb, &bl);
 	if (!ret)
 		ret = bl.err;
+	ctx->bgs_cap = bl.cap;
 	if (ret < 0)
 		goto fail;
-	for (size_t i = 0; i < ctx->nr_bgs; i++) {
-		struct btrfs_bg *bg = &ctx->bgs[i];
+	/* room for the chunks T may add: bg pointers stay valid during tree changes */
+	{
+		struct btrfs_bg *p = realloc(ctx->bgs, (ctx->nr_bgs + BTRFS_MAX_NEW_CHUNKS) *
+					     sizeof(*p));
 
-		if (!(bg->flags & BTRFS_BLOCK_GROUP_METADATA) || (bg->flags & BTRFS_BLOCK_GROUP_DATA))
-			continue;
-		ret = load_bg_space(trans, bg, &sl);
-		if (ret < 0)
+		if (!p) {
+			ret = -ENOMEM;
 			goto fail;
-		ret = cut_super_windows(fs, &sl.ranges, &sl.nr, &sl.cap, bg);
-		if (ret < 0)
-			goto fail;
+		}
+		ctx->bgs = p;
+		ctx->bgs_cap = ctx->nr_bgs + BTRFS_MAX_NEW_CHUNKS;
 	}
-	if (sl.nr)
-		qsort(sl.ranges, sl.nr, sizeof(*sl.ranges), range_cmp);
-	ctx->free = sl.ranges;
-	ctx->nr_free = sl.nr;
+	/* mixed DATA|METADATA block groups are never allocated from */
+	ret = load_free(trans, BTRFS_BLOCK_GROUP_METADATA, &ctx->free, &ctx->nr_free,
+			&ctx->free_cap);
+	if (ret < 0)
+		goto fail;
+	ret = load_free(trans, BTRFS_BLOCK_GROUP_SYSTEM, &ctx->sys_free, &ctx->nr_sys_free, NULL);
+	if (ret < 0)
+		goto fail;
 	return 0;
 fail:
-	free(sl.ranges);
 	btrfs_alloc_release(ctx);
 	return ret;
 }
 
 void btrfs_alloc_release(struct btrfs_alloc_ctx *ctx)
 {
+	for (size_t i = 0; i < ctx->nr_new_chunks; i++)
+		free(ctx->new_chunks[i].fst);
+	free(ctx->new_chunks);
 	free(ctx->bgs);
 	free(ctx->free);
+	free(ctx->sys_free);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
-int btrfs_alloc_metadata(struct btrfs_trans_handle *trans, u64 *bytenr)
+/* First fit of one nodesize-aligned block in @ranges */
+static bool take_block(struct btrfs_free_range *ranges, size_t nr, u64 ns, u64 *bytenr)
 {
-	struct btrfs_alloc_ctx *ctx = &trans->alloc;
-	u64 ns = trans->fs->nodesize;
-
-	for (size_t i = 0; i < ctx->nr_free; i++) {
-		struct btrfs_free_range *r = &ctx->free[i];
+	for (size_t i = 0; i < nr; i++) {
+		struct btrfs_free_range *r = &ranges[i];
 		u64 start = (r->start + ns - 1) & ~(ns - 1);
 		u64 end = r->start + r->len;
 
@@ -352,9 +414,36 @@ int btrfs_alloc_metadata(struct btrfs_trans_handle *trans, u64 *bytenr)
 			r->len -= start + ns - r->start;
 			r->start = start + ns;
 		}
-		return 0;
+		return true;
 	}
-	btrfs_fs_set_error(trans->fs, "no free space left in the metadata block groups (new chunks are not implemented offline yet)");
+	return false;
+}
+
+/* A chunk too small for one block after the superblock windows: try again, a few times */
+#define MAX_CHUNK_TRIES		4
+
+int btrfs_alloc_metadata(struct btrfs_trans_handle *trans, u64 owner, u64 *bytenr)
+{
+	struct btrfs_alloc_ctx *ctx = &trans->alloc;
+	u64 ns = trans->fs->nodesize;
+	int ret;
+
+	if (owner == BTRFS_CHUNK_TREE_OBJECTID) {
+		if (take_block(ctx->sys_free, ctx->nr_sys_free, ns, bytenr))
+			return 0;
+		btrfs_fs_set_error(trans->fs, "chunk tree: no free space left in the system block groups (new system chunks are not implemented offline)");
+		return -ENOSPC;
+	}
+	for (int tries = 0; tries <= MAX_CHUNK_TRIES; tries++) {
+		if (take_block(ctx->free, ctx->nr_free, ns, bytenr))
+			return 0;
+		if (tries == MAX_CHUNK_TRIES)
+			break;
+		ret = btrfs_chunk_alloc_metadata(trans);
+		if (ret < 0)
+			return ret;
+	}
+	btrfs_fs_set_error(trans->fs, "no free space left in the metadata block groups");
 	return -ENOSPC;
 }
 
@@ -565,6 +654,9 @@ int btrfs_fst_remove(struct btrfs_trans_handle *trans, u64 start, u64 len)
 
 	if (!bg)
 		return -EUCLEAN;
+	ret = btrfs_chunk_fst_pending(trans, bg, start, len, false);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	ret = btrfs_read_root(fs, BTRFS_FREE_SPACE_TREE_OBJECTID, &root);
 	if (ret < 0)
 		return ret;
@@ -614,6 +706,9 @@ int btrfs_fst_add(struct btrfs_trans_handle *trans, u64 start, u64 len)
 
 	if (!bg)
 		return -EUCLEAN;
+	ret = btrfs_chunk_fst_pending(trans, bg, start, len, true);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	ret = btrfs_read_root(fs, BTRFS_FREE_SPACE_TREE_OBJECTID, &root);
 	if (ret < 0)
 		return ret;

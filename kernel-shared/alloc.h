@@ -33,6 +33,7 @@ struct btrfs_bg {
 	u64 used;
 	bool dirty;			/* item must be rewritten */
 	bool fst_bitmaps;		/* its free space tree entries are bitmaps */
+	int new_chunk;			/* index in new_chunks while its items are pending, else -1 */
 };
 
 struct btrfs_free_range {
@@ -40,13 +41,36 @@ struct btrfs_free_range {
 	u64 len;
 };
 
+/* Most chunks one transaction creates (arrays are sized once and never move) */
+#define BTRFS_MAX_NEW_CHUNKS	64
+
+/* A chunk created in this transaction (chunk-alloc.c) */
+struct btrfs_new_chunk {
+	u64 logical;
+	u64 length;
+	u64 type;
+	u64 devid;
+	u64 stripe_size;		/* per device extent */
+	u16 num_stripes;
+	u64 physical[2];
+	bool items_done;		/* dev extents, chunk, block group, FST items inserted */
+	/* its free space until the FST items exist: sorted, disjoint */
+	struct btrfs_free_range *fst;
+	size_t nr_fst, fst_cap;
+};
+
 struct btrfs_alloc_ctx {
 	struct btrfs_bg *bgs;		/* sorted by start */
-	size_t nr_bgs;
+	size_t nr_bgs, bgs_cap;
 	struct btrfs_free_range *free;	/* allocatable now, sorted */
-	size_t nr_free;
+	size_t nr_free, free_cap;
+	struct btrfs_free_range *sys_free;	/* SYSTEM block groups, for the chunk tree */
+	size_t nr_sys_free;
 	bool has_fst;
 	u64 bg_tree;			/* tree holding BLOCK_GROUP_ITEMs (2 or 11) */
+	struct btrfs_new_chunk *new_chunks;
+	size_t nr_new_chunks, new_chunks_cap;
+	u64 dev_bytes_used_start;	/* the device's bytes_used before T (abort) */
 };
 
 /** btrfs_alloc_init - read block groups and metadata free space for @trans */
@@ -56,10 +80,15 @@ int btrfs_alloc_init(struct btrfs_trans_handle *trans);
 void btrfs_alloc_release(struct btrfs_alloc_ctx *ctx);
 
 /**
- * btrfs_alloc_metadata - reserve one nodesize block in a METADATA block group
- * Return: 0 and *bytenr, or -ENOSPC with a message in fs->errmsg.
+ * btrfs_alloc_metadata - reserve one nodesize block for a block of tree @owner
+ *
+ * Chunk tree blocks come from the SYSTEM block groups, every other tree's
+ * from the METADATA block groups.  When those are full, a new METADATA
+ * chunk is created (chunk-alloc.c) and the block comes from it.
+ * Return: 0 and *bytenr, -ENOSPC (device or SYSTEM block group full) or
+ * -EOPNOTSUPP (a profile new chunks cannot be made for), message in fs->errmsg.
  */
-int btrfs_alloc_metadata(struct btrfs_trans_handle *trans, u64 *bytenr);
+int btrfs_alloc_metadata(struct btrfs_trans_handle *trans, u64 owner, u64 *bytenr);
 
 /** btrfs_bg_lookup - block group containing @bytenr, or NULL */
 struct btrfs_bg *btrfs_bg_lookup(struct btrfs_alloc_ctx *ctx, u64 bytenr);

@@ -59,7 +59,7 @@ int btrfs_alloc_tree_block(struct btrfs_trans_handle *trans, u64 owner, u8 level
 		   sizeof(*trans->blocks));
 	if (ret < 0)
 		return ret;
-	ret = btrfs_alloc_metadata(trans, &bytenr);
+	ret = btrfs_alloc_metadata(trans, owner, &bytenr);
 	if (ret < 0)
 		return ret;
 	ret = btrfs_alloc_tree_block_buffer(fs, bytenr, &eb);

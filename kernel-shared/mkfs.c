@@ -10,7 +10,9 @@
  *
  * Trees, each one leaf of generation 1: chunk (SYSTEM chunk), root,
  * extent, dev, fs (5), csum, uuid, free space, data reloc, quota (with
- * --quota), in this order in the METADATA chunk.  The root tree holds the
+ * --quota), in this order in the METADATA chunk.  Only the root tree may
+ * not fit one leaf (4 KiB nodes with quotas: eight ROOT_ITEMs): it is then
+ * a level-1 node over two leaves, the node first.  The root tree holds the
  * ROOT_ITEMs, root directory 6 with its "default" entry; the extent tree
  * a METADATA_ITEM per leaf and the BLOCK_GROUP_ITEMs; the free space tree
  * the free extents of every block group.
@@ -71,6 +73,10 @@ struct mkfs_ctx {
 	bool has[T_MAX];
 	struct mk_leaf leaves[T_MAX];
 	u64 dev_used;
+	/* root tree as a node over two leaves (bytenr[T_ROOT] is the node) */
+	bool root_split;
+	u64 root_leaf[2];
+	u32 root_split_at;		/* first item of the second leaf */
 };
 
 static int leaf_add(struct mk_leaf *l, u64 objectid, u8 type, u64 offset, const void *data,
@@ -176,8 +182,30 @@ static int layout(struct mkfs_ctx *c)
 			continue;
 		c->bytenr[t] = c->chunks[C_META].logical + (u64)n++ * c->ns;
 		c->chunks[C_META].used += c->ns;
+		if (t == T_ROOT && c->root_split) {
+			for (int i = 0; i < 2; i++) {
+				c->root_leaf[i] = c->chunks[C_META].logical + (u64)n++ * c->ns;
+				c->chunks[C_META].used += c->ns;
+			}
+		}
 	}
 	return 0;
+}
+
+/* Bytes the root tree's items take in a leaf (fill_root_tree() adds them) */
+static u32 root_tree_bytes(const struct mkfs_ctx *c)
+{
+	const u32 hdr = sizeof(struct btrfs_item);
+	u32 bytes = 0;
+
+	for (int t = T_EXTENT; t < T_MAX; t++) {
+		if (c->has[t])
+			bytes += hdr + (u32)sizeof(struct btrfs_root_item);
+	}
+	bytes += hdr + (u32)sizeof(struct btrfs_inode_item);		/* dir 6 */
+	bytes += hdr + (u32)sizeof(struct btrfs_inode_ref) + 2;	/* ".." */
+	bytes += hdr + (u32)sizeof(struct btrfs_dir_item) + 7;	/* "default" */
+	return bytes;
 }
 
 static void set_time(struct btrfs_timespec *ts, u64 sec)
@@ -379,6 +407,14 @@ static int fill_extent_tree(struct mkfs_ctx *c)
 		btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_TREE_BLOCK);
 		buf[sizeof(*ei)] = BTRFS_TREE_BLOCK_REF_KEY;
 		put_le64(buf + sizeof(*ei) + 1, tree_ids[t]);
+		if (t == T_ROOT && c->root_split) {
+			ret = leaf_add(l, c->bytenr[t], BTRFS_METADATA_ITEM_KEY, 1, buf,
+				       sizeof(buf));
+			for (int i = 0; i < 2 && !ret; i++)
+				ret = leaf_add(l, c->root_leaf[i], BTRFS_METADATA_ITEM_KEY, 0, buf,
+					       sizeof(buf));
+			continue;
+		}
 		ret = leaf_add(l, c->bytenr[t], BTRFS_METADATA_ITEM_KEY, 0, buf, sizeof(buf));
 	}
 	for (int i = 0; i < C_MAX && !ret; i++) {
@@ -474,22 +510,42 @@ static int fill_trees(struct mkfs_ctx *c, u8 *sys_array, u32 *sys_array_size)
 	return ret;
 }
 
-/* Pack leaf @t into @buf (nodesize bytes) with its header and checksum */
-static int build_leaf(struct mkfs_ctx *c, int t, u8 *buf)
+/* Header and checksum of a block of tree @t at @bytenr */
+static int finish_block(struct mkfs_ctx *c, int t, u64 bytenr, u8 level, u32 nritems, u8 *buf)
 {
-	struct mk_leaf *l = &c->leaves[t];
 	struct btrfs_header *h = (struct btrfs_header *)buf;
-	u32 end = btrfs_leaf_data_size(c->ns);
 	u8 csum[BTRFS_CSUM_MAX_SIZE];
 	int ret;
 
-	if (l->nr)
-		qsort(l->items, l->nr, sizeof(*l->items), item_cmp);
+	btrfs_set_header_fsid(h, c->fsid);
+	btrfs_set_header_bytenr(h, bytenr);
+	btrfs_set_header_flags(h, BTRFS_HEADER_FLAG_WRITTEN |
+			       ((u64)BTRFS_MIXED_BACKREF_REV << BTRFS_BACKREF_REV_SHIFT));
+	btrfs_set_header_chunk_tree_uuid(h, c->chunk_uuid);
+	btrfs_set_header_generation(h, MKFS_GEN);
+	btrfs_set_header_owner(h, tree_ids[t]);
+	btrfs_set_header_nritems(h, nritems);
+	btrfs_set_header_level(h, level);
+	memset(csum, 0, sizeof(csum));
+	ret = btrfs_csum_data(c->a->csum_type, buf + BTRFS_CSUM_SIZE, c->ns - BTRFS_CSUM_SIZE,
+			      csum);
+	if (ret < 0)
+		return ret;
+	memcpy(buf, csum, BTRFS_CSUM_SIZE);
+	return 0;
+}
+
+/* Pack the sorted items [@from, @to) of tree @t into the leaf at @bytenr */
+static int build_leaf(struct mkfs_ctx *c, int t, u32 from, u32 to, u64 bytenr, u8 *buf)
+{
+	struct mk_leaf *l = &c->leaves[t];
+	u32 end = btrfs_leaf_data_size(c->ns);
+
 	memset(buf, 0, c->ns);
-	for (u32 i = 0; i < l->nr; i++) {
+	for (u32 i = from; i < to; i++) {
 		struct btrfs_item *it = (struct btrfs_item *)(buf + BTRFS_LEAF_DATA_OFFSET +
-							      i * sizeof(struct btrfs_item));
-		u32 hdrs = (i + 1) * (u32)sizeof(struct btrfs_item);
+							      (i - from) * sizeof(struct btrfs_item));
+		u32 hdrs = (i - from + 1) * (u32)sizeof(struct btrfs_item);
 
 		if (end < hdrs || end - hdrs < l->items[i].size) {
 			btrfs_errmsg_set(c->a->errmsg, "tree %lld: does not fit one leaf",
@@ -504,21 +560,52 @@ static int build_leaf(struct mkfs_ctx *c, int t, u8 *buf)
 			memcpy(buf + BTRFS_LEAF_DATA_OFFSET + end, l->items[i].data,
 			       l->items[i].size);
 	}
-	btrfs_set_header_fsid(h, c->fsid);
-	btrfs_set_header_bytenr(h, c->bytenr[t]);
-	btrfs_set_header_flags(h, BTRFS_HEADER_FLAG_WRITTEN |
-			       ((u64)BTRFS_MIXED_BACKREF_REV << BTRFS_BACKREF_REV_SHIFT));
-	btrfs_set_header_chunk_tree_uuid(h, c->chunk_uuid);
-	btrfs_set_header_generation(h, MKFS_GEN);
-	btrfs_set_header_owner(h, tree_ids[t]);
-	btrfs_set_header_nritems(h, l->nr);
-	btrfs_set_header_level(h, 0);
-	memset(csum, 0, sizeof(csum));
-	ret = btrfs_csum_data(c->a->csum_type, buf + BTRFS_CSUM_SIZE, c->ns - BTRFS_CSUM_SIZE,
-			      csum);
-	if (ret < 0)
-		return ret;
-	memcpy(buf, csum, BTRFS_CSUM_SIZE);
+	return finish_block(c, t, bytenr, 0, to - from, buf);
+}
+
+/* The root tree's level-1 node over its two leaves */
+static int build_root_node(struct mkfs_ctx *c, u8 *buf)
+{
+	struct mk_leaf *l = &c->leaves[T_ROOT];
+	u32 first[2] = { 0, c->root_split_at };
+
+	memset(buf, 0, c->ns);
+	for (int i = 0; i < 2; i++) {
+		struct btrfs_key_ptr *kp = (struct btrfs_key_ptr *)(buf + sizeof(struct btrfs_header) +
+								    i * sizeof(struct btrfs_key_ptr));
+
+		btrfs_set_key_ptr_key(kp, &l->items[first[i]].key);
+		btrfs_set_key_ptr_blockptr(kp, c->root_leaf[i]);
+		btrfs_set_key_ptr_generation(kp, MKFS_GEN);
+	}
+	return finish_block(c, T_ROOT, c->bytenr[T_ROOT], 1, 2, buf);
+}
+
+/* Bytes items [@from, @to) of @l take in a leaf */
+static u32 items_bytes(const struct mk_leaf *l, u32 from, u32 to)
+{
+	u32 bytes = 0;
+
+	for (u32 i = from; i < to; i++)
+		bytes += (u32)sizeof(struct btrfs_item) + l->items[i].size;
+	return bytes;
+}
+
+/* Split point of the root tree: the first leaf as full as half the bytes */
+static int split_root_tree(struct mkfs_ctx *c)
+{
+	struct mk_leaf *l = &c->leaves[T_ROOT];
+	u32 total = items_bytes(l, 0, l->nr), at = 0;
+
+	while (at < l->nr && 2 * items_bytes(l, 0, at + 1) <= total)
+		at++;
+	if (at == 0 || at >= l->nr ||
+	    items_bytes(l, 0, at) > btrfs_leaf_data_size(c->ns) ||
+	    items_bytes(l, at, l->nr) > btrfs_leaf_data_size(c->ns)) {
+		btrfs_errmsg_set(c->a->errmsg, "root tree: does not fit two leaves");
+		return -EOVERFLOW;
+	}
+	c->root_split_at = at;
 	return 0;
 }
 
@@ -533,12 +620,33 @@ static int write_leaves(struct mkfs_ctx *c)
 	for (int t = 0; t < T_MAX && !ret; t++) {
 		const struct mk_chunk *ch = &c->chunks[t == T_CHUNK ? C_SYS : C_META];
 
+		struct mk_leaf *l = &c->leaves[t];
+		u64 blocks[3];
+		int nr_blocks = 1;
+
 		if (!c->has[t])
 			continue;
-		ret = build_leaf(c, t, buf);
-		for (int s = 0; s < ch->nr_stripes && !ret; s++)
-			ret = btrfs_io_write(c->a->dev, buf, c->ns,
-					     ch->phys[s] + (c->bytenr[t] - ch->logical));
+		if (l->nr)
+			qsort(l->items, l->nr, sizeof(*l->items), item_cmp);
+		blocks[0] = c->bytenr[t];
+		if (t == T_ROOT && c->root_split) {
+			ret = split_root_tree(c);
+			blocks[1] = c->root_leaf[0];
+			blocks[2] = c->root_leaf[1];
+			nr_blocks = 3;
+		}
+		for (int b = 0; b < nr_blocks && !ret; b++) {
+			if (nr_blocks == 1)
+				ret = build_leaf(c, t, 0, l->nr, blocks[0], buf);
+			else if (b == 0)
+				ret = build_root_node(c, buf);
+			else
+				ret = build_leaf(c, t, b == 1 ? 0 : c->root_split_at,
+						 b == 1 ? c->root_split_at : l->nr, blocks[b], buf);
+			for (int s = 0; s < ch->nr_stripes && !ret; s++)
+				ret = btrfs_io_write(c->a->dev, buf, c->ns,
+						     ch->phys[s] + (blocks[b] - ch->logical));
+		}
 	}
 	free(buf);
 	return ret;
@@ -563,6 +671,7 @@ static void fill_super(struct mkfs_ctx *c, struct btrfs_super_block *sb, const u
 	btrfs_set_super_magic(sb, BTRFS_MAGIC);
 	btrfs_set_super_generation(sb, MKFS_GEN);
 	btrfs_set_super_root(sb, c->bytenr[T_ROOT]);
+	btrfs_set_super_root_level(sb, c->root_split ? 1 : 0);
 	btrfs_set_super_chunk_root(sb, c->bytenr[T_CHUNK]);
 	btrfs_set_super_total_bytes(sb, c->size);
 	btrfs_set_super_bytes_used(sb, used);
@@ -592,6 +701,7 @@ static void fill_super(struct mkfs_ctx *c, struct btrfs_super_block *sb, const u
 	btrfs_set_dev_item_fsid(dev, c->fsid);
 	btrfs_set_backup_tree_root(b, c->bytenr[T_ROOT]);
 	btrfs_set_backup_tree_root_gen(b, MKFS_GEN);
+	btrfs_set_backup_tree_root_level(b, c->root_split ? 1 : 0);
 	btrfs_set_backup_chunk_root(b, c->bytenr[T_CHUNK]);
 	btrfs_set_backup_chunk_root_gen(b, MKFS_GEN);
 	btrfs_set_backup_extent_root(b, c->bytenr[T_EXTENT]);
@@ -658,12 +768,6 @@ static int check_args(struct mkfs_ctx *c)
 		btrfs_errmsg_set(a->errmsg, "label: longer than %d bytes", BTRFS_LABEL_SIZE - 1);
 		return -EINVAL;
 	}
-	/* the root tree must fit one leaf: 8 ROOT_ITEMs do not in 4 KiB */
-	if (a->quota && c->ns < 8192) {
-		btrfs_errmsg_set(a->errmsg, "nodesize %u with quotas: a root tree of two leaves is not implemented yet",
-				 c->ns);
-		return -EOPNOTSUPP;
-	}
 	c->size = a->size ? a->size : a->dev->size;
 	c->size &= ~(u64)(SECTORSIZE - 1);
 	if (c->size > a->dev->size) {
@@ -703,6 +807,8 @@ int btrfs_mkfs(const struct btrfs_mkfs_args *a)
 	uuid_generate(c->fs_uuid);
 	for (int t = 0; t < T_MAX; t++)
 		c->has[t] = t != T_QUOTA || a->quota;
+	/* 4 KiB nodes with quotas: eight ROOT_ITEMs do not fit one leaf */
+	c->root_split = root_tree_bytes(c) > btrfs_leaf_data_size(c->ns);
 	ret = layout(c);
 	if (!ret)
 		ret = fill_trees(c, sys_array, &sys_array_size);

@@ -23,6 +23,7 @@
 #include "volumes.h"
 #include "transaction.h"
 #include "squota.h"
+#include "chunk-alloc.h"
 #include "qgroup-recompute.h"
 #include "members.h"
 
@@ -336,6 +337,7 @@ void btrfs_abort_transaction(struct btrfs_trans_handle *trans)
 	if (!trans)
 		return;
 	fs = trans->fs;
+	btrfs_chunk_alloc_abort(trans);
 	for (size_t i = trans->nr_roots; i-- > 0;) {
 		struct btrfs_trans_root *tr = &trans->roots[i];
 		struct btrfs_root *root = tr->root;
@@ -367,7 +369,16 @@ static int converge(struct btrfs_trans_handle *trans)
 	for (int pass = 0; pass < 64; pass++) {
 		int done = 0, ret;
 
+		/* items of new chunks first: block group items must exist when rewritten */
+		ret = btrfs_chunk_create_items(trans);
+		if (ret < 0)
+			return ret;
+		done += ret;
 		ret = btrfs_run_pending(trans);
+		if (ret < 0)
+			return ret;
+		done += ret;
+		ret = btrfs_chunk_create_items(trans);
 		if (ret < 0)
 			return ret;
 		done += ret;
@@ -503,6 +514,7 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 		if (btrfs_read_root(fs, BTRFS_UUID_TREE_OBJECTID, &uuid_root) == 0)
 			btrfs_set_super_uuid_tree_generation(&sb, trans->transid);
 	}
+	btrfs_chunk_update_super(trans, &sb);
 	ret = verify_bytes_used(trans, btrfs_super_bytes_used(&sb));
 	if (ret < 0)
 		goto abort;

@@ -18,9 +18,10 @@
  *
  * First version limits (each refused with -EOPNOTSUPP and a message):
  * one device; skinny metadata; free space tree in extent format (or no
- * free space tree at all); no new chunks (-ENOSPC when the METADATA block
- * groups are full).  Blocks shared with snapshots are copied with the
- * kernel's reference updates (cow-shared.c); qgroup numbers are then
+ * free space tree at all).  Full METADATA block groups get a new chunk
+ * (chunk-alloc.c); -ENOSPC when the device has no room for one.  Blocks
+ * shared with snapshots are copied with the kernel's reference updates
+ * (cow-shared.c); qgroup numbers are then
  * recomputed exactly at commit (qgroup-recompute.h), and every commit
  * refuses to take a qgroup past its limits.  With simple quotas each tree
  * block allocated or freed is charged to its header owner instead, and

@@ -196,6 +196,18 @@ int btrfs_chunk_map_insert(struct btrfs_fs *fs, u64 logical, const void *data, u
 	return 0;
 }
 
+void btrfs_chunk_map_remove(struct btrfs_fs *fs, u64 logical)
+{
+	size_t pos = chunk_upper(fs, logical);
+
+	if (!pos || fs->chunks[pos - 1]->start != logical)
+		return;
+	free(fs->chunks[pos - 1]);
+	memmove(fs->chunks + pos - 1, fs->chunks + pos,
+		(fs->nr_chunks - pos) * sizeof(fs->chunks[0]));
+	fs->nr_chunks--;
+}
+
 int btrfs_read_sys_chunk_array(struct btrfs_fs *fs)
 {
 	const u8 *array = btrfs_super_sys_chunk_array(&fs->super);

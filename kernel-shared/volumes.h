@@ -84,6 +84,9 @@ int btrfs_chunk_validate(u32 sectorsize, u64 logical, const void *data, u32 len,
  */
 int btrfs_chunk_map_insert(struct btrfs_fs *fs, u64 logical, const void *data, u32 len);
 
+/** btrfs_chunk_map_remove - forget the chunk starting at @logical (writer abort) */
+void btrfs_chunk_map_remove(struct btrfs_fs *fs, u64 logical);
+
 /** btrfs_chunk_map_lookup - chunk containing @logical, or NULL */
 const struct btrfs_chunk_map *btrfs_chunk_map_lookup(const struct btrfs_fs *fs, u64 logical);
 

@@ -92,6 +92,29 @@ check_clean() {
 	assert_output_contains "0/258"
 }
 
+@test "mkfs -n 4096 --quota: root tree of a node and two leaves, check clean, writable" {
+	run_volctl mkfs -s 256M -n 4096 --quota --subvol @ --subvol @home "$IMG"
+	assert_status 0
+	check_clean
+	run btrfs check --readonly --qgroup-report "$IMG"
+	assert_status 0
+	[[ "$output" != *"are different"* ]]
+	run btrfs inspect-internal dump-super "$IMG"
+	assert_output_contains "root_level		1"
+	run btrfs inspect-internal dump-tree -t root "$IMG"
+	assert_output_contains "level 1 items 2"
+	assert_output_contains "(QUOTA_TREE ROOT_ITEM 0)"
+	run_volctl --image "$IMG" qgroup show /
+	assert_output_contains "0/256"
+	assert_output_contains "0/257"
+	# the offline writer changes it like any other image
+	run_volctl --image "$IMG" subvolume create /x
+	assert_status 0
+	run_volctl --image "$IMG" qgroup create 1/1 /
+	assert_status 0
+	check_clean
+}
+
 @test "mkfs: refusals (existing btrfs without -f, too small, bad options) leave the file alone" {
 	run_volctl mkfs -s 256M "$IMG"
 	assert_status 0

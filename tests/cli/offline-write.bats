@@ -235,19 +235,4 @@ crash_loop() {
 	assert_output_contains "(1/100 QGROUP_RELATION 0/266)"
 }
 
-@test "metadata full: ENOSPC names the cause, image unchanged" {
-	mkimg 128M -m single -n 4096
-	local names=() before
-	# fill the 8 MiB metadata block group, one transaction per name
-	for i in $(seq 1 3000); do names+=("/s$i"); done
-	run_volctl --image "$IMG" subvolume create "${names[@]}"
-	assert_status 1
-	assert_output_contains "no free space left in the metadata block groups"
-	run btrfs check --readonly "$IMG"
-	assert_status 0
-	before=$(sha256sum < "$IMG")
-	run_volctl --image "$IMG" subvolume create /one-more
-	assert_status 1
-	assert_output_contains "no free space left"
-	[ "$(sha256sum < "$IMG")" = "$before" ]
-}
+# a full metadata block group gets a new chunk: tests/cli/offline-chunks.bats

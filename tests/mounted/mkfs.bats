@@ -73,6 +73,30 @@ umount_img() {
 	umount_img
 }
 
+@test "mkfs -n 4096 --quota: kernel mounts, quota works, numbers equal a rescan" {
+	run_volctl mkfs -s 256M -n 4096 --quota --subvol @ "$IMG"
+	assert_status 0
+	mount_img -o subvolid=5
+	run btrfs qgroup show --raw "$MNT"
+	assert_status 0
+	assert_output_contains "0/256"
+	dd if=/dev/zero of="$MNT/@/f" bs=1M count=3 status=none
+	btrfs subvolume create "$MNT/k" >/dev/null
+	sync
+	local stored rescanned
+	stored=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^0\// {print $1, $2, $3}')
+	kernel_rescan "$MNT"
+	rescanned=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^0\// {print $1, $2, $3}')
+	[ "$stored" = "$rescanned" ]
+	[[ "$stored" == *"0/256 3"* ]]
+	[[ "$stored" == *"0/257 "* ]]
+	run cat "/sys/fs/btrfs/$(btrfs filesystem show "$MNT" | awk '/uuid:/ {print $NF}')/qgroups/inconsistent"
+	[ "$output" = 0 ]
+	umount_img
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+}
+
 @test "mkfs: a mounted target is refused, an unmounted loop device works" {
 	run_volctl mkfs -s 256M "$IMG"
 	assert_status 0

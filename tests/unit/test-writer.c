@@ -72,7 +72,7 @@ static int create(const char *img, const char *path, char *err, size_t errlen)
 	ret = vc_writer_open(img, -1, &w, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = vc_offline_subvol_create(w.fs, path, NULL, err, errlen);
+	ret = vc_offline_subvol_create(w.fs, path, false, NULL, err, errlen);
 	vc_writer_close(&w);
 	return ret;
 }
@@ -345,7 +345,10 @@ static void test_io_fault(void)
 	btrfs_io_close(inner);
 }
 
-/* Metadata full: -ENOSPC with a message, abort leaves the image as it was */
+/*
+ * Device full (new metadata chunks until none fits): -ENOSPC with a message
+ * naming the device, abort leaves the image as it was
+ */
 static void test_enospc(void)
 {
 	char img[512], err[512], name[64];
@@ -360,7 +363,7 @@ static void test_enospc(void)
 	CHECK(read_file(img, &before, &blen) == 0);
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
-	for (i = 0; i < 20000 && ret == 0; i++) {
+	for (i = 0; i < 200000 && ret == 0; i++) {
 		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
 
 		snprintf(name, sizeof(name), "s%05d", i);
@@ -370,6 +373,7 @@ static void test_enospc(void)
 	}
 	CHECK(ret == -ENOSPC);
 	CHECK(strstr(btrfs_fs_error(w.fs), "no free space") != NULL);
+	CHECK(strstr(btrfs_fs_error(w.fs), "device 1 (") != NULL);
 	btrfs_abort_transaction(trans);
 	vc_writer_close(&w);
 	CHECK(read_file(img, &after, &alen) == 0);
@@ -377,6 +381,39 @@ static void test_enospc(void)
 	free(before);
 	free(after);
 	CHECK(check_clean(img) == 0);
+}
+
+/* Several new chunks in one transaction: committed, check clean, chunk map kept */
+static void test_chunks_one_transaction(void)
+{
+	char img[512], err[512], name[64], cmd[1024];
+	struct vc_writer w;
+	struct btrfs_trans_handle *trans;
+	size_t chunks_before;
+	int ret = 0, i;
+
+	if (make_image_opts("chunks.img", "128M", "-m single -n 4096", img, sizeof(img)))
+		return;
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
+	chunks_before = w.fs->nr_chunks;
+	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	for (i = 0; i < 8000 && ret == 0; i++) {
+		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
+
+		snprintf(name, sizeof(name), "c%05d", i);
+		a.name = name;
+		a.name_len = strlen(name);
+		ret = btrfs_subvol_create(trans, &a);
+	}
+	CHECK_EQ_INT(ret, 0);
+	CHECK(trans->alloc.nr_new_chunks >= 2);
+	CHECK_EQ_INT(btrfs_commit_transaction(trans), 0);
+	CHECK(w.fs->nr_chunks >= chunks_before + 2);
+	vc_writer_close(&w);
+	CHECK(check_clean(img) == 0);
+	snprintf(cmd, sizeof(cmd), "test $(btrfs inspect-internal dump-tree -t chunk %s | "
+		 "grep -c 'type METADATA') -ge 3", img);
+	CHECK(run(cmd) == 0);
 }
 
 int main(void)
@@ -393,6 +430,7 @@ int main(void)
 	test_io_fault();
 	test_create_basic();
 	test_enospc();
+	test_chunks_one_transaction();
 	test_abort_untouched();
 	test_lock();
 	test_insert_delete("", 3000, false);
