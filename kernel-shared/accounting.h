@@ -58,6 +58,13 @@ struct btrfs_rootset_memo {
 	u32 result;
 };
 
+/* A memoised union of three or more sets (acct-rootset.c) */
+struct btrfs_rootset_many {
+	u64 hash;		/* of the sorted ids; 0 with n == 0 marks an empty entry */
+	u32 off, n;		/* ids in many_ids[off .. off + n) */
+	u32 result;
+};
+
 struct btrfs_rootsets {
 	u64 *members;		/* all sets' members, concatenated */
 	size_t nr_members, alloc_members;
@@ -71,6 +78,12 @@ struct btrfs_rootsets {
 	u32 memo_size;		/* power of two */
 	u32 memo_nr;
 	u32 memo_max;		/* cleared when it reaches this many entries */
+	struct btrfs_rootset_many *many;	/* allocated on first use */
+	u32 many_size;		/* power of two */
+	u32 *many_ids;
+	size_t many_nr_ids;
+	u32 *raw;		/* union_many: the ids as given, while they are sorted */
+	size_t raw_alloc;
 	u64 *scratch;
 	size_t scratch_alloc;
 	/* statistics */

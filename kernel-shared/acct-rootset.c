@@ -18,6 +18,9 @@
 #include "accounting.h"
 
 #define MEMO_MAX_DEFAULT	(1U << 18)
+/* Unions of three or more sets: direct-mapped entries, their ids in one pool */
+#define MANY_ENTRIES		(1U << 16)
+#define MANY_POOL		(1U << 22)
 
 static u64 hash_members(const u64 *ids, size_t n)
 {
@@ -84,6 +87,9 @@ void btrfs_rootsets_release(struct btrfs_rootsets *rs)
 	free(rs->table);
 	free(rs->memo);
 	free(rs->scratch);
+	free(rs->many);
+	free(rs->many_ids);
+	free(rs->raw);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -298,20 +304,217 @@ int btrfs_rootsets_union(struct btrfs_rootsets *rs, u32 a, u32 b, u32 *out)
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* Insertion sort: set ids come a few dozen at a time */
+static void insertion_sort_ids(u32 *ids, size_t n)
 {
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+	for (size_t i = 1; i < n; i++) {
+		u32 v = ids[i];
+		size_t j = i;
 
-	return x < y ? -1 : x > y;
+		while (j > 0 && ids[j - 1] > v) {
+			ids[j] = ids[j - 1];
+			j--;
+		}
+		ids[j] = v;
+	}
 }
 
-int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32 *out)
+/*
+ * Quicksort without a comparison callback (qsort's was a fifth of the
+ * engine's time on long back ref lists): median-of-three pivot, the smaller
+ * side first by recursion and the larger by looping, so the stack depth
+ * stays below log2(n); short ranges end in insertion sort.
+ */
+static void sort_ids(u32 *ids, size_t n)
 {
-	size_t k = 0, total = 0, m = 0;
+	while (n > 24) {
+		size_t i = 0, j = n - 1, mid = n / 2;
+		u32 a = ids[0], b = ids[mid], c = ids[n - 1];
+		u32 pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+
+		for (;;) {
+			while (ids[i] < pivot)
+				i++;
+			while (ids[j] > pivot)
+				j--;
+			if (i >= j)
+				break;
+			u32 t = ids[i];
+
+			ids[i] = ids[j];
+			ids[j] = t;
+			i++;
+			j--;
+		}
+		/* [0, j] <= pivot <= [j + 1, n) */
+		if (j + 1 < n - (j + 1)) {
+			sort_ids(ids, j + 1);
+			ids += j + 1;
+			n -= j + 1;
+		} else {
+			sort_ids(ids + j + 1, n - (j + 1));
+			n = j + 1;
+		}
+	}
+	insertion_sort_ids(ids, n);
+}
+
+static u64 hash_ids(const u32 *ids, size_t n)
+{
+	u64 h = 0x9E3779B97F4A7C15ULL ^ n;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ids[i]) * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 31);
+}
+
+/* The memoised result of the union of the sorted distinct ids, or 0 */
+static u32 many_lookup(const struct btrfs_rootsets *rs, const u32 *ids, size_t n, u64 h)
+{
+	const struct btrfs_rootset_many *e;
+
+	if (!rs->many)
+		return 0;
+	e = &rs->many[h & (rs->many_size - 1)];
+	if (e->hash != h || e->n != n || memcmp(rs->many_ids + e->off, ids, n * sizeof(*ids)))
+		return 0;
+	return e->result;
+}
+
+/* Remember it: a cache, so failing to is harmless; cleared when its pool fills */
+static void many_store(struct btrfs_rootsets *rs, const u32 *ids, size_t n, u64 h, u32 result)
+{
+	struct btrfs_rootset_many *e;
+
+	if (!rs->many) {
+		rs->many_size = MANY_ENTRIES;
+		rs->many = calloc(rs->many_size, sizeof(*rs->many));
+		rs->many_ids = malloc(MANY_POOL * sizeof(*rs->many_ids));
+		if (!rs->many || !rs->many_ids) {
+			free(rs->many);
+			free(rs->many_ids);
+			rs->many = NULL;
+			rs->many_ids = NULL;
+			return;
+		}
+	}
+	if (n > MANY_POOL / 4)
+		return;
+	if (rs->many_nr_ids + n > MANY_POOL) {
+		memset(rs->many, 0, rs->many_size * sizeof(*rs->many));
+		rs->many_nr_ids = 0;
+	}
+	e = &rs->many[h & (rs->many_size - 1)];
+	memcpy(rs->many_ids + rs->many_nr_ids, ids, n * sizeof(*ids));
+	e->hash = h;
+	e->off = (u32)rs->many_nr_ids;
+	e->n = (u32)n;
+	e->result = result;
+	rs->many_nr_ids += n;
+}
+
+/*
+ * Merge the @k sorted runs of rs->scratch (run i is [bounds[i], bounds[i+1]))
+ * pairwise until one is left, dropping duplicates; the result ends up in
+ * rs->scratch and its length is returned.  O(total * log k).
+ */
+static size_t merge_runs(struct btrfs_rootsets *rs, u64 *tmp, u64 *bounds, size_t k)
+{
+	u64 *src = rs->scratch, *dst = tmp, *t;
+
+	while (k > 1) {
+		size_t nk = 0, out = 0;
+
+		for (size_t r = 0; r < k; r += 2) {
+			size_t i = bounds[r], ie = bounds[r + 1];
+			size_t j = r + 1 < k ? bounds[r + 1] : ie, je = r + 1 < k ? bounds[r + 2] : ie;
+			size_t begin = out;
+
+			while (i < ie || j < je) {
+				u64 v;
+
+				if (j == je || (i < ie && src[i] < src[j]))
+					v = src[i++];
+				else if (i == ie || src[j] < src[i])
+					v = src[j++];
+				else {
+					v = src[i++];
+					j++;
+				}
+				if (out == begin || dst[out - 1] != v)
+					dst[out++] = v;
+			}
+			bounds[nk++] = begin;
+		}
+		bounds[nk] = out;
+		k = nk;
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != rs->scratch)
+		memcpy(rs->scratch, src, bounds[1] * sizeof(*src));
+	return bounds[1];
+}
+
+/* The union of the @k > 2 sorted distinct sets @ids, interned */
+static int union_sorted_ids(struct btrfs_rootsets *rs, const u32 *ids, size_t k, u32 *out)
+{
+	size_t total = 0, m = 0;
+	u64 *bounds;
 	int ret;
 
-	if (n)
-		qsort(ids, n, sizeof(*ids), cmp_u32);
+	for (size_t i = 0; i < k; i++)
+		total += rs->len[ids[i]];
+	/* scratch holds the runs, then a second buffer of the same size, then the bounds */
+	ret = scratch_reserve(rs, 2 * total + k + 2);
+	if (ret)
+		return ret;
+	bounds = rs->scratch + 2 * total;
+	for (size_t i = 0; i < k; i++) {
+		bounds[i] = m;
+		memcpy(rs->scratch + m, rs->members + rs->start[ids[i]],
+		       rs->len[ids[i]] * sizeof(*rs->scratch));
+		m += rs->len[ids[i]];
+	}
+	bounds[k] = m;
+	total = merge_runs(rs, rs->scratch + m, bounds, k);
+	return intern_sorted(rs, rs->scratch, total, out);
+}
+
+/*
+ * The memo is looked up twice: first with @ids as given, since callers
+ * tend to bring the same sets in the same order again (the back refs of
+ * neighbouring extents), which saves the sort; then sorted and without
+ * duplicates.  Id 0 (the empty set) never changes a union.
+ */
+int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32 *out)
+{
+	size_t k = 0;
+	u64 raw_hash = 0, h;
+	u32 hit;
+	int ret;
+
+	if (n > 2) {
+		raw_hash = hash_ids(ids, n) ^ 1;	/* apart from sorted keys of the same ids */
+		hit = many_lookup(rs, ids, n, raw_hash);
+		if (hit) {
+			rs->unions++;
+			rs->memo_hits++;
+			*out = hit;
+			return 0;
+		}
+		if (n > rs->raw_alloc) {
+			u32 *r = realloc(rs->raw, n * sizeof(*r));
+
+			if (!r)
+				return -ENOMEM;
+			rs->raw = r;
+			rs->raw_alloc = n;
+		}
+		memcpy(rs->raw, ids, n * sizeof(*ids));
+	}
+	sort_ids(ids, n);
 	for (size_t i = 0; i < n; i++)
 		if (ids[i] && (k == 0 || ids[k - 1] != ids[i]))
 			ids[k++] = ids[i];
@@ -323,25 +526,25 @@ int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32
 		*out = ids[0];
 		return 0;
 	}
-	if (k == 2)
-		return btrfs_rootsets_union(rs, ids[0], ids[1], out);
-	rs->unions++;
-	for (size_t i = 0; i < k; i++)
-		total += rs->len[ids[i]];
-	ret = scratch_reserve(rs, total);
-	if (ret)
-		return ret;
-	for (size_t i = 0; i < k; i++) {
-		memcpy(rs->scratch + m, rs->members + rs->start[ids[i]],
-		       rs->len[ids[i]] * sizeof(*rs->scratch));
-		m += rs->len[ids[i]];
+	if (k == 2) {
+		ret = btrfs_rootsets_union(rs, ids[0], ids[1], out);
+	} else {
+		rs->unions++;
+		h = hash_ids(ids, k);
+		hit = many_lookup(rs, ids, k, h);
+		if (hit) {
+			rs->memo_hits++;
+			*out = hit;
+			ret = 0;
+		} else {
+			ret = union_sorted_ids(rs, ids, k, out);
+			if (!ret)
+				many_store(rs, ids, k, h, *out);
+		}
 	}
-	qsort(rs->scratch, m, sizeof(*rs->scratch), cmp_u64);
-	total = 0;
-	for (size_t i = 0; i < m; i++)
-		if (total == 0 || rs->scratch[total - 1] != rs->scratch[i])
-			rs->scratch[total++] = rs->scratch[i];
-	return intern_sorted(rs, rs->scratch, total, out);
+	if (!ret && n > 2)
+		many_store(rs, rs->raw, n, raw_hash, *out);
+	return ret;
 }
 
 int btrfs_rootsets_remove(struct btrfs_rootsets *rs, u32 a, u64 root, u32 *out)
