@@ -82,8 +82,6 @@ struct btrfs_rootsets {
 	u32 many_size;		/* power of two */
 	u32 *many_ids;
 	size_t many_nr_ids;
-	u32 *raw;		/* union_many: the ids as given, while they are sorted */
-	size_t raw_alloc;
 	u64 *scratch;
 	size_t scratch_alloc;
 	/* statistics */
@@ -109,9 +107,9 @@ int btrfs_rootsets_union(struct btrfs_rootsets *rs, u32 a, u32 b, u32 *out);
 /**
  * btrfs_rootsets_union_many - the id of the union of the @n sets @ids
  *
- * Only the result is interned (no intermediate sets); @ids is sorted and
- * deduplicated in place.  Two distinct sets go through the memoised
- * btrfs_rootsets_union().
+ * Only the result is interned (no intermediate sets); @ids is compacted in
+ * place (empty sets and repeats in a row dropped).  Two sets go through the
+ * memoised btrfs_rootsets_union(); more through a memo keyed by the list.
  */
 int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32 *out);
 
