@@ -78,6 +78,15 @@ struct btrfs_rootsets {
 	u32 memo_size;		/* power of two */
 	u32 memo_nr;
 	u32 memo_max;		/* cleared when it reaches this many entries */
+	/* tree ids numbered densely in order of appearance, for bitmap unions */
+	u32 *member_dense;	/* dense number of each member, parallel to members */
+	u64 *dense_ids;		/* dense number -> tree id */
+	u32 nr_dense, alloc_dense;
+	u32 *dense_table;	/* open addressing: dense number + 1, 0 = empty slot */
+	u32 dense_table_size;	/* power of two */
+	bool dense_sorted;	/* ids appeared in increasing order: dense order is id order */
+	u64 *bitmap;
+	size_t bitmap_words;
 	struct btrfs_rootset_many *many;	/* allocated on first use */
 	u32 many_size;		/* power of two */
 	u32 *many_ids;

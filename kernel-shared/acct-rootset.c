@@ -71,6 +71,7 @@ int btrfs_rootsets_init(struct btrfs_rootsets *rs)
 	rs->memo = calloc(rs->memo_size, sizeof(*rs->memo));
 	rs->memo_max = MEMO_MAX_DEFAULT;
 	rs->nr = 1;	/* the empty set */
+	rs->dense_sorted = true;
 	if (!rs->start || !rs->len || !rs->hash || !rs->memo || table_rehash(rs, 256)) {
 		btrfs_rootsets_release(rs);
 		return -ENOMEM;
@@ -87,6 +88,10 @@ void btrfs_rootsets_release(struct btrfs_rootsets *rs)
 	free(rs->table);
 	free(rs->memo);
 	free(rs->scratch);
+	free(rs->member_dense);
+	free(rs->dense_ids);
+	free(rs->dense_table);
+	free(rs->bitmap);
 	free(rs->many);
 	free(rs->many_ids);
 	memset(rs, 0, sizeof(*rs));
@@ -103,6 +108,62 @@ static int scratch_reserve(struct btrfs_rootsets *rs, size_t n)
 		return -ENOMEM;
 	rs->scratch = s;
 	rs->scratch_alloc = n;
+	return 0;
+}
+
+static int dense_table_grow(struct btrfs_rootsets *rs)
+{
+	u32 size = rs->dense_table_size ? rs->dense_table_size * 2 : 256;
+	u32 *t = calloc(size, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (u32 d = 0; d < rs->nr_dense; d++) {
+		u32 h = mix32(rs->dense_ids[d]) & (size - 1);
+
+		while (t[h])
+			h = (h + 1) & (size - 1);
+		t[h] = d + 1;
+	}
+	free(rs->dense_table);
+	rs->dense_table = t;
+	rs->dense_table_size = size;
+	return 0;
+}
+
+/* The dense number of tree id @root, given one if it is new */
+static int dense_number(struct btrfs_rootsets *rs, u64 root, u32 *d)
+{
+	u32 h;
+	int ret;
+
+	if ((u64)(rs->nr_dense + 1) * 2 > rs->dense_table_size) {
+		ret = dense_table_grow(rs);
+		if (ret)
+			return ret;
+	}
+	h = mix32(root) & (rs->dense_table_size - 1);
+	while (rs->dense_table[h]) {
+		if (rs->dense_ids[rs->dense_table[h] - 1] == root) {
+			*d = rs->dense_table[h] - 1;
+			return 0;
+		}
+		h = (h + 1) & (rs->dense_table_size - 1);
+	}
+	if (rs->nr_dense == rs->alloc_dense) {
+		u32 na = rs->alloc_dense ? rs->alloc_dense * 2 : 64;
+		u64 *n = realloc(rs->dense_ids, na * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		rs->dense_ids = n;
+		rs->alloc_dense = na;
+	}
+	if (rs->nr_dense && root < rs->dense_ids[rs->nr_dense - 1])
+		rs->dense_sorted = false;
+	rs->dense_ids[rs->nr_dense] = root;
+	rs->dense_table[h] = rs->nr_dense + 1;
+	*d = rs->nr_dense++;
 	return 0;
 }
 
@@ -152,6 +213,7 @@ static int intern_sorted(struct btrfs_rootsets *rs, const u64 *ids, size_t n, u3
 	if (rs->nr_members + n > rs->alloc_members) {
 		size_t na = rs->alloc_members ? rs->alloc_members * 2 : 1024;
 		u64 *nm;
+		u32 *nd;
 
 		while (na < rs->nr_members + n)
 			na *= 2;
@@ -159,7 +221,17 @@ static int intern_sorted(struct btrfs_rootsets *rs, const u64 *ids, size_t n, u3
 		if (!nm)
 			return -ENOMEM;
 		rs->members = nm;
+		nd = realloc(rs->member_dense, na * sizeof(*nd));
+		if (!nd)
+			return -ENOMEM;
+		rs->member_dense = nd;
 		rs->alloc_members = na;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int ret = dense_number(rs, ids[i], &rs->member_dense[rs->nr_members + i]);
+
+		if (ret)
+			return ret;
 	}
 	memcpy(rs->members + rs->nr_members, ids, n * sizeof(*ids));
 	rs->start[rs->nr] = rs->nr_members;
@@ -401,6 +473,45 @@ static size_t merge_runs(struct btrfs_rootsets *rs, u64 *tmp, u64 *bounds, size_
 	return bounds[1];
 }
 
+/*
+ * The union as a bitmap over dense numbers: one OR per member, and the
+ * result comes out sorted when the ids were numbered in increasing order
+ * (the engine interns every root alone first, in id order).
+ */
+static int union_bitmap(struct btrfs_rootsets *rs, const u32 *ids, size_t k, u32 *out)
+{
+	size_t words = ((size_t)rs->nr_dense + 63) / 64, n = 0;
+	int ret;
+
+	if (words > rs->bitmap_words) {
+		u64 *b = realloc(rs->bitmap, words * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		rs->bitmap = b;
+		rs->bitmap_words = words;
+	}
+	ret = scratch_reserve(rs, rs->nr_dense);
+	if (ret)
+		return ret;
+	memset(rs->bitmap, 0, words * sizeof(*rs->bitmap));
+	for (size_t i = 0; i < k; i++) {
+		const u32 *d = rs->member_dense + rs->start[ids[i]];
+
+		for (u32 j = 0; j < rs->len[ids[i]]; j++)
+			rs->bitmap[d[j] / 64] |= 1ULL << (d[j] % 64);
+	}
+	for (size_t w = 0; w < words; w++) {
+		u64 bits = rs->bitmap[w];
+
+		while (bits) {
+			rs->scratch[n++] = rs->dense_ids[w * 64 + (size_t)__builtin_ctzll(bits)];
+			bits &= bits - 1;
+		}
+	}
+	return intern_sorted(rs, rs->scratch, n, out);
+}
+
 /* The union of the @k > 2 sets @ids (any order, repeats allowed), interned */
 static int union_ids(struct btrfs_rootsets *rs, const u32 *ids, size_t k, u32 *out)
 {
@@ -461,7 +572,10 @@ int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32
 		*out = hit;
 		return 0;
 	}
-	ret = union_ids(rs, ids, k, out);
+	if (rs->dense_sorted)
+		ret = union_bitmap(rs, ids, k, out);
+	else
+		ret = union_ids(rs, ids, k, out);
 	if (!ret)
 		many_store(rs, ids, k, h, *out);
 	return ret;

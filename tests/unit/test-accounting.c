@@ -120,7 +120,7 @@ static void test_union_many(void)
  * each given twice and then reversed, so the memo is hit both as given and
  * sorted: every result must equal the set interned from all members.
  */
-static void test_union_many_random(void)
+static void test_union_many_random(bool ids_in_order)
 {
 	struct btrfs_rootsets rs;
 	u64 state = 0x243F6A8885A308D3ULL, members[200 * 40];
@@ -128,6 +128,9 @@ static void test_union_many_random(void)
 	unsigned int bad = 0;
 
 	CHECK_EQ_INT(btrfs_rootsets_init(&rs), 0);
+	/* the engine interns each root alone first, in id order: bitmap unions */
+	for (u64 id = 256; ids_in_order && id < 256 + 150; id++)
+		CHECK_EQ_INT(btrfs_rootsets_single(&rs, id, &list[0]), 0);
 	for (u32 i = 0; i < 64; i++) {
 		u64 m[40];
 		size_t n = i % 40;
@@ -164,6 +167,7 @@ static void test_union_many_random(void)
 	}
 	CHECK_EQ_U64(bad, 0);
 	CHECK(rs.memo_hits > 0);
+	CHECK_EQ_INT(rs.dense_sorted, ids_in_order);	/* both union paths are covered */
 	btrfs_rootsets_release(&rs);
 }
 
@@ -283,7 +287,8 @@ int main(void)
 	test_intern();
 	test_union_memo();
 	test_union_many();
-	test_union_many_random();
+	test_union_many_random(false);
+	test_union_many_random(true);
 	test_many_sets();
 	test_distribution();
 	return unit_finish();
