@@ -20,7 +20,7 @@
 #define MEMO_MAX_DEFAULT	(1U << 18)
 /* Unions of three or more sets: direct-mapped entries, their ids in one pool */
 #define MANY_ENTRIES		(1U << 16)
-#define MANY_POOL		(1U << 22)
+#define MANY_POOL		(1U << 20)
 
 static u64 hash_members(const u64 *ids, size_t n)
 {
