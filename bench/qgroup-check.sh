@@ -39,6 +39,7 @@ WORKDIR=${WORKDIR:-/tmp/volctl-bench}
 KEEP_IMAGES=${KEEP_IMAGES:-1}
 REWRITES=${REWRITES:-}
 SKIP_BTRFS_CHECK=${SKIP_BTRFS_CHECK:-0}
+RUNS=${RUNS:-3}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(10000 100000)
 
@@ -111,19 +112,36 @@ build_image() {
 	mv "$img" "$2"
 }
 
-# measure NAME CMD...: wall seconds and peak RSS (KiB) of CMD, exit status
+# measure NAME CMD...: wall seconds, peak RSS (KiB), exit status, CPU seconds (user + sys)
 measure() {
 	local name=$1; shift
 	local out=$WORKDIR/$name.time rc=0
 	/usr/bin/time -v -o "$out" "$@" >"$WORKDIR/$name.out" 2>&1 || rc=$?
-	local wall rss
-	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
-		for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$out")
-	rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$out")
-	echo "$wall $rss $rc"
+	awk -F': ' -v rc="$rc" '
+		/Elapsed \(wall clock\)/ { n = split($2, p, ":"); w = 0;
+			for (i = 1; i <= n; i++) w = w * 60 + p[i] }
+		/Maximum resident set size/ { rss = $2 }
+		/User time \(seconds\)/ { cpu += $2 }
+		/System time \(seconds\)/ { cpu += $2 }
+		END { printf "%s %s %s %.2f\n", w, rss, rc, cpu }' "$out"
 }
 
-printf '%-9s %-6s %-9s %-34s %9s %10s %4s\n' extents snaps data_ext tool seconds peak_KiB rc
+# median of the numbers on stdin
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
+# runs NAME FIELD median|max: over the runs of NAME (exit status: the largest)
+runs() {
+	awk -v f="$2" '{ print $f }' "$WORKDIR/$1.runs" |
+		if [ "$3" = max ]; then sort -g | tail -1; else median; fi
+}
+
+row() {
+	printf '%-9s %-6s %-9s %-34s %8s %8s %10s %4s\n' "$@"
+}
+
+row extents snaps data_ext tool wall_s cpu_s peak_KiB rc
 for extents in "${SIZES[@]}"; do
 	img=$WORKDIR/qgroup-$extents.img
 	rescan=-
@@ -133,21 +151,28 @@ for extents in "${SIZES[@]}"; do
 	fi
 	cat "$img" >/dev/null	# warm the page cache for every tool alike
 	nr=$("$VOLCTL" --format json check --qgroup-report "$img" | jq -r '.check.trees.data_extents')
-	read -r w_walk r_walk c_walk < <(measure walk "$VOLCTL" inspect tree --walk-only "$img")
-	read -r w_vc r_vc c_vc < <(measure volctl "$VOLCTL" check --qgroup-report "$img")
-	w_bc=- r_bc=- c_bc=-
+	: >"$WORKDIR/walk.runs"
+	: >"$WORKDIR/volctl.runs"
+	for _ in $(seq 1 "$RUNS"); do	# alternate, so load changes hit both alike
+		measure walk "$VOLCTL" inspect tree --walk-only "$img" >>"$WORKDIR/walk.runs"
+		measure volctl "$VOLCTL" check --qgroup-report "$img" >>"$WORKDIR/volctl.runs"
+	done
+	w_walk=$(runs walk 1 median) r_walk=$(runs walk 2 max) c_walk=$(runs walk 3 max)
+	u_walk=$(runs walk 4 median)
+	w_volctl=$(runs volctl 1 median) r_volctl=$(runs volctl 2 max) c_volctl=$(runs volctl 3 max)
+	u_volctl=$(runs volctl 4 median)
+	w_bc=- r_bc=- c_bc=- u_bc=-
 	if [ "$SKIP_BTRFS_CHECK" != 1 ]; then
-		read -r w_bc r_bc c_bc < <(measure btrfs btrfs check --readonly --qgroup-report "$img")
+		read -r w_bc r_bc c_bc u_bc < <(measure btrfs btrfs check --readonly --qgroup-report "$img")
 	fi
-	printf '%-9s %-6s %-9s %-34s %9s %10s %4s\n' "$extents" "$SNAPSHOTS" "$nr" \
-		"kernel quota rescan -w" "$rescan" - -
-	printf '%-9s %-6s %-9s %-34s %9s %10s %4s\n' "$extents" "$SNAPSHOTS" "$nr" \
-		"volctl inspect tree --walk-only" "$w_walk" "$r_walk" "$c_walk"
-	printf '%-9s %-6s %-9s %-34s %9s %10s %4s\n' "$extents" "$SNAPSHOTS" "$nr" \
-		"volctl check --qgroup-report" "$w_vc" "$r_vc" "$c_vc"
-	printf '%-9s %-6s %-9s %-34s %9s %10s %4s\n' "$extents" "$SNAPSHOTS" "$nr" \
-		"btrfs check --qgroup-report" "$w_bc" "$r_bc" "$c_bc"
-	[ "$w_bc" = - ] || awk -v a="$w_bc" -v b="$w_vc" -v c="$r_bc" -v d="$r_vc" 'BEGIN {
+	row "$extents" "$SNAPSHOTS" "$nr" "kernel quota rescan -w" "$rescan" - - -
+	row "$extents" "$SNAPSHOTS" "$nr" "volctl inspect tree --walk-only" "$w_walk" "$u_walk" "$r_walk" "$c_walk"
+	row "$extents" "$SNAPSHOTS" "$nr" "volctl check --qgroup-report" "$w_volctl" "$u_volctl" "$r_volctl" "$c_volctl"
+	row "$extents" "$SNAPSHOTS" "$nr" "btrfs check --qgroup-report" "$w_bc" "$u_bc" "$r_bc" "$c_bc"
+	awk -v w="$w_volctl" -v fw="$w_walk" -v u="$u_volctl" -v fu="$u_walk" 'BEGIN {
+		printf "ratio volctl/floor: wall %.2fx, cpu %.2fx (medians of %d runs)\n",
+			(fw > 0 ? w / fw : 0), (fu > 0 ? u / fu : 0), '"$RUNS"' }'
+	[ "$w_bc" = - ] || awk -v a="$w_bc" -v b="$w_volctl" -v c="$r_bc" -v d="$r_volctl" 'BEGIN {
 		printf "ratio btrfs/volctl: time %.1fx, peak memory %.1fx\n",
 			(b > 0 ? a / b : 0), (d > 0 ? c / d : 0) }'
 	if [ "$KEEP_IMAGES" = 0 ]; then rm -f "$img"; fi
