@@ -12,7 +12,8 @@
  * bytes each); the per-level work lists are freed as soon as a level is
  * done.  Each node is read once, children in bytenr order; leaves are read
  * only when asked (verification, simple quotas), because a leaf's set is
- * known from its parents.
+ * known from its parents, and then in runs of device-adjacent leaves, one
+ * read per run, verified in place without the block cache.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -9,7 +9,8 @@
  *
  * Resolving a back ref to leaves (full quotas):
  *  - SHARED_DATA_REF(parent): the leaf is named; its set is in the block
- *    table built by the tree walk.
+ *    table built by the tree walk, copied into a compact leaf map.  The
+ *    leaves of one extent are looked up together when the extent closes.
  *  - EXTENT_DATA_REF(root, ino, offset): the items live in leaves of tree
  *    root, at keys (ino, EXTENT_DATA, k) with k - file_extent.offset ==
  *    offset, so k lies in [offset, offset + max(extent size, 128 KiB)).  That
