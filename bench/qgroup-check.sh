@@ -10,27 +10,34 @@
 # is its own extent), then SNAPSHOTS snapshots (default 120), each followed by
 # rewrites of about 1% of the extents in the source, so that the snapshots
 # share most of the data but not all.  Quotas are enabled at the end and the
-# kernel's `quota rescan -w` is timed.  After unmounting it times, with warm
-# page cache and /usr/bin/time -v:
+# kernel's rescan (enable, then rescan -W) is timed.  After unmounting it
+# times, with warm page cache and /usr/bin/time -v:
 #   - volctl inspect tree --walk-only IMG   (reading every tree block once)
 #   - volctl check --qgroup-report IMG
 #   - btrfs check --readonly --qgroup-report IMG   (the distro btrfs-progs)
-# and prints wall time, peak RSS and the ratios as one table.
+# and prints wall time, CPU time, peak RSS and the ratios as one table.
 #
 # Environment: VOLCTL (default ./volctl), SNAPSHOTS, REWRITES (extents rewritten
 # per snapshot, default 1% of EXTENTS), SKIP_BTRFS_CHECK=1 (for sizes where
 # btrfs check would not fit in memory), WORKDIR (default
 # /tmp/volctl-bench; images are kept there as qgroup-EXTENTS.img and reused
-# when present, delete them to rebuild), KEEP_IMAGES=0 to remove them.
+# when present, delete them to rebuild), KEEP_IMAGES=0 to remove them,
+# RUNS (alternating runs of the floor and volctl, default 3; medians).
 #
 # Results (2026-12-03, kernel 6.18, Debian btrfs-progs 6.2, 2 vCPUs shared
-# with other jobs, warm page cache, nodesize 16 KiB; seconds / peak RSS):
-#   data extents  snaps  kernel rescan -w  walk once      volctl          btrfs check
-#   21,937        120    8.9-16.3 s        0.08 s/69 MiB  0.19-0.3 s/69 MiB  4.0-7.3 s/255 MiB
-#   219,402       120    122.9 s           0.58 s/71 MiB  2.0 s/73 MiB     175.0 s/3.19 GiB
-#   1,099,954     100    967.4 s           4.8 s/10 MiB   4.0 s/73 MiB     (skipped)
-# volctl computed the kernel's numbers for every qgroup in each image; btrfs
-# check agreed where it ran.  (walk once = volctl inspect tree --walk-only.)
+# with other jobs (load 6-13), warm page cache, nodesize 16 KiB; medians of
+# 3 alternating runs, wall / CPU (user + sys) / peak RSS; see bench/README.md):
+#   data extents  snaps  rescan  floor (walk once)      volctl check           btrfs check
+#   21,937        120    19 s    0.18/0.03 s/6 MiB      0.35/0.07 s/30 MiB     24.7/4.7 s/259 MiB
+#   219,402       120    109 s   0.43/0.23 s/30 MiB     1.03/0.48 s/83 MiB     162/84 s/3.19 GiB
+#   1,096,892     245    RESCAN  3.10/1.57 s/134 MiB    6.68/3.40 s/150 MiB    (skipped: ~20 GiB)
+# volctl / floor: 1.9-2.4x wall, 2.1-2.3x CPU; btrfs check / volctl: 70x and
+# 157x in time, 8.6x and 39x in memory.  Cost grows linearly (220k -> 1.1M:
+# back refs 6.5x, metadata 6.6x, floor CPU 6.8x, volctl CPU 7.1x).  The
+# largest image was built with SNAPSHOTS=500 ... 320000 and stopped at 245
+# snapshots to fit the session.  volctl computed the kernel's numbers for
+# every qgroup of the two smaller images; btrfs check agreed.
+# (floor = volctl inspect tree --walk-only.)
 set -eu
 
 VOLCTL=${VOLCTL:-$(cd "$(dirname "$0")/.." && pwd)/volctl}
@@ -105,8 +112,11 @@ build_image() {
 		rewrite_extents "$MNT/data" "$files" "$per" "$rewrites" "$s"
 	done
 	sync
-	btrfs quota enable "$MNT"
-	/usr/bin/time -f "%e" -o "$WORKDIR/rescan.time" btrfs quota rescan -w "$MNT" >/dev/null
+	# enable starts the rescan; -W waits for that one (a second -w may
+	# return at once with EINPROGRESS while it runs)
+	# shellcheck disable=SC2016
+	/usr/bin/time -f "%e" -o "$WORKDIR/rescan.time" \
+		sh -c 'btrfs quota enable "$1" && btrfs quota rescan -W "$1"' sh "$MNT" >/dev/null
 	sync
 	cleanup
 	mv "$img" "$2"
