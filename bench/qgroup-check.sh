@@ -10,27 +10,35 @@
 # is its own extent), then SNAPSHOTS snapshots (default 120), each followed by
 # rewrites of about 1% of the extents in the source, so that the snapshots
 # share most of the data but not all.  Quotas are enabled at the end and the
-# kernel's `quota rescan -w` is timed.  After unmounting it times, with warm
-# page cache and /usr/bin/time -v:
+# kernel's rescan (enable, then rescan -W) is timed.  After unmounting it
+# times, with warm page cache and /usr/bin/time -v:
 #   - volctl inspect tree --walk-only IMG   (reading every tree block once)
 #   - volctl check --qgroup-report IMG
 #   - btrfs check --readonly --qgroup-report IMG   (the distro btrfs-progs)
-# and prints wall time, peak RSS and the ratios as one table.
+# and prints wall time, CPU time, peak RSS and the ratios as one table.
 #
 # Environment: VOLCTL (default ./volctl), SNAPSHOTS, REWRITES (extents rewritten
 # per snapshot, default 1% of EXTENTS), SKIP_BTRFS_CHECK=1 (for sizes where
 # btrfs check would not fit in memory), WORKDIR (default
 # /tmp/volctl-bench; images are kept there as qgroup-EXTENTS.img and reused
-# when present, delete them to rebuild), KEEP_IMAGES=0 to remove them.
+# when present, delete them to rebuild), KEEP_IMAGES=0 to remove them,
+# RUNS (alternating runs of the floor and volctl, default 3; medians).
 #
 # Results (2026-12-03, kernel 6.18, Debian btrfs-progs 6.2, 2 vCPUs shared
-# with other jobs, warm page cache, nodesize 16 KiB; seconds / peak RSS):
-#   data extents  snaps  kernel rescan -w  walk once      volctl          btrfs check
-#   21,937        120    8.9-16.3 s        0.08 s/69 MiB  0.19-0.3 s/69 MiB  4.0-7.3 s/255 MiB
-#   219,402       120    122.9 s           0.58 s/71 MiB  2.0 s/73 MiB     175.0 s/3.19 GiB
-#   1,099,954     100    967.4 s           4.8 s/10 MiB   4.0 s/73 MiB     (skipped)
-# volctl computed the kernel's numbers for every qgroup in each image; btrfs
-# check agreed where it ran.  (walk once = volctl inspect tree --walk-only.)
+# with other jobs (load 6-13), warm page cache, nodesize 16 KiB; medians of
+# 3 alternating runs, wall / CPU (user + sys) / peak RSS; see bench/README.md):
+#   data extents  snaps  rescan  floor (walk once)      volctl check           btrfs check
+#   21,937        120    19 s    0.18/0.03 s/6 MiB      0.35/0.07 s/30 MiB     24.7/4.7 s/259 MiB
+#   219,402       120    109 s   0.43/0.23 s/30 MiB     1.03/0.48 s/83 MiB     162/84 s/3.19 GiB
+#   1,096,892     245    (>8 m)  3.10/1.57 s/134 MiB    6.68/3.40 s/150 MiB    (skipped: ~20 GiB)
+# volctl / floor: 1.9-2.4x wall, 2.1-2.3x CPU; btrfs check / volctl: 70x and
+# 157x in time, 8.6x and 39x in memory.  Cost grows linearly (220k -> 1.1M:
+# back refs 6.5x, metadata 6.6x, floor CPU 6.8x, volctl CPU 7.1x).  The
+# largest image was built with SNAPSHOTS=500 ... 320000 and stopped at 245
+# snapshots to fit the session; the kernel's rescan of it was stopped after
+# 8 minutes at 2.0 of ~14 GB.  volctl computed the kernel's numbers for every
+# qgroup of the two smaller images; btrfs check agreed.
+# (floor = volctl inspect tree --walk-only.)
 set -eu
 
 VOLCTL=${VOLCTL:-$(cd "$(dirname "$0")/.." && pwd)/volctl}
@@ -39,6 +47,7 @@ WORKDIR=${WORKDIR:-/tmp/volctl-bench}
 KEEP_IMAGES=${KEEP_IMAGES:-1}
 REWRITES=${REWRITES:-}
 SKIP_BTRFS_CHECK=${SKIP_BTRFS_CHECK:-0}
+RUNS=${RUNS:-3}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(10000 100000)
 
@@ -104,26 +113,46 @@ build_image() {
 		rewrite_extents "$MNT/data" "$files" "$per" "$rewrites" "$s"
 	done
 	sync
-	btrfs quota enable "$MNT"
-	/usr/bin/time -f "%e" -o "$WORKDIR/rescan.time" btrfs quota rescan -w "$MNT" >/dev/null
+	# enable starts the rescan; -W waits for that one (a second -w may
+	# return at once with EINPROGRESS while it runs)
+	# shellcheck disable=SC2016
+	/usr/bin/time -f "%e" -o "$WORKDIR/rescan.time" \
+		sh -c 'btrfs quota enable "$1" && btrfs quota rescan -W "$1"' sh "$MNT" >/dev/null
 	sync
 	cleanup
 	mv "$img" "$2"
 }
 
-# measure NAME CMD...: wall seconds and peak RSS (KiB) of CMD, exit status
+# measure NAME CMD...: wall seconds, peak RSS (KiB), exit status, CPU seconds (user + sys)
 measure() {
 	local name=$1; shift
 	local out=$WORKDIR/$name.time rc=0
 	/usr/bin/time -v -o "$out" "$@" >"$WORKDIR/$name.out" 2>&1 || rc=$?
-	local wall rss
-	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
-		for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$out")
-	rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$out")
-	echo "$wall $rss $rc"
+	awk -F': ' -v rc="$rc" '
+		/Elapsed \(wall clock\)/ { n = split($2, p, ":"); w = 0;
+			for (i = 1; i <= n; i++) w = w * 60 + p[i] }
+		/Maximum resident set size/ { rss = $2 }
+		/User time \(seconds\)/ { cpu += $2 }
+		/System time \(seconds\)/ { cpu += $2 }
+		END { printf "%s %s %s %.2f\n", w, rss, rc, cpu }' "$out"
 }
 
-printf '%-9s %-6s %-9s %-34s %9s %10s %4s\n' extents snaps data_ext tool seconds peak_KiB rc
+# median of the numbers on stdin
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
+# runs NAME FIELD median|max: over the runs of NAME (exit status: the largest)
+runs() {
+	awk -v f="$2" '{ print $f }' "$WORKDIR/$1.runs" |
+		if [ "$3" = max ]; then sort -g | tail -1; else median; fi
+}
+
+row() {
+	printf '%-9s %-6s %-9s %-34s %8s %8s %10s %4s\n' "$@"
+}
+
+row extents snaps data_ext tool wall_s cpu_s peak_KiB rc
 for extents in "${SIZES[@]}"; do
 	img=$WORKDIR/qgroup-$extents.img
 	rescan=-
@@ -133,21 +162,28 @@ for extents in "${SIZES[@]}"; do
 	fi
 	cat "$img" >/dev/null	# warm the page cache for every tool alike
 	nr=$("$VOLCTL" --format json check --qgroup-report "$img" | jq -r '.check.trees.data_extents')
-	read -r w_walk r_walk c_walk < <(measure walk "$VOLCTL" inspect tree --walk-only "$img")
-	read -r w_vc r_vc c_vc < <(measure volctl "$VOLCTL" check --qgroup-report "$img")
-	w_bc=- r_bc=- c_bc=-
+	: >"$WORKDIR/walk.runs"
+	: >"$WORKDIR/volctl.runs"
+	for _ in $(seq 1 "$RUNS"); do	# alternate, so load changes hit both alike
+		measure walk "$VOLCTL" inspect tree --walk-only "$img" >>"$WORKDIR/walk.runs"
+		measure volctl "$VOLCTL" check --qgroup-report "$img" >>"$WORKDIR/volctl.runs"
+	done
+	w_walk=$(runs walk 1 median) r_walk=$(runs walk 2 max) c_walk=$(runs walk 3 max)
+	u_walk=$(runs walk 4 median)
+	w_volctl=$(runs volctl 1 median) r_volctl=$(runs volctl 2 max) c_volctl=$(runs volctl 3 max)
+	u_volctl=$(runs volctl 4 median)
+	w_bc=- r_bc=- c_bc=- u_bc=-
 	if [ "$SKIP_BTRFS_CHECK" != 1 ]; then
-		read -r w_bc r_bc c_bc < <(measure btrfs btrfs check --readonly --qgroup-report "$img")
+		read -r w_bc r_bc c_bc u_bc < <(measure btrfs btrfs check --readonly --qgroup-report "$img")
 	fi
-	printf '%-9s %-6s %-9s %-34s %9s %10s %4s\n' "$extents" "$SNAPSHOTS" "$nr" \
-		"kernel quota rescan -w" "$rescan" - -
-	printf '%-9s %-6s %-9s %-34s %9s %10s %4s\n' "$extents" "$SNAPSHOTS" "$nr" \
-		"volctl inspect tree --walk-only" "$w_walk" "$r_walk" "$c_walk"
-	printf '%-9s %-6s %-9s %-34s %9s %10s %4s\n' "$extents" "$SNAPSHOTS" "$nr" \
-		"volctl check --qgroup-report" "$w_vc" "$r_vc" "$c_vc"
-	printf '%-9s %-6s %-9s %-34s %9s %10s %4s\n' "$extents" "$SNAPSHOTS" "$nr" \
-		"btrfs check --qgroup-report" "$w_bc" "$r_bc" "$c_bc"
-	[ "$w_bc" = - ] || awk -v a="$w_bc" -v b="$w_vc" -v c="$r_bc" -v d="$r_vc" 'BEGIN {
+	row "$extents" "$SNAPSHOTS" "$nr" "kernel quota rescan -w" "$rescan" - - -
+	row "$extents" "$SNAPSHOTS" "$nr" "volctl inspect tree --walk-only" "$w_walk" "$u_walk" "$r_walk" "$c_walk"
+	row "$extents" "$SNAPSHOTS" "$nr" "volctl check --qgroup-report" "$w_volctl" "$u_volctl" "$r_volctl" "$c_volctl"
+	row "$extents" "$SNAPSHOTS" "$nr" "btrfs check --qgroup-report" "$w_bc" "$u_bc" "$r_bc" "$c_bc"
+	awk -v w="$w_volctl" -v fw="$w_walk" -v u="$u_volctl" -v fu="$u_walk" 'BEGIN {
+		printf "ratio volctl/floor: wall %.2fx, cpu %.2fx (medians of %d runs)\n",
+			(fw > 0 ? w / fw : 0), (fu > 0 ? u / fu : 0), '"$RUNS"' }'
+	[ "$w_bc" = - ] || awk -v a="$w_bc" -v b="$w_volctl" -v c="$r_bc" -v d="$r_volctl" 'BEGIN {
 		printf "ratio btrfs/volctl: time %.1fx, peak memory %.1fx\n",
 			(b > 0 ? a / b : 0), (d > 0 ? c / d : 0) }'
 	if [ "$KEEP_IMAGES" = 0 ]; then rm -f "$img"; fi

@@ -12,7 +12,8 @@
  * bytes each); the per-level work lists are freed as soon as a level is
  * done.  Each node is read once, children in bytenr order; leaves are read
  * only when asked (verification, simple quotas), because a leaf's set is
- * known from its parents.
+ * known from its parents, and then in runs of device-adjacent leaves, one
+ * read per run, verified in place without the block cache.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,8 +22,11 @@
 #include "fs.h"
 #include "items.h"
 #include "qgroup-list.h"
+#include "volumes.h"
 
 #define PROGRESS_EVERY	4096
+/* Leaves adjacent on the device are read with one read of at most this */
+#define LEAF_BATCH_BYTES	(1U << 20)
 
 /* ---- block table ---- */
 
@@ -282,6 +286,85 @@ static int read_block(struct btrfs_acct *acct, u32 idx, struct extent_buffer **e
 	return 0;
 }
 
+/* First copy of leaf @idx on its device; false when it cannot be read directly */
+static bool leaf_physical(struct btrfs_acct *acct, u32 idx, struct btrfs_io_stripe *st)
+{
+	char saved[BTRFS_ERRMSG_SIZE];
+	bool ok;
+
+	memcpy(saved, acct->fs->errmsg, sizeof(saved));
+	ok = !btrfs_map_block(acct->fs, acct->table.blocks[idx].bytenr, acct->fs->nodesize, 1,
+			      st) && st->dev && st->dev->io;
+	memcpy(acct->fs->errmsg, saved, sizeof(saved));	/* read_block() will say why */
+	return ok;
+}
+
+/* Verify one leaf of a batch in place; a bad copy goes to read_block() and its mirrors */
+static int verify_leaf(struct btrfs_acct *acct, u32 idx, const u8 *buf)
+{
+	struct acct_block *b = &acct->table.blocks[idx];
+	struct btrfs_tree_parent_check check = {
+		.transid = b->generation,
+		.owner_root = BTRFS_FS_TREE_OBJECTID,
+		.has_level = true,
+		.level = 0,
+	};
+	struct extent_buffer *eb;
+	int ret;
+
+	if (buf && !btrfs_verify_tree_block(acct->fs, b->bytenr, buf, &check)) {
+		b->owner = btrfs_header_owner((const struct btrfs_header *)buf);
+		b->flags |= ACCT_BLOCK_READ;
+		return 0;
+	}
+	btrfs_fs_clear_error(acct->fs);
+	ret = read_block(acct, idx, &eb);
+	free_extent_buffer(eb);
+	return ret;
+}
+
+/*
+ * Read and verify every leaf of @l (sorted by bytenr): runs of leaves that
+ * are adjacent on the device come in with one read each and are verified
+ * in place, without going through the block cache (nothing needs them
+ * again soon: the extent stream searches few of them).  The read-only
+ * walk of inspect tree does the same.
+ */
+static int read_leaves(struct btrfs_acct *acct, const struct level_list *l, u64 *done)
+{
+	const u32 nodesize = acct->fs->nodesize;
+	const size_t max = LEAF_BATCH_BYTES / nodesize ? LEAF_BATCH_BYTES / nodesize : 1;
+	u8 *buf = malloc((size_t)max * nodesize);
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; !ret && i < l->nr;) {
+		struct btrfs_io_stripe first, st;
+		size_t j = i + 1;
+		int rd;
+
+		if (!leaf_physical(acct, l->idx[i], &first)) {
+			ret = verify_leaf(acct, l->idx[i], NULL);
+			i++;
+			continue;
+		}
+		while (j < l->nr && j - i < max && leaf_physical(acct, l->idx[j], &st) &&
+		       st.dev == first.dev && st.physical == first.physical + (j - i) * nodesize)
+			j++;
+		rd = btrfs_io_read(first.dev->io, buf, (j - i) * nodesize, first.physical);
+		for (size_t k = i; !ret && k < j; k++) {
+			ret = verify_leaf(acct, l->idx[k], rd ? NULL : buf + (k - i) * nodesize);
+			acct->stats.leaves_read += !ret;
+			if (!ret)
+				ret = acct_progress(acct, BTRFS_ACCT_PHASE_TREES, ++*done);
+		}
+		i = j;
+	}
+	free(buf);
+	return ret;
+}
+
 /* A parent's contribution to a child's set, resolved once the level is done */
 struct edge {
 	u32 child;
@@ -480,19 +563,16 @@ static int walk_trees(struct btrfs_acct *acct)
 
 		if (l->nr)
 			qsort_r(l->idx, l->nr, sizeof(*l->idx), cmp_by_bytenr, &acct->table);
-		for (size_t i = 0; !ret && i < l->nr; i++) {
-			if (level > 0) {
-				ret = process_node(acct, l->idx[i], &levels[level - 1], &edges,
-						   partial, nr_partial);
-			} else if (acct->opts.read_leaves) {
-				struct extent_buffer *eb;
-
-				ret = read_block(acct, l->idx[i], &eb);
-				free_extent_buffer(eb);
-				acct->stats.leaves_read += !ret;
+		if (level == 0 && acct->opts.read_leaves) {
+			ret = read_leaves(acct, l, &done);
+		} else {
+			for (size_t i = 0; !ret && i < l->nr; i++) {
+				if (level > 0)
+					ret = process_node(acct, l->idx[i], &levels[level - 1],
+							   &edges, partial, nr_partial);
+				if (!ret)
+					ret = acct_progress(acct, BTRFS_ACCT_PHASE_TREES, ++done);
 			}
-			if (!ret)
-				ret = acct_progress(acct, BTRFS_ACCT_PHASE_TREES, ++done);
 		}
 		free(l->idx);
 		l->idx = NULL;

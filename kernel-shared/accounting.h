@@ -58,6 +58,13 @@ struct btrfs_rootset_memo {
 	u32 result;
 };
 
+/* A memoised union of three or more sets (acct-rootset.c) */
+struct btrfs_rootset_many {
+	u64 hash;		/* of the sorted ids; 0 with n == 0 marks an empty entry */
+	u32 off, n;		/* ids in many_ids[off .. off + n) */
+	u32 result;
+};
+
 struct btrfs_rootsets {
 	u64 *members;		/* all sets' members, concatenated */
 	size_t nr_members, alloc_members;
@@ -71,6 +78,19 @@ struct btrfs_rootsets {
 	u32 memo_size;		/* power of two */
 	u32 memo_nr;
 	u32 memo_max;		/* cleared when it reaches this many entries */
+	/* tree ids numbered densely in order of appearance, for bitmap unions */
+	u32 *member_dense;	/* dense number of each member, parallel to members */
+	u64 *dense_ids;		/* dense number -> tree id */
+	u32 nr_dense, alloc_dense;
+	u32 *dense_table;	/* open addressing: dense number + 1, 0 = empty slot */
+	u32 dense_table_size;	/* power of two */
+	bool dense_sorted;	/* ids appeared in increasing order: dense order is id order */
+	u64 *bitmap;
+	size_t bitmap_words;
+	struct btrfs_rootset_many *many;	/* allocated on first use */
+	u32 many_size;		/* power of two */
+	u32 *many_ids;
+	size_t many_nr_ids;
 	u64 *scratch;
 	size_t scratch_alloc;
 	/* statistics */
@@ -96,9 +116,9 @@ int btrfs_rootsets_union(struct btrfs_rootsets *rs, u32 a, u32 b, u32 *out);
 /**
  * btrfs_rootsets_union_many - the id of the union of the @n sets @ids
  *
- * Only the result is interned (no intermediate sets); @ids is sorted and
- * deduplicated in place.  Two distinct sets go through the memoised
- * btrfs_rootsets_union().
+ * Only the result is interned (no intermediate sets); @ids is compacted in
+ * place (empty sets and repeats in a row dropped).  Two sets go through the
+ * memoised btrfs_rootsets_union(); more through a memo keyed by the list.
  */
 int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32 *out);
 

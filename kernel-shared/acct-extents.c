@@ -9,7 +9,8 @@
  *
  * Resolving a back ref to leaves (full quotas):
  *  - SHARED_DATA_REF(parent): the leaf is named; its set is in the block
- *    table built by the tree walk.
+ *    table built by the tree walk, copied into a compact leaf map.  The
+ *    leaves of one extent are looked up together when the extent closes.
  *  - EXTENT_DATA_REF(root, ino, offset): the items live in leaves of tree
  *    root, at keys (ino, EXTENT_DATA, k) with k - file_extent.offset ==
  *    offset, so k lies in [offset, offset + max(extent size, 128 KiB)).  That
@@ -31,6 +32,24 @@
 
 #define MAX_COMPRESSED_RAM	(128ULL * 1024)
 
+/*
+ * Every fs tree leaf's set by bytenr, 16 bytes a leaf in one open-addressed
+ * array (bytenr 0 marks an empty slot; no tree block lives there).  Back
+ * refs name leaves in no useful order, so each lookup is a cache miss: one
+ * here instead of two in the block table (slot, then block), and the
+ * parents of one extent are looked up together after a prefetch of each,
+ * so their misses overlap.
+ */
+struct leaf_slot {
+	u64 bytenr;
+	u32 set;
+};
+
+struct leaf_map {
+	struct leaf_slot *slots;
+	u64 mask;		/* size - 1, size a power of two */
+};
+
 struct extent_rec {
 	bool active;		/* a data extent is open */
 	u64 bytenr;
@@ -39,6 +58,9 @@ struct extent_rec {
 	u64 owner;		/* simple quotas: EXTENT_OWNER_REF root, 0 if none */
 	u32 *leaf_sets;		/* sets of the leaves found so far (kept across extents) */
 	size_t nr_leaf_sets, alloc_leaf_sets;
+	u64 *parents;		/* SHARED_DATA_REF leaves, looked up when the extent closes */
+	size_t nr_parents, alloc_parents;
+	struct leaf_map map;
 };
 
 struct scan_ctx {
@@ -113,15 +135,57 @@ static bool position_in_cached_leaf(struct btrfs_path *path, const struct btrfs_
 	return true;
 }
 
-/* Remember the set of @leaf; the union is taken once, when the extent closes */
-static int union_leaf(struct btrfs_acct *acct, struct extent_rec *rec, u64 leaf, bool *found)
+static inline u64 leaf_hash(const struct leaf_map *m, u64 bytenr)
 {
-	struct acct_block *b = acct_block_find(acct, leaf);
+	return ((bytenr * 0x9E3779B97F4A7C15ULL) >> 20) & m->mask;
+}
 
-	if (!b || b->level != 0)
-		return 0;
-	*found = true;
-	if (rec->nr_leaf_sets && rec->leaf_sets[rec->nr_leaf_sets - 1] == b->set)
+static int leaf_map_build(struct btrfs_acct *acct, struct leaf_map *m)
+{
+	const struct acct_block_table *t = &acct->table;
+	u64 size = 1024, leaves = 0;
+
+	for (u32 i = 0; i < t->nr; i++)
+		leaves += t->blocks[i].level == 0;
+	while (size < leaves * 2)
+		size *= 2;
+	m->slots = calloc(size, sizeof(*m->slots));
+	if (!m->slots)
+		return -ENOMEM;
+	m->mask = size - 1;
+	for (u32 i = 0; i < t->nr; i++) {
+		const struct acct_block *b = &t->blocks[i];
+		u64 h;
+
+		if (b->level != 0)
+			continue;
+		h = leaf_hash(m, b->bytenr);
+		while (m->slots[h].bytenr)
+			h = (h + 1) & m->mask;
+		m->slots[h].bytenr = b->bytenr;
+		m->slots[h].set = b->set;
+	}
+	return 0;
+}
+
+/* The set of the fs tree leaf at @bytenr; false if no fs tree reaches such a leaf */
+static inline bool leaf_map_find(const struct leaf_map *m, u64 bytenr, u32 *set)
+{
+	u64 h = leaf_hash(m, bytenr);
+
+	while (m->slots[h].bytenr) {
+		if (m->slots[h].bytenr == bytenr) {
+			*set = m->slots[h].set;
+			return true;
+		}
+		h = (h + 1) & m->mask;
+	}
+	return false;
+}
+
+static int push_leaf_set(struct extent_rec *rec, u32 set)
+{
+	if (rec->nr_leaf_sets && rec->leaf_sets[rec->nr_leaf_sets - 1] == set)
 		return 0;
 	if (rec->nr_leaf_sets == rec->alloc_leaf_sets) {
 		size_t na = rec->alloc_leaf_sets ? rec->alloc_leaf_sets * 2 : 64;
@@ -132,8 +196,54 @@ static int union_leaf(struct btrfs_acct *acct, struct extent_rec *rec, u64 leaf,
 		rec->leaf_sets = n;
 		rec->alloc_leaf_sets = na;
 	}
-	rec->leaf_sets[rec->nr_leaf_sets++] = b->set;
+	rec->leaf_sets[rec->nr_leaf_sets++] = set;
 	return 0;
+}
+
+/* Remember the set of @leaf; the union is taken once, when the extent closes */
+static int union_leaf(struct extent_rec *rec, u64 leaf, bool *found)
+{
+	u32 set;
+
+	if (!leaf_map_find(&rec->map, leaf, &set))
+		return 0;
+	*found = true;
+	return push_leaf_set(rec, set);
+}
+
+/* A SHARED_DATA_REF: its leaf is looked up with the others when the extent closes */
+static int defer_parent(struct extent_rec *rec, u64 parent)
+{
+	if (rec->nr_parents == rec->alloc_parents) {
+		size_t na = rec->alloc_parents ? rec->alloc_parents * 2 : 64;
+		u64 *n = realloc(rec->parents, na * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		rec->parents = n;
+		rec->alloc_parents = na;
+	}
+	rec->parents[rec->nr_parents++] = parent;
+	return 0;
+}
+
+static int resolve_parents(struct btrfs_acct *acct, struct extent_rec *rec)
+{
+	const struct leaf_map *m = &rec->map;
+	int ret = 0;
+
+	for (size_t i = 0; i < rec->nr_parents; i++)
+		__builtin_prefetch(&m->slots[leaf_hash(m, rec->parents[i])]);
+	for (size_t i = 0; !ret && i < rec->nr_parents; i++) {
+		u32 set;
+
+		if (leaf_map_find(m, rec->parents[i], &set))
+			ret = push_leaf_set(rec, set);
+		else
+			acct->stats.unresolved_refs++;
+	}
+	rec->nr_parents = 0;
+	return ret;
 }
 
 static int resolve_data_ref(struct btrfs_acct *acct, struct extent_rec *rec,
@@ -184,7 +294,7 @@ static int resolve_data_ref(struct btrfs_acct *acct, struct extent_rec *rec,
 		}
 		if (fe.type != BTRFS_FILE_EXTENT_INLINE && fe.disk_bytenr == rec->bytenr &&
 		    k.offset >= fe.offset && k.offset - fe.offset == ref->offset) {
-			ret = union_leaf(acct, rec, pc->path.nodes[0]->start, &found);
+			ret = union_leaf(rec, pc->path.nodes[0]->start, &found);
 			if (ret)
 				return ret;
 		}
@@ -202,9 +312,6 @@ static int resolve_data_ref(struct btrfs_acct *acct, struct extent_rec *rec,
 static int handle_ref(struct btrfs_acct *acct, struct extent_rec *rec,
 		      const struct btrfs_extent_ref_rec *ref)
 {
-	bool found = false;
-	int ret;
-
 	if (acct->opts.simple) {
 		if (ref->type == BTRFS_EXTENT_OWNER_REF_KEY && !rec->owner)
 			rec->owner = ref->root;
@@ -213,10 +320,7 @@ static int handle_ref(struct btrfs_acct *acct, struct extent_rec *rec,
 	switch (ref->type) {
 	case BTRFS_SHARED_DATA_REF_KEY:
 		acct->stats.data_refs++;
-		ret = union_leaf(acct, rec, ref->parent, &found);
-		if (!ret && !found)
-			acct->stats.unresolved_refs++;
-		return ret;
+		return defer_parent(rec, ref->parent);
 	case BTRFS_EXTENT_DATA_REF_KEY:
 		if (!btrfs_is_fstree(ref->root))
 			return 0;	/* data relocation tree: no qgroup */
@@ -236,6 +340,9 @@ static int close_extent(struct btrfs_acct *acct, struct extent_rec *rec)
 		return 0;
 	rec->active = false;
 	acct->stats.data_extents++;
+	ret = resolve_parents(acct, rec);
+	if (ret)
+		return ret;
 	ret = btrfs_rootsets_union_many(&acct->sets, rec->leaf_sets, rec->nr_leaf_sets, &set);
 	if (ret)
 		return ret;
@@ -292,6 +399,7 @@ static int open_extent(struct btrfs_acct *acct, struct extent_rec *rec,
 	if (!(ei.flags & BTRFS_EXTENT_FLAG_DATA) || key->type != BTRFS_EXTENT_ITEM_KEY)
 		return 0;
 	rec->nr_leaf_sets = 0;
+	rec->nr_parents = 0;
 	rec->owner = 0;
 	rec->active = true;
 	rec->bytenr = key->objectid;
@@ -358,9 +466,16 @@ int acct_scan_extents(struct btrfs_acct *acct)
 	ret = btrfs_read_root(acct->fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_root);
 	if (ret)
 		return ret;
+	if (!acct->opts.simple) {
+		ret = leaf_map_build(acct, &ctx.rec.map);
+		if (ret)
+			return ret;
+	}
 	ret = btrfs_iterate_items(extent_root, &min, &max, extent_item_cb, &ctx);
 	if (!ret)
 		ret = close_extent(acct, &ctx.rec);
 	free(ctx.rec.leaf_sets);
+	free(ctx.rec.parents);
+	free(ctx.rec.map.slots);
 	return ret;
 }

@@ -217,12 +217,14 @@ void btrfs_clear_buffer_dirty(struct extent_buffer *eb)
 	}
 }
 
-static struct extent_buffer *eb_alloc(struct btrfs_fs *fs, u64 bytenr)
+/* @zero_data: false when the caller fills all nodesize bytes (a read) */
+static struct extent_buffer *eb_alloc(struct btrfs_fs *fs, u64 bytenr, bool zero_data)
 {
-	struct extent_buffer *eb = calloc(1, sizeof(*eb) + fs->nodesize);
+	struct extent_buffer *eb = malloc(sizeof(*eb) + fs->nodesize);
 
 	if (!eb)
 		return NULL;
+	memset(eb, 0, zero_data ? sizeof(*eb) + fs->nodesize : sizeof(*eb));
 	eb->start = bytenr;
 	eb->len = fs->nodesize;
 	eb->fs = fs;
@@ -238,7 +240,7 @@ int btrfs_alloc_tree_block_buffer(struct btrfs_fs *fs, u64 bytenr, struct extent
 			return -EEXIST;
 		evict(&fs->cache, eb);
 	}
-	eb = eb_alloc(fs, bytenr);
+	eb = eb_alloc(fs, bytenr, true);
 	if (!eb)
 		return -ENOMEM;
 	eb->refs = 1;
@@ -371,7 +373,7 @@ int btrfs_read_tree_block(struct btrfs_fs *fs, u64 bytenr,
 				   (unsigned long long)bytenr);
 		return -EUCLEAN;
 	}
-	eb = eb_alloc(fs, bytenr);
+	eb = eb_alloc(fs, bytenr, false);
 	if (!eb)
 		return -ENOMEM;
 	memcpy(saved, fs->errmsg, sizeof(saved));

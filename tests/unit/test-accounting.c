@@ -116,6 +116,62 @@ static void test_union_many(void)
 }
 
 /*
+ * Random lists of up to 200 set ids (duplicates, empty sets, any order),
+ * each given twice and then reversed, so the memo is hit both as given and
+ * sorted: every result must equal the set interned from all members.
+ */
+static void test_union_many_random(bool ids_in_order)
+{
+	struct btrfs_rootsets rs;
+	u64 state = 0x243F6A8885A308D3ULL, members[200 * 40];
+	u32 sets[64], list[200], copy[200];
+	unsigned int bad = 0;
+
+	CHECK_EQ_INT(btrfs_rootsets_init(&rs), 0);
+	/* the engine interns each root alone first, in id order: bitmap unions */
+	for (u64 id = 256; ids_in_order && id < 256 + 150; id++)
+		CHECK_EQ_INT(btrfs_rootsets_single(&rs, id, &list[0]), 0);
+	for (u32 i = 0; i < 64; i++) {
+		u64 m[40];
+		size_t n = i % 40;
+
+		for (size_t j = 0; j < n; j++) {
+			state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+			m[j] = 256 + (state >> 33) % 150;
+		}
+		CHECK_EQ_INT(btrfs_rootsets_intern(&rs, m, n, &sets[i]), 0);
+	}
+	for (int round = 0; round < 300; round++) {
+		size_t n, nm = 0;
+		u32 want, got;
+
+		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+		n = (state >> 33) % 200;
+		for (size_t i = 0; i < n; i++) {
+			const u64 *m;
+			u32 len;
+
+			state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+			list[i] = sets[(state >> 33) % 64];
+			m = btrfs_rootsets_members(&rs, list[i], &len);
+			for (u32 j = 0; j < len; j++)
+				members[nm++] = m[j];
+		}
+		CHECK_EQ_INT(btrfs_rootsets_intern(&rs, members, nm, &want), 0);
+		for (int pass = 0; pass < 3; pass++) {
+			for (size_t i = 0; i < n; i++)
+				copy[i] = pass == 2 ? list[n - 1 - i] : list[i];
+			if (btrfs_rootsets_union_many(&rs, copy, n, &got) || got != want)
+				bad++;
+		}
+	}
+	CHECK_EQ_U64(bad, 0);
+	CHECK(rs.memo_hits > 0);
+	CHECK_EQ_INT(rs.dense_sorted, ids_in_order);	/* both union paths are covered */
+	btrfs_rootsets_release(&rs);
+}
+
+/*
  * A chain of snapshots: block sets grow by one root per level.  With a tiny
  * memo (cleared every 4 entries) results must not change, and every union
  * must equal the set interned directly.
@@ -231,6 +287,8 @@ int main(void)
 	test_intern();
 	test_union_memo();
 	test_union_many();
+	test_union_many_random(false);
+	test_union_many_random(true);
 	test_many_sets();
 	test_distribution();
 	return unit_finish();

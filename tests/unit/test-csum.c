@@ -84,6 +84,48 @@ static void test_crc32c_random(void)
 	free(buf);
 }
 
+/*
+ * Lengths that reach every stripe size of the three-stream hardware path
+ * (3 x 256, 3 x 1024, 3 x 4096 bytes) and the node payloads it serves.
+ */
+static void test_crc32c_long(void)
+{
+	enum { MAX = 65536 + 64 };
+	static const size_t lens[] = { 767, 768, 769, 3071, 3072, 3080, 12287, 12288, 12296,
+				       4064, 16352, 65504, 65536, 24576 + 3072 + 768 + 5 };
+	u8 *buf = malloc(MAX + 16);
+	unsigned int bad = 0, runs = 0;
+
+	if (!CHECK(buf != NULL))
+		return;
+	for (size_t i = 0; i < MAX + 16; i++)
+		buf[i] = (u8)rng();
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		for (size_t align = 0; align < 8; align += 3) {
+			u32 seed = (u32)rng();
+
+			bad += crc32c_raw(seed, buf + align, lens[i]) !=
+			       crc32c_raw_generic(seed, buf + align, lens[i]);
+			runs++;
+		}
+	}
+	for (int r = 0; r < 64; r++) {
+		size_t len = rng() % MAX, align = rng() % 8;
+		u32 seed = (u32)rng();
+
+		bad += crc32c_raw(seed, buf + align, len) != crc32c_raw_generic(seed, buf + align, len);
+		runs++;
+	}
+	CHECK(runs > 100);
+	CHECK_EQ_U64(bad, 0);
+	/* all zeros and all ones through the stripes too */
+	memset(buf, 0, MAX);
+	CHECK_EQ_U64(crc32c_raw(~0U, buf, 16352), crc32c_raw_generic(~0U, buf, 16352));
+	memset(buf, 0xff, MAX);
+	CHECK_EQ_U64(crc32c_raw(~0U, buf, 16352), crc32c_raw_generic(~0U, buf, 16352));
+	free(buf);
+}
+
 static void test_hashes(void)
 {
 	static const char *const names[] = { "default", "sv1", "snap1", "..", "a",
@@ -183,6 +225,7 @@ int main(void)
 {
 	test_crc32c_vectors();
 	test_crc32c_random();
+	test_crc32c_long();
 	test_hashes();
 	test_csum_meta();
 	/* The library must work before and after the program calls sodium_init() */
