@@ -107,7 +107,7 @@ int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, u64 subvolid
 	ret = btrfs_start_transaction(fs, &trans);
 	if (ret < 0)
 		goto fail;
-	ret = btrfs_subvol_unlink(trans, subvolid, (u64)now.tv_sec, (u32)now.tv_nsec);
+	ret = btrfs_subvol_delete(trans, subvolid, (u64)now.tv_sec, (u32)now.tv_nsec, NULL);
 	if (ret < 0) {
 		btrfs_abort_transaction(trans);
 		goto fail;

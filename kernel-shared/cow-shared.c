@@ -72,7 +72,7 @@ static int child_refs(struct btrfs_trans_handle *trans, const struct extent_buff
 	return ret;
 }
 
-static int mark_qgroups_inconsistent(struct btrfs_trans_handle *trans)
+int btrfs_qgroup_mark_inconsistent(struct btrfs_trans_handle *trans)
 {
 	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
 	struct btrfs_qgroup_status_item *st;
@@ -129,7 +129,7 @@ int btrfs_cow_update_refs(struct btrfs_trans_handle *trans, struct btrfs_root *r
 			ret = btrfs_drop_tree_block_ref(trans, eb->start, level,
 							BTRFS_TREE_BLOCK_REF_KEY, root->id);
 		if (!ret)
-			ret = mark_qgroups_inconsistent(trans);
+			ret = btrfs_qgroup_mark_inconsistent(trans);
 		if (!ret)
 			*ref_dropped = true;
 		return ret;
@@ -142,7 +142,7 @@ int btrfs_cow_update_refs(struct btrfs_trans_handle *trans, struct btrfs_root *r
 		if (!ret)
 			ret = btrfs_tree_block_info(trans, eb->start, level, NULL, NULL, false, true);
 		if (!ret && owner != root->id)
-			ret = mark_qgroups_inconsistent(trans);
+			ret = btrfs_qgroup_mark_inconsistent(trans);
 	}
 	return ret;
 }

@@ -32,4 +32,10 @@ struct extent_buffer;
 int btrfs_cow_update_refs(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			  const struct extent_buffer *eb, bool *ref_dropped);
 
+/**
+ * btrfs_qgroup_mark_inconsistent - set INCONSISTENT in the quota status
+ * item (nothing without quotas); a rescan makes the numbers exact again
+ */
+int btrfs_qgroup_mark_inconsistent(struct btrfs_trans_handle *trans);
+
 #endif /* VOLCTL_KERNEL_SHARED_COW_SHARED_H */

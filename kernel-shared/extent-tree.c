@@ -145,6 +145,35 @@ static int insert_metadata_item(struct btrfs_trans_handle *trans, u64 bytenr, u8
 	return ret;
 }
 
+static int first_key_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	(void)data;
+	(void)len;
+	*(struct btrfs_key *)priv = *key;
+	return 1;
+}
+
+/* Delete the one keyed TREE_BLOCK_REF or SHARED_BLOCK_REF item of @bytenr */
+static int delete_keyed_block_ref(struct btrfs_trans_handle *trans,
+				  struct btrfs_root *extent_root, u64 bytenr)
+{
+	struct btrfs_key min = { bytenr, BTRFS_TREE_BLOCK_REF_KEY, 0 };
+	struct btrfs_key max = { bytenr, BTRFS_SHARED_BLOCK_REF_KEY, (u64)-1 };
+	struct btrfs_key found = { 0, 0, 0 };
+	int ret;
+
+	ret = btrfs_iterate_items(extent_root, &min, &max, first_key_cb, &found);
+	if (ret < 0)
+		return ret;
+	if (found.objectid != bytenr ||
+	    (found.type != BTRFS_TREE_BLOCK_REF_KEY && found.type != BTRFS_SHARED_BLOCK_REF_KEY)) {
+		btrfs_fs_set_error(trans->fs, "tree block %llu: refs 1 but no back reference",
+				   (unsigned long long)bytenr);
+		return -EUCLEAN;
+	}
+	return btrfs_delete_key(trans, extent_root, &found);
+}
+
 static int delete_metadata_item(struct btrfs_trans_handle *trans, u64 bytenr, u8 level)
 {
 	struct btrfs_root *extent_root;
@@ -152,6 +181,7 @@ static int delete_metadata_item(struct btrfs_trans_handle *trans, u64 bytenr, u8
 	struct btrfs_path path;
 	const struct btrfs_extent_item *ei;
 	const u8 *data;
+	bool inline_ref;
 	u32 len;
 	int ret;
 
@@ -171,16 +201,20 @@ static int delete_metadata_item(struct btrfs_trans_handle *trans, u64 bytenr, u8
 	}
 	data = btrfs_path_item_data(&path, &len);
 	ei = (const struct btrfs_extent_item *)data;
-	if (len < sizeof(*ei) || btrfs_extent_refs(ei) != 1 ||
-	    (btrfs_extent_flags(ei) & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
+	if (len < sizeof(*ei) || btrfs_extent_refs(ei) != 1) {
 		btrfs_path_release(&path);
 		btrfs_fs_set_error(trans->fs,
-				   "tree block %llu: shared (refs %llu), freeing shared blocks is not implemented offline yet",
+				   "tree block %llu: still shared (refs %llu) when freed",
 				   (unsigned long long)bytenr,
 				   len >= sizeof(*ei) ? (unsigned long long)btrfs_extent_refs(ei) : 0ULL);
-		return -EOPNOTSUPP;
+		return -EUCLEAN;
 	}
-	return btrfs_del_item(trans, extent_root, &path);
+	/* the last reference may be inline (usual) or a keyed item (after a drop) */
+	inline_ref = len > sizeof(*ei);
+	ret = btrfs_del_item(trans, extent_root, &path);
+	if (ret < 0 || inline_ref)
+		return ret;
+	return delete_keyed_block_ref(trans, extent_root, bytenr);
 }
 
 static int qgroup_delta_add(struct btrfs_trans_handle *trans, u64 subvolid, s64 delta)
@@ -234,6 +268,25 @@ static int account(struct btrfs_trans_handle *trans, u64 bytenr, u64 owner, s64 
 		btrfs_set_root_bytes_used(&root->root_item,
 					  btrfs_root_bytes_used(&root->root_item) + (u64)delta);
 	}
+	return 0;
+}
+
+int btrfs_account_data_free(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_bytes,
+			    u64 root)
+{
+	struct btrfs_bg *bg = btrfs_bg_lookup(&trans->alloc, bytenr);
+
+	if (!bg || !(bg->flags & BTRFS_BLOCK_GROUP_DATA) || bytenr + num_bytes > bg->start + bg->length ||
+	    bg->used < num_bytes) {
+		btrfs_fs_set_error(trans->fs, "data extent %llu: not inside a data block group",
+				   (unsigned long long)bytenr);
+		return -EUCLEAN;
+	}
+	bg->used -= num_bytes;
+	bg->dirty = true;
+	trans->bytes_used_delta -= (s64)num_bytes;
+	if (trans->quota_on && btrfs_is_fstree(root))
+		return qgroup_delta_add(trans, root, -(s64)num_bytes);
 	return 0;
 }
 

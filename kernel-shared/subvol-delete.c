@@ -16,6 +16,7 @@
 #include "ctree.h"
 #include "ctree-write.h"
 #include "transaction.h"
+#include "subvol-drop.h"
 #include "subvol-delete.h"
 
 struct backref {
@@ -235,7 +236,8 @@ static int check_deletable(struct btrfs_fs *fs, struct btrfs_root *victim, struc
 	return 0;
 }
 
-int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u32 now_nsec)
+static int unlink_subvol(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u32 now_nsec,
+			 bool orphan, struct btrfs_root **out)
 {
 	struct btrfs_fs *fs = trans->fs;
 	struct btrfs_root *victim, *parent;
@@ -277,7 +279,7 @@ int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u
 		key = (struct btrfs_key){ id, BTRFS_ROOT_BACKREF_KEY, b.parent };
 		ret = btrfs_delete_key(trans, fs->tree_root, &key);
 	}
-	if (!ret) {
+	if (!ret && orphan) {
 		key = (struct btrfs_key){ BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, id };
 		ret = btrfs_insert_item(trans, fs->tree_root, &key, NULL, 0);
 	}
@@ -294,5 +296,26 @@ int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u
 	btrfs_set_root_refs(&victim->root_item, 0);
 	btrfs_set_root_flags(&victim->root_item,
 			     btrfs_root_flags(&victim->root_item) | BTRFS_ROOT_SUBVOL_DEAD);
+	*out = victim;
 	return 0;
+}
+
+int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u32 now_nsec)
+{
+	struct btrfs_root *victim;
+
+	return unlink_subvol(trans, id, now_sec, now_nsec, true, &victim);
+}
+
+int btrfs_subvol_delete(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u32 now_nsec,
+			struct btrfs_drop_stats *stats)
+{
+	struct btrfs_root *victim;
+	int ret;
+
+	/* the ORPHAN item would be inserted and deleted again in this transaction */
+	ret = unlink_subvol(trans, id, now_sec, now_nsec, false, &victim);
+	if (!ret)
+		ret = btrfs_subvol_drop(trans, victim, stats);
+	return ret;
 }

@@ -7,6 +7,7 @@
 #define VOLCTL_KERNEL_SHARED_SUBVOL_DELETE_H
 
 #include "format.h"
+#include "subvol-drop.h"
 
 struct btrfs_trans_handle;
 
@@ -27,5 +28,18 @@ struct btrfs_trans_handle;
  */
 int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 subvolid, u64 now_sec,
 			u32 now_nsec);
+
+/**
+ * btrfs_subvol_delete - unlink subvolume @subvolid and drop its tree inside
+ * @trans: what the ioctl and the kernel's cleaner do together
+ *
+ * The unlink of btrfs_subvol_unlink() without the ORPHAN item, then
+ * btrfs_subvol_drop(): every block and data extent the tree alone held is
+ * freed, its ROOT_ITEM and qgroup 0/id go.  Same refusals as the unlink;
+ * always allowed by quota limits.
+ * @stats:	what the drop did; may be NULL
+ */
+int btrfs_subvol_delete(struct btrfs_trans_handle *trans, u64 subvolid, u64 now_sec,
+			u32 now_nsec, struct btrfs_drop_stats *stats);
 
 #endif /* VOLCTL_KERNEL_SHARED_SUBVOL_DELETE_H */
