@@ -513,6 +513,39 @@ static int del_ptr(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	return 0;
 }
 
+/* Is the leaf of @path the only block below every node above it? */
+static bool last_leaf(const struct btrfs_path *path)
+{
+	for (int l = 1; l < BTRFS_MAX_LEVEL && path->nodes[l]; l++) {
+		if (btrfs_eb_nritems(path->nodes[l]) != 1)
+			return false;
+	}
+	return true;
+}
+
+/* Free the single-pointer nodes above the leaf; the leaf becomes @root's root */
+static int collapse_to_leaf(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			    struct btrfs_path *path)
+{
+	struct extent_buffer *leaf = path->nodes[0];
+	int ret;
+
+	ret = btrfs_trans_track_root(trans, root, true);
+	for (int l = 1; !ret && l < BTRFS_MAX_LEVEL && path->nodes[l]; l++) {
+		ret = btrfs_free_tree_block(trans, root->id, path->nodes[l]);
+		free_extent_buffer(path->nodes[l]);
+		path->nodes[l] = NULL;
+	}
+	if (ret < 0)
+		return ret;
+	free_extent_buffer(root->node);
+	root->node = extent_buffer_get(leaf);
+	root->bytenr = leaf->start;
+	root->generation = trans->transid;
+	root->level = 0;
+	return 0;
+}
+
 int btrfs_del_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		   struct btrfs_path *path)
 {
@@ -525,6 +558,14 @@ int btrfs_del_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	struct btrfs_key key;
 	int ret = 0;
 
+	if (nr == 1 && path->nodes[1] && last_leaf(path)) {
+		/* the tree's last item: its leaf becomes the (empty) root */
+		ret = collapse_to_leaf(trans, root, path);
+		if (ret < 0) {
+			btrfs_path_release(path);
+			return ret;
+		}
+	}
 	if (nr == 1 && path->nodes[1]) {
 		ret = btrfs_free_tree_block(trans, root->id, leaf);
 		if (!ret)

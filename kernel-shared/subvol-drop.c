@@ -39,7 +39,7 @@
 #include "transaction.h"
 #include "extent-ref.h"
 #include "extent-free.h"
-#include "cow-shared.h"
+#include "qgroup-write.h"
 #include "subvol-drop.h"
 
 struct drop_ctx {
@@ -441,8 +441,13 @@ static int finish_drop(struct drop_ctx *d, struct btrfs_root *root)
 	}
 	if (!ret && trans->quota_on) {
 		ret = remove_qgroup(trans, d->id);
+		/*
+		 * Shared extents became exclusive elsewhere: the deltas cannot
+		 * say where, the engine recounts every group (as the kernel's
+		 * accounting of the traced subtrees ends up)
+		 */
 		if (!ret && d->shared)
-			ret = btrfs_qgroup_mark_inconsistent(trans);
+			ret = btrfs_quota_rescan(trans);
 	}
 	return ret;
 }
