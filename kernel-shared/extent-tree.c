@@ -7,7 +7,8 @@
  * - new block X of tree R: METADATA_ITEM (X, 169, level) with refs 1,
  *   generation T, flags TREE_BLOCK and one inline TREE_BLOCK_REF(R);
  * - freed block: its METADATA_ITEM deleted (it must hold exactly one
- *   reference: shared blocks only lose one ref, in cow-shared.c);
+ *   reference, inline or keyed: shared blocks only lose one ref, in
+ *   cow-shared.c and subvol-drop.c);
  * - block group used and super bytes_used +/- nodesize, R's ROOT_ITEM
  *   bytes_used +/- nodesize, the free space tree range removed/added.
  * With quotas on, bytes gained or lost by subvolume trees also go to
