@@ -994,7 +994,8 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 			return VC_EXIT_FAILURE;
 		}
 	}
-	if (cmd_open(ctx, argv[optind], false, &fs)) {
+	/* writable: offline, sync does the cleaner's work itself */
+	if (cmd_open(ctx, argv[optind], true, &fs)) {
 		free(set.ids);
 		return VC_EXIT_FAILURE;
 	}

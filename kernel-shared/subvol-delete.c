@@ -319,3 +319,52 @@ int btrfs_subvol_delete(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u
 		ret = btrfs_subvol_drop(trans, victim, stats);
 	return ret;
 }
+
+struct highest_id {
+	u64 id;
+};
+
+static int highest_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct highest_id *h = priv;
+
+	(void)data;
+	(void)len;
+	if (key->type == BTRFS_ROOT_ITEM_KEY && btrfs_is_fstree(key->objectid))
+		h->id = key->objectid;
+	return 0;
+}
+
+int btrfs_subvol_clean(struct btrfs_trans_handle *trans, u64 id, struct btrfs_drop_stats *stats)
+{
+	struct btrfs_fs *fs = trans->fs;
+	struct btrfs_key min = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
+	struct btrfs_key max = { BTRFS_LAST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
+	struct highest_id h = { 0 };
+	struct btrfs_root *root;
+	int ret;
+
+	if (id < BTRFS_FIRST_FREE_OBJECTID || id > BTRFS_LAST_FREE_OBJECTID) {
+		btrfs_fs_set_error(fs, "subvolume %llu: not a subvolume id", (unsigned long long)id);
+		return -EINVAL;
+	}
+	ret = btrfs_read_root(fs, id, &root);
+	if (ret == -ENOENT) {
+		/* gone: cleaned already, unless no subvolume ever had that id */
+		ret = btrfs_iterate_items(fs->tree_root, &min, &max, highest_cb, &h);
+		if (ret < 0)
+			return ret;
+		if (id > h.id) {
+			btrfs_fs_set_error(fs, "subvolume %llu: does not exist", (unsigned long long)id);
+			return -ENOENT;
+		}
+		return 1;
+	}
+	if (ret < 0)
+		return ret;
+	if (btrfs_root_refs(&root->root_item)) {
+		btrfs_fs_set_error(fs, "subvolume %llu: not deleted", (unsigned long long)id);
+		return -EINVAL;
+	}
+	return btrfs_subvol_drop(trans, root, stats);
+}

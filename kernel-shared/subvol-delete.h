@@ -42,4 +42,15 @@ int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 subvolid, u64 now_
 int btrfs_subvol_delete(struct btrfs_trans_handle *trans, u64 subvolid, u64 now_sec,
 			u32 now_nsec, struct btrfs_drop_stats *stats);
 
+/**
+ * btrfs_subvol_clean - the kernel cleaner's work for deleted subvolume
+ * @subvolid inside @trans: btrfs_subvol_drop() of its dead tree, resuming
+ * where a kernel drop stopped (drop_progress)
+ * Return: 0 dropped, 1 already gone (no ROOT_ITEM, but a subvolume with a
+ * higher id exists, so it existed once), -ENOENT (never existed), -EINVAL
+ * (not deleted), or <0.
+ */
+int btrfs_subvol_clean(struct btrfs_trans_handle *trans, u64 subvolid,
+		       struct btrfs_drop_stats *stats);
+
 #endif /* VOLCTL_KERNEL_SHARED_SUBVOL_DELETE_H */
