@@ -304,3 +304,67 @@ del_state() {
 	umount_img
 	check_clean
 }
+
+# The kernel's cleaner finishes a copy of $IMG (mount, subvolume sync, rescan)
+kernel_clean() {
+	cp "$IMG" "$KIMG"
+	mount_img "$KIMG"
+	btrfs subvolume sync "$MNT" >/dev/null
+	kernel_rescan "$MNT"
+	umount_img
+}
+
+@test "sync offline: a subvolume the kernel deleted but did not clean (fixture rich4k) is dropped like its cleaner does" {
+	zstd -dqf "$BATS_TEST_DIRNAME/../fixtures/rich4k.img.zst" -o "$IMG"
+	run_volctl --image "$IMG" subvolume list -d /
+	assert_output_contains "DELETED"
+	kernel_clean
+	run_volctl --image "$IMG" subvolume sync /
+	assert_status 0
+	assert_output_contains "is gone (1/1)"
+	same_as_kernel
+	# again: nothing left to do; an id that was never used is an error
+	run_volctl --image "$IMG" subvolume sync /
+	assert_status 0
+	run_volctl --image "$IMG" subvolume sync / 99999
+	assert_status 1
+	assert_output_contains "does not exist"
+	run_volctl --image "$IMG" subvolume sync / 256
+	assert_status 1
+	assert_output_contains "not deleted"
+}
+
+@test "sync offline resumes a drop the kernel left half done (drop_progress), same end state as the kernel" {
+	local d i
+	truncate -s 2G "$IMG"
+	mkfs.btrfs -q -f -n 4096 "$IMG" >/dev/null
+	mount_img
+	btrfs quota enable "$MNT"
+	btrfs subvolume create "$MNT/big" >/dev/null
+	for d in $(seq 1 20); do
+		mkdir "$MNT/big/d$d"
+		(cd "$MNT/big/d$d" && seq 1 5000 | xargs touch)
+	done
+	for i in $(seq 1 100); do head -c 20000 /dev/urandom >"$MNT/big/d1/data$i"; done
+	sync
+	btrfs subvolume snapshot "$MNT/big" "$MNT/snap" >/dev/null
+	for i in $(seq 1 10); do echo x >>"$MNT/snap/d1/data$i"; done
+	kernel_rescan "$MNT"
+	btrfs subvolume delete "$MNT/big" >/dev/null
+	btrfs filesystem sync "$MNT"
+	sleep 0.05
+	umount_img
+	if ! btrfs inspect-internal dump-tree -t 1 "$IMG" | grep -A3 "key (256 ROOT_ITEM" |
+		grep -q "drop_level [1-9]"; then
+		skip "the cleaner finished or had not started before the unmount"
+	fi
+	kernel_clean
+	run_volctl --image "$IMG" subvolume sync /
+	assert_status 0
+	assert_output_contains "Subvolume id 256 is gone"
+	same_as_kernel
+	mount_img
+	[ -e "$MNT/snap/d20/5000" ]
+	[ "$(stat -c %s "$MNT/snap/d1/data50")" -eq 20000 ]
+	umount_img
+}
