@@ -107,6 +107,8 @@ int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, u64 subvolid
 	ret = btrfs_start_transaction(fs, &trans);
 	if (ret < 0)
 		goto fail;
+	/* delete is always allowed, even when it copies shared blocks of a full group */
+	btrfs_trans_ignore_qgroup_limits(trans);
 	ret = btrfs_subvol_delete(trans, subvolid, (u64)now.tv_sec, (u32)now.tv_nsec, NULL);
 	if (ret < 0) {
 		btrfs_abort_transaction(trans);
@@ -133,6 +135,8 @@ int vc_offline_subvol_clean(struct btrfs_fs *fs, u64 subvolid, char *err, size_t
 	ret = btrfs_start_transaction(fs, &trans);
 	if (ret < 0)
 		goto fail;
+	/* like delete: freeing space is never refused by a limit */
+	btrfs_trans_ignore_qgroup_limits(trans);
 	ret = btrfs_subvol_clean(trans, subvolid, NULL);
 	if (ret) {
 		/* 1: gone already, nothing to write */

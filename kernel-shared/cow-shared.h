@@ -25,17 +25,11 @@ struct extent_buffer;
  * child gains a ref from @root for the copy.  refs 1 and FULL_BACKREF:
  * normal refs for the copy, the shared refs naming @eb go.  Blocks of
  * other trees, and blocks newer than @root's last snapshot, need nothing.
- * With quotas on, a shared copy marks the qgroups INCONSISTENT (a rescan
- * fixes the numbers; the kernel would recompute them exactly).
+ * With quotas on, a shared copy has the commit recompute every qgroup's
+ * numbers exactly (btrfs_trans_recompute_qgroups()).
  * Return: 0 or <0.
  */
 int btrfs_cow_update_refs(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			  const struct extent_buffer *eb, bool *ref_dropped);
-
-/**
- * btrfs_qgroup_mark_inconsistent - set INCONSISTENT in the quota status
- * item (nothing without quotas); a rescan makes the numbers exact again
- */
-int btrfs_qgroup_mark_inconsistent(struct btrfs_trans_handle *trans);
 
 #endif /* VOLCTL_KERNEL_SHARED_COW_SHARED_H */

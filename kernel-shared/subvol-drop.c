@@ -39,7 +39,6 @@
 #include "transaction.h"
 #include "extent-ref.h"
 #include "extent-free.h"
-#include "qgroup-write.h"
 #include "subvol-drop.h"
 
 struct drop_ctx {
@@ -443,11 +442,11 @@ static int finish_drop(struct drop_ctx *d, struct btrfs_root *root)
 		ret = remove_qgroup(trans, d->id);
 		/*
 		 * Shared extents became exclusive elsewhere: the deltas cannot
-		 * say where, the engine recounts every group (as the kernel's
-		 * accounting of the traced subtrees ends up)
+		 * say where, the commit recounts every group with the engine
+		 * (where the kernel's accounting of the traced subtrees ends up)
 		 */
 		if (!ret && d->shared)
-			ret = btrfs_quota_rescan(trans);
+			btrfs_trans_recompute_qgroups(trans);
 	}
 	return ret;
 }

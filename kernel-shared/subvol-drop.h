@@ -36,8 +36,8 @@ struct btrfs_drop_stats {
  * Afterwards the ROOT_ITEM, the ORPHAN item and (quotas on) qgroup 0/id with
  * its LIMIT and RELATION items are deleted, as kernel 6.11+ does once the
  * group's numbers are 0.  The qgroup numbers of the other groups stay
- * exact when nothing was shared; otherwise the quota status is flagged
- * INCONSISTENT (a rescan fixes it).
+ * exact: by the per-tree deltas when nothing was shared, otherwise by the
+ * commit's recompute (btrfs_trans_recompute_qgroups()).
  * A drop the kernel left half done (drop_progress set) resumes there.
  * @stats:	may be NULL
  * Return: 0 or <0 (fs->errmsg says more); on error abort @trans.

@@ -3,8 +3,10 @@
  * Transactions: start, commit, abort (see transaction.h).
  *
  * Commit order (on-disk-engine 11): copy the root tree's root so it is new
- * in T; loop { pending extent updates, block group items, ROOT_ITEMs of
- * changed trees } until a pass does nothing; then write every live new
+ * in T; loop { pending extent updates, block group items, qgroup deltas,
+ * ROOT_ITEMs of changed trees } until a pass does nothing; with a
+ * recompute requested, the engine's numbers into every qgroup and loop
+ * again; the qgroup limit check; then write every live new
  * block to every copy, flush, the primary superblock (one backup slot
  * filled), flush, the mirror superblocks, flush.  Everything before the
  * primary superblock write can fail without changing what the image means.
@@ -19,6 +21,7 @@
 #include "super.h"
 #include "volumes.h"
 #include "transaction.h"
+#include "qgroup-recompute.h"
 
 /* Features whose on-disk structures this writer does not maintain */
 static int check_write_features(struct btrfs_fs *fs)
@@ -113,11 +116,27 @@ int btrfs_start_transaction(struct btrfs_fs *fs, struct btrfs_trans_handle **out
 	ret = btrfs_alloc_init(trans);
 	if (ret < 0)
 		goto fail;
+	ret = btrfs_qgroup_trans_begin(trans);
+	if (ret < 0) {
+		btrfs_alloc_release(&trans->alloc);
+		goto fail;
+	}
 	*out = trans;
 	return 0;
 fail:
 	free(trans);
 	return ret;
+}
+
+void btrfs_trans_recompute_qgroups(struct btrfs_trans_handle *trans)
+{
+	if (trans->quota_on)
+		trans->qgroup_recompute = true;
+}
+
+void btrfs_trans_ignore_qgroup_limits(struct btrfs_trans_handle *trans)
+{
+	trans->qgroup_no_limits = true;
 }
 
 bool btrfs_trans_block_is_new(const struct btrfs_trans_handle *trans,
@@ -309,6 +328,7 @@ static int write_supers(struct btrfs_trans_handle *trans, struct btrfs_super_blo
 
 static void trans_free(struct btrfs_trans_handle *trans)
 {
+	btrfs_qgroup_trans_end(trans);
 	for (size_t i = 0; i < trans->nr_blocks; i++)
 		free_extent_buffer(trans->blocks[i].eb);
 	for (size_t i = 0; i < trans->nr_roots; i++)
@@ -467,6 +487,19 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	ret = converge(trans);
 	if (ret < 0)
 		goto abort;
+	if (trans->quota_on && trans->qgroup_recompute) {
+		/* fs trees are final: their numbers do not change any more */
+		ret = btrfs_qgroup_commit_recompute(trans);
+		if (!ret)
+			ret = converge(trans);
+		if (ret < 0)
+			goto abort;
+	}
+	if (trans->quota_on) {
+		ret = btrfs_qgroup_commit_check_limits(trans);
+		if (ret < 0)
+			goto abort;
+	}
 
 	sb = fs->super;
 	btrfs_set_super_generation(&sb, trans->transid);

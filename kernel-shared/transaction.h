@@ -21,7 +21,8 @@
  * free space tree at all); no new chunks (-ENOSPC when the METADATA block
  * groups are full).  Blocks shared with snapshots are copied with the
  * kernel's reference updates (cow-shared.c); qgroup numbers are then
- * flagged INCONSISTENT for a rescan.
+ * recomputed exactly at commit (qgroup-recompute.h), and every commit
+ * refuses to take a qgroup past its limits.
  */
 #ifndef VOLCTL_KERNEL_SHARED_TRANSACTION_H
 #define VOLCTL_KERNEL_SHARED_TRANSACTION_H
@@ -33,6 +34,7 @@
 #include "alloc.h"
 
 struct btrfs_fs;
+struct btrfs_qgroup_list;
 
 /* A tree block allocated in this transaction */
 struct btrfs_trans_block {
@@ -87,6 +89,9 @@ struct btrfs_trans_handle {
 	size_t nr_qdeltas, qdeltas_cap;
 	s64 bytes_used_delta;		/* for super.bytes_used */
 	bool quota_on;			/* the quota tree exists */
+	bool qgroup_recompute;		/* engine numbers at commit, no deltas */
+	bool qgroup_no_limits;		/* the commit does not check limits */
+	struct btrfs_qgroup_list *qgroups_before;	/* as committed, for limits */
 	size_t nr_roots_at_start;	/* fs->roots loaded before T */
 };
 
@@ -117,6 +122,21 @@ void btrfs_abort_transaction(struct btrfs_trans_handle *trans);
  */
 int btrfs_trans_track_root(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			   bool dirty);
+
+/**
+ * btrfs_trans_recompute_qgroups - have the commit compute every qgroup's
+ * numbers with the accounting engine on the transaction's final state
+ * (instead of adding the per-tree deltas); for changes whose effect on
+ * the qgroups is not a plain sum, such as copying blocks shared with a
+ * snapshot.  No-op with quotas off.
+ */
+void btrfs_trans_recompute_qgroups(struct btrfs_trans_handle *trans);
+
+/**
+ * btrfs_trans_ignore_qgroup_limits - the commit does not refuse groups
+ * growing past a limit (subvolume delete, rescan, repair)
+ */
+void btrfs_trans_ignore_qgroup_limits(struct btrfs_trans_handle *trans);
 
 /** btrfs_trans_block_is_new - @eb was allocated in @trans (may change in place) */
 bool btrfs_trans_block_is_new(const struct btrfs_trans_handle *trans,
