@@ -10,7 +10,8 @@ load ../helpers
 
 # One kernel-made image for the whole file (4 KiB nodes, quotas on):
 #   sv     1200 small files (a 3-level tree), 4 MiB and 3 MiB files, an
-#          inline file, a zstd-compressed file, a reflink inside sv
+#          inline file, a zstd-compressed file, reflinks inside sv (41: keyed
+#          back refs), a data ref with count 2
 #   other  a reflink of sv's 4 MiB file, a file of its own
 #   snap   snapshot of sv, then both sides rewritten in places (shared
 #          blocks, FULL_BACKREF leaves, shared data refs)
@@ -36,6 +37,12 @@ setup_file() {
 	yes compressible | head -c 2M >"$mnt/sv/comp"
 	cp --reflink=always "$mnt/sv/big" "$mnt/sv/big.ref"
 	cp --reflink=always "$mnt/sv/big" "$mnt/other/big"
+	# 40 more reflinks: keyed EXTENT_DATA_REF items; a block rewritten in the
+	# middle of a file: one extent, two file items, a data ref with count 2
+	for i in $(seq 1 40); do
+		cp --reflink=always "$mnt/sv/big3" "$mnt/sv/r$i"
+	done
+	dd if=/dev/urandom of="$mnt/sv/big3" bs=4K seek=100 count=1 conv=notrunc status=none
 	head -c 1M /dev/urandom >"$mnt/other/own"
 	btrfs subvolume snapshot "$mnt/sv" "$mnt/snap" >/dev/null
 	for i in $(seq 1 40 1200); do
