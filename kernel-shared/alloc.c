@@ -74,6 +74,29 @@ static int bg_cb(void *priv, const struct btrfs_key *key, const void *data, u32 
 	bg->flags = btrfs_block_group_flags(bgi);
 	bg->used = btrfs_block_group_used(bgi);
 	bg->dirty = false;
+	bg->fst_bitmaps = false;
+	return 0;
+}
+
+/* Format of a block group's free space tree entries (data block groups: for frees) */
+static int load_fst_format(struct btrfs_fs *fs, struct btrfs_bg *bg)
+{
+	struct btrfs_key key = { bg->start, BTRFS_FREE_SPACE_INFO_KEY, bg->length };
+	struct btrfs_free_space_info info;
+	struct btrfs_root *fst;
+	u32 len;
+	int ret;
+
+	ret = btrfs_read_root(fs, BTRFS_FREE_SPACE_TREE_OBJECTID, &fst);
+	if (!ret)
+		ret = btrfs_lookup_item(fst, &key, &info, sizeof(info), &len);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		return ret;
+	if (len < sizeof(info))
+		return -EUCLEAN;
+	bg->fst_bitmaps = btrfs_free_space_info_flags(&info) & BTRFS_FREE_SPACE_USING_BITMAPS;
 	return 0;
 }
 
@@ -304,8 +327,12 @@ int btrfs_alloc_init(struct btrfs_trans_handle *trans)
 	for (size_t i = 0; i < ctx->nr_bgs; i++) {
 		struct btrfs_bg *bg = &ctx->bgs[i];
 
-		if (!(bg->flags & BTRFS_BLOCK_GROUP_METADATA) || (bg->flags & BTRFS_BLOCK_GROUP_DATA))
+		if (!(bg->flags & BTRFS_BLOCK_GROUP_METADATA) || (bg->flags & BTRFS_BLOCK_GROUP_DATA)) {
+			ret = ctx->has_fst ? load_fst_format(fs, bg) : 0;
+			if (ret < 0)
+				goto fail;
 			continue;
+		}
 		ret = load_bg_space(trans, bg, &sl);
 		if (ret < 0)
 			goto fail;
