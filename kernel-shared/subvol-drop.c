@@ -355,7 +355,14 @@ static int drop_block(struct drop_ctx *d, const struct extent_buffer *eb, u64 fl
 	return ret;
 }
 
-/* Level-0 qgroup of the dropped tree: INFO, LIMIT, RELATION items both ways */
+/*
+ * Level-0 qgroup of the dropped tree: INFO, LIMIT, RELATION items both ways.
+ * Kernel 6.11+ (btrfs_qgroup_cleanup_dropped_subvolume) removes it after
+ * the drop unless btrfs_remove_qgroup() says -EBUSY (the group still has
+ * usage: simple quotas, or numbers that did not reach 0) or -ENOENT.  Our
+ * numbers are exact, so they are 0 here; simple quotas are not written
+ * offline.  The parents lose nothing: the freed bytes already left them.
+ */
 struct parents {
 	u64 ids[64];
 	size_t nr;
