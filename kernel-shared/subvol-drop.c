@@ -474,6 +474,12 @@ int btrfs_subvol_drop(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 				   (unsigned long long)root->id);
 		return -EINVAL;
 	}
+	if (btrfs_fs_has_incompat(d.fs, BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA)) {
+		/* owner refs and the charge that outlives the tree are not kept yet */
+		btrfs_fs_set_error(d.fs, "subvolume %llu: dropping with simple quotas is not implemented offline yet",
+				   (unsigned long long)root->id);
+		return -EOPNOTSUPP;
+	}
 	if (resume) {
 		btrfs_root_drop_progress(ri, &d.progress);
 		d.drop_level = btrfs_root_drop_level(ri);
