@@ -102,8 +102,24 @@ kernel_delete() {
 		btrfs subvolume delete "$MNT/$v" >/dev/null
 	done
 	btrfs subvolume sync "$MNT" >/dev/null
-	kernel_rescan "$MNT"
+	settle_kernel_qgroups
 	umount_img
+}
+
+# The cleaner removes qgroup 0/id after the root item is gone, that is
+# after `subvolume sync` returns, and a removal racing a rescan leaves the
+# numbers inconsistent: rescan until the kernel stops warning
+settle_kernel_qgroups() {
+	local i
+	for i in 1 2 3 4 5; do
+		btrfs filesystem sync "$MNT"
+		kernel_rescan "$MNT"
+		if ! btrfs qgroup show "$MNT" 2>&1 | grep -q "inconsistent"; then
+			return 0
+		fi
+		sleep 1
+	done
+	return 1
 }
 
 # Data extent items and their back refs (tree 2), without generations
@@ -317,7 +333,7 @@ kernel_clean() {
 	cp "$IMG" "$KIMG"
 	mount_img "$KIMG"
 	btrfs subvolume sync "$MNT" >/dev/null
-	kernel_rescan "$MNT"
+	settle_kernel_qgroups
 	umount_img
 }
 
