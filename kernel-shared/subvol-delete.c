@@ -349,6 +349,13 @@ int btrfs_subvol_clean(struct btrfs_trans_handle *trans, u64 id, struct btrfs_dr
 		return -EINVAL;
 	}
 	ret = btrfs_read_root(fs, id, &root);
+	if (!ret) {
+		/* a root dropped earlier in this process stays cached: ask the root tree */
+		u8 buf[1];
+		u32 len;
+
+		ret = btrfs_lookup_item(fs->tree_root, &root->root_key, buf, 0, &len);
+	}
 	if (ret == -ENOENT) {
 		/* gone: cleaned already, unless no subvolume ever had that id */
 		ret = btrfs_iterate_items(fs->tree_root, &min, &max, highest_cb, &h);

@@ -439,6 +439,9 @@ static int finish_drop(struct drop_ctx *d, struct btrfs_root *root)
 		if (trans->roots[i].root == root)
 			trans->roots[i].dirty = false;
 	}
+	/* its freed blocks may be allocated again once T is on disk: let them go */
+	free_extent_buffer(root->node);
+	root->node = NULL;
 	ret = btrfs_delete_key(trans, trans->fs->tree_root, &root->root_key);
 	if (!ret) {
 		ret = btrfs_delete_key(trans, trans->fs->tree_root, &key);

@@ -240,7 +240,7 @@ same_as_kernel() {
 	[[ "$output" != *"EXTENT_CSUM"* ]]
 }
 
-@test "delete refusals stay: a subvolume holding subvolumes, image unchanged" {
+@test "delete refusals stay (a subvolume holding subvolumes, image unchanged); -R and --delete-qgroup" {
 	mount_img
 	btrfs subvolume create "$MNT/other/inner" >/dev/null
 	umount_img
@@ -250,9 +250,18 @@ same_as_kernel() {
 	assert_status 1
 	assert_output_contains "contains other subvolumes"
 	[ "$(sha256sum <"$IMG")" = "$before" ]
-	run_volctl --image "$IMG" subvolume delete /other/inner /other
+	# -R: deepest first, each in its own transaction on one open image
+	run_volctl --image "$IMG" subvolume delete -R /other
+	assert_status 0
+	assert_output_contains "Delete subvolume 259"
+	assert_output_contains "Delete subvolume 257"
+	check_clean
+	# --delete-qgroup: the group went with the tree already
+	run_volctl --image "$IMG" subvolume delete --delete-qgroup /snap
 	assert_status 0
 	check_clean
+	run_volctl --image "$IMG" subvolume list -d /
+	[ -z "$output" ]
 }
 
 # del_state: "old" or "new": is subvolume 256 still there, or gone with its data?
