@@ -105,10 +105,7 @@ int btrfs_free_tree_block(struct btrfs_trans_handle *trans, u64 owner,
 		btrfs_clear_buffer_dirty(b->eb);
 		return 0;
 	}
-	for (size_t i = 0; i < trans->nr_frees; i++) {
-		if (trans->frees[i].bytenr == eb->start)
-			return -EUCLEAN;	/* freed twice: a bug, never write */
-	}
+	/* freed twice would be a bug: btrfs_run_pending() refuses duplicates */
 	ret = grow((void **)&trans->frees, &trans->frees_cap, trans->nr_frees,
 		   sizeof(*trans->frees));
 	if (ret < 0)
@@ -336,10 +333,40 @@ static int apply_free(struct btrfs_trans_handle *trans, size_t i)
 	return ret;
 }
 
+static int free_cmp(const void *a, const void *b)
+{
+	const struct btrfs_trans_free *x = a, *y = b;
+
+	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+}
+
+/*
+ * A block freed twice is a bug, never written: sorted by bytenr, the
+ * check costs n log n even when a drop frees a whole subvolume
+ */
+static int check_double_frees(struct btrfs_trans_handle *trans)
+{
+	if (trans->nr_frees < 2)
+		return 0;
+	qsort(trans->frees, trans->nr_frees, sizeof(*trans->frees), free_cmp);
+	for (size_t i = 1; i < trans->nr_frees; i++) {
+		if (trans->frees[i].bytenr == trans->frees[i - 1].bytenr) {
+			btrfs_fs_set_error(trans->fs, "tree block %llu: freed twice in one transaction",
+					   (unsigned long long)trans->frees[i].bytenr);
+			return -EUCLEAN;
+		}
+	}
+	return 0;
+}
+
 int btrfs_run_pending(struct btrfs_trans_handle *trans)
 {
 	int done = 0;
 	int ret;
+
+	ret = check_double_frees(trans);
+	if (ret < 0)
+		return ret;
 
 	/* the arrays may grow while we work: index, never keep pointers */
 	for (size_t i = 0; i < trans->nr_blocks; i++) {
