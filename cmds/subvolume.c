@@ -818,6 +818,16 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 				   (o.commit == VC_COMMIT_AFTER && i == nargs - 1) ?
 				   "commit" : "no-commit";
 
+		/* every path is in the one image, which a kept handle would keep locked */
+		if (i && keep[i - 1] && ctx->cfg->images[0]) {
+			ret = CMD_OP(ctx, commit, keep[i - 1], true);
+			if (ret) {
+				cmd_report(ctx, keep[i - 1], ret, "commit");
+				failed++;
+			}
+			cmd_close(ctx, keep[i - 1]);
+			keep[i - 1] = NULL;
+		}
 		if (delete_path(ctx, &o, argv[optind + i], mode, &keep[i]))
 			failed++;
 	}
@@ -981,7 +991,8 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 			return VC_EXIT_FAILURE;
 		}
 	}
-	if (cmd_open(ctx, argv[optind], false, &fs)) {
+	/* writable: offline, sync does the cleaner's work itself */
+	if (cmd_open(ctx, argv[optind], true, &fs)) {
 		free(set.ids);
 		return VC_EXIT_FAILURE;
 	}

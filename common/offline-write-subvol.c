@@ -109,7 +109,7 @@ int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, u64 subvolid
 		goto fail;
 	/* delete is always allowed, even when it copies shared blocks of a full group */
 	btrfs_trans_ignore_qgroup_limits(trans);
-	ret = btrfs_subvol_unlink(trans, subvolid, (u64)now.tv_sec, (u32)now.tv_nsec);
+	ret = btrfs_subvol_delete(trans, subvolid, (u64)now.tv_sec, (u32)now.tv_nsec, NULL);
 	if (ret < 0) {
 		btrfs_abort_transaction(trans);
 		goto fail;
@@ -123,5 +123,37 @@ fail:
 		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
 	else
 		snprintf(err, errlen, "%s: %s", what, vc_offline_errno_text(ret));
+	return ret;
+}
+
+int vc_offline_subvol_clean(struct btrfs_fs *fs, u64 subvolid, char *err, size_t errlen)
+{
+	struct btrfs_trans_handle *trans = NULL;
+	int ret;
+
+	btrfs_fs_clear_error(fs);
+	ret = btrfs_start_transaction(fs, &trans);
+	if (ret < 0)
+		goto fail;
+	/* like delete: freeing space is never refused by a limit */
+	btrfs_trans_ignore_qgroup_limits(trans);
+	ret = btrfs_subvol_clean(trans, subvolid, NULL);
+	if (ret) {
+		/* 1: gone already, nothing to write */
+		btrfs_abort_transaction(trans);
+		if (ret > 0)
+			return 0;
+		goto fail;
+	}
+	ret = btrfs_commit_transaction(trans);
+	if (ret < 0)
+		goto fail;
+	return 0;
+fail:
+	if (btrfs_fs_error(fs)[0])
+		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
+	else
+		snprintf(err, errlen, "subvolume %llu: %s", (unsigned long long)subvolid,
+			 vc_offline_errno_text(ret));
 	return ret;
 }

@@ -22,11 +22,20 @@ int vc_offline_snapshot(struct btrfs_fs *fs, const char *src, const char *dst, b
 
 /**
  * vc_offline_subvol_delete - `subvolume delete` of @path (@subvolid 0) or
- * of subvolume @subvolid, one transaction: the unlink and orphan state the
- * kernel's ioctl leaves (its cleaner drops the tree at the next mount)
+ * of subvolume @subvolid, one transaction: the unlink the kernel's ioctl
+ * does and the drop its cleaner does later (the tree, its extents, its
+ * root item and qgroup 0/id)
  * Return: 0 or a negative errno with @err set.
  */
 int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, uint64_t subvolid,
 			     char *err, size_t errlen);
+
+/**
+ * vc_offline_subvol_clean - `subvolume sync` for one id: drop the tree of
+ * deleted subvolume @subvolid now (finishing a drop the kernel left half
+ * done), one transaction; nothing to do when it is gone already
+ * Return: 0, -ENOENT (never existed), -EINVAL (not deleted), or <0; @err set.
+ */
+int vc_offline_subvol_clean(struct btrfs_fs *fs, uint64_t subvolid, char *err, size_t errlen);
 
 #endif /* VOLCTL_COMMON_OFFLINE_WRITE_SUBVOL_H */

@@ -629,9 +629,14 @@ static int offline_commit(struct vc_fs *fs, bool wait)
 	return fs->writer.fs ? 0 : not_implemented(fs);
 }
 
+/* No cleaner runs on an image: volctl does its work at once */
 static int offline_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_seconds)
 {
-	return not_implemented(fs);
+	(void)sleep_seconds;
+	if (!fs->writer.fs)
+		return not_implemented(fs);
+	return vc_offline_subvol_clean(fs->writer.fs, subvolid, fs->base.err,
+				       sizeof(fs->base.err));
 }
 
 static int offline_quota_ctl(struct vc_fs *fs, enum vc_quota_mode mode)

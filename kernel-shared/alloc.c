@@ -80,6 +80,28 @@ static int bg_cb(void *priv, const struct btrfs_key *key, const void *data, u32 
 	return 0;
 }
 
+/* Format of a block group's free space tree entries (data block groups: for frees) */
+static int load_fst_format(struct btrfs_fs *fs, struct btrfs_bg *bg)
+{
+	struct btrfs_key key = { bg->start, BTRFS_FREE_SPACE_INFO_KEY, bg->length };
+	struct btrfs_free_space_info info;
+	struct btrfs_root *fst;
+	u32 len;
+	int ret;
+
+	ret = btrfs_read_root(fs, BTRFS_FREE_SPACE_TREE_OBJECTID, &fst);
+	if (!ret)
+		ret = btrfs_lookup_item(fst, &key, &info, sizeof(info), &len);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		return ret;
+	if (len < sizeof(info))
+		return -EUCLEAN;
+	bg->fst_bitmaps = btrfs_free_space_info_flags(&info) & BTRFS_FREE_SPACE_USING_BITMAPS;
+	return 0;
+}
+
 struct bg_block_group_bounds {
 	u64 start, end;
 };
@@ -378,6 +400,14 @@ int btrfs_alloc_init(struct btrfs_trans_handle *trans)
 	ret = load_free(trans, BTRFS_BLOCK_GROUP_SYSTEM, &ctx->sys_free, &ctx->nr_sys_free, NULL);
 	if (ret < 0)
 		goto fail;
+	/* data block groups: only the format of their entries, for frees */
+	for (size_t i = 0; ctx->has_fst && i < ctx->nr_bgs; i++) {
+		if (!(ctx->bgs[i].flags & BTRFS_BLOCK_GROUP_DATA))
+			continue;
+		ret = load_fst_format(fs, &ctx->bgs[i]);
+		if (ret < 0)
+			goto fail;
+	}
 	return 0;
 fail:
 	btrfs_alloc_release(ctx);

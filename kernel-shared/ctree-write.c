@@ -219,9 +219,12 @@ static int insert_new_root(struct btrfs_trans_handle *trans, struct btrfs_root *
 	return 0;
 }
 
-/* Insert a pointer to @child at @slot of path->nodes[level] (room is guaranteed) */
-static void insert_ptr(struct btrfs_path *path, int level, u32 slot,
-		       const struct extent_buffer *child)
+/*
+ * Insert a pointer to @child at @slot of path->nodes[level] (room is
+ * guaranteed), keyed by @first (NULL: @child's first key)
+ */
+static void insert_ptr_key(struct btrfs_path *path, int level, u32 slot,
+			   const struct extent_buffer *child, const struct btrfs_key *first)
 {
 	struct extent_buffer *node = path->nodes[level];
 	u32 nr = btrfs_eb_nritems(node);
@@ -230,12 +233,21 @@ static void insert_ptr(struct btrfs_path *path, int level, u32 slot,
 	if (slot < nr)
 		memmove(node_ptr(node, slot + 1), node_ptr(node, slot),
 			(nr - slot) * sizeof(struct btrfs_key_ptr));
-	btrfs_eb_first_key(child, &key);
+	if (first)
+		key = *first;
+	else
+		btrfs_eb_first_key(child, &key);
 	btrfs_set_key_ptr_key(node_ptr(node, slot), &key);
 	btrfs_set_key_ptr_blockptr(node_ptr(node, slot), child->start);
 	btrfs_set_key_ptr_generation(node_ptr(node, slot), btrfs_eb_generation(child));
 	set_nritems(node, nr + 1);
 	btrfs_mark_buffer_dirty(node);
+}
+
+static void insert_ptr(struct btrfs_path *path, int level, u32 slot,
+		       const struct extent_buffer *child)
+{
+	insert_ptr_key(path, level, slot, child, NULL);
 }
 
 static int split_node(struct btrfs_trans_handle *trans, struct btrfs_root *root,
@@ -261,6 +273,36 @@ static int split_node(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	btrfs_mark_buffer_dirty(node);
 	insert_ptr(path, level + 1, (u32)path->slots[level + 1] + 1, right);
 	free_extent_buffer(right);
+	return 0;
+}
+
+/*
+ * The leaf holds one item that leaves no room for @key next to it (a large
+ * checksum item cut in two): @key gets a new leaf of its own, after the
+ * leaf (@slot 1) or before it (@slot 0), and the path points at its slot 0.
+ * The caller inserts at once (fixing the low keys when the new leaf comes
+ * first), so the empty leaf never outlives the insertion.
+ */
+static int split_leaf_alone(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			    struct btrfs_path *path, const struct btrfs_key *key, u32 slot)
+{
+	struct extent_buffer *right;
+	int ret;
+
+	if (!path->nodes[1]) {
+		ret = insert_new_root(trans, root, path, 1);
+		if (ret < 0)
+			return ret;
+	}
+	ret = btrfs_alloc_tree_block(trans, root->id, 0, &right);
+	if (ret < 0)
+		return ret;
+	if (slot)
+		path->slots[1]++;
+	insert_ptr_key(path, 1, (u32)path->slots[1], right, key);
+	free_extent_buffer(path->nodes[0]);
+	path->nodes[0] = right;
+	path->slots[0] = 0;
 	return 0;
 }
 
@@ -354,6 +396,12 @@ again:
 		slot = bin_search(eb, key, &found);
 		path->slots[0] = (int)slot;
 		if (ins_len > 0 && !found && leaf_free_space(eb) < (u32)ins_len) {
+			if (btrfs_eb_nritems(eb) == 1) {
+				ret = split_leaf_alone(trans, root, path, key, slot);
+				if (ret < 0)
+					goto fail;
+				return 1;
+			}
 			ret = split_leaf(trans, root, path);
 			if (ret < 0)
 				goto fail;
@@ -465,6 +513,39 @@ static int del_ptr(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	return 0;
 }
 
+/* Is the leaf of @path the only block below every node above it? */
+static bool last_leaf(const struct btrfs_path *path)
+{
+	for (int l = 1; l < BTRFS_MAX_LEVEL && path->nodes[l]; l++) {
+		if (btrfs_eb_nritems(path->nodes[l]) != 1)
+			return false;
+	}
+	return true;
+}
+
+/* Free the single-pointer nodes above the leaf; the leaf becomes @root's root */
+static int collapse_to_leaf(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			    struct btrfs_path *path)
+{
+	struct extent_buffer *leaf = path->nodes[0];
+	int ret;
+
+	ret = btrfs_trans_track_root(trans, root, true);
+	for (int l = 1; !ret && l < BTRFS_MAX_LEVEL && path->nodes[l]; l++) {
+		ret = btrfs_free_tree_block(trans, root->id, path->nodes[l]);
+		free_extent_buffer(path->nodes[l]);
+		path->nodes[l] = NULL;
+	}
+	if (ret < 0)
+		return ret;
+	free_extent_buffer(root->node);
+	root->node = extent_buffer_get(leaf);
+	root->bytenr = leaf->start;
+	root->generation = trans->transid;
+	root->level = 0;
+	return 0;
+}
+
 int btrfs_del_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		   struct btrfs_path *path)
 {
@@ -477,6 +558,14 @@ int btrfs_del_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	struct btrfs_key key;
 	int ret = 0;
 
+	if (nr == 1 && path->nodes[1] && last_leaf(path)) {
+		/* the tree's last item: its leaf becomes the (empty) root */
+		ret = collapse_to_leaf(trans, root, path);
+		if (ret < 0) {
+			btrfs_path_release(path);
+			return ret;
+		}
+	}
 	if (nr == 1 && path->nodes[1]) {
 		ret = btrfs_free_tree_block(trans, root->id, leaf);
 		if (!ret)

@@ -7,7 +7,8 @@
  * - new block X of tree R: METADATA_ITEM (X, 169, level) with refs 1,
  *   generation T, flags TREE_BLOCK and one inline TREE_BLOCK_REF(R);
  * - freed block: its METADATA_ITEM deleted (it must hold exactly one
- *   reference: shared blocks only lose one ref, in cow-shared.c);
+ *   reference, inline or keyed: shared blocks only lose one ref, in
+ *   cow-shared.c and subvol-drop.c);
  * - block group used and super bytes_used +/- nodesize, R's ROOT_ITEM
  *   bytes_used +/- nodesize, the free space tree range removed/added.
  * With quotas on, bytes gained or lost by subvolume trees also go to
@@ -106,10 +107,7 @@ int btrfs_free_tree_block(struct btrfs_trans_handle *trans, u64 owner,
 		btrfs_clear_buffer_dirty(b->eb);
 		return 0;
 	}
-	for (size_t i = 0; i < trans->nr_frees; i++) {
-		if (trans->frees[i].bytenr == eb->start)
-			return -EUCLEAN;	/* freed twice: a bug, never write */
-	}
+	/* freed twice would be a bug: btrfs_run_pending() refuses duplicates */
 	ret = grow((void **)&trans->frees, &trans->frees_cap, trans->nr_frees,
 		   sizeof(*trans->frees));
 	if (ret < 0)
@@ -149,6 +147,35 @@ static int insert_metadata_item(struct btrfs_trans_handle *trans, u64 bytenr, u8
 	return ret;
 }
 
+static int first_key_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	(void)data;
+	(void)len;
+	*(struct btrfs_key *)priv = *key;
+	return 1;
+}
+
+/* Delete the one keyed TREE_BLOCK_REF or SHARED_BLOCK_REF item of @bytenr */
+static int delete_keyed_block_ref(struct btrfs_trans_handle *trans,
+				  struct btrfs_root *extent_root, u64 bytenr)
+{
+	struct btrfs_key min = { bytenr, BTRFS_TREE_BLOCK_REF_KEY, 0 };
+	struct btrfs_key max = { bytenr, BTRFS_SHARED_BLOCK_REF_KEY, (u64)-1 };
+	struct btrfs_key found = { 0, 0, 0 };
+	int ret;
+
+	ret = btrfs_iterate_items(extent_root, &min, &max, first_key_cb, &found);
+	if (ret < 0)
+		return ret;
+	if (found.objectid != bytenr ||
+	    (found.type != BTRFS_TREE_BLOCK_REF_KEY && found.type != BTRFS_SHARED_BLOCK_REF_KEY)) {
+		btrfs_fs_set_error(trans->fs, "tree block %llu: refs 1 but no back reference",
+				   (unsigned long long)bytenr);
+		return -EUCLEAN;
+	}
+	return btrfs_delete_key(trans, extent_root, &found);
+}
+
 static int delete_metadata_item(struct btrfs_trans_handle *trans, u64 bytenr, u8 level)
 {
 	struct btrfs_root *extent_root;
@@ -156,6 +183,7 @@ static int delete_metadata_item(struct btrfs_trans_handle *trans, u64 bytenr, u8
 	struct btrfs_path path;
 	const struct btrfs_extent_item *ei;
 	const u8 *data;
+	bool inline_ref;
 	u32 len;
 	int ret;
 
@@ -175,16 +203,20 @@ static int delete_metadata_item(struct btrfs_trans_handle *trans, u64 bytenr, u8
 	}
 	data = btrfs_path_item_data(&path, &len);
 	ei = (const struct btrfs_extent_item *)data;
-	if (len < sizeof(*ei) || btrfs_extent_refs(ei) != 1 ||
-	    (btrfs_extent_flags(ei) & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
+	if (len < sizeof(*ei) || btrfs_extent_refs(ei) != 1) {
 		btrfs_path_release(&path);
 		btrfs_fs_set_error(trans->fs,
-				   "tree block %llu: shared (refs %llu), freeing shared blocks is not implemented offline yet",
+				   "tree block %llu: still shared (refs %llu) when freed",
 				   (unsigned long long)bytenr,
 				   len >= sizeof(*ei) ? (unsigned long long)btrfs_extent_refs(ei) : 0ULL);
-		return -EOPNOTSUPP;
+		return -EUCLEAN;
 	}
-	return btrfs_del_item(trans, extent_root, &path);
+	/* the last reference may be inline (usual) or a keyed item (after a drop) */
+	inline_ref = len > sizeof(*ei);
+	ret = btrfs_del_item(trans, extent_root, &path);
+	if (ret < 0 || inline_ref)
+		return ret;
+	return delete_keyed_block_ref(trans, extent_root, bytenr);
 }
 
 static int qgroup_delta_add(struct btrfs_trans_handle *trans, u64 subvolid, s64 delta)
@@ -253,6 +285,25 @@ static int charge_qgroup(struct btrfs_trans_handle *trans, u64 owner, u64 hdr_ow
 	return btrfs_is_fstree(owner) ? qgroup_delta_add(trans, owner, delta) : 0;
 }
 
+int btrfs_account_data_free(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_bytes,
+			    u64 root)
+{
+	struct btrfs_bg *bg = btrfs_bg_lookup(&trans->alloc, bytenr);
+
+	if (!bg || !(bg->flags & BTRFS_BLOCK_GROUP_DATA) || bytenr + num_bytes > bg->start + bg->length ||
+	    bg->used < num_bytes) {
+		btrfs_fs_set_error(trans->fs, "data extent %llu: not inside a data block group",
+				   (unsigned long long)bytenr);
+		return -EUCLEAN;
+	}
+	bg->used -= num_bytes;
+	bg->dirty = true;
+	trans->bytes_used_delta -= (s64)num_bytes;
+	if (trans->quota_on && btrfs_is_fstree(root))
+		return qgroup_delta_add(trans, root, -(s64)num_bytes);
+	return 0;
+}
+
 static int apply_alloc(struct btrfs_trans_handle *trans, size_t i)
 {
 	struct btrfs_trans_block b = trans->blocks[i];
@@ -304,10 +355,40 @@ static int apply_free(struct btrfs_trans_handle *trans, size_t i)
 	return ret;
 }
 
+static int free_cmp(const void *a, const void *b)
+{
+	const struct btrfs_trans_free *x = a, *y = b;
+
+	return x->bytenr < y->bytenr ? -1 : x->bytenr > y->bytenr;
+}
+
+/*
+ * A block freed twice is a bug, never written: sorted by bytenr, the
+ * check costs n log n even when a drop frees a whole subvolume
+ */
+static int check_double_frees(struct btrfs_trans_handle *trans)
+{
+	if (trans->nr_frees < 2)
+		return 0;
+	qsort(trans->frees, trans->nr_frees, sizeof(*trans->frees), free_cmp);
+	for (size_t i = 1; i < trans->nr_frees; i++) {
+		if (trans->frees[i].bytenr == trans->frees[i - 1].bytenr) {
+			btrfs_fs_set_error(trans->fs, "tree block %llu: freed twice in one transaction",
+					   (unsigned long long)trans->frees[i].bytenr);
+			return -EUCLEAN;
+		}
+	}
+	return 0;
+}
+
 int btrfs_run_pending(struct btrfs_trans_handle *trans)
 {
 	int done = 0;
 	int ret;
+
+	ret = check_double_frees(trans);
+	if (ret < 0)
+		return ret;
 
 	/* the arrays may grow while we work: index, never keep pointers */
 	for (size_t i = 0; i < trans->nr_blocks; i++) {

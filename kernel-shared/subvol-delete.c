@@ -16,6 +16,7 @@
 #include "ctree.h"
 #include "ctree-write.h"
 #include "transaction.h"
+#include "subvol-drop.h"
 #include "subvol-delete.h"
 
 struct backref {
@@ -235,7 +236,8 @@ static int check_deletable(struct btrfs_fs *fs, struct btrfs_root *victim, struc
 	return 0;
 }
 
-int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u32 now_nsec)
+static int unlink_subvol(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u32 now_nsec,
+			 bool orphan, struct btrfs_root **out)
 {
 	struct btrfs_fs *fs = trans->fs;
 	struct btrfs_root *victim, *parent;
@@ -277,7 +279,7 @@ int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u
 		key = (struct btrfs_key){ id, BTRFS_ROOT_BACKREF_KEY, b.parent };
 		ret = btrfs_delete_key(trans, fs->tree_root, &key);
 	}
-	if (!ret) {
+	if (!ret && orphan) {
 		key = (struct btrfs_key){ BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, id };
 		ret = btrfs_insert_item(trans, fs->tree_root, &key, NULL, 0);
 	}
@@ -294,5 +296,82 @@ int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u
 	btrfs_set_root_refs(&victim->root_item, 0);
 	btrfs_set_root_flags(&victim->root_item,
 			     btrfs_root_flags(&victim->root_item) | BTRFS_ROOT_SUBVOL_DEAD);
+	*out = victim;
 	return 0;
+}
+
+int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u32 now_nsec)
+{
+	struct btrfs_root *victim;
+
+	return unlink_subvol(trans, id, now_sec, now_nsec, true, &victim);
+}
+
+int btrfs_subvol_delete(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, u32 now_nsec,
+			struct btrfs_drop_stats *stats)
+{
+	struct btrfs_root *victim;
+	int ret;
+
+	/* the ORPHAN item would be inserted and deleted again in this transaction */
+	ret = unlink_subvol(trans, id, now_sec, now_nsec, false, &victim);
+	if (!ret)
+		ret = btrfs_subvol_drop(trans, victim, stats);
+	return ret;
+}
+
+struct highest_id {
+	u64 id;
+};
+
+static int highest_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct highest_id *h = priv;
+
+	(void)data;
+	(void)len;
+	if (key->type == BTRFS_ROOT_ITEM_KEY && btrfs_is_fstree(key->objectid))
+		h->id = key->objectid;
+	return 0;
+}
+
+int btrfs_subvol_clean(struct btrfs_trans_handle *trans, u64 id, struct btrfs_drop_stats *stats)
+{
+	struct btrfs_fs *fs = trans->fs;
+	struct btrfs_key min = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
+	struct btrfs_key max = { BTRFS_LAST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
+	struct highest_id h = { 0 };
+	struct btrfs_root *root;
+	int ret;
+
+	if (id < BTRFS_FIRST_FREE_OBJECTID || id > BTRFS_LAST_FREE_OBJECTID) {
+		btrfs_fs_set_error(fs, "subvolume %llu: not a subvolume id", (unsigned long long)id);
+		return -EINVAL;
+	}
+	ret = btrfs_read_root(fs, id, &root);
+	if (!ret) {
+		/* a root dropped earlier in this process stays cached: ask the root tree */
+		u8 buf[1];
+		u32 len;
+
+		ret = btrfs_lookup_item(fs->tree_root, &root->root_key, buf, 0, &len);
+	}
+	if (ret == -ENOENT) {
+		/* gone: cleaned already, unless no subvolume ever had that id */
+		ret = btrfs_iterate_items(fs->tree_root, &min, &max, highest_cb, &h);
+		if (ret < 0)
+			return ret;
+		if (id > h.id) {
+			btrfs_fs_set_error(fs, "subvolume %llu: does not exist", (unsigned long long)id);
+			return -ENOENT;
+		}
+		return 1;
+	}
+	if (ret < 0)
+		return ret;
+	if (btrfs_root_refs(&root->root_item)) {
+		btrfs_fs_set_error(fs, "subvolume %llu: not deleted", (unsigned long long)id);
+		return -EINVAL;
+	}
+	return btrfs_subvol_drop(trans, root, stats);
 }

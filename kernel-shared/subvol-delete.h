@@ -7,6 +7,7 @@
 #define VOLCTL_KERNEL_SHARED_SUBVOL_DELETE_H
 
 #include "format.h"
+#include "subvol-drop.h"
 
 struct btrfs_trans_handle;
 
@@ -27,5 +28,29 @@ struct btrfs_trans_handle;
  */
 int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 subvolid, u64 now_sec,
 			u32 now_nsec);
+
+/**
+ * btrfs_subvol_delete - unlink subvolume @subvolid and drop its tree inside
+ * @trans: what the ioctl and the kernel's cleaner do together
+ *
+ * The unlink of btrfs_subvol_unlink() without the ORPHAN item, then
+ * btrfs_subvol_drop(): every block and data extent the tree alone held is
+ * freed, its ROOT_ITEM and qgroup 0/id go.  Same refusals as the unlink;
+ * always allowed by quota limits.
+ * @stats:	what the drop did; may be NULL
+ */
+int btrfs_subvol_delete(struct btrfs_trans_handle *trans, u64 subvolid, u64 now_sec,
+			u32 now_nsec, struct btrfs_drop_stats *stats);
+
+/**
+ * btrfs_subvol_clean - the kernel cleaner's work for deleted subvolume
+ * @subvolid inside @trans: btrfs_subvol_drop() of its dead tree, resuming
+ * where a kernel drop stopped (drop_progress)
+ * Return: 0 dropped, 1 already gone (no ROOT_ITEM, but a subvolume with a
+ * higher id exists, so it existed once), -ENOENT (never existed), -EINVAL
+ * (not deleted), or <0.
+ */
+int btrfs_subvol_clean(struct btrfs_trans_handle *trans, u64 subvolid,
+		       struct btrfs_drop_stats *stats);
 
 #endif /* VOLCTL_KERNEL_SHARED_SUBVOL_DELETE_H */

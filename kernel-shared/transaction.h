@@ -171,6 +171,14 @@ int btrfs_free_tree_block(struct btrfs_trans_handle *trans, u64 owner,
 			  const struct extent_buffer *eb);
 
 /**
+ * btrfs_account_data_free - a data extent lost its last reference: its
+ * block group's used bytes, super bytes_used and, with quotas on, the
+ * qgroups of subvolume @root (which held it alone) shrink by @num_bytes
+ */
+int btrfs_account_data_free(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_bytes,
+			    u64 root);
+
+/**
  * btrfs_run_pending - apply queued allocations and frees to the extent
  * tree, block group items, free space tree and per-root bytes_used
  * Return: number of updates applied (0 = nothing pending) or <0.

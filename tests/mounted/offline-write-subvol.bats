@@ -152,7 +152,7 @@ qgroups_stored_vs_rescan() {
 	qgroups_stored_vs_rescan
 }
 
-@test "delete offline: the kernel's cleaner drops the tree at mount, qgroup 0/id removed" {
+@test "delete offline: the tree is dropped offline, nothing left for the cleaner, qgroup 0/id removed" {
 	fill_source 100 quota
 	mount_img
 	btrfs subvolume snapshot "$MNT/sv" "$MNT/keep" >/dev/null
@@ -165,7 +165,7 @@ qgroups_stored_vs_rescan() {
 	check_clean
 	mount_img
 	run btrfs subvolume list -d "$MNT"
-	assert_output_contains "DELETED"
+	[[ "$output" != *"DELETED"* ]]
 	btrfs subvolume sync "$MNT"
 	run btrfs subvolume list "$MNT"
 	[[ "$output" != *"path sv"* ]]
