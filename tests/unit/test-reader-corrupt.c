@@ -227,14 +227,14 @@ static void test_super(void)
 		    "transid");
 	unpatch();
 
-	/* readable but not writable: raid56 and an unknown compat_ro bit */
+	/* readable but not writable: mixed-groups and an unknown compat_ro bit */
 	patch_begin(s0, 4096);
 	btrfs_set_super_incompat_flags(sb_at(s0), btrfs_super_incompat_flags(sb_at(s0)) |
-				       BTRFS_FEATURE_INCOMPAT_RAID56);
+				       BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS);
 	btrfs_set_super_compat_ro_flags(sb_at(s0), btrfs_super_compat_ro_flags(sb_at(s0)) |
 					(1ULL << 20));
 	recsum_super(s0);
-	CHECK(full_read(img_size, 0, msg) == 0, "raid56 bit readable: %s", msg);
+	CHECK(full_read(img_size, 0, msg) == 0, "mixed-groups bit readable: %s", msg);
 	{
 		struct btrfs_open_args args = { 0 };
 
@@ -245,10 +245,10 @@ static void test_super(void)
 		args.writable = true;
 		args.errmsg = msg;
 		ret = btrfs_fs_open(&fs, &args);
-		EXPECT_FAIL("raid56 for writing", ret, msg, -EOPNOTSUPP,
-			    "incompat feature raid56 not supported for writing");
+		EXPECT_FAIL("mixed-groups for writing", ret, msg, -EOPNOTSUPP,
+			    "incompat feature mixed-groups not supported for writing");
 		btrfs_set_super_incompat_flags(sb_at(s0), btrfs_super_incompat_flags(sb_at(s0)) &
-					       ~BTRFS_FEATURE_INCOMPAT_RAID56);
+					       ~BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS);
 		recsum_super(s0);
 		ret = btrfs_fs_open(&fs, &args);
 		EXPECT_FAIL("unknown compat_ro for writing", ret, msg, -EOPNOTSUPP, "compat_ro");
