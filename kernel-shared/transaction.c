@@ -6,7 +6,7 @@
  * in T; loop { pending extent updates, block group items, ROOT_ITEMs of
  * changed trees } until a pass does nothing; then write every live new
  * block to every copy, flush, the primary superblock (one backup slot
- * filled), flush, the mirror superblocks, flush.  Everything before the
+ * filled) and the mirror superblocks, flush.  Everything before the
  * primary superblock write can fail without changing what the image means.
  */
 #include <errno.h>
@@ -299,12 +299,14 @@ static int write_supers(struct btrfs_trans_handle *trans, struct btrfs_super_blo
 		ret = btrfs_io_write(io, sb, BTRFS_SUPER_INFO_SIZE, off);
 		if (ret < 0)
 			return ret;
-		/* the primary must be durable before the mirrors say the same */
-		ret = btrfs_io_flush(io);
-		if (ret < 0)
-			return ret;
 	}
-	return 0;
+	/*
+	 * One flush for all copies, as the kernel does (it writes the primary
+	 * with FUA and the mirrors lazily, all in flight at once): every copy
+	 * names blocks already flushed, so whichever copies land describe the
+	 * old or the new state, never a mix.
+	 */
+	return btrfs_io_flush(io);
 }
 
 static void trans_free(struct btrfs_trans_handle *trans)

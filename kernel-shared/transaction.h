@@ -12,7 +12,8 @@
  * Crash safety: nothing reachable from the last committed superblock is
  * ever overwritten, and blocks freed in T are not reused before T is on
  * disk.  The commit writes every new block to every copy, flushes, writes
- * the primary superblock, flushes, then the mirrors.  An error before the
+ * the primary and the mirror superblocks, flushes (the kernel's order: one
+ * flush before the supers, FUA on the primary).  An error before the
  * primary superblock write leaves the image as it was; btrfs_abort_transaction()
  * then drops the dirty blocks and restores the in-memory roots.
  *
