@@ -6,7 +6,9 @@
 #      "volctl --image DEV subvolume snapshot" against mount + "btrfs
 #      subvolume snapshot" + umount, for each NR in SNAP_FILES;
 #   b) 1,000 new subvolumes: one volctl call with 1,000 paths, 1,000 volctl
-#      calls, and mount + 1,000 "btrfs subvolume create" + umount.
+#      calls, and mount + 1,000 "btrfs subvolume create" + umount, also with
+#      a "btrfs filesystem sync" after each create (a commit per subvolume,
+#      as each volctl call makes).
 # Both sides work on a fresh copy of the same base image attached to a loop
 # device, so they start from the same cache state (the copy is fsynced; the
 # loop device's own cache starts empty) and their writes are counted the
@@ -162,6 +164,18 @@ create_kernel() {
 	umount "$MNT"
 }
 
+# A commit per subvolume, as each offline call makes: the durable-to-durable
+# comparison for "N calls"
+create_kernel_sync() {
+	local i
+	mount "$LOOPDEV" "$MNT"
+	for i in $(seq 1 "$NR_SUBVOLS"); do
+		"$BTRFS" subvolume create "$MNT/sv$i" || return 1
+		"$BTRFS" filesystem sync "$MNT" || return 1
+	done
+	umount "$MNT"
+}
+
 # measure NAME FN: one run on a fresh copy; appends "wall cpu sectors" to
 # $BENCH_DIR/NAME; the first run of each also checks the image
 measure() {
@@ -225,15 +239,18 @@ rm -f "$BENCH_DIR"/cr-*
 for i in $(seq 1 "$RUNS"); do
 	if [ $((i % 2)) -eq 1 ]; then
 		measure cr-one create_offline_one
-		measure cr-each create_offline_each
 		measure cr-krn create_kernel
+		measure cr-each create_offline_each
+		measure cr-krn-sync create_kernel_sync
 	else
-		measure cr-krn create_kernel
+		measure cr-krn-sync create_kernel_sync
 		measure cr-each create_offline_each
+		measure cr-krn create_kernel
 		measure cr-one create_offline_one
 	fi
 done
 report cr-one cr-krn "$NR_SUBVOLS subvols, one call"
 report cr-each cr-krn "$NR_SUBVOLS subvols, $NR_SUBVOLS calls"
+report cr-each cr-krn-sync "... vs kernel + sync each"
 echo "load after $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "bench: results in $out" >&2
