@@ -11,6 +11,12 @@
  * streams).  Exit 1 when any qgroup differs, unless the quota status already
  * says the numbers are stale (inconsistent or rescan running), as btrfs check
  * does.
+ *
+ * --repair-qgroups is the one writing mode: it opens the image as every
+ * offline writer does (refused when mounted, locked), verifies every tree
+ * block first, then writes the engine's numbers into every QGROUP_INFO item
+ * and clears INCONSISTENT and RESCAN in one transaction
+ * (kernel-shared/qgroup-recompute.h), printing each group it changed.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,9 +29,12 @@
 #include "common/messages.h"
 #include "common/offline.h"
 #include "common/output.h"
+#include "common/offline-write.h"
+#include "common/offline-write-qgroup.h"
 #include "kernel-shared/accounting.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/qgroup-list.h"
+#include "kernel-shared/qgroup-recompute.h"
 #include "kernel-shared/walk.h"
 
 #define MAX_ORPHAN_RELS 64
@@ -40,6 +49,7 @@
 struct check_opts {
 	bool qgroup_report;
 	bool show;
+	bool repair_qgroups;
 	const char *image;
 };
 
@@ -391,19 +401,125 @@ static int run_check(const struct vc_ctx *ctx, const struct check_opts *o, struc
 	return compute(ctx, o, fs, res, &res->acct);
 }
 
+static const char *flags_cleared(u64 flags)
+{
+	flags &= BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT | BTRFS_QGROUP_STATUS_FLAG_RESCAN;
+	if (flags == (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT | BTRFS_QGROUP_STATUS_FLAG_RESCAN))
+		return "inconsistent and rescan flags cleared";
+	if (flags == BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT)
+		return "inconsistent flag cleared";
+	if (flags == BTRFS_QGROUP_STATUS_FLAG_RESCAN)
+		return "rescan flag cleared";
+	return NULL;
+}
+
+static void print_repair_text(const struct vc_ctx *ctx, const struct btrfs_qgroup_repair_result *r,
+			      bool written)
+{
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+	const char *cleared = flags_cleared(r->old_flags);
+
+	if (ctx->cfg->quiet)
+		return;
+	for (size_t i = 0; i < r->nr_fixes; i++) {
+		const struct btrfs_qgroup_fix *f = &r->fixes[i];
+
+		printf("qgroup %s: repaired\n", btrfs_qgroupid_str(f->qgroupid, qb));
+		printf("  %-11s recorded %" PRIu64 ", written %" PRIu64 "\n", "referenced",
+		       f->old_rfer, f->rfer);
+		printf("  %-11s recorded %" PRIu64 ", written %" PRIu64 "\n", "exclusive",
+		       f->old_excl, f->excl);
+	}
+	if (!written)
+		printf("qgroups: %zu groups verified, all consistent, nothing written\n",
+		       r->nr_groups);
+	else
+		printf("qgroups: %zu of %zu groups repaired%s%s\n", r->nr_fixes, r->nr_groups,
+		       cleared ? "; " : "", cleared ? cleared : "");
+}
+
+static void print_repair_json(const struct check_opts *o, const struct btrfs_qgroup_repair_result *r,
+			      bool written)
+{
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+	struct json_writer w;
+
+	json_document_open(&w, stdout);
+	json_object_open(&w, "check");
+	json_str(&w, "image", o->image);
+	json_object_open(&w, "repair_qgroups");
+	json_bool(&w, "written", written);
+	json_u64(&w, "groups", r->nr_groups);
+	json_bool(&w, "inconsistent_cleared",
+		  written && (r->old_flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT));
+	json_bool(&w, "rescan_cleared", written && (r->old_flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN));
+	json_array_open(&w, "repaired");
+	for (size_t i = 0; i < r->nr_fixes; i++) {
+		const struct btrfs_qgroup_fix *f = &r->fixes[i];
+
+		json_object_open(&w, NULL);
+		json_str(&w, "qgroupid", btrfs_qgroupid_str(f->qgroupid, qb));
+		json_u64(&w, "recorded_referenced", f->old_rfer);
+		json_u64(&w, "recorded_exclusive", f->old_excl);
+		json_u64(&w, "referenced", f->rfer);
+		json_u64(&w, "exclusive", f->excl);
+		json_object_close(&w);
+	}
+	json_array_close(&w);
+	json_object_close(&w);
+	json_document_close(&w);
+	fputc('\n', stdout);
+}
+
+/* check --repair-qgroups: verify every tree, then write the computed numbers */
+static int run_repair(const struct vc_ctx *ctx, const struct check_opts *o)
+{
+	struct btrfs_qgroup_repair_result r = { 0 };
+	struct vc_writer wr;
+	char err[512];
+	u64 blocks = 0;
+	bool written = false;
+	int ret;
+
+	ret = vc_writer_open(o->image, ctx->cfg->super_mirror, &wr, err, sizeof(err));
+	if (ret < 0) {
+		error("%s", err);
+		return VC_EXIT_FAILURE;
+	}
+	/* a damaged tree is refused before anything is written */
+	btrfs_fs_clear_error(wr.fs);
+	ret = btrfs_walk_all_trees(wr.fs, true, count_block, &blocks);
+	if (ret)
+		report_fs_error(wr.fs, o->image, ret, "tree verification failed, nothing repaired");
+	if (!ret) {
+		ret = vc_offline_repair_qgroups(wr.fs, o->image, &r, &written, err, sizeof(err));
+		if (ret)
+			error("%s", err);
+	}
+	if (!ret && ctx->cfg->format == VC_FORMAT_JSON)
+		print_repair_json(o, &r, written);
+	else if (!ret)
+		print_repair_text(ctx, &r, written);
+	free(r.fixes);
+	vc_writer_close(&wr);
+	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
+}
+
 static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 		     char **argv)
 {
-	enum { OPT_QGROUP_REPORT = 256, OPT_SHOW };
+	enum { OPT_QGROUP_REPORT = 256, OPT_SHOW, OPT_REPAIR_QGROUPS };
 	static const struct option longopts[] = {
 		{ "qgroup-report", no_argument, NULL, OPT_QGROUP_REPORT },
 		{ "show", no_argument, NULL, OPT_SHOW },
+		{ "repair-qgroups", no_argument, NULL, OPT_REPAIR_QGROUPS },
 		{ "readonly", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct check_opts o = { 0 };
 	struct check_result res = { 0 };
 	struct vc_image img = { 0 };
+	bool readonly = false;
 	int c, ret;
 
 	while ((c = cmd_getopt(ctx, argc, argv, "r", longopts)) != -1) {
@@ -414,8 +530,12 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 		case OPT_SHOW:
 			o.show = true;
 			break;
+		case OPT_REPAIR_QGROUPS:
+			o.repair_qgroups = true;
+			break;
 		case 'r':
-			break;	/* always read-only; accepted for btrfs check users */
+			readonly = true;	/* the default; accepted for btrfs check users */
+			break;
 		default:
 			return VC_EXIT_USAGE;
 		}
@@ -426,6 +546,12 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	o.image = argv[optind];
 	if (ctx->cfg->nr_images)
 		return cmd_usage_error(ctx, "the image is an argument of check, not --image");
+	if (o.repair_qgroups && (o.qgroup_report || o.show || readonly))
+		return cmd_usage_error(ctx, "--repair-qgroups cannot be combined with %s",
+				       readonly ? "--readonly" : o.show ? "--show" :
+				       "--qgroup-report");
+	if (o.repair_qgroups)
+		return run_repair(ctx, &o);
 	if (image_is_mounted(o.image))
 		warning("%s: mounted: the filesystem may change while it is read, numbers may differ",
 			o.image);
@@ -450,6 +576,7 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 
 static const char *const check_synopsis[] = {
 	"check [--qgroup-report] [--show] <image>",
+	"check --repair-qgroups <image>",
 	NULL,
 };
 
@@ -460,10 +587,13 @@ static const char *const check_details[] = {
 	"the recorded numbers.  Each qgroup that differs is printed; the exit",
 	"status is 1 when any does (0 when the quota status already says the",
 	"numbers are inconsistent or a rescan is running).",
+	"With --repair-qgroups, write the computed numbers instead (refused on a",
+	"mounted image) and print each group that changed.",
 	"",
 	OPTLINE("--qgroup-report", "only verify qgroups (and the trees that takes)"),
 	OPTLINE("--show", "print the computed and recorded numbers of every qgroup"),
-	OPTLINE("-r, --readonly", "accepted for compatibility; check never writes"),
+	OPTLINE("--repair-qgroups", "write the computed numbers into every qgroup"),
+	OPTLINE("-r, --readonly", "accepted for compatibility; only --repair-qgroups writes"),
 	NULL,
 };
 

@@ -17,6 +17,7 @@
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/default-subvol.h"
 #include "kernel-shared/qgroup-write.h"
+#include "kernel-shared/qgroup-recompute.h"
 
 static int run_op(struct btrfs_trans_handle *trans, const struct vc_qwrite_args *a)
 {
@@ -106,6 +107,39 @@ int vc_offline_quota_enabled(struct btrfs_fs *fs, const char *image, char *err, 
 
 	if (ret == -ENOENT)
 		ret = -ENOTCONN;
+	if (ret < 0)
+		set_err(fs, image, ret, err, errlen);
+	return ret;
+}
+
+int vc_offline_repair_qgroups(struct btrfs_fs *fs, const char *image,
+			      struct btrfs_qgroup_repair_result *res, bool *written, char *err,
+			      size_t errlen)
+{
+	struct btrfs_trans_handle *trans;
+	int ret;
+
+	*written = false;
+	btrfs_fs_clear_error(fs);
+	ret = vc_offline_quota_enabled(fs, image, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_start_transaction(fs, &trans);
+	if (ret < 0) {
+		set_err(fs, image, ret, err, errlen);
+		return ret;
+	}
+	ret = btrfs_qgroup_repair(trans, res);
+	if (ret < 0) {
+		btrfs_abort_transaction(trans);
+	} else if (!res->nr_fixes && !(res->old_flags & (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT |
+							  BTRFS_QGROUP_STATUS_FLAG_RESCAN))) {
+		/* nothing to repair: the image stays as it is */
+		btrfs_abort_transaction(trans);
+	} else {
+		ret = btrfs_commit_transaction(trans);
+		*written = ret == 0;
+	}
 	if (ret < 0)
 		set_err(fs, image, ret, err, errlen);
 	return ret;

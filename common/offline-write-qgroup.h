@@ -45,4 +45,18 @@ int vc_offline_qgroup_write(struct btrfs_fs *fs, const char *image,
 /** vc_offline_quota_enabled - 0 when the image has a quota tree, else -ENOTCONN with @err */
 int vc_offline_quota_enabled(struct btrfs_fs *fs, const char *image, char *err, size_t errlen);
 
+struct btrfs_qgroup_repair_result;
+
+/**
+ * vc_offline_repair_qgroups - check --repair-qgroups: every qgroup gets the
+ * engine's numbers, INCONSISTENT and RESCAN are cleared, in one transaction
+ * @res:	what was found and written (free res->fixes)
+ * @written:	false when nothing differed and no flag was set: nothing is
+ *		written then (the transaction is dropped)
+ * Return: 0 or <0 with @err.
+ */
+int vc_offline_repair_qgroups(struct btrfs_fs *fs, const char *image,
+			      struct btrfs_qgroup_repair_result *res, bool *written, char *err,
+			      size_t errlen);
+
 #endif /* VOLCTL_COMMON_OFFLINE_WRITE_QGROUP_H */

@@ -107,6 +107,8 @@ int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, u64 subvolid
 	ret = btrfs_start_transaction(fs, &trans);
 	if (ret < 0)
 		goto fail;
+	/* delete is always allowed, even when it copies shared blocks of a full group */
+	btrfs_trans_ignore_qgroup_limits(trans);
 	ret = btrfs_subvol_unlink(trans, subvolid, (u64)now.tv_sec, (u32)now.tv_nsec);
 	if (ret < 0) {
 		btrfs_abort_transaction(trans);

@@ -10,8 +10,15 @@
  * --enable-fault-injection) read VOLCTL_FAIL_AFTER_WRITES=N and put the
  * image behind a fault-injecting device (kernel-shared/io-fault.c) that
  * fails every device write after the Nth (N >= 1; 0 or unset: no faults).
+ *
+ * A multi-device filesystem is opened member by member with the same
+ * refusals for each, all before the filesystem is read, so a refusal of
+ * any member leaves every member untouched; the writable btrfs_fs_open()
+ * then refuses a missing, stale or foreign member (kernel-shared/members.c).
+ * The fault count runs over the writes of all members together.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
@@ -20,9 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <libmount.h>
+#include <linux/fs.h>
 #include "common/backend.h"
 #include "common/offline-write.h"
 #include "kernel-shared/fs.h"
@@ -31,8 +40,8 @@
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/subvol-create.h"
 
-/* Block device numbers of loop devices backed by the file @st */
-static size_t loop_devices_of(const struct stat *st, dev_t *out, size_t max)
+/* Block device numbers (and names, "loopN") of loop devices backed by the file @st */
+static size_t loop_devices_of(const struct stat *st, dev_t *out, char (*names)[32], size_t max)
 {
 	glob_t g;
 	size_t n = 0;
@@ -66,8 +75,12 @@ static size_t loop_devices_of(const struct stat *st, dev_t *out, size_t max)
 		f = fopen(devpath, "r");
 		if (!f)
 			continue;
-		if (fscanf(f, "%u:%u", &maj, &min) == 2)
+		if (fscanf(f, "%u:%u", &maj, &min) == 2) {
+			/* /sys/block/loopN/dev -> loopN */
+			*strrchr(devpath, '/') = '\0';
+			snprintf(names[n], sizeof(names[n]), "%s", strrchr(devpath, '/') + 1);
 			out[n++] = makedev(maj, min);
+		}
 		fclose(f);
 	}
 	globfree(&g);
@@ -81,6 +94,7 @@ int vc_image_check_unmounted(const char *path, char *err, size_t errlen)
 	struct libmnt_fs *mfs;
 	struct stat st;
 	dev_t devs[64];
+	char names[64][32];
 	size_t nr = 0;
 	int ret = 0;
 
@@ -91,7 +105,7 @@ int vc_image_check_unmounted(const char *path, char *err, size_t errlen)
 	if (S_ISBLK(st.st_mode))
 		devs[nr++] = st.st_rdev;
 	else if (S_ISREG(st.st_mode))
-		nr = loop_devices_of(&st, devs, 64);
+		nr = loop_devices_of(&st, devs, names, 64);
 	if (!nr)
 		return 0;
 	tb = mnt_new_table_from_file("/proc/self/mountinfo");
@@ -119,11 +133,32 @@ int vc_image_check_unmounted(const char *path, char *err, size_t errlen)
 out:
 	mnt_free_iter(itr);
 	mnt_unref_table(tb);
+	/*
+	 * A member of a mounted multi-device filesystem is not in the mount
+	 * table (only one device is), but the kernel holds its loop device
+	 * exclusively: O_EXCL says so.
+	 */
+	for (size_t i = 0; !ret && S_ISREG(st.st_mode) && i < nr; i++) {
+		char dev[64];
+		int fd;
+
+		snprintf(dev, sizeof(dev), "/dev/%.31s", names[i]);
+		fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		if (errno == EBUSY) {
+			snprintf(err, errlen, "%s: image is mounted or in use through loop device %s",
+				 path, dev);
+			ret = -EBUSY;
+		}
+	}
 	return ret;
 }
 
 /* Test builds: VOLCTL_FAIL_AFTER_WRITES=N lets N device writes through */
-static int wrap_fault_injection(struct vc_writer *w)
+static int wrap_fault_injection(struct vc_writer *w, struct vc_writer_member *m)
 {
 #if VOLCTL_FAULT_INJECTION
 	const char *s = getenv("VOLCTL_FAIL_AFTER_WRITES");
@@ -135,62 +170,128 @@ static int wrap_fault_injection(struct vc_writer *w)
 	w->fault.write_limit = strtoull(s, NULL, 10);
 	if (!w->fault.write_limit)
 		return 0;
-	ret = btrfs_io_open_fault(w->dev, &w->fault, &dev);
+	/* every member shares w->fault: the count runs over all of them */
+	ret = btrfs_io_open_fault(m->dev, &w->fault, &dev);
 	if (ret < 0)
 		return ret;
-	w->inner = w->dev;
-	w->dev = dev;
+	m->inner = m->dev;
+	m->dev = dev;
 #endif
 	return 0;
 }
 
-int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
-			char *err, size_t errlen)
+/* The refusals of one member: mounted, O_EXCL busy, locked, read-only */
+static int member_open(struct vc_writer *w, const char *path, char *err, size_t errlen)
 {
-	char msg[BTRFS_ERRMSG_SIZE] = "";
-	struct btrfs_open_args args = { 0 };
+	struct vc_writer_member *m = &w->members[w->nr_members];
 	struct stat st;
 	int flags = O_RDWR | O_CLOEXEC;
 	int ret;
 
-	memset(w, 0, sizeof(*w));
-	w->fd = -1;
+	if (w->nr_members == VC_WRITER_MAX_DEVS) {
+		snprintf(err, errlen, "%s: too many devices", path);
+		return -E2BIG;
+	}
 	ret = vc_image_check_unmounted(path, err, errlen);
 	if (ret < 0)
 		return ret;
-	if (stat(path, &st) == 0 && S_ISBLK(st.st_mode))
-		flags |= O_EXCL;
-	w->fd = open(path, flags);
-	if (w->fd < 0) {
+	if (stat(path, &st) == 0) {
+		for (size_t i = 0; i < w->nr_members; i++) {
+			struct stat ost;
+
+			if (fstat(w->members[i].fd, &ost) == 0 && ost.st_dev == st.st_dev &&
+			    ost.st_ino == st.st_ino) {
+				snprintf(err, errlen, "%s: same file as %s, given twice", path,
+					 w->members[i].dev->name);
+				return -EINVAL;
+			}
+		}
+		if (S_ISBLK(st.st_mode))
+			flags |= O_EXCL;
+	}
+	m->fd = open(path, flags);
+	if (m->fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path,
-			 ret == -EBUSY ? "device is busy (mounted?)" : strerror(-ret));
+			 ret == -EBUSY ? "device is busy (mounted?)" :
+			 ret == -EROFS || ret == -EACCES ? "read-only, cannot write" :
+			 vc_offline_errno_text(ret));
 		return ret;
 	}
-	if (flock(w->fd, LOCK_EX | LOCK_NB) < 0) {
+	w->nr_members++;
+	/* a read-only block device opens O_RDWR and fails only at the first write */
+	if (flags & O_EXCL) {
+		int ro = 0;
+
+		if (ioctl(m->fd, BLKROGET, &ro) == 0 && ro) {
+			snprintf(err, errlen, "%s: read-only, cannot write", path);
+			return -EROFS;
+		}
+	}
+	if (flock(m->fd, LOCK_EX | LOCK_NB) < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, ret == -EWOULDBLOCK ?
 			 "image is in use by another volctl" : strerror(-ret));
-		goto fail;
+		return ret;
 	}
-	ret = btrfs_io_open_fd(w->fd, path, true, &w->dev);
+	ret = btrfs_io_open_fd(m->fd, path, true, &m->dev);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		goto fail;
+		return ret;
 	}
-	ret = wrap_fault_injection(w);
+	ret = wrap_fault_injection(w, m);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		goto fail;
+		return ret;
 	}
-	args.devs = &w->dev;
-	args.nr_devs = 1;
+	return 0;
+}
+
+/* Whether @msg starts with the name of a member ("b.img: device 2 is stale") */
+static bool names_member(const struct vc_writer *w, const char *msg)
+{
+	for (size_t i = 0; i < w->nr_members; i++) {
+		const char *name = w->members[i].dev->name;
+		size_t len = strlen(name);
+
+		if (!strncmp(msg, name, len) && msg[len] == ':')
+			return true;
+	}
+	return false;
+}
+
+int vc_writer_open_multi(const char *const *paths, size_t nr_paths, int super_mirror,
+			 struct vc_writer *w, char *err, size_t errlen)
+{
+	char msg[BTRFS_ERRMSG_SIZE] = "";
+	struct btrfs_io_dev *devs[VC_WRITER_MAX_DEVS];
+	struct btrfs_open_args args = { 0 };
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	if (!nr_paths) {
+		snprintf(err, errlen, "no image given");
+		return -EINVAL;
+	}
+	/* every member passes its refusals before the filesystem is even read */
+	for (size_t i = 0; i < nr_paths; i++) {
+		ret = member_open(w, paths[i], err, errlen);
+		if (ret < 0)
+			goto fail;
+		devs[i] = w->members[i].dev;
+	}
+	args.devs = devs;
+	args.nr_devs = w->nr_members;
 	args.super_mirror = super_mirror;
 	args.writable = true;
 	args.errmsg = msg;
 	ret = btrfs_fs_open(&w->fs, &args);
 	if (ret < 0) {
-		snprintf(err, errlen, "%s: %s", path, msg[0] ? msg : strerror(-ret));
+		/* member messages name their device; others are about the filesystem */
+		if (names_member(w, msg))
+			snprintf(err, errlen, "%s", msg);
+		else
+			snprintf(err, errlen, "%s: %s", paths[0], msg[0] ? msg : strerror(-ret));
 		goto fail;
 	}
 	return 0;
@@ -199,16 +300,25 @@ fail:
 	return ret;
 }
 
+int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
+		   char *err, size_t errlen)
+{
+	return vc_writer_open_multi(&path, 1, super_mirror, w, err, errlen);
+}
+
 void vc_writer_close(struct vc_writer *w)
 {
 	if (w->fs)
 		btrfs_fs_close(w->fs);
-	btrfs_io_close(w->dev);
-	btrfs_io_close(w->inner);
-	if (w->fd >= 0)
-		close(w->fd);
+	for (size_t i = 0; i < w->nr_members; i++) {
+		struct vc_writer_member *m = &w->members[i];
+
+		btrfs_io_close(m->dev);
+		btrfs_io_close(m->inner);
+		if (m->fd >= 0)
+			close(m->fd);
+	}
 	memset(w, 0, sizeof(*w));
-	w->fd = -1;
 }
 
 /* strerror() starts with a capital letter; messages here are lowercase */

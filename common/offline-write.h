@@ -13,13 +13,22 @@
 struct btrfs_fs;
 struct vc_inherit;
 
-/* An image opened for writing: locked, known not to be mounted */
-struct vc_writer {
+#define VC_WRITER_MAX_DEVS	64
+
+/* One member device opened for writing: locked, known not to be mounted */
+struct vc_writer_member {
 	int fd;
 	struct btrfs_io_dev *dev;
-	struct btrfs_fs *fs;
 	/* test builds: @dev is a fault device wrapping @inner */
 	struct btrfs_io_dev *inner;
+};
+
+/* An image (every member of its filesystem) opened for writing */
+struct vc_writer {
+	struct vc_writer_member members[VC_WRITER_MAX_DEVS];
+	size_t nr_members;
+	struct btrfs_fs *fs;
+	/* test builds: one write count over all members */
 	struct btrfs_io_fault fault;
 };
 
@@ -40,6 +49,17 @@ int vc_image_check_unmounted(const char *path, char *err, size_t errlen);
  */
 int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
 			char *err, size_t errlen);
+
+/**
+ * vc_writer_open_multi - open every member of a multi-device filesystem
+ * @paths:	every member (the caller finds those not given, common/offline.c)
+ *
+ * Each member gets the refusals of vc_writer_open() before any of them is
+ * written; btrfs_fs_open(writable) then refuses a missing or stale member.
+ * Return: 0 or a negative errno with @err set.
+ */
+int vc_writer_open_multi(const char *const *paths, size_t nr_paths, int super_mirror,
+			 struct vc_writer *w, char *err, size_t errlen);
 
 /** vc_writer_close - close what vc_writer_open() opened */
 void vc_writer_close(struct vc_writer *w);

@@ -6,8 +6,9 @@
  * (kernel-shared/io.h).  When the superblock says the filesystem has more
  * devices than were given, libblkid is asked for block devices carrying the
  * same fsid; members already given (same devid) are not opened twice.
- * --super N forces a superblock copy.  Nothing is ever written: write ops
- * answer -EOPNOTSUPP until the offline writer exists.
+ * --super N forces a superblock copy.  Write commands open every member
+ * through the offline writer instead (common/offline-write.c), the members
+ * not given found the same way.
  *
  * Paths: a path names a file inside the filesystem, starting at the
  * top-level subvolume ("/" is tree 5).  It is resolved one component at a
@@ -473,6 +474,57 @@ static int offline_rescan_status(struct vc_fs *fs, struct vc_rescan_status *st)
 /* Open, close                                                         */
 /* ------------------------------------------------------------------ */
 
+/* num_devices of the filesystem on @path, 0 if it cannot be read here */
+static u64 image_num_devices(const char *path, int mirror)
+{
+	struct btrfs_super_block sb;
+	struct btrfs_io_dev *dev;
+	u64 num = 0;
+
+	if (btrfs_io_open_file(path, false, &dev))
+		return 0;
+	if (!btrfs_super_read(dev, mirror < 0 ? BTRFS_SUPER_MIRROR_AUTO : mirror, &sb, NULL, NULL))
+		num = btrfs_super_num_devices(&sb);
+	btrfs_io_close(dev);
+	return num;
+}
+
+/*
+ * Open every member for writing.  Members not given are found the way the
+ * reader finds them (libblkid, block devices only) by a read-only open
+ * first; the writer then opens each by name with its own refusals.
+ */
+static int offline_open_writer(struct vc_fs *fs, const struct vc_config *cfg)
+{
+	const char *names[VC_IMAGE_MAX_DEVS];
+	struct vc_image probe;
+	size_t nr = 0;
+	int ret;
+
+	if (cfg->nr_images < 1 || image_num_devices(cfg->images[0], cfg->super_mirror) <=
+	    (u64)cfg->nr_images)
+		return vc_writer_open_multi((const char *const *)cfg->images, cfg->nr_images,
+					    cfg->super_mirror, &fs->writer, fs->base.err,
+					    sizeof(fs->base.err));
+	ret = vc_image_open(&probe, (const char *const *)cfg->images, cfg->nr_images,
+			    cfg->super_mirror, 0);
+	if (ret) {
+		vc_fs_set_error(fs, "%s", probe.err);
+		return ret;
+	}
+	for (size_t i = 0; i < probe.nr_devs; i++) {
+		names[nr++] = i < (size_t)cfg->nr_images ? cfg->images[i] : probe.devs[i]->name;
+		if (i >= probe.nr_given)
+			pr_verbose(cfg, 1, "%s: using %s, another device of the filesystem",
+				   cfg->images[0], probe.devs[i]->name);
+	}
+	/* the names stay valid while the probe's devices are open */
+	ret = vc_writer_open_multi(names, nr, cfg->super_mirror, &fs->writer, fs->base.err,
+				   sizeof(fs->base.err));
+	vc_image_close(&probe);
+	return ret;
+}
+
 static int offline_open(struct vc_fs **fsp, const struct vc_config *cfg, const char *path,
 			bool writable)
 {
@@ -489,13 +541,7 @@ static int offline_open(struct vc_fs **fsp, const struct vc_config *cfg, const c
 	/* On failure the fs is still handed back, carrying the message. */
 	*fsp = fs;
 	if (writable) {
-		if (cfg->nr_images != 1) {
-			vc_fs_set_error(fs, "%s: changing a multi-device filesystem offline is not implemented",
-					cfg->nr_images ? cfg->images[0] : "image");
-			return -EOPNOTSUPP;
-		}
-		ret = vc_writer_open(cfg->images[0], cfg->super_mirror, &fs->writer, fs->base.err,
-				     sizeof(fs->base.err));
+		ret = offline_open_writer(fs, cfg);
 		if (ret)
 			return ret;
 		fs->img.bfs = fs->writer.fs;

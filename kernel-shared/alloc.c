@@ -217,8 +217,7 @@ static int cut_super_windows(struct btrfs_fs *fs, struct btrfs_free_range **rang
 
 	if (!map)
 		return -EUCLEAN;
-	if (map->type & (BTRFS_BLOCK_GROUP_RAID0 | BTRFS_BLOCK_GROUP_RAID10 |
-			 BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6)) {
+	if (map->type & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6)) {
 		btrfs_fs_set_error(fs, "block group %llu: %s profile, writing not implemented offline yet",
 				   (unsigned long long)bg->start, btrfs_profile_name(map->type));
 		return -EOPNOTSUPP;
@@ -235,9 +234,10 @@ static int cut_super_windows(struct btrfs_fs *fs, struct btrfs_free_range **rang
 			u64 pstart = map->stripes[s].physical;
 			u64 logical;
 
-			if (phys + BTRFS_SUPER_INFO_SIZE <= pstart || phys >= pstart + map->length)
+			/* a copy straddling the extent's start is cut from its first stripe */
+			if (btrfs_chunk_rmap(map, s, phys > pstart ? phys : pstart, &logical) ||
+			    phys + BTRFS_SUPER_INFO_SIZE <= pstart)
 				continue;
-			logical = map->start + (phys > pstart ? phys - pstart : 0);
 			logical &= ~(BTRFS_STRIPE_LEN - 1);
 			ret = cut_range(ranges, nr, cap, logical, 2 * BTRFS_STRIPE_LEN);
 			if (ret)

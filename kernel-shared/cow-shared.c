@@ -6,6 +6,8 @@
  * pointer, for a leaf one data ref per regular file extent with a disk
  * extent.  Full refs name X's bytenr (SHARED_BLOCK_REF / SHARED_DATA_REF),
  * normal refs the tree (TREE_BLOCK_REF(R) / EXTENT_DATA_REF(R, ino, off)).
+ * A copy of a shared block changes which trees reach its children, so the
+ * qgroups are recomputed at commit (btrfs_trans_recompute_qgroups()).
  * In a transaction the path is copied top-down, so the parent of a copied
  * block is always a new normal block of @root: the reference to drop from
  * the old block is TREE_BLOCK_REF(@root).
@@ -72,34 +74,6 @@ static int child_refs(struct btrfs_trans_handle *trans, const struct extent_buff
 	return ret;
 }
 
-static int mark_qgroups_inconsistent(struct btrfs_trans_handle *trans)
-{
-	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
-	struct btrfs_qgroup_status_item *st;
-	struct btrfs_root *quota;
-	struct btrfs_path path;
-	u32 len;
-	int ret;
-
-	if (!trans->quota_on)
-		return 0;
-	ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
-	if (ret < 0)
-		return ret;
-	btrfs_path_init(&path);
-	ret = btrfs_search_cow(trans, quota, &key, &path, 0);
-	if (ret) {
-		btrfs_path_release(&path);
-		return ret < 0 ? ret : 0;
-	}
-	st = (struct btrfs_qgroup_status_item *)btrfs_path_item_ptr(&path, &len);
-	if (len >= 24)
-		btrfs_set_qgroup_status_flags(st, btrfs_qgroup_status_flags(st) |
-					      BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT);
-	btrfs_path_release(&path);
-	return 0;
-}
-
 int btrfs_cow_update_refs(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			  const struct extent_buffer *eb, bool *ref_dropped)
 {
@@ -128,8 +102,9 @@ int btrfs_cow_update_refs(struct btrfs_trans_handle *trans, struct btrfs_root *r
 		if (!ret)
 			ret = btrfs_drop_tree_block_ref(trans, eb->start, level,
 							BTRFS_TREE_BLOCK_REF_KEY, root->id);
+		/* the tree's numbers are no longer a sum of blocks gained and lost */
 		if (!ret)
-			ret = mark_qgroups_inconsistent(trans);
+			btrfs_trans_recompute_qgroups(trans);
 		if (!ret)
 			*ref_dropped = true;
 		return ret;
@@ -142,7 +117,7 @@ int btrfs_cow_update_refs(struct btrfs_trans_handle *trans, struct btrfs_root *r
 		if (!ret)
 			ret = btrfs_tree_block_info(trans, eb->start, level, NULL, NULL, false, true);
 		if (!ret && owner != root->id)
-			ret = mark_qgroups_inconsistent(trans);
+			btrfs_trans_recompute_qgroups(trans);
 	}
 	return ret;
 }

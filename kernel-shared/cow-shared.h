@@ -25,8 +25,8 @@ struct extent_buffer;
  * child gains a ref from @root for the copy.  refs 1 and FULL_BACKREF:
  * normal refs for the copy, the shared refs naming @eb go.  Blocks of
  * other trees, and blocks newer than @root's last snapshot, need nothing.
- * With quotas on, a shared copy marks the qgroups INCONSISTENT (a rescan
- * fixes the numbers; the kernel would recompute them exactly).
+ * With quotas on, a shared copy has the commit recompute every qgroup's
+ * numbers exactly (btrfs_trans_recompute_qgroups()).
  * Return: 0 or <0.
  */
 int btrfs_cow_update_refs(struct btrfs_trans_handle *trans, struct btrfs_root *root,

@@ -407,7 +407,8 @@ int btrfs_run_qgroup_deltas(struct btrfs_trans_handle *trans)
 	int done = 0;
 	int ret;
 
-	if (!trans->quota_on)
+	/* with a recompute the commit writes the engine's numbers instead */
+	if (!trans->quota_on || trans->qgroup_recompute)
 		return 0;
 	ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
 	if (ret < 0)

@@ -5,8 +5,10 @@
  * Order: superblock of every device -> one filesystem, one generation ->
  * feature check -> devices from the dev_items -> chunk map from
  * sys_chunk_array -> chunk tree root -> the rest of the chunk map and the
- * DEV_ITEMs -> root tree root.  Each step validates what it reads; any
- * failure frees everything and reports the reason in args->errmsg.
+ * DEV_ITEMs -> root tree root.  Opened for writing, the member checks of
+ * members.c come after the superblocks and after the chunk tree.  Each
+ * step validates what it reads; any failure frees everything and reports
+ * the reason in args->errmsg.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include "csum.h"
 #include "fs.h"
+#include "members.h"
 
 void btrfs_fs_set_error(struct btrfs_fs *fs, const char *fmt, ...)
 {
@@ -63,6 +66,7 @@ static int open_supers(struct btrfs_fs *fs, const struct btrfs_open_args *args)
 	memcpy(&fs->super, &sbs[best], sizeof(fs->super));
 	for (size_t i = 0; i < args->nr_devs; i++) {
 		const struct btrfs_dev_item *di = btrfs_super_dev_item(&sbs[i]);
+		struct btrfs_device *dev;
 
 		if (btrfs_device_find(fs, btrfs_dev_item_devid(di), NULL)) {
 			btrfs_fs_set_error(fs, "%s: device id %llu given twice", args->devs[i]->name,
@@ -70,11 +74,15 @@ static int open_supers(struct btrfs_fs *fs, const struct btrfs_open_args *args)
 			ret = -EINVAL;
 			goto out;
 		}
-		if (!btrfs_device_add(fs, btrfs_dev_item_devid(di), btrfs_dev_item_uuid(di),
-				      args->devs[i])) {
+		dev = btrfs_device_add(fs, btrfs_dev_item_devid(di), btrfs_dev_item_uuid(di),
+				       args->devs[i]);
+		if (!dev) {
 			ret = -ENOMEM;
 			goto out;
 		}
+		memcpy(&dev->sb_item, di, sizeof(*di));
+		dev->sb_generation = btrfs_super_generation(&sbs[i]);
+		dev->sb_num_devices = btrfs_super_num_devices(&sbs[i]);
 	}
 out:
 	free(sbs);
@@ -158,12 +166,23 @@ int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args)
 		goto fail;
 	}
 	init_from_super(fs);
+	/* the writer needs every member, all at one generation (members.c) */
+	if (args->writable) {
+		ret = btrfs_members_check_supers(fs);
+		if (ret < 0)
+			goto fail;
+	}
 	ret = btrfs_eb_cache_init(fs, args->cache_blocks);
 	if (ret < 0)
 		goto fail;
 	ret = open_trees(fs);
 	if (ret < 0)
 		goto fail;
+	if (args->writable) {
+		ret = btrfs_members_check_complete(fs);
+		if (ret < 0)
+			goto fail;
+	}
 	*fsp = fs;
 	return 0;
 fail:

@@ -25,6 +25,7 @@
 #include "accounting.h"
 #include "qgroup-list.h"
 #include "qgroup-write.h"
+#include "qgroup-recompute.h"
 
 #define QG_ITEM_SIZE	40
 
@@ -66,8 +67,8 @@ static void info_fill(u8 *p, u64 transid, u64 rfer, u64 excl)
 	put_le64(p + 32, excl);
 }
 
-static int write_info(struct btrfs_trans_handle *trans, struct btrfs_root *quota, u64 id,
-		      u64 rfer, u64 excl)
+int btrfs_qgroup_write_info(struct btrfs_trans_handle *trans, struct btrfs_root *quota, u64 id,
+			    u64 rfer, u64 excl)
 {
 	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, id };
 	u8 info[QG_ITEM_SIZE];
@@ -77,8 +78,8 @@ static int write_info(struct btrfs_trans_handle *trans, struct btrfs_root *quota
 }
 
 /* Change STATUS flags (and, with @rescan_done, the rescan progress) */
-static int update_status(struct btrfs_trans_handle *trans, struct btrfs_root *quota,
-			 u64 clear, bool rescan_done)
+int btrfs_qgroup_update_status(struct btrfs_trans_handle *trans, struct btrfs_root *quota,
+			       u64 clear, bool rescan_done)
 {
 	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
 	struct btrfs_path path;
@@ -196,7 +197,8 @@ struct group_update {
 	u64 rfer, excl;
 };
 
-static int check_limit(struct btrfs_fs *fs, const struct btrfs_qgroup *qg, u64 rfer, u64 excl)
+int btrfs_qgroup_check_limit(struct btrfs_fs *fs, const struct btrfs_qgroup *qg, u64 rfer,
+			     u64 excl)
 {
 	const struct btrfs_qgroup_limit_rec *lim = &qg->limit;
 	char b[BTRFS_QGROUPID_BUFSIZE];
@@ -285,7 +287,7 @@ static int relation_numbers(struct btrfs_trans_handle *trans, const struct btrfs
 			if (ret)
 				break;
 		}
-		ret = check_limit(trans->fs, g, u->rfer, u->excl);
+		ret = btrfs_qgroup_check_limit(trans->fs, g, u->rfer, u->excl);
 		(*nr_ups)++;
 	}
 	free(below_src.ids);
@@ -355,7 +357,7 @@ static int change_relation(struct btrfs_trans_handle *trans, u64 src, u64 dst, b
 			ret = btrfs_delete_key(trans, quota, &down);
 	}
 	for (size_t i = 0; i < nr_ups && !ret; i++)
-		ret = write_info(trans, quota, ups[i].id, ups[i].rfer, ups[i].excl);
+		ret = btrfs_qgroup_write_info(trans, quota, ups[i].id, ups[i].rfer, ups[i].excl);
 	free(ups);
 	btrfs_qgroup_list_release(&list);
 	return ret;
@@ -776,39 +778,7 @@ int btrfs_quota_disable(struct btrfs_trans_handle *trans)
 
 int btrfs_quota_rescan(struct btrfs_trans_handle *trans)
 {
-	struct btrfs_qgroup_list list = { 0 };
-	struct btrfs_acct_counts *counts = NULL;
-	struct btrfs_acct *acct = NULL;
-	struct btrfs_root *quota;
-	int ret;
-
-	ret = quota_root(trans, &quota);
-	if (!ret)
-		ret = load_list(trans, &list);
-	if (ret < 0)
-		return ret;
-	if (btrfs_qgroup_list_is_simple(&list)) {
-		btrfs_fs_set_error(trans->fs, "quota rescan is not possible with simple quotas");
-		ret = -EINVAL;
-	}
-	if (!ret) {
-		counts = calloc(list.nr + 1, sizeof(*counts));
-		ret = counts ? btrfs_acct_run(trans->fs, NULL, &acct) : -ENOMEM;
-	}
-	if (!ret)
-		ret = btrfs_acct_qgroups(acct, &list, counts);
-	for (size_t i = 0; i < list.nr && !ret; i++) {
-		if (list.groups[i].has_info)
-			ret = write_info(trans, quota, list.groups[i].qgroupid, counts[i].rfer,
-					 counts[i].excl);
-	}
-	if (!ret)
-		ret = update_status(trans, quota, BTRFS_QGROUP_STATUS_FLAG_RESCAN |
-				    BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT, true);
-	btrfs_acct_free(acct);
-	free(counts);
-	btrfs_qgroup_list_release(&list);
-	return ret;
+	return btrfs_qgroup_repair(trans, NULL);
 }
 
 /* ---- limits on subvolume creation ---- */

@@ -10,7 +10,8 @@
  *   root tree      source ROOT_ITEM last_snapshot = T; (N ROOT_ITEM T),
  *                  (P ROOT_REF N), (N ROOT_BACKREF P)
  *   UUID tree      uuid -> N; received_uuid -> N for a read-only snapshot
- *   quota tree     see btrfs_snapshot_create()
+ *   quota tree     0/N with the kernel's numbers (quick inherit path), or
+ *                  every qgroup recomputed by the engine at commit
  * The source root block is copied as it is when the source did not change
  * in T (the kernel first CoWs it; the result is the same tree).  Pending
  * extent and qgroup updates of T are applied before the copy, so blocks
@@ -29,6 +30,7 @@
 #include "extent-ref.h"
 #include "subvol-internal.h"
 #include "snapshot.h"
+#include "qgroup-write.h"
 
 static void set_time(struct btrfs_timespec *ts, const struct btrfs_subvol_create_args *a)
 {
@@ -240,28 +242,6 @@ static int rel_cb(void *priv, const struct btrfs_key *key, const void *data, u32
 	return 0;
 }
 
-static int set_inconsistent(struct btrfs_trans_handle *trans, struct btrfs_root *quota)
-{
-	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
-	struct btrfs_path path;
-	struct btrfs_qgroup_status_item *st;
-	u32 len;
-	int ret;
-
-	btrfs_path_init(&path);
-	ret = btrfs_search_cow(trans, quota, &key, &path, 0);
-	if (ret) {
-		btrfs_path_release(&path);
-		return ret < 0 ? ret : -EUCLEAN;
-	}
-	st = (struct btrfs_qgroup_status_item *)btrfs_path_item_ptr(&path, &len);
-	if (len >= 24)
-		btrfs_set_qgroup_status_flags(st, btrfs_qgroup_status_flags(st) |
-					      BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT);
-	btrfs_path_release(&path);
-	return 0;
-}
-
 /*
  * Kernel numbers for a new snapshot (on-disk-engine 7.10): 0/N.rfer =
  * 0/S.rfer, 0/N.excl = 0/S.excl = nodesize, 0/S's limits copied.  C's
@@ -293,8 +273,9 @@ static int snapshot_qgroups(struct btrfs_trans_handle *trans, u64 src, u64 id,
 		return ret;
 	ret = btrfs_lookup_item(quota, &skey, &si, sizeof(si), &len);
 	if (ret == -ENOENT) {
-		/* no 0/S: nothing to copy, numbers unknown */
-		return set_inconsistent(trans, quota);
+		/* no 0/S: nothing to copy, the commit computes the numbers */
+		btrfs_trans_recompute_qgroups(trans);
+		return 0;
 	}
 	if (ret < 0)
 		return ret;
@@ -324,7 +305,7 @@ static int snapshot_qgroups(struct btrfs_trans_handle *trans, u64 src, u64 id,
 	if (ret < 0)
 		return ret;
 
-	/* higher levels: the kernel's quick inherit path, or INCONSISTENT */
+	/* higher levels: the kernel's quick inherit path, or the engine at commit */
 	ret = btrfs_iterate_items(quota, &rmin, &rmax, rel_cb, &rl);
 	if (ret < 0)
 		return ret;
@@ -344,7 +325,9 @@ static int snapshot_qgroups(struct btrfs_trans_handle *trans, u64 src, u64 id,
 	ret = insert_relations(trans, a, id);
 	if (ret < 0)
 		return ret;
-	return consistent ? 0 : set_inconsistent(trans, quota);
+	if (!consistent)
+		btrfs_trans_recompute_qgroups(trans);
+	return 0;
 }
 
 static int check_source(struct btrfs_fs *fs, struct btrfs_root *src)
@@ -403,7 +386,10 @@ int btrfs_snapshot_create(struct btrfs_trans_handle *trans, u64 source, bool rea
 		return -EEXIST;
 	if (ret != -ENOENT)
 		return ret;
-	ret = check_inherit(trans, a);
+	/* the kernel reserves the same 3 blocks in the parent for a snapshot */
+	ret = btrfs_qgroup_check_create(trans, a->parent_root);
+	if (!ret)
+		ret = check_inherit(trans, a);
 	if (!ret)
 		ret = new_subvol_id(fs, &id);
 	if (!ret)

@@ -26,7 +26,8 @@ struct btrfs_trans_handle;
  * parent_uuid, otransid/otime and flags; ROOT_REF/BACKREF, UUID items.
  * With quotas on, 0/N gets the source's rfer and limits, excl = nodesize,
  * and the source's excl becomes nodesize; higher qgroups follow the
- * kernel: updated only on its quick inherit path, else INCONSISTENT.
+ * kernel's quick inherit path where it is exact; otherwise the commit
+ * recomputes every qgroup with the engine.
  * Return: 0, -EEXIST, -EROFS, -EINVAL, -ENOENT, -EOPNOTSUPP, or <0
  * (fs->errmsg says more).
  */

@@ -45,6 +45,7 @@
 	 BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA |			\
 	 BTRFS_FEATURE_INCOMPAT_NO_HOLES |				\
 	 BTRFS_FEATURE_INCOMPAT_RAID1C34 |				\
+	 BTRFS_FEATURE_INCOMPAT_RAID56 |				\
 	 BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA)
 
 /* compat_ro bits a writer understands (unknown ones: read-only only) */

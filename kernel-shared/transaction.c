@@ -3,11 +3,14 @@
  * Transactions: start, commit, abort (see transaction.h).
  *
  * Commit order (on-disk-engine 11): copy the root tree's root so it is new
- * in T; loop { pending extent updates, block group items, ROOT_ITEMs of
- * changed trees } until a pass does nothing; then write every live new
- * block to every copy, flush, the primary superblock (one backup slot
- * filled) and the mirror superblocks, flush.  Everything before the
- * primary superblock write can fail without changing what the image means.
+ * in T; loop { pending extent updates, block group items, qgroup deltas,
+ * ROOT_ITEMs of changed trees } until a pass does nothing; with a
+ * recompute requested, the engine's numbers into every qgroup and loop
+ * again; the qgroup limit check; then write every live new block to every
+ * copy on every member device, flush them all, the primary superblock on
+ * every member (one backup slot filled), flush, the mirror superblocks,
+ * flush (members.c).  Everything before the first primary superblock write
+ * can fail without changing what the image means.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +22,8 @@
 #include "super.h"
 #include "volumes.h"
 #include "transaction.h"
+#include "qgroup-recompute.h"
+#include "members.h"
 
 /* Features whose on-disk structures this writer does not maintain */
 static int check_write_features(struct btrfs_fs *fs)
@@ -27,7 +32,8 @@ static int check_write_features(struct btrfs_fs *fs)
 		BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL | BTRFS_FEATURE_INCOMPAT_COMPRESS_LZO |
 		BTRFS_FEATURE_INCOMPAT_COMPRESS_ZSTD | BTRFS_FEATURE_INCOMPAT_BIG_METADATA |
 		BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF | BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA |
-		BTRFS_FEATURE_INCOMPAT_NO_HOLES | BTRFS_FEATURE_INCOMPAT_RAID1C34;
+		BTRFS_FEATURE_INCOMPAT_NO_HOLES | BTRFS_FEATURE_INCOMPAT_RAID1C34 |
+		BTRFS_FEATURE_INCOMPAT_RAID56;	/* data only: parity metadata is refused (members.c) */
 	static const u64 compat_ro_ok = BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
 		BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID |
 		BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE;
@@ -68,9 +74,13 @@ static int check_write_features(struct btrfs_fs *fs)
 		btrfs_fs_set_error(fs, "free space tree not marked valid: cannot write");
 		return -EOPNOTSUPP;
 	}
-	if (btrfs_super_num_devices(&fs->super) != 1 || fs->nr_devices != 1) {
-		btrfs_fs_set_error(fs, "multi-device filesystem: writing not implemented offline yet");
-		return -EOPNOTSUPP;
+	/* btrfs_fs_open(writable) checked the members (members.c); never write degraded */
+	for (size_t i = 0; i < fs->nr_devices; i++) {
+		if (!fs->devices[i]->io) {
+			btrfs_fs_set_error(fs, "device %llu is missing: a degraded filesystem is never written",
+					   (unsigned long long)fs->devices[i]->devid);
+			return -ENXIO;
+		}
 	}
 	if (btrfs_super_log_root(&fs->super)) {
 		btrfs_fs_set_error(fs, "log tree present (needs replay by the kernel): cannot write");
@@ -113,11 +123,27 @@ int btrfs_start_transaction(struct btrfs_fs *fs, struct btrfs_trans_handle **out
 	ret = btrfs_alloc_init(trans);
 	if (ret < 0)
 		goto fail;
+	ret = btrfs_qgroup_trans_begin(trans);
+	if (ret < 0) {
+		btrfs_alloc_release(&trans->alloc);
+		goto fail;
+	}
 	*out = trans;
 	return 0;
 fail:
 	free(trans);
 	return ret;
+}
+
+void btrfs_trans_recompute_qgroups(struct btrfs_trans_handle *trans)
+{
+	if (trans->quota_on)
+		trans->qgroup_recompute = true;
+}
+
+void btrfs_trans_ignore_qgroup_limits(struct btrfs_trans_handle *trans)
+{
+	trans->qgroup_no_limits = true;
 }
 
 bool btrfs_trans_block_is_new(const struct btrfs_trans_handle *trans,
@@ -281,36 +307,9 @@ static void fill_backup(struct btrfs_fs *fs, struct btrfs_super_block *sb)
 	btrfs_set_backup_num_devices(b, btrfs_super_num_devices(sb));
 }
 
-static int write_supers(struct btrfs_trans_handle *trans, struct btrfs_super_block *sb)
-{
-	struct btrfs_fs *fs = trans->fs;
-	struct btrfs_io_dev *io = fs->devices[0]->io;
-	int ret;
-
-	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
-		u64 off = btrfs_sb_offset(m);
-
-		if (off + BTRFS_SUPER_INFO_SIZE > io->size)
-			break;
-		btrfs_set_super_bytenr(sb, off);
-		ret = btrfs_super_csum_update(sb);
-		if (ret < 0)
-			return ret;
-		ret = btrfs_io_write(io, sb, BTRFS_SUPER_INFO_SIZE, off);
-		if (ret < 0)
-			return ret;
-	}
-	/*
-	 * One flush for all copies, as the kernel does (it writes the primary
-	 * with FUA and the mirrors lazily, all in flight at once): every copy
-	 * names blocks already flushed, so whichever copies land describe the
-	 * old or the new state, never a mix.
-	 */
-	return btrfs_io_flush(io);
-}
-
 static void trans_free(struct btrfs_trans_handle *trans)
 {
+	btrfs_qgroup_trans_end(trans);
 	for (size_t i = 0; i < trans->nr_blocks; i++)
 		free_extent_buffer(trans->blocks[i].eb);
 	for (size_t i = 0; i < trans->nr_roots; i++)
@@ -449,7 +448,7 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	struct btrfs_super_block sb;
 	struct btrfs_key key = { 0, 0, 0 };
 	struct btrfs_path path;
-	struct btrfs_io_dev *io = fs->devices[0]->io;
+	int primaries;
 	int ret;
 
 	/* the root tree's root must be a block of T (super generation == its generation) */
@@ -469,6 +468,19 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	ret = converge(trans);
 	if (ret < 0)
 		goto abort;
+	if (trans->quota_on && trans->qgroup_recompute) {
+		/* fs trees are final: their numbers do not change any more */
+		ret = btrfs_qgroup_commit_recompute(trans);
+		if (!ret)
+			ret = converge(trans);
+		if (ret < 0)
+			goto abort;
+	}
+	if (trans->quota_on) {
+		ret = btrfs_qgroup_commit_check_limits(trans);
+		if (ret < 0)
+			goto abort;
+	}
 
 	sb = fs->super;
 	btrfs_set_super_generation(&sb, trans->transid);
@@ -500,12 +512,19 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 		if (ret < 0)
 			goto abort;
 	}
-	ret = btrfs_io_flush(io);
+	ret = btrfs_members_flush(fs);
 	if (ret < 0)
 		goto abort;
-	ret = write_supers(trans, &sb);
+	ret = btrfs_members_write_supers(fs, &sb, &primaries);
 	if (ret < 0) {
-		/* after a partial superblock write the old state is only kept if the primary failed */
+		/* before the first primary copy nothing a reader sees has changed */
+		if (primaries && (size_t)primaries < fs->nr_devices)
+			btrfs_fs_set_error(fs, "transaction %llu: committed on %d of %zu devices only, "
+					   "then failed: the kernel mounts the new state; its next commit brings the others up to date",
+					   (unsigned long long)trans->transid, primaries, fs->nr_devices);
+		else if (primaries)
+			btrfs_fs_set_error(fs, "transaction %llu: committed, but a mirror superblock copy was not written",
+					   (unsigned long long)trans->transid);
 		goto abort;
 	}
 	fs->super = sb;

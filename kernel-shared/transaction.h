@@ -12,8 +12,8 @@
  * Crash safety: nothing reachable from the last committed superblock is
  * ever overwritten, and blocks freed in T are not reused before T is on
  * disk.  The commit writes every new block to every copy, flushes, writes
- * the primary and the mirror superblocks, flushes (the kernel's order: one
- * flush before the supers, FUA on the primary).  An error before the
+ * the primary superblocks, flushes, then the mirrors (two flushes a
+ * commit; the kernel writes mirrors lazily too).  An error before the
  * primary superblock write leaves the image as it was; btrfs_abort_transaction()
  * then drops the dirty blocks and restores the in-memory roots.
  *
@@ -22,7 +22,8 @@
  * free space tree at all); no new chunks (-ENOSPC when the METADATA block
  * groups are full).  Blocks shared with snapshots are copied with the
  * kernel's reference updates (cow-shared.c); qgroup numbers are then
- * flagged INCONSISTENT for a rescan.
+ * recomputed exactly at commit (qgroup-recompute.h), and every commit
+ * refuses to take a qgroup past its limits.
  */
 #ifndef VOLCTL_KERNEL_SHARED_TRANSACTION_H
 #define VOLCTL_KERNEL_SHARED_TRANSACTION_H
@@ -34,6 +35,7 @@
 #include "alloc.h"
 
 struct btrfs_fs;
+struct btrfs_qgroup_list;
 
 /* A tree block allocated in this transaction */
 struct btrfs_trans_block {
@@ -88,6 +90,9 @@ struct btrfs_trans_handle {
 	size_t nr_qdeltas, qdeltas_cap;
 	s64 bytes_used_delta;		/* for super.bytes_used */
 	bool quota_on;			/* the quota tree exists */
+	bool qgroup_recompute;		/* engine numbers at commit, no deltas */
+	bool qgroup_no_limits;		/* the commit does not check limits */
+	struct btrfs_qgroup_list *qgroups_before;	/* as committed, for limits */
 	size_t nr_roots_at_start;	/* fs->roots loaded before T */
 };
 
@@ -118,6 +123,21 @@ void btrfs_abort_transaction(struct btrfs_trans_handle *trans);
  */
 int btrfs_trans_track_root(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			   bool dirty);
+
+/**
+ * btrfs_trans_recompute_qgroups - have the commit compute every qgroup's
+ * numbers with the accounting engine on the transaction's final state
+ * (instead of adding the per-tree deltas); for changes whose effect on
+ * the qgroups is not a plain sum, such as copying blocks shared with a
+ * snapshot.  No-op with quotas off.
+ */
+void btrfs_trans_recompute_qgroups(struct btrfs_trans_handle *trans);
+
+/**
+ * btrfs_trans_ignore_qgroup_limits - the commit does not refuse groups
+ * growing past a limit (subvolume delete, rescan, repair)
+ */
+void btrfs_trans_ignore_qgroup_limits(struct btrfs_trans_handle *trans);
 
 /** btrfs_trans_block_is_new - @eb was allocated in @trans (may change in place) */
 bool btrfs_trans_block_is_new(const struct btrfs_trans_handle *trans,

@@ -264,6 +264,7 @@ static int chunk_tree_item(void *priv, const struct btrfs_key *key, const void *
 		dev->total_bytes = btrfs_dev_item_total_bytes(di);
 		dev->bytes_used = btrfs_dev_item_bytes_used(di);
 		dev->in_chunk_tree = true;
+		memcpy(&dev->item, di, sizeof(*di));
 		return 0;
 	}
 	if (key->type == BTRFS_CHUNK_ITEM_KEY) {
@@ -417,6 +418,35 @@ found:
 	return 0;
 }
 
+int btrfs_chunk_rmap(const struct btrfs_chunk_map *map, u16 stripe, u64 physical, u64 *logical)
+{
+	u64 p = map->type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	const struct btrfs_chunk_stripe_map *s = &map->stripes[stripe];
+	u64 data_stripes = 1, dev_len, off, row, stripe_nr;
+
+	if (p & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6))
+		return -EOPNOTSUPP;
+	if (p & BTRFS_BLOCK_GROUP_RAID0)
+		data_stripes = map->num_stripes;
+	else if (p & BTRFS_BLOCK_GROUP_RAID10)
+		data_stripes = map->num_stripes / map->sub_stripes;
+	dev_len = map->length / data_stripes;
+	if (physical < s->physical || physical - s->physical >= dev_len)
+		return -ENOENT;
+	off = physical - s->physical;
+	if (data_stripes == 1) {
+		*logical = map->start + off;
+		return 0;
+	}
+	row = off / map->stripe_len;
+	if (p & BTRFS_BLOCK_GROUP_RAID0)
+		stripe_nr = row * map->num_stripes + stripe;
+	else
+		stripe_nr = row * data_stripes + stripe / map->sub_stripes;
+	*logical = map->start + stripe_nr * map->stripe_len + off % map->stripe_len;
+	return 0;
+}
+
 int btrfs_map_block(struct btrfs_fs *fs, u64 logical, u64 len, int mirror,
 		    struct btrfs_io_stripe *out)
 {
@@ -444,8 +474,11 @@ int btrfs_map_block_all(struct btrfs_fs *fs, u64 logical, u64 len,
 				   (unsigned long long)logical);
 		return -ENOENT;
 	}
-	if (raid56_parity(map->type))
+	if (raid56_parity(map->type)) {
+		btrfs_fs_set_error(fs, "chunk %llu: %s: writing not implemented offline (parity)",
+				   (unsigned long long)map->start, btrfs_profile_name(map->type));
 		return -EOPNOTSUPP;
+	}
 	copies = map_copies(map);
 	for (int i = 0; i < copies; i++) {
 		int ret = map_one(fs, map, logical, len, i, &out[i]);

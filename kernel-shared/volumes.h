@@ -32,6 +32,11 @@ struct btrfs_device {
 	u64 bytes_used;
 	struct btrfs_io_dev *io;	/* NULL when the device is missing */
 	bool in_chunk_tree;		/* a DEV_ITEM was seen for it */
+	struct btrfs_dev_item item;	/* that DEV_ITEM (writer: the super's dev_item) */
+	/* opened devices (io set): from the device's own superblock */
+	struct btrfs_dev_item sb_item;
+	u64 sb_generation;
+	u64 sb_num_devices;
 };
 
 struct btrfs_chunk_stripe_map {
@@ -114,6 +119,14 @@ int btrfs_num_copies(const struct btrfs_fs *fs, u64 logical, u64 len);
  */
 int btrfs_map_block(struct btrfs_fs *fs, u64 logical, u64 len, int mirror,
 		    struct btrfs_io_stripe *out);
+
+/**
+ * btrfs_chunk_rmap - logical address in @map that device offset @physical
+ * of stripe @stripe holds (the inverse of btrfs_map_block)
+ * Return: 0, -ENOENT (outside that stripe's device extent), -EOPNOTSUPP
+ * for RAID5/6.
+ */
+int btrfs_chunk_rmap(const struct btrfs_chunk_map *map, u16 stripe, u64 physical, u64 *logical);
 
 /**
  * btrfs_map_block_all - every copy of a logical range, for writing

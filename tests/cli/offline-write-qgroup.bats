@@ -414,9 +414,15 @@ assign_state() {
 	vc subvolume create /a/x
 	assert_status 0
 	check_clean
-	# inherited groups are not checked, as in the kernel
+	# inherited groups are checked too (the kernel does not check them)
 	vc qgroup create 1/1 /
 	vc qgroup limit 8K 1/1 /
+	before=$(sha256sum <"$IMG")
+	vc subvolume create -i 1/1 /z
+	assert_status 1
+	[ "$output" = "error: qgroup 1/1: referenced limit 8192 would be exceeded by 8192 bytes" ]
+	[ "$(sha256sum <"$IMG")" = "$before" ]
+	vc qgroup limit 16K 1/1 /
 	vc subvolume create -i 1/1 /z
 	assert_status 0
 	[ "$(qg_raw 1/1)" = "16384 16384" ]

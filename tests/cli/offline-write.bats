@@ -199,7 +199,7 @@ crash_loop() {
 	[ "$n" -ge 3 ]
 }
 
-@test "simple quotas and multi-device images are refused, untouched" {
+@test "simple quotas and a missing member are refused, untouched" {
 	local before
 	fixture squota4k
 	before=$(image_sum)
@@ -209,10 +209,15 @@ crash_loop() {
 	[ "$(image_sum)" = "$before" ]
 	fixture raid1
 	before=$(image_sum)
-	run_volctl "${IMGS[@]}" subvolume create /x
+	run_volctl --image "$IMG" subvolume create /x
 	assert_status 1
-	assert_output_contains "multi-device"
+	assert_output_contains "device 2 is missing"
 	[ "$(image_sum)" = "$before" ]
+	# with every member given it is written (tests/mounted/offline-multidev.bats)
+	run_volctl "${IMGS[@]}" subvolume create /x
+	assert_status 0
+	run_volctl "${IMGS[@]}" subvolume list /
+	assert_output_contains "path x"
 }
 
 @test "create -i: new qgroup joins 1/100, parents grow, check clean; bad -i refused" {

@@ -27,7 +27,10 @@ without_path() {
 	awk 'NR == 1 {p = index($0, "Path") - 3} {print substr($0, 1, p)}'
 }
 
+# Everything committed first, so that a transaction commit between two
+# calls cannot change the numbers.
 progs_state() {
+	btrfs filesystem sync "$MNT" >/dev/null
 	btrfs qgroup show -pcre --raw "$MNT"
 }
 
@@ -354,6 +357,7 @@ progs_state() {
 	btrfs qgroup assign 0/256 1/1 "$MNT" >/dev/null
 	btrfs qgroup assign 1/1 2/1 "$MNT" >/dev/null
 	btrfs qgroup limit 7M 0/257 "$MNT"
+	kernel_rescan "$MNT"
 	before=$(progs_state)
 
 	run_volctl qgroup destroy 1/1 "$MNT"
