@@ -438,8 +438,8 @@ static void print_repair_text(const struct vc_ctx *ctx, const struct btrfs_qgrou
 		       cleared ? "; " : "", cleared ? cleared : "");
 }
 
-static void print_repair_json(const struct check_opts *o, const struct btrfs_qgroup_repair_result *r,
-			      bool written)
+static void print_repair_json(const struct check_opts *o,
+			      const struct btrfs_qgroup_repair_result *r, bool written)
 {
 	char qb[BTRFS_QGROUPID_BUFSIZE];
 	struct json_writer w;
@@ -452,7 +452,8 @@ static void print_repair_json(const struct check_opts *o, const struct btrfs_qgr
 	json_u64(&w, "groups", r->nr_groups);
 	json_bool(&w, "inconsistent_cleared",
 		  written && (r->old_flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT));
-	json_bool(&w, "rescan_cleared", written && (r->old_flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN));
+	json_bool(&w, "rescan_cleared",
+		  written && (r->old_flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN));
 	json_array_open(&w, "repaired");
 	for (size_t i = 0; i < r->nr_fixes; i++) {
 		const struct btrfs_qgroup_fix *f = &r->fixes[i];

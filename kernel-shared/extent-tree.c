@@ -11,7 +11,8 @@
  * - block group used and super bytes_used +/- nodesize, R's ROOT_ITEM
  *   bytes_used +/- nodesize, the free space tree range removed/added.
  * With quotas on, bytes gained or lost by subvolume trees also go to
- * their qgroups (btrfs_run_qgroup_deltas()).
+ * their qgroups (btrfs_run_qgroup_deltas()); in simple mode to the block's
+ * header owner, and only for blocks of generation >= enable_gen (squota.h).
  * Applying these changes trees again, which queues more work; the commit
  * loops until a pass finds nothing.  A block allocated and freed inside T
  * is simply forgotten (or its recorded effects undone).
@@ -24,6 +25,7 @@
 #include "ctree.h"
 #include "ctree-write.h"
 #include "transaction.h"
+#include "squota.h"
 
 #define METADATA_ITEM_SIZE	(sizeof(struct btrfs_extent_item) + 9)
 
@@ -115,6 +117,8 @@ int btrfs_free_tree_block(struct btrfs_trans_handle *trans, u64 owner,
 	f = &trans->frees[trans->nr_frees++];
 	f->bytenr = eb->start;
 	f->owner = owner;
+	f->hdr_owner = btrfs_eb_owner(eb);
+	f->generation = btrfs_eb_generation(eb);
 	f->level = btrfs_eb_level(eb);
 	f->done = false;
 	return 0;
@@ -218,11 +222,6 @@ static int account(struct btrfs_trans_handle *trans, u64 bytenr, u64 owner, s64 
 	bg->used += (u64)delta;
 	bg->dirty = true;
 	trans->bytes_used_delta += delta;
-	if (trans->quota_on && btrfs_is_fstree(owner)) {
-		ret = qgroup_delta_add(trans, owner, delta);
-		if (ret < 0)
-			return ret;
-	}
 	for (size_t i = 0; i < fs->nr_roots; i++) {
 		struct btrfs_root *root = fs->roots[i];
 
@@ -237,6 +236,23 @@ static int account(struct btrfs_trans_handle *trans, u64 bytenr, u64 owner, s64 
 	return 0;
 }
 
+/*
+ * Qgroup of a tree block's @delta: full mode the tree @owner holding it;
+ * simple mode the header owner, if the block is new enough to count
+ */
+static int charge_qgroup(struct btrfs_trans_handle *trans, u64 owner, u64 hdr_owner, u64 gen,
+			 s64 delta)
+{
+	if (!trans->quota_on)
+		return 0;
+	if (trans->squota) {
+		if (!btrfs_squota_counts(trans, gen))
+			return 0;
+		owner = hdr_owner;
+	}
+	return btrfs_is_fstree(owner) ? qgroup_delta_add(trans, owner, delta) : 0;
+}
+
 static int apply_alloc(struct btrfs_trans_handle *trans, size_t i)
 {
 	struct btrfs_trans_block b = trans->blocks[i];
@@ -247,6 +263,8 @@ static int apply_alloc(struct btrfs_trans_handle *trans, size_t i)
 	ret = insert_metadata_item(trans, b.bytenr, b.level, b.owner);
 	if (!ret)
 		ret = account(trans, b.bytenr, b.owner, ns);
+	if (!ret)
+		ret = charge_qgroup(trans, b.owner, b.owner, trans->transid, ns);
 	if (!ret && trans->alloc.has_fst)
 		ret = btrfs_fst_remove(trans, b.bytenr, ns);
 	return ret;
@@ -262,6 +280,8 @@ static int undo_alloc(struct btrfs_trans_handle *trans, size_t i)
 	ret = delete_metadata_item(trans, b.bytenr, b.level);
 	if (!ret)
 		ret = account(trans, b.bytenr, b.owner, -(s64)ns);
+	if (!ret)
+		ret = charge_qgroup(trans, b.owner, b.owner, trans->transid, -(s64)ns);
 	if (!ret && trans->alloc.has_fst)
 		ret = btrfs_fst_add(trans, b.bytenr, ns);
 	return ret;
@@ -277,6 +297,8 @@ static int apply_free(struct btrfs_trans_handle *trans, size_t i)
 	ret = delete_metadata_item(trans, f.bytenr, f.level);
 	if (!ret)
 		ret = account(trans, f.bytenr, f.owner, -(s64)ns);
+	if (!ret)
+		ret = charge_qgroup(trans, f.owner, f.hdr_owner, f.generation, -(s64)ns);
 	if (!ret && trans->alloc.has_fst)
 		ret = btrfs_fst_add(trans, f.bytenr, ns);
 	return ret;

@@ -49,6 +49,11 @@ int btrfs_qgroup_trans_begin(struct btrfs_trans_handle *trans)
 		return ret;
 	}
 	trans->qgroups_before = list;
+	/* numbers known to be wrong are not added to: this write recounts them */
+	if (!btrfs_qgroup_list_is_simple(list) &&
+	    (list->status.flags & (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT |
+				   BTRFS_QGROUP_STATUS_FLAG_RESCAN)))
+		btrfs_trans_recompute_qgroups(trans);
 	return 0;
 }
 

@@ -8,7 +8,9 @@
  * accounting engine on the transaction's own state, after every pending
  * extent update is applied and every ROOT_ITEM written, and gives every
  * qgroup (all levels) the computed numbers instead of the incremental
- * deltas.  Writing those INFO items only changes the quota, root and
+ * deltas.  A transaction that starts on numbers already marked
+ * INCONSISTENT (or with a rescan pending) recomputes them the same way.
+ * Writing those INFO items only changes the quota, root and
  * extent trees, never an fs tree, so the numbers stay valid while the
  * commit converges.
  *

@@ -295,6 +295,55 @@ static int relation_numbers(struct btrfs_trans_handle *trans, const struct btrfs
 	return ret;
 }
 
+/*
+ * Simple quotas: every group's usage is the sum of the charges of the
+ * distinct level-0 groups below it (each extent is charged to one owner,
+ * and the kernel adds a charge to every group above the owner once).  The
+ * new numbers of @dst and its ancestors come from the recorded level-0
+ * numbers, which simple quotas keep exact.  The kernel's quick path adds
+ * the child's usage to @dst and each ancestor instead: the same numbers,
+ * except when the child's subvolumes already reach a group by another path
+ * (the kernel then counts them twice there, its later charges once).
+ */
+static int squota_relation_numbers(struct btrfs_trans_handle *trans,
+				   const struct btrfs_qgroup_list *list,
+				   const struct edge_change *ec, struct group_update *ups,
+				   size_t *nr_ups)
+{
+	bool *mark = calloc(list->nr + 1, sizeof(*mark));
+	int ret = 0;
+
+	*nr_ups = 0;
+	if (!mark)
+		return -ENOMEM;
+	btrfs_qgroup_list_mark(list, ec->dst, true, mark);
+	for (size_t i = 0; i < list->nr && !ret; i++) {
+		const struct btrfs_qgroup *g = &list->groups[i];
+		struct group_update *u = &ups[*nr_ups];
+		struct idset s = { 0 };
+
+		if (!mark[i])
+			continue;
+		ret = collect_l0(list, g->qgroupid, ec, &s, 0);
+		u->id = g->qgroupid;
+		u->rfer = u->excl = 0;
+		for (size_t j = 0; j < s.nr && !ret; j++) {
+			const struct btrfs_qgroup *c = btrfs_qgroup_list_find(list, s.ids[j]);
+
+			if (c && c->has_info) {
+				u->rfer += c->info.rfer;
+				u->excl += c->info.excl;
+			}
+		}
+		free(s.ids);
+		if (!ret)
+			ret = btrfs_qgroup_check_limit(trans->fs, g, u->rfer, u->excl);
+		(*nr_ups)++;
+	}
+	free(mark);
+	return ret;
+}
+
 static int change_relation(struct btrfs_trans_handle *trans, u64 src, u64 dst, bool assign,
 			   struct btrfs_acct **acct)
 {
@@ -324,9 +373,6 @@ static int change_relation(struct btrfs_trans_handle *trans, u64 src, u64 dst, b
 		btrfs_fs_set_error(fs, "cannot %s %s %s %s: the parent's level must be higher",
 				   assign ? "assign" : "remove", sb, assign ? "to" : "from", db);
 		ret = -EINVAL;
-	} else if (btrfs_qgroup_list_is_simple(&list)) {
-		btrfs_fs_set_error(fs, "simple quotas: qgroup relations not implemented offline yet");
-		ret = -EOPNOTSUPP;
 	} else if (!s || !s->has_info || !d || !d->has_info) {
 		btrfs_fs_set_error(fs, "qgroup %s does not exist", (!s || !s->has_info) ? sb : db);
 		ret = -ENOENT;
@@ -345,7 +391,12 @@ static int change_relation(struct btrfs_trans_handle *trans, u64 src, u64 dst, b
 	}
 	if (!ret) {
 		ups = calloc(list.nr + 1, sizeof(*ups));
-		ret = ups ? relation_numbers(trans, &list, &ec, acct, ups, &nr_ups) : -ENOMEM;
+		if (!ups)
+			ret = -ENOMEM;
+		else if (btrfs_qgroup_list_is_simple(&list))
+			ret = squota_relation_numbers(trans, &list, &ec, ups, &nr_ups);
+		else
+			ret = relation_numbers(trans, &list, &ec, acct, ups, &nr_ups);
 	}
 	if (!ret && assign) {
 		ret = btrfs_insert_item(trans, quota, &up, NULL, 0);
@@ -590,7 +641,8 @@ static void leaf_append(struct extent_buffer *eb, const struct btrfs_key *key, c
 
 /* The one leaf of a new quota tree: STATUS, every INFO, every LIMIT */
 static int build_quota_leaf(struct btrfs_trans_handle *trans, const struct idset *ids,
-			    const struct btrfs_acct_counts *counts, u64 *bytenr, bool *full)
+			    const struct btrfs_acct_counts *counts, bool simple, u64 *bytenr,
+			    bool *full)
 {
 	struct btrfs_fs *fs = trans->fs;
 	u32 item = (u32)sizeof(struct btrfs_item) + QG_ITEM_SIZE;
@@ -608,7 +660,11 @@ static int build_quota_leaf(struct btrfs_trans_handle *trans, const struct idset
 	memset(buf, 0, sizeof(buf));
 	put_le64(buf, 1);			/* version */
 	put_le64(buf + 8, trans->transid);
-	put_le64(buf + 16, BTRFS_QGROUP_STATUS_FLAG_ON);
+	put_le64(buf + 16, BTRFS_QGROUP_STATUS_FLAG_ON |
+		 (simple ? BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE : 0));
+	/* simple: extents of T and older count nothing (enable_gen = T + 1, kernel) */
+	if (simple)
+		put_le64(buf + 32, trans->transid + 1);
 	leaf_append(leaf, &key, buf, sizeof(buf));
 	key.type = BTRFS_QGROUP_INFO_KEY;
 	for (size_t i = 0; ids && i < ids->nr; i++) {
@@ -692,26 +748,25 @@ int btrfs_quota_enable(struct btrfs_trans_handle *trans, bool simple)
 	}
 	if (ret != -ENOENT)
 		return ret;		/* 0: already enabled, nothing to do */
-	if (simple) {
-		btrfs_fs_set_error(fs, "simple quotas: enabling not implemented offline yet");
-		return -EOPNOTSUPP;
-	}
 	ret = idset_add(&ids, BTRFS_FS_TREE_OBJECTID);
 	if (!ret)
 		ret = btrfs_iterate_items(fs->tree_root, &min, &max, ref_cb, &ids);
 	if (!ret)
 		qsort(ids.ids, ids.nr, sizeof(*ids.ids), cmp_u64);
-	if (!ret)
+	/* simple quotas start empty: nothing existing is charged */
+	if (!ret && !simple)
 		ret = btrfs_acct_run(fs, NULL, &acct);
 	if (!ret) {
 		counts = calloc(ids.nr, sizeof(*counts));
 		if (!counts)
 			ret = -ENOMEM;
 	}
-	for (size_t i = 0; i < ids.nr && !ret; i++)
+	for (size_t i = 0; i < ids.nr && !ret && !simple; i++)
 		btrfs_acct_subvols(acct, &ids.ids[i], 1, &counts[i]);
 	if (!ret)
-		ret = build_quota_leaf(trans, &ids, counts, &bytenr, &full);
+		ret = build_quota_leaf(trans, &ids, counts, simple, &bytenr, &full);
+	if (!ret && simple)
+		trans->incompat_set |= BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA;
 	if (!ret)
 		ret = insert_quota_root_item(trans, bytenr);
 	if (!ret && !full)
@@ -757,11 +812,10 @@ int btrfs_quota_disable(struct btrfs_trans_handle *trans)
 		ret = load_list(trans, &list);
 	if (ret < 0)
 		return ret;
-	if (btrfs_qgroup_list_is_simple(&list)) {
-		btrfs_qgroup_list_release(&list);
-		btrfs_fs_set_error(fs, "simple quotas: disabling not implemented offline yet");
-		return -EOPNOTSUPP;
-	}
+	/*
+	 * Simple quotas go the same way; SIMPLE_QUOTA stays set, as the
+	 * kernel leaves it: data extents keep their EXTENT_OWNER_REFs.
+	 */
 	btrfs_qgroup_list_release(&list);
 	ret = btrfs_root_load_node(root);
 	if (!ret)

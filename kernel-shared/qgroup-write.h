@@ -17,18 +17,26 @@
 struct btrfs_trans_handle;
 
 /**
- * btrfs_quota_enable - create the quota tree (full accounting)
+ * btrfs_quota_enable - create the quota tree (full or simple accounting)
  *
  * STATUS {version 1, generation T, flags ON}, INFO (exact numbers, from the
  * engine) + LIMIT for 0/5 and every subvolume linked by a ROOT_REF.
+ * @simple: as kernel 6.18 does, flags ON|SIMPLE_MODE, enable_gen T + 1,
+ * every INFO zero (nothing existing is charged), incompat SIMPLE_QUOTA set
+ * by the commit.
  * Already enabled: 0, nothing changes (as the kernel); simple quotas asked
  * while full ones are on: -EINVAL.  Items that do not fit one leaf are
  * inserted one by one (the tree grows by leaf splits).
- * Return: 0, -EOPNOTSUPP (enabling simple quotas), -EINVAL, or <0.
+ * Return: 0, -EINVAL, or <0.
  */
 int btrfs_quota_enable(struct btrfs_trans_handle *trans, bool simple);
 
-/** btrfs_quota_disable - delete the quota tree; 0 when quotas are off */
+/**
+ * btrfs_quota_disable - delete the quota tree; 0 when quotas are off
+ *
+ * In simple mode incompat SIMPLE_QUOTA stays set, as the kernel leaves it
+ * (data extents keep their EXTENT_OWNER_REFs).
+ */
 int btrfs_quota_disable(struct btrfs_trans_handle *trans);
 
 /**
@@ -56,7 +64,8 @@ int btrfs_qgroup_destroy(struct btrfs_trans_handle *trans, u64 qgroupid);
  * Both RELATION items; @dst and every qgroup above it get exact numbers:
  * plain addition or subtraction when every extent of @src is exclusive to
  * it and no subvolume below @src is below them by another path (the
- * kernel's quick path), the engine otherwise.  A change that would take a
+ * kernel's quick path), the engine otherwise.  Simple quotas: each group
+ * holds the sum of the distinct level-0 groups below it.  A change that would take a
  * group past a limit is refused with -EDQUOT naming the group, the limit
  * and the overshoot.
  * Return: 0, -EINVAL (levels), -ENOENT, -EEXIST, -EDQUOT, -ENOTCONN, <0.

@@ -246,7 +246,8 @@ static int rel_cb(void *priv, const struct btrfs_key *key, const void *data, u32
  * Kernel numbers for a new snapshot (on-disk-engine 7.10): 0/N.rfer =
  * 0/S.rfer, 0/N.excl = 0/S.excl = nodesize, 0/S's limits copied.  C's
  * allocation reaches 0/N (and the inherited qgroups) through the commit's
- * qgroup deltas, so 0/N starts one block lower here.
+ * qgroup deltas, so 0/N starts one block lower here.  Simple quotas: 0/N
+ * starts at zero and is charged for the blocks it allocates.
  */
 static int snapshot_qgroups(struct btrfs_trans_handle *trans, u64 src, u64 id,
 			    const struct btrfs_subvol_create_args *a)
@@ -271,6 +272,9 @@ static int snapshot_qgroups(struct btrfs_trans_handle *trans, u64 src, u64 id,
 	ret = insert_qgroup_items(trans, id);
 	if (ret < 0)
 		return ret;
+	/* simple quotas: 0/N starts empty, no limits copied (kernel 6.18) */
+	if (trans->squota)
+		return insert_relations(trans, a, id);
 	ret = btrfs_lookup_item(quota, &skey, &si, sizeof(si), &len);
 	if (ret == -ENOENT) {
 		/* no 0/S: nothing to copy, the commit computes the numbers */

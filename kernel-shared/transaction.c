@@ -22,6 +22,7 @@
 #include "super.h"
 #include "volumes.h"
 #include "transaction.h"
+#include "squota.h"
 #include "qgroup-recompute.h"
 #include "members.h"
 
@@ -33,6 +34,7 @@ static int check_write_features(struct btrfs_fs *fs)
 		BTRFS_FEATURE_INCOMPAT_COMPRESS_ZSTD | BTRFS_FEATURE_INCOMPAT_BIG_METADATA |
 		BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF | BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA |
 		BTRFS_FEATURE_INCOMPAT_NO_HOLES | BTRFS_FEATURE_INCOMPAT_RAID1C34 |
+		BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA |
 		BTRFS_FEATURE_INCOMPAT_RAID56;	/* data only: parity metadata is refused (members.c) */
 	static const u64 compat_ro_ok = BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |
 		BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID |
@@ -120,6 +122,9 @@ int btrfs_start_transaction(struct btrfs_fs *fs, struct btrfs_trans_handle **out
 		trans->quota_on = true;
 	else if (ret != -ENOENT)
 		goto fail;
+	ret = btrfs_squota_load(trans);
+	if (ret < 0)
+		goto fail;
 	ret = btrfs_alloc_init(trans);
 	if (ret < 0)
 		goto fail;
@@ -137,7 +142,8 @@ fail:
 
 void btrfs_trans_recompute_qgroups(struct btrfs_trans_handle *trans)
 {
-	if (trans->quota_on)
+	/* simple quotas charge by owner: sharing never makes the deltas inexact */
+	if (trans->quota_on && !trans->squota)
 		trans->qgroup_recompute = true;
 }
 
@@ -488,6 +494,7 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	btrfs_set_super_root_level(&sb, fs->tree_root->level);
 	btrfs_set_super_bytes_used(&sb, btrfs_super_bytes_used(&sb) + (u64)trans->bytes_used_delta);
 	btrfs_set_super_flags(&sb, btrfs_super_flags(&sb) | BTRFS_HEADER_FLAG_WRITTEN);
+	btrfs_set_super_incompat_flags(&sb, btrfs_super_incompat_flags(&sb) | trans->incompat_set);
 	btrfs_set_super_log_root(&sb, 0);
 	btrfs_set_super_log_root_level(&sb, 0);
 	{

@@ -23,7 +23,9 @@
  * groups are full).  Blocks shared with snapshots are copied with the
  * kernel's reference updates (cow-shared.c); qgroup numbers are then
  * recomputed exactly at commit (qgroup-recompute.h), and every commit
- * refuses to take a qgroup past its limits.
+ * refuses to take a qgroup past its limits.  With simple quotas each tree
+ * block allocated or freed is charged to its header owner instead, and
+ * nothing needs recomputing (squota.h).
  */
 #ifndef VOLCTL_KERNEL_SHARED_TRANSACTION_H
 #define VOLCTL_KERNEL_SHARED_TRANSACTION_H
@@ -52,6 +54,8 @@ struct btrfs_trans_block {
 struct btrfs_trans_free {
 	u64 bytenr;
 	u64 owner;
+	u64 hdr_owner;			/* header owner: simple quotas charge it */
+	u64 generation;			/* header generation (= the extent item's) */
 	u8 level;
 	bool done;
 };
@@ -90,6 +94,9 @@ struct btrfs_trans_handle {
 	size_t nr_qdeltas, qdeltas_cap;
 	s64 bytes_used_delta;		/* for super.bytes_used */
 	bool quota_on;			/* the quota tree exists */
+	bool squota;			/* ... in simple mode (squota.c) */
+	u64 squota_enable_gen;		/* simple quotas: older extents count nothing */
+	u64 incompat_set;		/* incompat bits the commit adds to the super */
 	bool qgroup_recompute;		/* engine numbers at commit, no deltas */
 	bool qgroup_no_limits;		/* the commit does not check limits */
 	struct btrfs_qgroup_list *qgroups_before;	/* as committed, for limits */

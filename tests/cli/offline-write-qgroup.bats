@@ -108,8 +108,9 @@ default_location() {
 	vc quota disable /
 	assert_status 0
 	vc quota enable -s /
-	assert_status 1
-	assert_output_contains "not implemented offline yet"
+	assert_status 0
+	vc quota status /
+	assert_output_contains "squota (simplified accounting)"
 }
 
 @test "quota enable with more qgroups than one leaf holds: items inserted, check clean" {

@@ -202,3 +202,68 @@ kernel_agrees() {
 	offline_clean
 	kernel_agrees
 }
+
+@test "snapshot into a parent near its limit: offline refuses exactly where the kernel refuses" {
+	mount_img
+	btrfs quota enable "$MNT"
+	btrfs subvolume create "$MNT/a" >/dev/null
+	head -c 100000 /dev/urandom >"$MNT/a/f"
+	kernel_rescan "$MNT"
+	local rfer copy="$BATS_TEST_TMPDIR/copy.img" before
+	rfer=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "0/5" {print $2}')
+	# the kernel reserves 3 tree blocks in the parent's groups for a snapshot
+	btrfs qgroup limit $((rfer + 8192)) 0/5 "$MNT"
+	umount_img
+	cp "$IMG" "$copy"
+	before=$(sha256sum <"$copy")
+	run_volctl --image "$copy" subvolume snapshot /a /s
+	assert_status 1
+	assert_output_contains "qgroup 0/5: referenced limit $((rfer + 8192)) would be exceeded by 4096 bytes"
+	[ "$(sha256sum <"$copy")" = "$before" ]
+	mount_img
+	run btrfs subvolume snapshot "$MNT/a" "$MNT/s"
+	[ "$status" -ne 0 ]
+	assert_output_contains "Disk quota exceeded"
+	btrfs qgroup limit $((rfer + 12288)) 0/5 "$MNT"
+	umount_img
+	cp "$IMG" "$copy"
+	run_volctl --image "$copy" subvolume snapshot /a /s
+	assert_status 0
+	IMG=$copy offline_clean
+	mount_img
+	run btrfs subvolume snapshot "$MNT/a" "$MNT/s"
+	assert_status 0
+	umount_img
+}
+
+@test "create and snapshot -i into a full group: the kernel lets them through, offline refuses" {
+	mount_img
+	btrfs quota enable "$MNT"
+	btrfs subvolume create "$MNT/src" >/dev/null
+	btrfs qgroup create 1/1 "$MNT"
+	btrfs qgroup limit 1 1/1 "$MNT"
+	kernel_rescan "$MNT"
+	umount_img
+	local copy="$BATS_TEST_TMPDIR/copy.img" before
+	cp "$IMG" "$copy"
+	before=$(sha256sum <"$copy")
+	run_volctl --image "$copy" subvolume create -i 1/1 /z
+	assert_status 1
+	[ "$output" = "error: qgroup 1/1: referenced limit 1 would be exceeded by 4095 bytes" ]
+	run_volctl --image "$copy" subvolume snapshot -i 1/1 /src /sn
+	assert_status 1
+	assert_output_contains "error: qgroup 1/1: referenced limit 1 would be exceeded by"
+	[ "$(sha256sum <"$copy")" = "$before" ]
+	# the kernel checks only the parent's groups (documented difference)
+	mount_img
+	run btrfs subvolume create -i 1/1 "$MNT/z"
+	assert_status 0
+	umount_img
+	# with room for exactly one leaf, offline lets the create through too
+	run_volctl --image "$copy" qgroup limit 4096 1/1 /
+	assert_status 0
+	run_volctl --image "$copy" subvolume create -i 1/1 /z
+	assert_status 0
+	IMG=$copy offline_clean
+	IMG=$copy kernel_agrees
+}

@@ -137,7 +137,7 @@ qgroups_stored_vs_rescan() {
 	[ "$(grep -c '1/100' <<<"$output")" -ge 2 ]
 }
 
-@test "snapshot of a member without -i: marked inconsistent like the kernel" {
+@test "snapshot of a member without -i: recounted where the kernel marks inconsistent" {
 	fill_source 20 quota
 	mount_img
 	btrfs qgroup create 1/100 "$MNT"
@@ -147,11 +147,9 @@ qgroups_stored_vs_rescan() {
 	run_volctl --image "$IMG" subvolume snapshot /sv /snap
 	assert_status 0
 	run btrfs inspect-internal dump-tree -t 8 "$IMG"
-	assert_output_contains "INCONSISTENT"
-	mount_img
-	kernel_rescan "$MNT"
-	umount_img
+	[[ "$output" != *"INCONSISTENT"* ]]
 	check_clean
+	qgroups_stored_vs_rescan
 }
 
 @test "delete offline: the kernel's cleaner drops the tree at mount, qgroup 0/id removed" {

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Simple quotas (squota) in the offline writer (on-disk-engine 10.6).
+ *
+ * In simple mode a qgroup is charged when its subvolume allocates an extent
+ * and uncharged when that extent is freed, whoever still shares it: tree
+ * blocks go to their header owner, data extents to their EXTENT_OWNER_REF.
+ * Only extents of generation >= enable_gen (STATUS item) count.  rfer ==
+ * excl in every group; a higher group holds the sum over the distinct
+ * level-0 groups below it.  The writer allocates and frees only tree
+ * blocks, so only those are charged here (extent-tree.c); data extents keep
+ * their owner refs untouched.
+ */
+#ifndef VOLCTL_KERNEL_SHARED_SQUOTA_H
+#define VOLCTL_KERNEL_SHARED_SQUOTA_H
+
+#include <stdbool.h>
+#include "format.h"
+
+struct btrfs_trans_handle;
+
+/**
+ * btrfs_squota_load - note in @trans whether quotas are in simple mode
+ *
+ * Reads the STATUS item of an existing quota tree: SIMPLE_MODE sets
+ * trans->squota and trans->squota_enable_gen.  A simple-mode STATUS item
+ * without enable_gen (shorter than 40 bytes) is corrupt: -EUCLEAN.
+ * Return: 0 (also when quotas are off) or a negative errno.
+ */
+int btrfs_squota_load(struct btrfs_trans_handle *trans);
+
+/**
+ * btrfs_squota_counts - an extent of @generation is charged in simple mode
+ */
+bool btrfs_squota_counts(const struct btrfs_trans_handle *trans, u64 generation);
+
+#endif /* VOLCTL_KERNEL_SHARED_SQUOTA_H */
