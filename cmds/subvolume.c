@@ -167,6 +167,61 @@ static char *checked_name(const char *path)
 	return name;
 }
 
+static void print_created(const struct vc_ctx *ctx, const char *dir, const char *name)
+{
+	/* "/" as the directory (offline paths) must not print "//name" */
+	pr_out(ctx->cfg, "Create subvolume '%s%s%s'\n", dir,
+	       dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+}
+
+/*
+ * Several paths, through a backend that creates them in one commit
+ * (offline, where each commit costs flushes): all are created, or nothing
+ * changed and the caller goes path by path, printing each error.  Prints
+ * nothing unless it succeeds.
+ */
+static int create_all(const struct vc_ctx *ctx, char **args, int nr, struct inherit_args *ia)
+{
+	struct vc_inherit inh = { ia->nr, ia->ids };
+	struct vc_fs *fs = NULL;
+	char *dir;
+	int ret;
+
+	if (!ctx->ops->subvol_create_all)
+		return -EOPNOTSUPP;
+	for (size_t i = 0; i < ia->nr; i++) {
+		/* paths after -i are resolved (and reported) one by one */
+		if (ia->args[i][0] == '/')
+			return -EINVAL;
+	}
+	for (int i = 0; i < nr; i++) {
+		char *name = path_basename(args[i]);
+		bool bad = !name || path_name_invalid(name);
+
+		free(name);
+		if (bad)
+			return -EINVAL;
+	}
+	dir = path_dirname(args[0]);
+	if (!dir)
+		return -ENOMEM;
+	ret = ctx->ops->open(&fs, ctx->cfg, dir, true);
+	if (!ret)
+		ret = ctx->ops->subvol_create_all(fs, (const char *const *)args, (size_t)nr, &inh);
+	cmd_close(ctx, fs);
+	free(dir);
+	for (int i = 0; i < nr && !ret; i++) {
+		char *name = path_basename(args[i]);
+
+		dir = path_dirname(args[i]);
+		if (name && dir)
+			print_created(ctx, dir, name);
+		free(name);
+		free(dir);
+	}
+	return ret;
+}
+
 static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
 		      struct inherit_args *ia)
 {
@@ -208,9 +263,7 @@ static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
 		cmd_report(ctx, fs, ret, arg);
 		goto out;
 	}
-	/* "/" as the directory (offline paths) must not print "//name" */
-	pr_out(ctx->cfg, "Create subvolume '%s%s%s'\n", dir,
-	       dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+	print_created(ctx, dir, name);
 out:
 	cmd_close(ctx, fs);
 	free(failed);
@@ -248,6 +301,10 @@ static int cmd_subvolume_create(const struct cmd_struct *cmd, const struct vc_ct
 	ret = cmd_check_argc_min(ctx, argc - optind, 1);
 	if (ret)
 		goto out;
+	if (!parents && argc - optind > 1 && !create_all(ctx, argv + optind, argc - optind, &ia)) {
+		ret = VC_EXIT_OK;
+		goto out;
+	}
 	for (int i = optind; i < argc; i++)
 		if (create_one(ctx, argv[i], parents, &ia))
 			failed++;

@@ -103,6 +103,13 @@ struct vc_backend_ops {
 	/* @parents: offline, create missing directories of @path (online the command did) */
 	int (*subvol_create)(struct vc_fs *fs, const char *path, bool parents,
 			     const struct vc_inherit *inh);
+	/*
+	 * Optional: create every one of @paths in one commit, or fail and
+	 * change nothing (the caller then creates them one by one, for the
+	 * exact error of each).  Offline only: a commit there costs flushes.
+	 */
+	int (*subvol_create_all)(struct vc_fs *fs, const char *const *paths, size_t nr,
+				 const struct vc_inherit *inh);
 	int (*snapshot)(struct vc_fs *fs, const char *src, const char *dst, bool readonly,
 			const struct vc_inherit *inh);
 	/* delete by path (subvolid 0), or subvolume @subvolid of the fs holding @path */

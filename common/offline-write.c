@@ -351,39 +351,57 @@ const char *vc_offline_errno_text(int err)
 	}
 }
 
-int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, bool parents,
-			     const struct vc_inherit *inh, char *err, size_t errlen)
+/* Split @path into its parent directory (resolved unless @resolve is false) and name; fill @a */
+static int create_args(struct btrfs_fs *fs, const char *path, const struct vc_inherit *inh,
+		       const struct timespec *now, bool resolve, size_t *dlenp,
+		       struct btrfs_subvol_create_args *a)
 {
-	struct btrfs_mkdir_args ma = { 0 };
-	mode_t mask;
-	struct btrfs_subvol_create_args a = { 0 };
-	struct btrfs_trans_handle *trans = NULL;
-	struct timespec now;
 	size_t len = strlen(path), dlen;
-	int ret;
 
+	memset(a, 0, sizeof(*a));
 	if (inh) {
-		a.inherit = inh->qgroups;
-		a.nr_inherit = inh->nr;
+		a->inherit = inh->qgroups;
+		a->nr_inherit = inh->nr;
 	}
 	while (len > 1 && path[len - 1] == '/')
 		len--;
 	dlen = len;
 	while (dlen > 0 && path[dlen - 1] != '/')
 		dlen--;
-	a.name = path + dlen;
-	a.name_len = len - dlen;
+	a->name = path + dlen;
+	a->name_len = len - dlen;
+	a->now_sec = (u64)now->tv_sec;
+	a->now_nsec = (u32)now->tv_nsec;
+	a->uid = (u32)getuid();
+	a->gid = (u32)getgid();
+	*dlenp = dlen;
+	return resolve ? btrfs_resolve_dir(fs, path, dlen, &a->parent_root, &a->parent_dir) : 0;
+}
+
+static void create_error(struct btrfs_fs *fs, const char *path, int ret, char *err, size_t errlen)
+{
+	if (btrfs_fs_error(fs)[0])
+		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
+	else
+		snprintf(err, errlen, "%s: %s", path, vc_offline_errno_text(ret));
+}
+
+int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, bool parents,
+			     const struct vc_inherit *inh, char *err, size_t errlen)
+{
+	struct btrfs_mkdir_args ma = { 0 };
+	struct btrfs_subvol_create_args a;
+	struct btrfs_trans_handle *trans = NULL;
+	struct timespec now;
+	size_t dlen;
+	mode_t mask;
+	int ret;
+
 	btrfs_fs_clear_error(fs);
-	if (!parents) {
-		ret = btrfs_resolve_dir(fs, path, dlen, &a.parent_root, &a.parent_dir);
-		if (ret < 0)
-			goto fail;
-	}
 	clock_gettime(CLOCK_REALTIME, &now);
-	a.now_sec = (u64)now.tv_sec;
-	a.now_nsec = (u32)now.tv_nsec;
-	a.uid = (u32)getuid();
-	a.gid = (u32)getgid();
+	ret = create_args(fs, path, inh, &now, !parents, &dlen, &a);
+	if (ret < 0)
+		goto fail;
 	ret = btrfs_start_transaction(fs, &trans);
 	if (ret < 0)
 		goto fail;
@@ -412,9 +430,60 @@ int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, bool parents
 		goto fail;
 	return 0;
 fail:
-	if (btrfs_fs_error(fs)[0])
-		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
-	else
-		snprintf(err, errlen, "%s: %s", path, vc_offline_errno_text(ret));
+	create_error(fs, path, ret, err, errlen);
+	return ret;
+}
+
+/* Queued extent and qgroup updates applied, so limit checks see them */
+static int run_pending(struct btrfs_trans_handle *trans)
+{
+	for (int pass = 0; pass < 64; pass++) {
+		int a, b;
+
+		a = btrfs_run_pending(trans);
+		if (a < 0)
+			return a;
+		b = btrfs_run_qgroup_deltas(trans);
+		if (b < 0)
+			return b;
+		if (!a && !b)
+			return 0;
+	}
+	return -ELOOP;
+}
+
+int vc_offline_subvol_create_all(struct btrfs_fs *fs, const char *const *paths, size_t nr,
+				 const struct vc_inherit *inh, char *err, size_t errlen)
+{
+	struct btrfs_subvol_create_args a;
+	struct btrfs_trans_handle *trans = NULL;
+	struct timespec now;
+	size_t i = 0, dlen;
+	int ret;
+
+	btrfs_fs_clear_error(fs);
+	clock_gettime(CLOCK_REALTIME, &now);
+	ret = btrfs_start_transaction(fs, &trans);
+	if (ret < 0)
+		goto fail;
+	for (i = 0; i < nr; i++) {
+		if (i && trans->quota_on)
+			ret = run_pending(trans);
+		if (!ret)
+			ret = create_args(fs, paths[i], inh, &now, true, &dlen, &a);
+		if (!ret)
+			ret = btrfs_subvol_create(trans, &a);
+		if (ret < 0) {
+			btrfs_abort_transaction(trans);
+			goto fail;
+		}
+	}
+	i = 0;
+	ret = btrfs_commit_transaction(trans);
+	if (ret < 0)
+		goto fail;
+	return 0;
+fail:
+	create_error(fs, paths[i < nr ? i : 0], ret, err, errlen);
 	return ret;
 }

@@ -73,6 +73,15 @@ void vc_writer_close(struct vc_writer *w);
 int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, bool parents,
 			     const struct vc_inherit *inh, char *err, size_t errlen);
 
+/**
+ * vc_offline_subvol_create_all - `subvolume create [-i QGROUP] PATH...` in
+ * one transaction: all of @paths are created and committed together, or,
+ * on any error (the first one is in @err), the image is left unchanged
+ * Return: 0 or a negative errno.
+ */
+int vc_offline_subvol_create_all(struct btrfs_fs *fs, const char *const *paths, size_t nr,
+				 const struct vc_inherit *inh, char *err, size_t errlen);
+
 /* Lowercase words for an errno in offline write messages */
 const char *vc_offline_errno_text(int err);
 

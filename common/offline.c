@@ -592,6 +592,15 @@ static int offline_subvol_create(struct vc_fs *fs, const char *path, bool parent
 					sizeof(fs->base.err));
 }
 
+static int offline_subvol_create_all(struct vc_fs *fs, const char *const *paths, size_t nr,
+				     const struct vc_inherit *inh)
+{
+	if (!fs->writer.fs)
+		return not_implemented(fs);
+	return vc_offline_subvol_create_all(fs->writer.fs, paths, nr, inh, fs->base.err,
+					    sizeof(fs->base.err));
+}
+
 static int offline_snapshot(struct vc_fs *fs, const char *src, const char *dst, bool readonly,
 			    const struct vc_inherit *inh)
 {
@@ -689,6 +698,7 @@ const struct vc_backend_ops vc_offline_ops = {
 	.path_info = offline_path_info,
 	.rescan_status = offline_rescan_status,
 	.subvol_create = offline_subvol_create,
+	.subvol_create_all = offline_subvol_create_all,
 	.snapshot = offline_snapshot,
 	.subvol_delete = offline_subvol_delete,
 	.set_default = offline_set_default,

@@ -5,9 +5,13 @@
  * Commit order across members (on-disk-engine 11.2, kernel
  * write_all_supers): tree blocks have already reached every copy and every
  * member was flushed; then the primary superblock goes to every member,
- * every member is flushed, then mirror 1 on every member, flush, mirror 2,
- * flush.  A failure before the first primary copy leaves every member as
- * it was.  A failure after it leaves members at two generations; all the
+ * every member is flushed, then the mirrors on every member, not flushed
+ * (the kernel writes them lazily too; the next commit's first flush, or the
+ * page cache, takes them to disk): two flushes a commit, not one a copy,
+ * which was most of the time of a small commit.  A stale mirror is only
+ * read when the primary is unreadable.  A failure before the first
+ * primary copy leaves every member as it was.  A failure after it leaves
+ * members at two generations; all the
  * blocks of the new one are durable on every member by then, so the kernel
  * (which mounts from the member with the highest generation) and btrfs
  * check see the new state, and the writer refuses the older members as
@@ -208,7 +212,9 @@ int btrfs_members_write_supers(struct btrfs_fs *fs, const struct btrfs_super_blo
 		}
 		if (!any)
 			break;
-		/* a copy is durable on every member before the next one says the same */
+		if (m > 0)
+			continue;
+		/* the primaries (the commit) are durable before any mirror says the same */
 		ret = btrfs_members_flush(fs);
 		if (ret < 0)
 			return ret;

@@ -8,8 +8,8 @@
  * recompute requested, the engine's numbers into every qgroup and loop
  * again; the qgroup limit check; then write every live new block to every
  * copy on every member device, flush them all, the primary superblock on
- * every member (one backup slot filled), flush, the mirror superblocks,
- * flush (members.c).  Everything before the first primary superblock write
+ * every member (one backup slot filled), flush, the mirror superblocks
+ * (members.c).  Everything before the first primary superblock write
  * can fail without changing what the image means.
  */
 #include <errno.h>

@@ -12,7 +12,8 @@
  * Crash safety: nothing reachable from the last committed superblock is
  * ever overwritten, and blocks freed in T are not reused before T is on
  * disk.  The commit writes every new block to every copy, flushes, writes
- * the primary superblock, flushes, then the mirrors.  An error before the
+ * the primary superblocks, flushes, then the mirrors (two flushes a
+ * commit; the kernel writes mirrors lazily too).  An error before the
  * primary superblock write leaves the image as it was; btrfs_abort_transaction()
  * then drops the dirty blocks and restores the in-memory roots.
  *

@@ -32,9 +32,11 @@ mkimg() {
 }
 
 # create FIRST LAST: subvolumes /sFIRST.../sLAST, one transaction each
+# One transaction per subvolume (with -p, several paths are created one by
+# one; without it they share one transaction), so that generations count creates.
 create_range() {
 	# shellcheck disable=SC2046
-	run_volctl --image "$IMG" subvolume create $(seq -f "/s%g" "$1" "$2")
+	run_volctl --image "$IMG" subvolume create -p $(seq -f "/s%g" "$1" "$2")
 }
 
 chunk_items() {
