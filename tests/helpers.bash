@@ -99,3 +99,59 @@ kernel_rescan() {
 	done
 	btrfs quota rescan -w "$1" >/dev/null
 }
+
+# btrfs check --readonly of IMAGE (default $IMG), its output on stderr if not clean
+btrfs_check_clean() {
+	local out
+	if ! out=$(btrfs check --readonly "${1:-$IMG}" 2>&1); then
+		echo "$out" >&2
+		return 1
+	fi
+}
+
+# Skip the calling test unless volctl was built with --enable-fault-injection
+# (probed with a create on a copy of $IMG).
+require_fault_injection() {
+	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" \
+		subvolume create /probe >/dev/null 2>&1; then
+		skip "built without --enable-fault-injection"
+	fi
+}
+
+# crash_loop_writes ARGS...: the crash test of one offline write.  Runs
+# volctl ARGS (@IMG@ stands for the image) on a fresh copy of
+# $BATS_TEST_TMPDIR/pristine.img with VOLCTL_FAIL_AFTER_WRITES = 1, 2, ...
+# until it succeeds (at most CRASH_MAX runs, default 400).  After a run the
+# checker $CRASH_CHECK (default btrfs_check_clean) must pass (on every
+# CRASH_CHECK_EVERY-th image and the last; default every one) and the
+# function $CRASH_STATE must print "old" or "new"; a failed run exits 1 and
+# the successful one leaves "new".  CRASH_OLDS and CRASH_NEWS count them.
+crash_loop_writes() {
+	local n=1 rc st every=${CRASH_CHECK_EVERY:-1}
+	CRASH_OLDS=0
+	CRASH_NEWS=0
+	while [ "$n" -lt "${CRASH_MAX:-400}" ]; do
+		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
+		rc=0
+		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" "${@//@IMG@/$IMG}" >/dev/null 2>&1 || rc=$?
+		if [ $((n % every)) -eq 0 ] || [ "$rc" -eq 0 ]; then
+			"${CRASH_CHECK:-btrfs_check_clean}" ||
+				{ echo "btrfs check failed after $n writes" >&2; return 1; }
+		fi
+		st=$("$CRASH_STATE")
+		case $st in
+		old) CRASH_OLDS=$((CRASH_OLDS + 1)) ;;
+		new) CRASH_NEWS=$((CRASH_NEWS + 1)) ;;
+		*) echo "after $n writes: $st" >&2; return 1 ;;
+		esac
+		if [ "$rc" -eq 0 ]; then
+			[ "$st" = new ] || { echo "success left state $st" >&2; return 1; }
+			return 0
+		fi
+		[ "$rc" -eq 1 ] || { echo "exit $rc after $n writes" >&2; return 1; }
+		n=$((n + 1))
+	done
+	echo "no success after $n runs" >&2
+	return 1
+}

@@ -16,7 +16,8 @@ setup() {
 	command -v zstd >/dev/null || skip "needs zstd"
 }
 
-btrfs_check_clean() {
+# btrfs check clean, qgroup report included
+check_clean_qgroups() {
 	run btrfs check --readonly "$IMG"
 	if [ "$status" -ne 0 ] || [[ "$output" == *"are different"* ]]; then
 		echo "$output" >&2
@@ -42,7 +43,7 @@ btrfs_check_clean() {
 	run_volctl check "$IMG"
 	assert_status 0
 	assert_output_contains "qgroups: 14 groups verified, all consistent"
-	btrfs_check_clean
+	check_clean_qgroups
 	# nothing left to repair: nothing written
 	local before
 	before=$(image_sum)
@@ -67,7 +68,7 @@ btrfs_check_clean() {
 	run_volctl check "$IMG"
 	assert_status 0
 	assert_output_contains "all consistent"
-	btrfs_check_clean
+	check_clean_qgroups
 	run_volctl --image "$IMG" quota status /
 	assert_status 0
 	assert_output_contains "Inconsistent:            no"
@@ -135,44 +136,21 @@ btrfs_check_clean() {
 	run_volctl check "$IMG"
 	assert_status 0
 	assert_output_contains "qgroups: 15 groups verified, all consistent"
-	btrfs_check_clean
+	check_clean_qgroups
 }
 
 # crash_loop STATE_FN ARGS...: volctl ARGS (@IMG@ = the image) with the fault
 # switch failing after 1, 2, ... device writes; every time btrfs check passes
+# (status only: the old state of a repair has differences, marked expected)
 # and STATE_FN says old or new
 crash_loop() {
-	local state_fn=$1 n=1 rc st olds=0 news=0
+	local state_fn=$1
 	shift
-	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
-	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" "${@//@IMG@/$BATS_TEST_TMPDIR/probe.img}" \
-		>/dev/null 2>&1; then
-		skip "built without --enable-fault-injection"
-	fi
+	require_fault_injection
 	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
-	while [ "$n" -lt 400 ]; do
-		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
-		rc=0
-		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" "${@//@IMG@/$IMG}" >/dev/null 2>&1 || rc=$?
-		# status only: the old state of a repair has differences, marked expected
-		btrfs check --readonly "$IMG" >/dev/null 2>&1 ||
-			{ echo "btrfs check failed after $n writes" >&2; return 1; }
-		st=$("$state_fn")
-		case $st in
-		old) olds=$((olds + 1)) ;;
-		new) news=$((news + 1)) ;;
-		*) echo "after $n writes: $st" >&2; return 1 ;;
-		esac
-		if [ "$rc" -eq 0 ]; then
-			[ "$st" = new ]
-			break
-		fi
-		[ "$rc" -eq 1 ]
-		n=$((n + 1))
-	done
-	[ "$rc" -eq 0 ]
-	[ "$olds" -gt 3 ]
-	[ "$news" -ge 1 ]
+	CRASH_STATE=$state_fn crash_loop_writes "$@"
+	[ "$CRASH_OLDS" -gt 3 ]
+	[ "$CRASH_NEWS" -ge 1 ]
 }
 
 repair_state() {

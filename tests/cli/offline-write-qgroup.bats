@@ -332,35 +332,14 @@ default_location() {
 # 1, 2, ... device writes; after each, btrfs check is clean and STATE_FN
 # says "old" or "new", never anything else, until CMD succeeds.
 crash_loop() {
-	local state_fn=$1 n=1 rc st olds=0 news=0
+	local state_fn=$1
 	shift
-	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
-	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" \
-		"$@" 2>/dev/null; then
-		skip "built without --enable-fault-injection"
-	fi
+	require_fault_injection
 	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
-	while [ "$n" -lt 300 ]; do
-		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
-		rc=0
-		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" --image "$IMG" "$@" >/dev/null 2>&1 || rc=$?
-		check_clean || { echo "btrfs check failed after $n writes" >&2; return 1; }
-		st=$("$state_fn")
-		case $st in
-		old) olds=$((olds + 1)) ;;
-		new) news=$((news + 1)) ;;
-		*) echo "after $n writes: $st" >&2; return 1 ;;
-		esac
-		if [ "$rc" -eq 0 ]; then
-			[ "$st" = new ]
-			break
-		fi
-		[ "$rc" -eq 1 ]
-		n=$((n + 1))
-	done
-	[ "$rc" -eq 0 ]
-	[ "$olds" -gt 3 ]
-	[ "$news" -ge 1 ]
+	CRASH_STATE=$state_fn CRASH_CHECK=check_clean CRASH_MAX=300 \
+		crash_loop_writes --image @IMG@ "$@"
+	[ "$CRASH_OLDS" -gt 3 ]
+	[ "$CRASH_NEWS" -ge 1 ]
 }
 
 default_state() {

@@ -212,35 +212,11 @@ snap_state() {
 	mkimg 256M -n 4096 -R quota --rootdir "$dir"
 	"$VOLCTL" --image "$IMG" subvolume create /sub >/dev/null
 	"$VOLCTL" --image "$IMG" subvolume create /sub2 >/dev/null
-	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
-	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" \
-		subvolume create /probe 2>/dev/null; then
-		skip "built without --enable-fault-injection"
-	fi
+	require_fault_injection
 	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
-	local n=1 rc st olds=0 news=0
-	while [ "$n" -lt 400 ]; do
-		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
-		rc=0
-		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" --image "$IMG" subvolume snapshot /sub /snap \
-			>/dev/null 2>&1 || rc=$?
-		check_clean
-		st=$(snap_state)
-		case $st in
-		old) olds=$((olds + 1)) ;;
-		new) news=$((news + 1)) ;;
-		*) echo "after $n writes: $st" >&2; return 1 ;;
-		esac
-		if [ "$rc" -eq 0 ]; then
-			[ "$st" = new ]
-			break
-		fi
-		[ "$rc" -eq 1 ]
-		n=$((n + 1))
-	done
-	[ "$rc" -eq 0 ]
-	[ "$olds" -gt 3 ]
-	[ "$news" -ge 1 ]
+	CRASH_STATE=snap_state CRASH_MAX=400 CRASH_CHECK=check_clean crash_loop_writes --image @IMG@ subvolume snapshot /sub /snap
+	[ "$CRASH_OLDS" -gt 3 ]
+	[ "$CRASH_NEWS" -ge 1 ]
 }
 
 @test "delete: unlinked and dropped, no orphan or dead root left, check clean" {
@@ -325,35 +301,22 @@ del_state() {
 @test "crash after every device write of a delete: old or new, check clean" {
 	mkimg 256M -R quota
 	"$VOLCTL" --image "$IMG" subvolume create /a /b >/dev/null
-	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
-	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" \
-		subvolume create /probe 2>/dev/null; then
-		skip "built without --enable-fault-injection"
-	fi
+	require_fault_injection
 	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
-	local n=1 rc st olds=0 news=0
-	while [ "$n" -lt 300 ]; do
-		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
-		rc=0
-		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" --image "$IMG" subvolume delete /a \
-			>/dev/null 2>&1 || rc=$?
-		check_clean
-		st=$(del_state)
-		case $st in
-		old) olds=$((olds + 1)) ;;
-		new) news=$((news + 1)) ;;
-		*) echo "after $n writes: $st" >&2; return 1 ;;
-		esac
-		if [ "$rc" -eq 0 ]; then
-			[ "$st" = new ]
-			break
-		fi
-		[ "$rc" -eq 1 ]
-		n=$((n + 1))
-	done
-	[ "$rc" -eq 0 ]
-	[ "$olds" -gt 3 ]
-	[ "$news" -ge 1 ]
+	CRASH_STATE=del_state CRASH_MAX=300 CRASH_CHECK=check_clean crash_loop_writes --image @IMG@ subvolume delete /a
+	[ "$CRASH_OLDS" -gt 3 ]
+	[ "$CRASH_NEWS" -ge 1 ]
+}
+
+# new_in_snap_state: "old" or "new" whether subvolume 257 has its root item
+new_in_snap_state() {
+	local roots
+	roots=$(btrfs inspect-internal dump-tree -t 1 "$IMG" | grep -c "(257 ROOT_ITEM 0)") || true
+	case $roots in
+	0) echo old ;;
+	1) echo new ;;
+	*) echo "mixed roots=$roots" ;;
+	esac
 }
 
 @test "crash after every device write of a create inside a snapshot (shared blocks copied)" {
@@ -361,34 +324,9 @@ del_state() {
 	dir=$(make_rootdir 60)
 	mkimg 256M -n 4096 --rootdir "$dir"
 	"$VOLCTL" --image "$IMG" subvolume snapshot / /s1 >/dev/null
-	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
-	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" \
-		subvolume create /probe 2>/dev/null; then
-		skip "built without --enable-fault-injection"
-	fi
+	require_fault_injection
 	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
-	local n=1 rc roots olds=0 news=0
-	while [ "$n" -lt 400 ]; do
-		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
-		rc=0
-		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" --image "$IMG" subvolume create /s1/new \
-			>/dev/null 2>&1 || rc=$?
-		check_clean
-		roots=$(btrfs inspect-internal dump-tree -t 1 "$IMG" | grep -c "(257 ROOT_ITEM 0)") || true
-		if [ "$roots" -eq 0 ]; then
-			olds=$((olds + 1))
-		else
-			news=$((news + 1))
-		fi
-		if [ "$rc" -eq 0 ]; then
-			[ "$roots" -eq 1 ]
-			break
-		fi
-		# a failed mirror superblock write comes after the commit point
-		[ "$rc" -eq 1 ]
-		n=$((n + 1))
-	done
-	[ "$rc" -eq 0 ]
-	[ "$olds" -gt 3 ]
-	[ "$news" -ge 1 ]
+	CRASH_STATE=new_in_snap_state CRASH_MAX=400 CRASH_CHECK=check_clean crash_loop_writes --image @IMG@ subvolume create /s1/new
+	[ "$CRASH_OLDS" -gt 3 ]
+	[ "$CRASH_NEWS" -ge 1 ]
 }

@@ -134,40 +134,16 @@ state_of() {
 
 # crash_loop PATH ID PARENT_TREE: fail after 1, 2, ... device writes
 crash_loop() {
-	cp "$IMG" "$BATS_TEST_TMPDIR/probe.img"
-	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" \
-		subvolume create /probe 2>/dev/null; then
-		skip "built without --enable-fault-injection"
-	fi
+	require_fault_injection
 	cp "$IMG" "$BATS_TEST_TMPDIR/pristine.img"
-	local n=1 rc st olds=0 news=0
-	while [ "$n" -lt 300 ]; do
-		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
-		rc=0
-		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" --image "$IMG" subvolume create "$1" \
-			>/dev/null 2>&1 || rc=$?
-		run btrfs check --readonly "$IMG"
-		if [ "$status" -ne 0 ]; then
-			echo "btrfs check failed after $n writes" >&2
-			echo "$output" >&2
-			return 1
-		fi
-		st=$(state_of "$IMG" "$2" "$3")
-		case $st in
-		old) olds=$((olds + 1)) ;;
-		new) news=$((news + 1)) ;;
-		*) echo "after $n writes: $st" >&2; return 1 ;;
-		esac
-		if [ "$rc" -eq 0 ]; then
-			[ "$st" = new ]
-			break
-		fi
-		[ "$rc" -eq 1 ]
-		n=$((n + 1))
-	done
-	[ "$rc" -eq 0 ]
-	[ "$olds" -gt 3 ]
-	[ "$news" -ge 1 ]
+	CL_ID=$2 CL_PARENT=$3
+	CRASH_STATE=crash_state CRASH_MAX=300 crash_loop_writes --image @IMG@ subvolume create "$1"
+	[ "$CRASH_OLDS" -gt 3 ]
+	[ "$CRASH_NEWS" -ge 1 ]
+}
+
+crash_state() {
+	state_of "$IMG" "$CL_ID" "$CL_PARENT"
 }
 
 @test "crash after every device write: old or new state, never a mix" {

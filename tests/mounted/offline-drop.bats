@@ -304,32 +304,11 @@ del_state() {
 	"$VOLCTL" --image "$BATS_TEST_TMPDIR/probe.img" subvolume delete /a >/dev/null
 	NEW_USED=$(data_used "$BATS_TEST_TMPDIR/probe.img")
 	[ "$NEW_USED" -lt "$OLD_USED" ]
-	local n=1 rc st olds=0 news=0
-	while [ "$n" -lt 2000 ]; do
-		cp "$BATS_TEST_TMPDIR/pristine.img" "$IMG"
-		rc=0
-		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" --image "$IMG" subvolume delete /a \
-			>/dev/null 2>&1 || rc=$?
-		# btrfs check on every 7th image and on the last one
-		if [ $((n % 7)) -eq 0 ] || [ "$rc" -eq 0 ]; then
-			check_clean
-		fi
-		st=$(del_state)
-		case $st in
-		old) olds=$((olds + 1)) ;;
-		new) news=$((news + 1)) ;;
-		*) echo "after $n writes: $st" >&2; return 1 ;;
-		esac
-		if [ "$rc" -eq 0 ]; then
-			[ "$st" = new ]
-			break
-		fi
-		[ "$rc" -eq 1 ]
-		n=$((n + 1))
-	done
-	[ "$rc" -eq 0 ]
-	[ "$olds" -gt 3 ]
-	[ "$news" -ge 1 ]
+	# btrfs check on every 7th image and on the last one
+	CRASH_STATE=del_state CRASH_CHECK=check_clean CRASH_CHECK_EVERY=7 CRASH_MAX=2000 \
+		crash_loop_writes --image @IMG@ subvolume delete /a
+	[ "$CRASH_OLDS" -gt 3 ]
+	[ "$CRASH_NEWS" -ge 1 ]
 	mount_img
 	[ -s "$MNT/s/f1" ]
 	kernel_rescan "$MNT"
