@@ -115,6 +115,68 @@ check_clean() {
 	check_clean
 }
 
+@test "mkfs --simple-quota --subvol: squota from generation 1, check clean, 0/5 and 0/256 hold one leaf" {
+	run_volctl mkfs -s 256M --simple-quota --subvol /sv --subvol sv/inner "$IMG"
+	assert_status 0
+	run_volctl check "$IMG"
+	assert_status 0
+	assert_output_contains "all consistent"
+	run_volctl --image "$IMG" quota status /
+	assert_status 0
+	assert_output_contains "squota"
+	assert_output_contains "Inconsistent:            no"
+	run_volctl inspect super "$IMG"
+	assert_output_contains "simple-quota"
+	run_volctl inspect tree -t quota "$IMG"
+	assert_output_contains "flags 0x9 (ON|SIMPLE_MODE)"
+	assert_output_contains "enable_gen 1"
+	# the base image is one commit: the quota tree's STATUS says generation 1
+	# before the --subvol transactions rewrite it
+	run_volctl --image "$IMG" qgroup show --raw /
+	assert_status 0
+	# 0/5: the fs tree's one leaf (rewritten for the new entries, still one);
+	# each new subvolume: its own root leaf
+	[[ "$output" == *"0/5              16384        16384"* ]]
+	[[ "$output" == *"0/256            16384        16384"* ]]
+	[[ "$output" == *"0/257            16384        16384"* ]]
+	# the offline writer keeps charging in simple mode
+	run_volctl --image "$IMG" subvolume create /x
+	assert_status 0
+	run_volctl check "$IMG"
+	assert_status 0
+	assert_output_contains "all consistent"
+}
+
+@test "mkfs --simple-quota alone: base commit only, STATUS generation 1, 0/5 = nodesize (4K and 64K)" {
+	local ns
+	for ns in 4096 65536; do
+		run_volctl mkfs -f -s 256M -n "$ns" --simple-quota "$IMG"
+		assert_status 0
+		run_volctl inspect super "$IMG"
+		assert_output_contains "simple-quota"
+		run_volctl inspect tree -t quota "$IMG"
+		assert_output_contains "generation 1"
+		assert_output_contains "enable_gen 1"
+		assert_output_contains "referenced_compressed 0"
+		run_volctl check "$IMG"
+		assert_status 0
+		assert_output_contains "all consistent"
+		run_volctl --format json --image "$IMG" qgroup show --raw /
+		assert_status 0
+		[[ "$output" == *'"referenced": '"$ns"* ]]
+		[[ "$output" == *'"exclusive": '"$ns"* ]]
+	done
+}
+
+@test "mkfs: --quota and --simple-quota exclude each other (usage, nothing written)" {
+	run_volctl mkfs -s 256M --quota --simple-quota "$IMG"
+	assert_status 2
+	assert_output_contains "--simple-quota"
+	[ ! -e "$IMG" ]
+	run_volctl mkfs --help
+	assert_output_contains "--simple-quota"
+}
+
 @test "mkfs: refusals (existing btrfs without -f, too small, bad options) leave the file alone" {
 	run_volctl mkfs -s 256M "$IMG"
 	assert_status 0
