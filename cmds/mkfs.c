@@ -34,6 +34,7 @@ static const char *const mkfs_details[] = {
 	OPTLINE("-L|--label LABEL", "filesystem label"),
 	OPTLINE("-U|--uuid UUID", "filesystem UUID instead of a random one"),
 	OPTLINE("--quota", "enable quotas (qgroup 0/5 and every --subvol)"),
+	OPTLINE("--simple-quota", "enable simple quotas (squota) instead of --quota"),
 	OPTLINE("--subvol PATH", "create subvolume PATH after the filesystem, repeatable"),
 	OPTLINE("--default-subvol PATH", "make subvolume PATH (one of --subvol) the default"),
 	OPTLINE("-f|--force", "overwrite an existing filesystem"),
@@ -46,7 +47,7 @@ static const struct cmd_help mkfs_help = {
 	.details = mkfs_details,
 };
 
-enum { OPT_CSUM = 256, OPT_QUOTA, OPT_SUBVOL, OPT_DEFAULT_SUBVOL };
+enum { OPT_CSUM = 256, OPT_QUOTA, OPT_SIMPLE_QUOTA, OPT_SUBVOL, OPT_DEFAULT_SUBVOL };
 
 static int parse_csum(const char *s, u16 *out)
 {
@@ -93,6 +94,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 		{ "csum", required_argument, NULL, OPT_CSUM },
 		{ "checksum", required_argument, NULL, OPT_CSUM },
 		{ "quota", no_argument, NULL, OPT_QUOTA },
+		{ "simple-quota", no_argument, NULL, OPT_SIMPLE_QUOTA },
 		{ "subvol", required_argument, NULL, OPT_SUBVOL },
 		{ "default-subvol", required_argument, NULL, OPT_DEFAULT_SUBVOL },
 		{ NULL, 0, NULL, 0 },
@@ -155,6 +157,9 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 		case OPT_QUOTA:
 			o.quota = true;
 			break;
+		case OPT_SIMPLE_QUOTA:
+			o.simple_quota = true;
+			break;
 		case OPT_SUBVOL:
 			subvols[o.nr_subvols] = abs_path(optarg);
 			if (!subvols[o.nr_subvols]) {
@@ -177,6 +182,10 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	}
 	if (cmd_check_argc_exact(ctx, argc - optind, 1))
 		goto out;
+	if (o.quota && o.simple_quota) {
+		cmd_usage_error(ctx, "--quota and --simple-quota: use only one");
+		goto out;
+	}
 	if (def) {
 		bool found = false;
 

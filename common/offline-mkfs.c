@@ -146,7 +146,8 @@ static int write_base(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 	a.csum_type = o->csum_type;
 	a.label = o->label;
 	a.fsid = o->fsid;
-	a.quota = o->quota;
+	a.quota = o->quota || o->simple_quota;
+	a.simple_quota = o->simple_quota;
 	a.now_sec = (u64)time(NULL);
 	a.errmsg = msg;
 	ret = btrfs_mkfs(&a);

@@ -18,6 +18,7 @@ struct vc_mkfs_opts {
 	const char *label;
 	const unsigned char *fsid;	/* NULL: random */
 	bool quota;
+	bool simple_quota;		/* quotas in simple mode (not with @quota) */
 	bool force;			/* overwrite an existing filesystem */
 	const char *const *subvols;	/* created in this order */
 	size_t nr_subvols;

@@ -10,12 +10,19 @@
  *
  * Trees, each one leaf of generation 1: chunk (SYSTEM chunk), root,
  * extent, dev, fs (5), csum, uuid, free space, data reloc, quota (with
- * --quota), in this order in the METADATA chunk.  Only the root tree may
+ * --quota or --simple-quota), in this order in the METADATA chunk.  Only the root tree may
  * not fit one leaf (4 KiB nodes with quotas: eight ROOT_ITEMs): it is then
  * a level-1 node over two leaves, the node first.  The root tree holds the
  * ROOT_ITEMs, root directory 6 with its "default" entry; the extent tree
  * a METADATA_ITEM per leaf and the BLOCK_GROUP_ITEMs; the free space tree
  * the free extents of every block group.
+ *
+ * Simple quotas: mkfs.btrfs enables them in a second transaction and then
+ * dirties the fs tree's leaf so that it is charged to 0/5 (generation >=
+ * enable_gen).  Here everything is one commit of generation 1 and
+ * enable_gen is 1, so the one fs tree leaf counts already: 0/5 = one
+ * nodesize, the same as a kernel mount then keeps.  As the kernel does in
+ * simple mode, the *_cmpr fields stay 0.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -462,15 +469,23 @@ static int fill_quota_tree(struct mkfs_ctx *c)
 	memset(&st, 0, sizeof(st));
 	btrfs_set_qgroup_status_version(&st, BTRFS_QGROUP_STATUS_VERSION);
 	btrfs_set_qgroup_status_generation(&st, MKFS_GEN);
-	btrfs_set_qgroup_status_flags(&st, BTRFS_QGROUP_STATUS_FLAG_ON);
+	if (c->a->simple_quota) {
+		btrfs_set_qgroup_status_flags(&st, BTRFS_QGROUP_STATUS_FLAG_ON |
+					      BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE);
+		btrfs_set_qgroup_status_enable_gen(&st, MKFS_GEN);
+	} else {
+		btrfs_set_qgroup_status_flags(&st, BTRFS_QGROUP_STATUS_FLAG_ON);
+	}
 	ret = leaf_add(l, 0, BTRFS_QGROUP_STATUS_KEY, 0, &st, sizeof(st));
 	/* 0/5 holds exactly the fs tree's leaf */
 	memset(&info, 0, sizeof(info));
 	btrfs_set_qgroup_info_generation(&info, MKFS_GEN);
 	btrfs_set_qgroup_info_rfer(&info, c->ns);
-	btrfs_set_qgroup_info_rfer_cmpr(&info, c->ns);
 	btrfs_set_qgroup_info_excl(&info, c->ns);
-	btrfs_set_qgroup_info_excl_cmpr(&info, c->ns);
+	if (!c->a->simple_quota) {
+		btrfs_set_qgroup_info_rfer_cmpr(&info, c->ns);
+		btrfs_set_qgroup_info_excl_cmpr(&info, c->ns);
+	}
 	if (!ret)
 		ret = leaf_add(l, 0, BTRFS_QGROUP_INFO_KEY, BTRFS_FS_TREE_OBJECTID, &info,
 			       sizeof(info));
@@ -663,6 +678,8 @@ static void fill_super(struct mkfs_ctx *c, struct btrfs_super_block *sb, const u
 
 	if (c->ns > SECTORSIZE)
 		incompat |= BTRFS_FEATURE_INCOMPAT_BIG_METADATA;
+	if (c->a->simple_quota)
+		incompat |= BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA;
 	for (int i = 0; i < C_MAX; i++)
 		used += c->chunks[i].used;
 	memset(sb, 0, sizeof(*sb));
@@ -762,6 +779,10 @@ static int check_args(struct mkfs_ctx *c)
 	}
 	if (btrfs_csum_size(a->csum_type) <= 0) {
 		btrfs_errmsg_set(a->errmsg, "checksum type %u: unknown", a->csum_type);
+		return -EINVAL;
+	}
+	if (a->simple_quota && !a->quota) {
+		btrfs_errmsg_set(a->errmsg, "simple quotas: need quotas enabled");
 		return -EINVAL;
 	}
 	if (a->label && strlen(a->label) >= BTRFS_LABEL_SIZE) {

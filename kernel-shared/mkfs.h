@@ -21,6 +21,7 @@ struct btrfs_mkfs_args {
 	const char *label;		/* NULL or at most 255 bytes */
 	const u8 *fsid;			/* NULL = random */
 	bool quota;			/* quota tree with 0/5, numbers exact */
+	bool simple_quota;		/* with @quota: simple mode (squota) */
 	u64 now_sec;			/* creation time */
 	char *errmsg;			/* BTRFS_ERRMSG_SIZE bytes, or NULL */
 };
@@ -31,11 +32,14 @@ struct btrfs_mkfs_args {
  * One device: SYSTEM and METADATA DUP, DATA single, chunks placed around
  * the superblock mirrors; skinny metadata, no-holes, extended irefs, free
  * space tree, data relocation tree, UUID tree, optionally quotas.  Every
- * tree is one leaf of generation 1.  Crash safety: every superblock copy
+ * tree is one leaf of generation 1.  Simple quotas are enabled at that
+ * generation (enable_gen 1, incompat SIMPLE_QUOTA), so 0/5 is charged the
+ * fs tree's leaf, as the kernel would have charged it.  Crash safety: every superblock copy
  * is zeroed (and flushed) before any other write, and the new superblocks
  * are written last, after a flush, so an interrupted run never leaves an
  * image that looks valid.
- * Return: 0, -EINVAL (bad size, nodesize, label), -ENOSPC (device too
+ * Return: 0, -EINVAL (bad size, nodesize, label, simple_quota without
+ * quota), -ENOSPC (device too
  * small), -EIO, or <0, with @args->errmsg set.
  */
 int btrfs_mkfs(const struct btrfs_mkfs_args *args);

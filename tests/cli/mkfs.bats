@@ -115,6 +115,94 @@ check_clean() {
 	check_clean
 }
 
+@test "mkfs --simple-quota --subvol: squota from generation 1, check clean, 0/5 and 0/256 hold one leaf" {
+	run_volctl mkfs -s 256M --simple-quota --subvol /sv --subvol sv/inner "$IMG"
+	assert_status 0
+	run_volctl check "$IMG"
+	assert_status 0
+	assert_output_contains "all consistent"
+	run_volctl --image "$IMG" quota status /
+	assert_status 0
+	assert_output_contains "squota"
+	assert_output_contains "Inconsistent:            no"
+	run_volctl inspect super "$IMG"
+	assert_output_contains "simple-quota"
+	run_volctl inspect tree -t quota "$IMG"
+	assert_output_contains "flags 0x9 (ON|SIMPLE_MODE)"
+	assert_output_contains "enable_gen 1"
+	run_volctl --image "$IMG" qgroup show --raw /
+	assert_status 0
+	# 0/5: the fs tree's one leaf (rewritten for the new entries, still one);
+	# each new subvolume: its own root leaf
+	[[ "$output" == *"0/5              16384        16384"* ]]
+	[[ "$output" == *"0/256            16384        16384"* ]]
+	[[ "$output" == *"0/257            16384        16384"* ]]
+	# the offline writer keeps charging in simple mode
+	run_volctl --image "$IMG" subvolume create /x
+	assert_status 0
+	run_volctl check "$IMG"
+	assert_status 0
+	assert_output_contains "all consistent"
+}
+
+@test "mkfs --simple-quota alone: base commit only, STATUS generation 1, 0/5 = nodesize (4K and 64K)" {
+	local ns
+	for ns in 4096 65536; do
+		run_volctl mkfs -f -s 256M -n "$ns" --simple-quota "$IMG"
+		assert_status 0
+		run_volctl inspect super "$IMG"
+		assert_output_contains "simple-quota"
+		run_volctl inspect tree -t quota "$IMG"
+		assert_output_contains "generation 1"
+		assert_output_contains "enable_gen 1"
+		assert_output_contains "referenced_compressed 0"
+		run_volctl check "$IMG"
+		assert_status 0
+		assert_output_contains "all consistent"
+		run_volctl --format json --image "$IMG" qgroup show --raw /
+		assert_status 0
+		[[ "$output" == *'"referenced": '"$ns"* ]]
+		[[ "$output" == *'"exclusive": '"$ns"* ]]
+	done
+}
+
+@test "mkfs --simple-quota: crash after every write, never a half image" {
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" mkfs -s 256M "$BATS_TEST_TMPDIR/probe.img" 2>/dev/null; then
+		skip "built without --enable-fault-injection"
+	fi
+	local n=1 rc valid=0 none=0
+	while [ "$n" -lt 100 ]; do
+		rm -f "$IMG"
+		rc=0
+		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" mkfs -s 256M --simple-quota "$IMG" \
+			>/dev/null 2>&1 || rc=$?
+		if "$VOLCTL" inspect super "$IMG" >/dev/null 2>&1; then
+			# a superblock that reads: the whole squota filesystem is there
+			run_volctl check "$IMG"
+			[ "$status" -eq 0 ] || { echo "after $n writes: $output" >&2; return 1; }
+			assert_output_contains "all consistent"
+			valid=$((valid + 1))
+		else
+			none=$((none + 1))
+		fi
+		[ "$rc" -eq 0 ] && break
+		[ "$rc" -eq 1 ]
+		n=$((n + 1))
+	done
+	[ "$rc" -eq 0 ]
+	[ "$none" -gt 3 ]
+	[ "$valid" -ge 1 ]
+}
+
+@test "mkfs: --quota and --simple-quota exclude each other (usage, nothing written)" {
+	run_volctl mkfs -s 256M --quota --simple-quota "$IMG"
+	assert_status 2
+	assert_output_contains "--simple-quota"
+	[ ! -e "$IMG" ]
+	run_volctl mkfs --help
+	assert_output_contains "--simple-quota"
+}
+
 @test "mkfs: refusals (existing btrfs without -f, too small, bad options) leave the file alone" {
 	run_volctl mkfs -s 256M "$IMG"
 	assert_status 0
