@@ -465,3 +465,31 @@ subvol_id() {
 	[ "$olds" -ge 2 ]
 	[ "$news" -ge 1 ]
 }
+
+@test "squota4k fixture: offline delete of snapshots and their sources, then sync: the same groups and numbers as the kernel's" {
+	fixture squota4k
+	local kn
+	cp "$IMG" "$BATS_TEST_TMPDIR/k.img"
+	# b (260) is deleted while ro-snap shares its blocks, so 0/260 stays;
+	# deleting ro-snap then charges b's blocks back to 0/260, which the
+	# kernel keeps at 0 0 too (only a drop removes a group); 0/265 is a
+	# subvolume the kernel left deleted, dropped by sync
+	IMG_ON="$BATS_TEST_TMPDIR/k.img" mount_img -o subvolid=5
+	btrfs subvolume delete "$MNT/snap-a" "$MNT/b" "$MNT/snap-snap" "$MNT/ro-snap" >/dev/null
+	btrfs subvolume sync "$MNT" >/dev/null
+	sync
+	umount_img
+	IMG_ON="$BATS_TEST_TMPDIR/k.img" mount_img -o ro,subvolid=5
+	kn=$(kernel_numbers "$MNT")
+	umount_img
+	run_volctl --image "$IMG" subvolume delete /snap-a /b /snap-snap /ro-snap
+	assert_status 0
+	run_volctl --image "$IMG" subvolume sync /
+	assert_status 0
+	assert_check_clean "$IMG"
+	[ "$(offline_numbers "$IMG")" = "$kn" ]
+	[ "$(qg "$kn" 0/260)" = "0 0" ]
+	[ -z "$(qg "$kn" 0/261)" ] && [ -z "$(qg "$kn" 0/265)" ]
+	# squota leaves the compressed numbers alone: the kernel's 0 stays 0
+	[ -z "$("$VOLCTL" inspect tree -t quota "$IMG" | awk '/_compressed/ && $2 != 0')" ]
+}
