@@ -14,6 +14,12 @@
  * (btrfs_account_data_free()), and the range returns to the free space
  * tree.  The caller's transaction pins nothing: the writer never
  * allocates data, so the range cannot be reused before the commit.
+ *
+ * Simple quotas (the kernel's __btrfs_free_extent with
+ * btrfs_record_squota_delta): the freed bytes leave the subvolume named by
+ * the extent's EXTENT_OWNER_REF, read from the item before it is deleted,
+ * not the tree that dropped the last reference; an extent without one, or
+ * older than enable_gen, was never charged and charges nothing back.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,6 +30,7 @@
 #include "ctree-write.h"
 #include "transaction.h"
 #include "alloc.h"
+#include "squota.h"
 #include "extent-free.h"
 
 /* Keyed EXTENT_DATA_REF hash collisions tolerated before calling it corrupt */
@@ -126,6 +133,27 @@ static u8 *inline_count(u8 *item, u32 off)
 	return item + off + 1 + 24;
 }
 
+/*
+ * Qgroup charged back when the extent item @item (@len bytes, checked
+ * for the fixed part) goes: @qgroup_root with full quotas; with simple
+ * quotas the root of its EXTENT_OWNER_REF (at most one, first of the
+ * inline refs) if its generation counts, else 0 (no subvolume: no charge)
+ */
+static u64 free_charge_root(const struct btrfs_trans_handle *trans, const u8 *item, u32 len,
+			    u64 qgroup_root)
+{
+	u32 off = sizeof(struct btrfs_extent_item);
+
+	if (!trans->squota)
+		return qgroup_root;
+	if (!btrfs_squota_counts(trans, btrfs_extent_generation((const void *)item)))
+		return 0;
+	if (off + btrfs_extent_inline_ref_size(BTRFS_EXTENT_OWNER_REF_KEY) > len ||
+	    item[off] != BTRFS_EXTENT_OWNER_REF_KEY)
+		return 0;
+	return get_le64(item + off + 1);
+}
+
 int btrfs_drop_data_ref(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_bytes,
 			const struct btrfs_data_ref *ref, u64 qgroup_root, bool *freed)
 {
@@ -134,7 +162,7 @@ int btrfs_drop_data_ref(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_by
 	struct btrfs_root *extent_root;
 	struct btrfs_path path;
 	u8 *item, *buf, *cnt;
-	u64 refs;
+	u64 refs, charge = 0;
 	long off;
 	u32 len;
 	int ret;
@@ -167,6 +195,7 @@ int btrfs_drop_data_ref(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_by
 		if (!get_le32(cnt) || get_le32(cnt) > refs)
 			goto corrupt;
 		if (refs == 1) {
+			charge = free_charge_root(trans, item, len, qgroup_root);
 			ret = btrfs_del_item(trans, extent_root, &path);
 			goto free_extent;
 		}
@@ -206,11 +235,15 @@ int btrfs_drop_data_ref(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_by
 		btrfs_path_release(&path);
 		return ret < 0 ? ret : -EUCLEAN;
 	}
+	item = btrfs_path_item_ptr(&path, &len);
+	if (len < sizeof(struct btrfs_extent_item) ||
+	    btrfs_extent_refs((struct btrfs_extent_item *)item) != refs)
+		goto corrupt;
 	if (refs == 1) {
+		charge = free_charge_root(trans, item, len, qgroup_root);
 		ret = btrfs_del_item(trans, extent_root, &path);
 		goto free_extent;
 	}
-	item = btrfs_path_item_ptr(&path, &len);
 	btrfs_set_extent_refs((struct btrfs_extent_item *)item, refs - 1);
 	btrfs_path_release(&path);
 	return 0;
@@ -219,7 +252,7 @@ free_extent:
 	if (ret < 0)
 		return ret;
 	*freed = true;
-	return free_data_extent(trans, bytenr, num_bytes, qgroup_root);
+	return free_data_extent(trans, bytenr, num_bytes, charge);
 missing:
 	btrfs_fs_set_error(fs, "data extent %llu: back reference %s %llu not found",
 			   (unsigned long long)bytenr, ref->parent ? "parent" : "root",

@@ -21,7 +21,8 @@ struct btrfs_data_ref {
  * btrfs_drop_data_ref - one reference of data extent (@bytenr, @num_bytes)
  * goes: count - 1 of the matching inline or keyed ref (removed at 0),
  * refs - 1 in the extent item
- * @qgroup_root:	subvolume charged when the extent is freed
+ * @qgroup_root:	subvolume charged when the extent is freed (full quotas;
+ *			simple quotas charge the extent's EXTENT_OWNER_REF)
  * @freed:		set when this was the last reference: the extent item
  *			is deleted, its checksums removed, its block group's
  *			used, super bytes_used and the free space tree updated

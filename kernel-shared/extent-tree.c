@@ -451,7 +451,12 @@ int btrfs_write_dirty_block_groups(struct btrfs_trans_handle *trans)
 	return done;
 }
 
-/* Add @delta to rfer, rfer_cmpr, excl, excl_cmpr of qgroup @qgid */
+/*
+ * Add @delta to rfer, rfer_cmpr, excl, excl_cmpr of qgroup @qgid; with
+ * simple quotas to rfer and excl only (the kernel's squota deltas leave
+ * the compressed numbers alone, and a dropped subvolume's group whose
+ * numbers are not all 0 stays)
+ */
 static int qgroup_info_add(struct btrfs_trans_handle *trans, struct btrfs_root *quota,
 			   u64 qgid, s64 delta)
 {
@@ -473,7 +478,7 @@ static int qgroup_info_add(struct btrfs_trans_handle *trans, struct btrfs_root *
 		return -EUCLEAN;
 	}
 	put_le64(p, trans->transid);
-	for (int off = 8; off < 40; off += 8)
+	for (int off = 8; off < 40; off += trans->squota ? 16 : 8)
 		put_le64(p + off, get_le64(p + off) + (u64)delta);
 	btrfs_path_release(&path);
 	return 0;

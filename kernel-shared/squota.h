@@ -7,9 +7,9 @@
  * blocks go to their header owner, data extents to their EXTENT_OWNER_REF.
  * Only extents of generation >= enable_gen (STATUS item) count.  rfer ==
  * excl in every group; a higher group holds the sum over the distinct
- * level-0 groups below it.  The writer allocates and frees only tree
- * blocks, so only those are charged here (extent-tree.c); data extents keep
- * their owner refs untouched.
+ * level-0 groups below it.  The writer allocates only tree blocks
+ * (charged in extent-tree.c); data extents it frees (a subvolume drop) are
+ * charged back to their owner ref (extent-free.c).
  */
 #ifndef VOLCTL_KERNEL_SHARED_SQUOTA_H
 #define VOLCTL_KERNEL_SHARED_SQUOTA_H

@@ -359,9 +359,12 @@ static int drop_block(struct drop_ctx *d, const struct extent_buffer *eb, u64 fl
  * Level-0 qgroup of the dropped tree: INFO, LIMIT, RELATION items both ways.
  * Kernel 6.11+ (btrfs_qgroup_cleanup_dropped_subvolume) removes it after
  * the drop unless btrfs_remove_qgroup() says -EBUSY (the group still has
- * usage: simple quotas, or numbers that did not reach 0) or -ENOENT.  Our
- * numbers are exact, so they are 0 here; simple quotas are not written
- * offline.  The parents lose nothing: the freed bytes already left them.
+ * usage) or -ENOENT.  With full quotas our numbers are exact, so they are
+ * 0 here.  With simple quotas (can_delete_qgroup()) a group whose rfer,
+ * excl or their compressed twins are not 0 stays, relations and limits
+ * included: blocks and data the tree allocated may outlive it (shared with
+ * a snapshot), and freeing them later charges the group back.  The parents
+ * lose nothing: the freed bytes already left them.
  */
 struct parents {
 	u64 ids[64];
@@ -383,6 +386,31 @@ static int parent_cb(void *priv, const struct btrfs_key *key, const void *data, 
 	return 0;
 }
 
+/* Simple quotas: 0/@id still holds a charge (1), none or no INFO item (0), or <0 */
+static int squota_group_in_use(struct btrfs_trans_handle *trans, struct btrfs_root *quota, u64 id)
+{
+	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, id };
+	u8 info[40];
+	u32 len;
+	int ret;
+
+	ret = btrfs_lookup_item(quota, &key, info, sizeof(info), &len);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		return ret;
+	if (len < sizeof(info)) {
+		btrfs_fs_set_error(trans->fs, "qgroup 0/%llu: info item of %u bytes",
+				   (unsigned long long)id, len);
+		return -EUCLEAN;
+	}
+	for (u32 off = 8; off < sizeof(info); off += 8) {
+		if (get_le64(info + off))
+			return 1;
+	}
+	return 0;
+}
+
 static int remove_qgroup(struct btrfs_trans_handle *trans, u64 id)
 {
 	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, id };
@@ -393,6 +421,11 @@ static int remove_qgroup(struct btrfs_trans_handle *trans, u64 id)
 	ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
 	if (ret < 0)
 		return ret;
+	if (trans->squota) {
+		ret = squota_group_in_use(trans, quota, id);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
 	ret = btrfs_delete_key(trans, quota, &key);
 	key.type = BTRFS_QGROUP_LIMIT_KEY;
 	if (!ret || ret == -ENOENT)
@@ -453,7 +486,8 @@ static int finish_drop(struct drop_ctx *d, struct btrfs_root *root)
 		/*
 		 * Shared extents became exclusive elsewhere: the deltas cannot
 		 * say where, the commit recounts every group with the engine
-		 * (where the kernel's accounting of the traced subtrees ends up)
+		 * (where the kernel's accounting of the traced subtrees ends up);
+		 * simple quotas charge by owner: what stays shared changes nothing
 		 */
 		if (!ret && d->shared)
 			btrfs_trans_recompute_qgroups(trans);
@@ -476,12 +510,6 @@ int btrfs_subvol_drop(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		btrfs_fs_set_error(d.fs, "tree %llu: not a deleted subvolume",
 				   (unsigned long long)root->id);
 		return -EINVAL;
-	}
-	if (btrfs_fs_has_incompat(d.fs, BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA)) {
-		/* owner refs and the charge that outlives the tree are not kept yet */
-		btrfs_fs_set_error(d.fs, "subvolume %llu: dropping with simple quotas is not implemented offline yet",
-				   (unsigned long long)root->id);
-		return -EOPNOTSUPP;
 	}
 	if (resume) {
 		btrfs_root_drop_progress(ri, &d.progress);

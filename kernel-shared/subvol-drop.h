@@ -35,7 +35,9 @@ struct btrfs_drop_stats {
  * as the kernel's UPDATE_BACKREF stage); then this tree's ref to it goes.
  * Afterwards the ROOT_ITEM, the ORPHAN item and (quotas on) qgroup 0/id with
  * its LIMIT and RELATION items are deleted, as kernel 6.11+ does once the
- * group's numbers are 0.  The qgroup numbers of the other groups stay
+ * group's numbers are 0 (with simple quotas a group still charged stays;
+ * freed data is charged back to its EXTENT_OWNER_REF, freed blocks to their
+ * header owner).  The qgroup numbers of the other groups stay
  * exact: by the per-tree deltas when nothing was shared, otherwise by the
  * commit's recompute (btrfs_trans_recompute_qgroups()).
  * A drop the kernel left half done (drop_progress set) resumes there.

@@ -218,6 +218,70 @@ owner_refs() {
 	assert_kernel_quiet "$m"
 }
 
+# ID of subvolume path $1 in $IMG (offline list), empty if none
+subvol_id() {
+	"$VOLCTL" --image "$IMG" subvolume list / | awk -v p="$1" '$NF == p {print $2}'
+}
+
+@test "squota offline drop: freed data back to its owner ref, 0/id kept while charged, the same numbers as the kernel's drop" {
+	populate_squota
+	local m n kn ka
+	# A (260): files, a leaf level of its own; B (261) a snapshot of A with
+	# its own files.  Then: data only A holds (freed: A uncharged), data
+	# only B still holds (stays), and data owned by B that only A holds
+	# (a reflink: freed, charged back to B, not to A)
+	mount_img -o subvolid=5
+	btrfs subvolume create "$MNT/A" >/dev/null
+	head -c 256K /dev/urandom >"$MNT/A/f1"
+	head -c 128K /dev/urandom >"$MNT/A/f2"
+	for i in $(seq 1 150); do echo "$i" >"$MNT/A/file$i"; done
+	btrfs subvolume snapshot "$MNT/A" "$MNT/B" >/dev/null
+	head -c 96K /dev/urandom >"$MNT/B/own"
+	head -c 160K /dev/urandom >"$MNT/A/only"
+	rm "$MNT/A/f2"
+	head -c 64K /dev/urandom >"$MNT/B/lent"
+	cp --reflink=always "$MNT/B/lent" "$MNT/A/lent"
+	rm "$MNT/B/lent"
+	for i in $(seq 151 200); do echo "$i" >"$MNT/A/file$i"; done
+	sync
+	umount_img
+	[ "$(subvol_id A)" = 260 ] && [ "$(subvol_id B)" = 261 ]
+	# the kernel's drop on a copy
+	cp "$IMG" "$BATS_TEST_TMPDIR/k.img"
+	IMG_ON="$BATS_TEST_TMPDIR/k.img" mount_img -o subvolid=5
+	btrfs subvolume delete "$MNT/A" >/dev/null
+	btrfs subvolume sync "$MNT" >/dev/null
+	sync
+	kn=$(kernel_numbers "$MNT")
+	umount_img
+	# ours
+	run_volctl --image "$IMG" subvolume delete /A
+	assert_status 0
+	assert_check_clean "$IMG"
+	n=$(offline_numbers "$IMG")
+	[ "$n" = "$kn" ]
+	# A's blocks and f1 live on in B: 0/260 keeps its charge, as in the kernel
+	ka=$(qg "$n" 0/260)
+	[ -n "$ka" ] && [ "$ka" != "0 0" ]
+	[ -z "$(subvol_id A)" ]
+	# the kernel mounts our image, shows the same and keeps counting
+	m=$(kernel_mark)
+	mount_img -o ro,subvolid=5
+	[ "$(kernel_numbers "$MNT")" = "$n" ]
+	umount_img
+	mount_img -o subvolid=5
+	head -c 64K /dev/urandom >"$MNT/B/more"
+	rm "$MNT/B/f1"
+	btrfs subvolume delete "$MNT/B" >/dev/null
+	btrfs subvolume sync "$MNT" >/dev/null
+	sync
+	kn=$(kernel_numbers "$MNT")
+	umount_img
+	assert_check_clean "$IMG"
+	[ "$(offline_numbers "$IMG")" = "$kn" ]
+	assert_kernel_quiet "$m"
+}
+
 @test "squota qgroup create/assign/limit/remove/destroy: the same numbers as the kernel" {
 	populate_squota
 	cp "$IMG" "$BATS_TEST_TMPDIR/k.img"
@@ -400,4 +464,32 @@ owner_refs() {
 	[ "$rc" -eq 0 ]
 	[ "$olds" -ge 2 ]
 	[ "$news" -ge 1 ]
+}
+
+@test "squota4k fixture: offline delete of snapshots and their sources, then sync: the same groups and numbers as the kernel's" {
+	fixture squota4k
+	local kn
+	cp "$IMG" "$BATS_TEST_TMPDIR/k.img"
+	# b (260) is deleted while ro-snap shares its blocks, so 0/260 stays;
+	# deleting ro-snap then charges b's blocks back to 0/260, which the
+	# kernel keeps at 0 0 too (only a drop removes a group); 0/265 is a
+	# subvolume the kernel left deleted, dropped by sync
+	IMG_ON="$BATS_TEST_TMPDIR/k.img" mount_img -o subvolid=5
+	btrfs subvolume delete "$MNT/snap-a" "$MNT/b" "$MNT/snap-snap" "$MNT/ro-snap" >/dev/null
+	btrfs subvolume sync "$MNT" >/dev/null
+	sync
+	umount_img
+	IMG_ON="$BATS_TEST_TMPDIR/k.img" mount_img -o ro,subvolid=5
+	kn=$(kernel_numbers "$MNT")
+	umount_img
+	run_volctl --image "$IMG" subvolume delete /snap-a /b /snap-snap /ro-snap
+	assert_status 0
+	run_volctl --image "$IMG" subvolume sync /
+	assert_status 0
+	assert_check_clean "$IMG"
+	[ "$(offline_numbers "$IMG")" = "$kn" ]
+	[ "$(qg "$kn" 0/260)" = "0 0" ]
+	[ -z "$(qg "$kn" 0/261)" ] && [ -z "$(qg "$kn" 0/265)" ]
+	# squota leaves the compressed numbers alone: the kernel's 0 stays 0
+	[ -z "$("$VOLCTL" inspect tree -t quota "$IMG" | awk '/_compressed/ && $2 != 0')" ]
 }
