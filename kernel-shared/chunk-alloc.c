@@ -13,8 +13,16 @@
  *   device (DUP: both copies in one hole, one after the other), takes the
  *   first hole that big from 1 MiB on, else the largest hole; a hole under
  *   64 KiB per stripe does not count;
- * - the stripe is the hole divided by the stripes per device, reduced to
- *   the cap rounded up to 16 MiB, at most 1 GiB, rounded down to 64 KiB;
+ * - devices (gather_device_info()): every member with at least 64 KiB
+ *   per stripe unallocated and in its hole, sorted by hole size, then
+ *   unallocated bytes (the kernel's sort is not stable: equal devices are
+ *   taken here by devid); the count rounded down to devs_increment, at
+ *   least devs_min (else ENOSPC), at most devs_max (btrfs_raid_array);
+ * - the stripe is the smallest chosen hole divided by the stripes per
+ *   device; when stripe * data stripes (stripes / ncopies) exceeds the cap,
+ *   it becomes cap / data stripes rounded up to 16 MiB if that is smaller;
+ *   at most 1 GiB, rounded down to 64 KiB; the chunk is stripe * data
+ *   stripes long;
  * - the logical start is the end of the last chunk.
  * Like the kernel, the free space tree gets the new block group as one free
  * extent, superblock copies included: readers (the kernel, btrfs check)
