@@ -319,3 +319,49 @@ md_same_as_kernel() {
 	[ "$(wc -l <<<"$output")" -ge 3000 ]
 	md_umount
 }
+
+@test "2-device RAID1, crash after every write while making a chunk: old or new, check clean" {
+	md_mkfs 2 300M -m raid1 -d single
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" "${IMGS[@]}" subvolume create /probe >/dev/null 2>&1; then
+		skip "built without --enable-fault-injection"
+	fi
+	local f i n rc before st olds=0 news=0
+	mkdir -p "$WORK/pristine"
+	# shellcheck disable=SC2046
+	run "$VOLCTL" "${IMGS[@]}" subvolume create $(seq -f "/s%g" 1 5000)
+	assert_status 0
+	before=$(meta_chunks "${FILES[0]}" | wc -l)
+	# one subvolume at a time until the next one makes the chunk
+	for i in $(seq 5001 9000); do
+		cp --sparse=always "${FILES[@]}" "$WORK/pristine/"
+		"$VOLCTL" "${IMGS[@]}" subvolume create "/s$i" >/dev/null
+		[ "$(meta_chunks "${FILES[0]}" | wc -l)" -eq "$before" ] || break
+	done
+	[ "$(meta_chunks "${FILES[0]}" | wc -l)" -eq $((before + 1)) ]
+	n=1
+	while [ "$n" -lt 300 ]; do
+		for f in "${FILES[@]}"; do cp --sparse=always "$WORK/pristine/${f##*/}" "$f"; done
+		rc=0
+		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" "${IMGS[@]}" subvolume create "/s$i" \
+			>/dev/null 2>&1 || rc=$?
+		md_check "${FILES[@]}" || { echo "after $n writes" >&2; return 1; }
+		md_attach "${FILES[@]}"
+		st=$(meta_chunks "${LOOPS[0]}" | wc -l)
+		md_detach
+		case $st in
+		"$before") olds=$((olds + 1)) ;;
+		$((before + 1))) news=$((news + 1)) ;;
+		*) echo "after $n writes: $st metadata chunks" >&2; return 1 ;;
+		esac
+		if [ "$rc" -eq 0 ]; then
+			[ "$st" -eq $((before + 1)) ]
+			break
+		fi
+		[ "$rc" -eq 1 ]
+		n=$((n + 1))
+	done
+	echo "# $n writes: $olds old, $news new" >&3
+	[ "$rc" -eq 0 ]
+	[ "$olds" -gt 3 ]
+	md_dev_items_agree
+}
