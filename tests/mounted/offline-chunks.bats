@@ -365,3 +365,11 @@ md_same_as_kernel() {
 	[ "$olds" -gt 3 ]
 	md_dev_items_agree
 }
+
+@test "2-device RAID0: the kernel makes the same metadata chunk on a copy" {
+	md_same_as_kernel 2 300M 12000 -m raid0 -d single
+}
+
+@test "4-device RAID1C4: the kernel makes the same metadata chunk on a copy" {
+	md_same_as_kernel 4 200M 6000 -m raid1c4 -d single
+}
