@@ -368,8 +368,6 @@ int btrfs_alloc_init(struct btrfs_trans_handle *trans)
 	ctx->has_fst = btrfs_fs_has_compat_ro(fs, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
 	ctx->bg_tree = btrfs_fs_has_compat_ro(fs, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE) ?
 		BTRFS_BLOCK_GROUP_TREE_OBJECTID : BTRFS_EXTENT_TREE_OBJECTID;
-	if (fs->nr_devices)
-		ctx->dev_bytes_used_start = fs->devices[0]->bytes_used;
 	ret = btrfs_read_root(fs, ctx->bg_tree, &root);
 	if (ret < 0)
 		return ret;

@@ -44,15 +44,19 @@ struct btrfs_free_range {
 /* Most chunks one transaction creates (arrays are sized once and never move) */
 #define BTRFS_MAX_NEW_CHUNKS	64
 
+/* Most stripes of a chunk this transaction creates (RAID0/RAID10: one per device) */
+#define BTRFS_NEW_CHUNK_MAX_STRIPES	16
+
 /* A chunk created in this transaction (chunk-alloc.c) */
 struct btrfs_new_chunk {
 	u64 logical;
 	u64 length;
 	u64 type;
-	u64 devid;
 	u64 stripe_size;		/* per device extent */
 	u16 num_stripes;
-	u64 physical[2];
+	u16 sub_stripes;		/* 2 for RAID10, else 1 */
+	u64 devid[BTRFS_NEW_CHUNK_MAX_STRIPES];
+	u64 physical[BTRFS_NEW_CHUNK_MAX_STRIPES];
 	bool items_done;		/* dev extents, chunk, block group, FST items inserted */
 	/* its free space until the FST items exist: sorted, disjoint */
 	struct btrfs_free_range *fst;
@@ -70,7 +74,6 @@ struct btrfs_alloc_ctx {
 	u64 bg_tree;			/* tree holding BLOCK_GROUP_ITEMs (2 or 11) */
 	struct btrfs_new_chunk *new_chunks;
 	size_t nr_new_chunks, new_chunks_cap;
-	u64 dev_bytes_used_start;	/* the device's bytes_used before T (abort) */
 };
 
 /** btrfs_alloc_init - read block groups and metadata free space for @trans */

@@ -13,8 +13,16 @@
  *   device (DUP: both copies in one hole, one after the other), takes the
  *   first hole that big from 1 MiB on, else the largest hole; a hole under
  *   64 KiB per stripe does not count;
- * - the stripe is the hole divided by the stripes per device, reduced to
- *   the cap rounded up to 16 MiB, at most 1 GiB, rounded down to 64 KiB;
+ * - devices (gather_device_info()): every member with at least 64 KiB
+ *   per stripe unallocated and in its hole, sorted by hole size, then
+ *   unallocated bytes (the kernel's sort is not stable: equal devices are
+ *   taken here by devid); the count rounded down to devs_increment, at
+ *   least devs_min (else ENOSPC), at most devs_max (btrfs_raid_array);
+ * - the stripe is the smallest chosen hole divided by the stripes per
+ *   device; when stripe * data stripes (stripes / ncopies) exceeds the cap,
+ *   it becomes cap / data stripes rounded up to 16 MiB if that is smaller;
+ *   at most 1 GiB, rounded down to 64 KiB; the chunk is stripe * data
+ *   stripes long;
  * - the logical start is the end of the last chunk.
  * Like the kernel, the free space tree gets the new block group as one free
  * extent, superblock copies included: readers (the kernel, btrfs check)
@@ -45,6 +53,38 @@ static const char *dev_name(const struct btrfs_device *dev)
 	return dev->io && dev->io->name[0] ? dev->io->name : "(unknown)";
 }
 
+/*
+ * Per-profile stripe rules (the kernel's btrfs_raid_array, 6.x values):
+ * devs_max 0 means as many devices as have room.
+ */
+struct profile_rules {
+	u64 flag;
+	u16 sub_stripes;
+	u16 dev_stripes;	/* stripes on one device */
+	u16 devs_max;
+	u16 devs_min;
+	u16 devs_increment;
+	u16 ncopies;
+};
+
+static const struct profile_rules profile_table[] = {
+	{ 0,				1, 1, 1, 1, 1, 1 },	/* SINGLE */
+	{ BTRFS_BLOCK_GROUP_DUP,	1, 2, 1, 1, 1, 2 },
+	{ BTRFS_BLOCK_GROUP_RAID0,	1, 1, 0, 1, 1, 1 },
+	{ BTRFS_BLOCK_GROUP_RAID1,	1, 1, 2, 2, 2, 2 },
+	{ BTRFS_BLOCK_GROUP_RAID1C3,	1, 1, 3, 3, 3, 3 },
+	{ BTRFS_BLOCK_GROUP_RAID1C4,	1, 1, 4, 4, 4, 4 },
+	{ BTRFS_BLOCK_GROUP_RAID10,	2, 1, 0, 2, 2, 2 },
+};
+
+static const struct profile_rules *rules_of(u64 profile)
+{
+	for (size_t i = 0; i < sizeof(profile_table) / sizeof(profile_table[0]); i++)
+		if (profile_table[i].flag == profile)
+			return &profile_table[i];
+	return NULL;	/* RAID5/6: parity stripes are not written offline */
+}
+
 /* Profile bits of the new chunk, from the existing METADATA block groups */
 static int pick_profile(struct btrfs_trans_handle *trans, u64 *profile)
 {
@@ -69,7 +109,7 @@ static int pick_profile(struct btrfs_trans_handle *trans, u64 *profile)
 		btrfs_fs_set_error(fs, "no metadata block group to take the profile of a new chunk from");
 		return -EUCLEAN;
 	}
-	if (*profile != 0 && *profile != BTRFS_BLOCK_GROUP_DUP) {
+	if (!rules_of(*profile)) {
 		btrfs_fs_set_error(fs, "metadata block groups: %s profile, new chunks are not implemented offline yet",
 				   btrfs_profile_name(*profile));
 		return -EOPNOTSUPP;
@@ -111,8 +151,9 @@ static int dev_extent_cb(void *priv, const struct btrfs_key *key, const void *da
 }
 
 /*
- * The kernel's hole search on @dev: the first hole of at least @want bytes
- * (then *@avail = @want), else the largest one.
+ * The kernel's hole search on @dev: the first hole of at least @want bytes,
+ * else the largest one; *@avail is the whole size of the hole taken (the
+ * first big enough hole is also the largest seen so far).
  */
 static int find_dev_hole(struct btrfs_trans_handle *trans, struct btrfs_device *dev, u64 want,
 			 u64 *hole_start, u64 *avail)
@@ -141,8 +182,9 @@ static int find_dev_hole(struct btrfs_trans_handle *trans, struct btrfs_device *
 		const struct btrfs_new_chunk *nc = &ctx->new_chunks[i];
 
 		for (u16 s = 0; s < nc->num_stripes && !ret; s++)
-			ret = btrfs_range_push(&d.used, &d.nr, &d.cap, nc->physical[s],
-					       nc->stripe_size);
+			if (nc->devid[s] == dev->devid)
+				ret = btrfs_range_push(&d.used, &d.nr, &d.cap, nc->physical[s],
+						       nc->stripe_size);
 	}
 	if (ret < 0) {
 		free(d.used);
@@ -161,10 +203,8 @@ static int find_dev_hole(struct btrfs_trans_handle *trans, struct btrfs_device *
 				best = hole;
 				best_start = cursor;
 			}
-			if (hole >= want) {
-				best = want;
+			if (hole >= want)
 				break;
-			}
 		}
 		if (i < d.nr && d.used[i].start + d.used[i].len > cursor)
 			cursor = d.used[i].start + d.used[i].len;
@@ -178,8 +218,7 @@ static int find_dev_hole(struct btrfs_trans_handle *trans, struct btrfs_device *
 }
 
 /* Chunk item bytes for @nc, as the kernel's btrfs_chunk_alloc_add_chunk_item() fills them */
-static u32 fill_chunk_item(struct btrfs_fs *fs, const struct btrfs_new_chunk *nc,
-			   const struct btrfs_device *dev, u8 *buf)
+static u32 fill_chunk_item(struct btrfs_fs *fs, const struct btrfs_new_chunk *nc, u8 *buf)
 {
 	struct btrfs_chunk *c = (struct btrfs_chunk *)buf;
 	u32 size = btrfs_chunk_item_size(nc->num_stripes);
@@ -193,19 +232,25 @@ static u32 fill_chunk_item(struct btrfs_fs *fs, const struct btrfs_new_chunk *nc
 	btrfs_set_chunk_io_width(c, BTRFS_STRIPE_LEN);
 	btrfs_set_chunk_sector_size(c, fs->sectorsize);
 	btrfs_set_chunk_num_stripes(c, nc->num_stripes);
-	btrfs_set_chunk_sub_stripes(c, 1);
+	btrfs_set_chunk_sub_stripes(c, nc->sub_stripes);
 	for (u16 s = 0; s < nc->num_stripes; s++) {
 		struct btrfs_stripe *st = btrfs_chunk_stripe(c, s);
+		const struct btrfs_device *dev = btrfs_device_find(fs, nc->devid[s], NULL);
 
-		btrfs_set_stripe_devid(st, dev->devid);
+		btrfs_set_stripe_devid(st, nc->devid[s]);
 		btrfs_set_stripe_offset(st, nc->physical[s]);
-		btrfs_set_stripe_dev_uuid(st, dev->uuid);
+		if (dev)
+			btrfs_set_stripe_dev_uuid(st, dev->uuid);
 	}
 	return size;
 }
 
-/* Size the chunk like decide_stripe_size_regular(); 0 when @avail is too small */
-static u64 stripe_size_for(u64 total_rw, u64 avail, u16 dev_stripes)
+/*
+ * Size the stripes like decide_stripe_size_regular(): @avail is the hole of
+ * the device with the least room among those used, @data_stripes the
+ * stripes whose sum is the chunk length.
+ */
+static u64 stripe_size_for(u64 total_rw, u64 avail, u16 dev_stripes, u16 data_stripes)
 {
 	u64 max_chunk = total_rw > 50 * SZ_1G ? SZ_1G : SZ_256M;
 	u64 stripe;
@@ -213,9 +258,8 @@ static u64 stripe_size_for(u64 total_rw, u64 avail, u16 dev_stripes)
 	if (total_rw / 10 < max_chunk)
 		max_chunk = total_rw / 10;
 	stripe = avail / dev_stripes;
-	/* one data stripe for SINGLE and DUP: the chunk is as long as a stripe */
-	if (stripe > max_chunk) {
-		u64 capped = (max_chunk + SZ_16M - 1) & ~(SZ_16M - 1);
+	if (stripe * data_stripes > max_chunk) {
+		u64 capped = (max_chunk / data_stripes + SZ_16M - 1) & ~(SZ_16M - 1);
 
 		if (capped < stripe)
 			stripe = capped;
@@ -226,19 +270,18 @@ static u64 stripe_size_for(u64 total_rw, u64 avail, u16 dev_stripes)
 }
 
 /* Phase 1: the new chunk exists in memory and its space is allocatable */
-static int register_chunk(struct btrfs_trans_handle *trans, struct btrfs_new_chunk *nc,
-			  struct btrfs_device *dev)
+static int register_chunk(struct btrfs_trans_handle *trans, struct btrfs_new_chunk *nc)
 {
 	struct btrfs_fs *fs = trans->fs;
 	struct btrfs_alloc_ctx *ctx = &trans->alloc;
-	u8 buf[sizeof(struct btrfs_chunk) + 2 * sizeof(struct btrfs_stripe)];
+	u8 buf[sizeof(struct btrfs_chunk) + BTRFS_NEW_CHUNK_MAX_STRIPES * sizeof(struct btrfs_stripe)];
 	struct btrfs_free_range *usable = NULL;
 	size_t nr_usable = 0, cap_usable = 0;
 	struct btrfs_bg *bg;
 	u32 size;
 	int ret;
 
-	size = fill_chunk_item(fs, nc, dev, buf);
+	size = fill_chunk_item(fs, nc, buf);
 	ret = btrfs_chunk_map_insert(fs, nc->logical, buf, size);
 	if (ret < 0)
 		return ret;
@@ -267,7 +310,8 @@ static int register_chunk(struct btrfs_trans_handle *trans, struct btrfs_new_chu
 	free(usable);
 	ctx->nr_bgs++;
 	ctx->nr_new_chunks++;
-	dev->bytes_used += nc->stripe_size * nc->num_stripes;
+	for (u16 s = 0; s < nc->num_stripes; s++)
+		btrfs_device_find(fs, nc->devid[s], NULL)->bytes_used += nc->stripe_size;
 	return 0;
 fail:
 	free(usable);
@@ -277,24 +321,42 @@ fail:
 	return ret;
 }
 
+/* A device that can take stripes of the new chunk (gather_device_info()) */
+struct dev_room {
+	struct btrfs_device *dev;
+	u64 hole_start;
+	u64 max_avail;		/* the hole taken */
+	u64 total_avail;	/* total_bytes - bytes_used */
+};
+
+/* Most room first: the hole, then the unallocated bytes; ties by devid */
+static int cmp_dev_room(const void *a, const void *b)
+{
+	const struct dev_room *x = a, *y = b;
+
+	if (x->max_avail != y->max_avail)
+		return x->max_avail > y->max_avail ? -1 : 1;
+	if (x->total_avail != y->total_avail)
+		return x->total_avail > y->total_avail ? -1 : 1;
+	return x->dev->devid < y->dev->devid ? -1 : x->dev->devid > y->dev->devid;
+}
+
 int btrfs_chunk_alloc_metadata(struct btrfs_trans_handle *trans)
 {
 	struct btrfs_fs *fs = trans->fs;
 	struct btrfs_alloc_ctx *ctx = &trans->alloc;
-	struct btrfs_device *dev;
+	const struct profile_rules *rules;
 	struct btrfs_new_chunk *nc;
-	u64 profile = 0, total_rw, want, hole_start, avail, stripe;
-	u16 dev_stripes;
+	struct dev_room *rooms;
+	u64 profile = 0, total_rw = 0, want, min_extent, stripe;
+	size_t ndevs = 0, devs_max;
+	u16 data_stripes;
 	int ret;
 
-	if (fs->nr_devices != 1 || !fs->devices[0]->io) {
-		btrfs_fs_set_error(fs, "new chunks on a multi-device filesystem are not implemented offline yet");
-		return -EOPNOTSUPP;
-	}
-	dev = fs->devices[0];
 	ret = pick_profile(trans, &profile);
 	if (ret < 0)
 		return ret;
+	rules = rules_of(profile);
 	if (ctx->nr_new_chunks >= BTRFS_MAX_NEW_CHUNKS || ctx->nr_bgs >= ctx->bgs_cap) {
 		btrfs_fs_set_error(fs, "transaction %llu: more than %d new chunks",
 				   (unsigned long long)trans->transid, BTRFS_MAX_NEW_CHUNKS);
@@ -306,34 +368,91 @@ int btrfs_chunk_alloc_metadata(struct btrfs_trans_handle *trans)
 			return -ENOMEM;
 		ctx->new_chunks_cap = BTRFS_MAX_NEW_CHUNKS;
 	}
-	dev_stripes = profile == BTRFS_BLOCK_GROUP_DUP ? 2 : 1;
-	total_rw = dev->total_bytes;
-	want = (total_rw > 50 * SZ_1G ? SZ_1G : SZ_256M) * dev_stripes;
-	ret = find_dev_hole(trans, dev, want, &hole_start, &avail);
-	if (ret < 0)
-		return ret;
-	stripe = avail < BTRFS_STRIPE_LEN * dev_stripes ? 0 :
-		stripe_size_for(total_rw, avail, dev_stripes);
-	if (!stripe) {
+	for (size_t i = 0; i < fs->nr_devices; i++) {
+		if (!fs->devices[i]->io) {
+			btrfs_fs_set_error(fs, "device %llu is missing: no new chunk without every member",
+					   (unsigned long long)fs->devices[i]->devid);
+			return -ENXIO;
+		}
+		total_rw += fs->devices[i]->total_bytes;
+	}
+	rooms = calloc(fs->nr_devices ? fs->nr_devices : 1, sizeof(*rooms));
+	if (!rooms)
+		return -ENOMEM;
+	/* the device search asks for the uncapped size; a hole under 64 KiB per stripe is none */
+	want = (total_rw > 50 * SZ_1G ? SZ_1G : SZ_256M) * rules->dev_stripes;
+	min_extent = BTRFS_STRIPE_LEN * rules->dev_stripes;
+	for (size_t i = 0; i < fs->nr_devices; i++) {
+		struct btrfs_device *dev = fs->devices[i];
+		struct dev_room *r = &rooms[ndevs];
+
+		r->dev = dev;
+		r->total_avail = dev->total_bytes > dev->bytes_used ?
+			dev->total_bytes - dev->bytes_used : 0;
+		if (r->total_avail < min_extent)
+			continue;
+		ret = find_dev_hole(trans, dev, want, &r->hole_start, &r->max_avail);
+		if (ret < 0)
+			goto out;
+		if (r->max_avail < min_extent)
+			continue;
+		ndevs++;
+	}
+	qsort(rooms, ndevs, sizeof(*rooms), cmp_dev_room);
+	ndevs -= ndevs % rules->devs_increment;
+	if (ndevs < rules->devs_min && fs->nr_devices == 1) {
 		btrfs_fs_set_error(fs, "device %llu (%s): no free space left for a new metadata chunk (%s needs at least %llu bytes, largest free range %llu bytes)",
-				   (unsigned long long)dev->devid, dev_name(dev),
-				   btrfs_profile_name(profile),
-				   (unsigned long long)(BTRFS_STRIPE_LEN * dev_stripes),
-				   (unsigned long long)avail);
-		return -ENOSPC;
+				   (unsigned long long)rooms[0].dev->devid, dev_name(rooms[0].dev),
+				   btrfs_profile_name(profile), (unsigned long long)min_extent,
+				   (unsigned long long)rooms[0].max_avail);
+		ret = -ENOSPC;
+		goto out;
+	}
+	if (ndevs < rules->devs_min) {
+		btrfs_fs_set_error(fs, "no free space left for a new %s metadata chunk: it needs %u device%s with at least %llu free bytes, %zu of %zu have them",
+				   btrfs_profile_name(profile), rules->devs_min,
+				   rules->devs_min > 1 ? "s" : "",
+				   (unsigned long long)min_extent, ndevs, fs->nr_devices);
+		ret = -ENOSPC;
+		goto out;
+	}
+	devs_max = rules->devs_max ? rules->devs_max : ndevs;
+	if (ndevs > devs_max)
+		ndevs = devs_max;
+	if (ndevs * rules->dev_stripes > BTRFS_NEW_CHUNK_MAX_STRIPES) {
+		btrfs_fs_set_error(fs, "a new %s metadata chunk over %zu devices: more than %d stripes are not implemented offline",
+				   btrfs_profile_name(profile), ndevs, BTRFS_NEW_CHUNK_MAX_STRIPES);
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	data_stripes = (u16)(ndevs * rules->dev_stripes / rules->ncopies);
+	stripe = stripe_size_for(total_rw, rooms[ndevs - 1].max_avail, rules->dev_stripes,
+				 data_stripes);
+	if (!stripe) {
+		ret = -ENOSPC;
+		goto out;
 	}
 	nc = &ctx->new_chunks[ctx->nr_new_chunks];
 	memset(nc, 0, sizeof(*nc));
 	nc->logical = fs->nr_chunks ? fs->chunks[fs->nr_chunks - 1]->start +
 		fs->chunks[fs->nr_chunks - 1]->length : 0;
-	nc->length = stripe;
+	nc->length = stripe * data_stripes;
 	nc->type = BTRFS_BLOCK_GROUP_METADATA | profile;
-	nc->devid = dev->devid;
 	nc->stripe_size = stripe;
-	nc->num_stripes = dev_stripes;
-	for (u16 s = 0; s < dev_stripes; s++)
-		nc->physical[s] = hole_start + s * stripe;
-	return register_chunk(trans, nc, dev);
+	nc->num_stripes = (u16)(ndevs * rules->dev_stripes);
+	nc->sub_stripes = rules->sub_stripes;
+	for (size_t i = 0; i < ndevs; i++) {
+		for (u16 j = 0; j < rules->dev_stripes; j++) {
+			u16 s = (u16)(i * rules->dev_stripes + j);
+
+			nc->devid[s] = rooms[i].dev->devid;
+			nc->physical[s] = rooms[i].hole_start + j * stripe;
+		}
+	}
+	ret = register_chunk(trans, nc);
+out:
+	free(rooms);
+	return ret;
 }
 
 static struct btrfs_bg *bg_of(struct btrfs_alloc_ctx *ctx, u64 start)
@@ -360,7 +479,7 @@ static int insert_dev_extents(struct btrfs_trans_handle *trans, const struct btr
 	btrfs_set_dev_extent_length(&de, nc->stripe_size);
 	btrfs_set_dev_extent_chunk_tree_uuid(&de, fs->chunk_tree_uuid);
 	for (u16 s = 0; s < nc->num_stripes; s++) {
-		struct btrfs_key key = { nc->devid, BTRFS_DEV_EXTENT_KEY, nc->physical[s] };
+		struct btrfs_key key = { nc->devid[s], BTRFS_DEV_EXTENT_KEY, nc->physical[s] };
 
 		ret = btrfs_insert_item(trans, root, &key, &de, sizeof(de));
 		if (ret == -EEXIST)
@@ -428,8 +547,7 @@ static int create_chunk_items(struct btrfs_trans_handle *trans, size_t idx)
 	struct btrfs_fs *fs = trans->fs;
 	struct btrfs_alloc_ctx *ctx = &trans->alloc;
 	struct btrfs_new_chunk *nc = &ctx->new_chunks[idx];	/* never moves */
-	struct btrfs_device *dev = btrfs_device_find(fs, nc->devid, NULL);
-	u8 buf[sizeof(struct btrfs_chunk) + 2 * sizeof(struct btrfs_stripe)];
+	u8 buf[sizeof(struct btrfs_chunk) + BTRFS_NEW_CHUNK_MAX_STRIPES * sizeof(struct btrfs_stripe)];
 	struct btrfs_key key = { BTRFS_FIRST_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY,
 				 nc->logical };
 	struct btrfs_block_group_item bgi;
@@ -438,19 +556,29 @@ static int create_chunk_items(struct btrfs_trans_handle *trans, size_t idx)
 	u32 size;
 	int ret;
 
-	if (!dev)
-		return -EUCLEAN;
 	nc->items_done = true;
 	ret = insert_dev_extents(trans, nc);
 	if (ret < 0)
 		return ret;
-	size = fill_chunk_item(fs, nc, dev, buf);
+	size = fill_chunk_item(fs, nc, buf);
 	ret = btrfs_insert_item(trans, fs->chunk_root, &key, buf, size);
 	if (ret < 0)
 		return ret;
-	ret = update_dev_item(trans, dev);
-	if (ret < 0)
-		return ret;
+	/* each device of the chunk once (DUP, RAID10 repeat none but DUP repeats one) */
+	for (u16 s = 0; s < nc->num_stripes; s++) {
+		const struct btrfs_device *dev = btrfs_device_find(fs, nc->devid[s], NULL);
+		bool seen = false;
+
+		for (u16 t = 0; t < s; t++)
+			seen |= nc->devid[t] == nc->devid[s];
+		if (seen)
+			continue;
+		if (!dev)
+			return -EUCLEAN;
+		ret = update_dev_item(trans, dev);
+		if (ret < 0)
+			return ret;
+	}
 	ret = btrfs_read_root(fs, ctx->bg_tree, &bg_root);
 	if (ret < 0)
 		return ret;
@@ -540,8 +668,15 @@ void btrfs_chunk_alloc_abort(struct btrfs_trans_handle *trans)
 	struct btrfs_fs *fs = trans->fs;
 	struct btrfs_alloc_ctx *ctx = &trans->alloc;
 
-	for (size_t i = 0; i < ctx->nr_new_chunks; i++)
-		btrfs_chunk_map_remove(fs, ctx->new_chunks[i].logical);
-	if (ctx->nr_new_chunks && fs->nr_devices)
-		fs->devices[0]->bytes_used = ctx->dev_bytes_used_start;
+	for (size_t i = 0; i < ctx->nr_new_chunks; i++) {
+		const struct btrfs_new_chunk *nc = &ctx->new_chunks[i];
+
+		btrfs_chunk_map_remove(fs, nc->logical);
+		for (u16 s = 0; s < nc->num_stripes; s++) {
+			struct btrfs_device *dev = btrfs_device_find(fs, nc->devid[s], NULL);
+
+			if (dev)
+				dev->bytes_used -= nc->stripe_size;
+		}
+	}
 }

@@ -4,18 +4,21 @@
  *
  * When the METADATA block groups are full, btrfs_chunk_alloc_metadata()
  * makes a chunk the way the kernel's btrfs_create_chunk() would on this
- * filesystem: the profile of the existing METADATA block groups (SINGLE or
- * DUP), the kernel's size rule (the metadata chunk size, 256 MiB or 1 GiB
- * above 50 GiB, capped at 10% of the device, stripes rounded up to 16 MiB
- * and down to 64 KiB), the first hole of the device big enough for the
- * largest such chunk, else its largest hole, never below 1 MiB; the
+ * filesystem: the profile of the existing METADATA block groups (SINGLE,
+ * DUP, RAID0, RAID1, RAID1C3, RAID1C4, RAID10; not RAID5/6), the kernel's
+ * size rule (the metadata chunk size, 256 MiB or 1 GiB above 50 GiB,
+ * capped at 10% of all devices, stripes rounded up to 16 MiB and down to
+ * 64 KiB), on each device the first hole big enough for the largest such
+ * chunk, else its largest hole, never below 1 MiB; the devices with the
+ * largest holes (then the most unallocated bytes, then the lowest devid),
+ * as many as the profile's devs_min/devs_max/devs_increment allow; the
  * logical start right after the last chunk.  Like the kernel it works in
  * two phases:
  *  1. in memory, at once (no tree is touched, so it can run in the middle
  *     of a tree change that needs a block): chunk map entry, block group,
  *     free ranges for the allocator, the device's bytes_used;
  *  2. at commit, btrfs_chunk_create_items(): DEV_EXTENT per stripe (dev
- *     tree), CHUNK_ITEM and DEV_ITEM bytes_used (chunk tree, whose blocks
+ *     tree), CHUNK_ITEM and each member's DEV_ITEM bytes_used (chunk tree, whose blocks
  *     come from the SYSTEM block group), BLOCK_GROUP_ITEM (extent or block
  *     group tree), FREE_SPACE_INFO + FREE_SPACE_EXTENTs.  Until then
  *     allocations in the new block group are tracked in memory.
@@ -35,8 +38,10 @@ struct btrfs_bg;
 
 /**
  * btrfs_chunk_alloc_metadata - add a METADATA chunk to @trans (phase 1)
- * Return: 0, -ENOSPC (the device has no room; message names the device
- * and the space needed), -EOPNOTSUPP (profile), -EUCLEAN, -ENOMEM.
+ * Return: 0, -ENOSPC (too few devices with room; message names the
+ * profile, the devices needed and how many have room), -EOPNOTSUPP
+ * (profile, more than BTRFS_NEW_CHUNK_MAX_STRIPES stripes), -ENXIO
+ * (missing member), -EUCLEAN, -ENOMEM.
  */
 int btrfs_chunk_alloc_metadata(struct btrfs_trans_handle *trans);
 
