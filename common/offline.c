@@ -574,20 +574,21 @@ static void offline_close(struct vc_fs *fs)
 }
 
 /* ------------------------------------------------------------------ */
-/* Write side: the offline writer is not there yet                     */
+/* Write side: each op needs the image opened writable (open(..., true)) */
 /* ------------------------------------------------------------------ */
 
-static int not_implemented(struct vc_fs *fs)
+/* A command that opened the image read-only asked for a change: a bug */
+static int not_writable(struct vc_fs *fs)
 {
-	vc_fs_set_error(fs, "%s: changing an image offline is not implemented", fs->img.name);
-	return -EOPNOTSUPP;
+	vc_fs_set_error(fs, "%s: opened read-only, cannot change it", fs->img.name);
+	return -EROFS;
 }
 
 static int offline_subvol_create(struct vc_fs *fs, const char *path, bool parents,
 				 const struct vc_inherit *inh)
 {
 	if (!fs->writer.fs)
-		return not_implemented(fs);
+		return not_writable(fs);
 	return vc_offline_subvol_create(fs->writer.fs, path, parents, inh, fs->base.err,
 					sizeof(fs->base.err));
 }
@@ -596,7 +597,7 @@ static int offline_subvol_create_all(struct vc_fs *fs, const char *const *paths,
 				     const struct vc_inherit *inh)
 {
 	if (!fs->writer.fs)
-		return not_implemented(fs);
+		return not_writable(fs);
 	return vc_offline_subvol_create_all(fs->writer.fs, paths, nr, inh, fs->base.err,
 					    sizeof(fs->base.err));
 }
@@ -605,7 +606,7 @@ static int offline_snapshot(struct vc_fs *fs, const char *src, const char *dst, 
 			    const struct vc_inherit *inh)
 {
 	if (!fs->writer.fs)
-		return not_implemented(fs);
+		return not_writable(fs);
 	return vc_offline_snapshot(fs->writer.fs, src, dst, readonly, inh, fs->base.err,
 				   sizeof(fs->base.err));
 }
@@ -613,7 +614,7 @@ static int offline_snapshot(struct vc_fs *fs, const char *src, const char *dst, 
 static int offline_subvol_delete(struct vc_fs *fs, const char *path, u64 subvolid)
 {
 	if (!fs->writer.fs)
-		return not_implemented(fs);
+		return not_writable(fs);
 	return vc_offline_subvol_delete(fs->writer.fs, subvolid ? NULL : path, subvolid,
 					fs->base.err, sizeof(fs->base.err));
 }
@@ -622,7 +623,7 @@ static int offline_subvol_delete(struct vc_fs *fs, const char *path, u64 subvoli
 static int qwrite(struct vc_fs *fs, struct vc_qwrite_args a)
 {
 	if (!fs->writer.fs)
-		return not_implemented(fs);
+		return not_writable(fs);
 	return vc_offline_qgroup_write(fs->writer.fs, fs->img.name, &a, fs->base.err,
 				       sizeof(fs->base.err));
 }
@@ -635,7 +636,7 @@ static int offline_set_default(struct vc_fs *fs, u64 subvolid)
 static int offline_commit(struct vc_fs *fs, bool wait)
 {
 	/* every offline write is committed before it returns */
-	return fs->writer.fs ? 0 : not_implemented(fs);
+	return fs->writer.fs ? 0 : not_writable(fs);
 }
 
 /* No cleaner runs on an image: volctl does its work at once */
@@ -643,7 +644,7 @@ static int offline_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_second
 {
 	(void)sleep_seconds;
 	if (!fs->writer.fs)
-		return not_implemented(fs);
+		return not_writable(fs);
 	return vc_offline_subvol_clean(fs->writer.fs, subvolid, fs->base.err,
 				       sizeof(fs->base.err));
 }
@@ -662,7 +663,7 @@ static int offline_rescan_start(struct vc_fs *fs)
 static int offline_rescan_wait(struct vc_fs *fs)
 {
 	if (!fs->writer.fs)
-		return not_implemented(fs);
+		return not_writable(fs);
 	return vc_offline_quota_enabled(fs->writer.fs, fs->img.name, fs->base.err,
 					sizeof(fs->base.err));
 }
