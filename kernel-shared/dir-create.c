@@ -161,58 +161,23 @@ static int make_dir(struct btrfs_trans_handle *trans, u64 root_id, u64 dir, cons
 	return update_parent_dir(trans, root, &pa);
 }
 
+struct make_missing_ctx {
+	struct btrfs_trans_handle *trans;
+	const struct btrfs_mkdir_args *a;
+};
+
+static int make_missing(void *priv, u64 root, u64 dir, const char *name, size_t name_len,
+			u64 *new_dir)
+{
+	struct make_missing_ctx *c = priv;
+
+	return make_dir(c->trans, root, dir, name, name_len, c->a, new_dir);
+}
+
 int btrfs_resolve_dir_create(struct btrfs_trans_handle *trans, const char *path, size_t len,
 			     const struct btrfs_mkdir_args *a, u64 *root_id, u64 *dir)
 {
-	struct btrfs_fs *fs = trans->fs;
-	u64 cur_root = BTRFS_FS_TREE_OBJECTID, cur_dir = BTRFS_FIRST_FREE_OBJECTID;
-	size_t i = 0;
+	struct make_missing_ctx c = { trans, a };
 
-	while (i < len) {
-		struct btrfs_key loc;
-		size_t start;
-		u8 type;
-		int ret;
-
-		while (i < len && path[i] == '/')
-			i++;
-		if (i >= len)
-			break;
-		start = i;
-		while (i < len && path[i] != '/')
-			i++;
-		if (i - start == 1 && path[start] == '.')
-			continue;
-		if ((i - start == 2 && !memcmp(path + start, "..", 2)) || i - start > BTRFS_NAME_LEN) {
-			btrfs_fs_set_error(fs, "%.*s: unsupported path component", (int)len, path);
-			return -EINVAL;
-		}
-		ret = btrfs_lookup_dir_entry(fs, cur_root, cur_dir, path + start, i - start, &loc,
-					     &type);
-		if (ret == -ENOENT) {
-			ret = make_dir(trans, cur_root, cur_dir, path + start, i - start, a,
-				       &cur_dir);
-			if (ret < 0) {
-				btrfs_fs_set_error_once(fs, "/%.*s: cannot create directory",
-							(int)i, path);
-				return ret;
-			}
-			continue;
-		}
-		if (ret < 0)
-			return ret;
-		if (type != BTRFS_FT_DIR) {
-			btrfs_fs_set_error(fs, "/%.*s: exists and is not a directory", (int)i, path);
-			return -ENOTDIR;
-		}
-		if (loc.type == BTRFS_ROOT_ITEM_KEY) {
-			cur_root = loc.objectid;
-			cur_dir = BTRFS_FIRST_FREE_OBJECTID;
-		} else {
-			cur_dir = loc.objectid;
-		}
-	}
-	*root_id = cur_root;
-	*dir = cur_dir;
-	return 0;
+	return btrfs_walk_dir_path(trans->fs, path, len, make_missing, &c, root_id, dir);
 }

@@ -94,8 +94,8 @@ int btrfs_lookup_dir_entry(struct btrfs_fs *fs, u64 root_id, u64 dir, const char
 	return 0;
 }
 
-int btrfs_resolve_dir(struct btrfs_fs *fs, const char *path, size_t len, u64 *root_id,
-		      u64 *dir)
+int btrfs_walk_dir_path(struct btrfs_fs *fs, const char *path, size_t len,
+			btrfs_make_missing_fn make_missing, void *priv, u64 *root_id, u64 *dir)
 {
 	u64 cur_root = BTRFS_FS_TREE_OBJECTID, cur_dir = BTRFS_FIRST_FREE_OBJECTID;
 	size_t i = 0;
@@ -121,6 +121,15 @@ int btrfs_resolve_dir(struct btrfs_fs *fs, const char *path, size_t len, u64 *ro
 		}
 		ret = btrfs_lookup_dir_entry(fs, cur_root, cur_dir, path + start, i - start, &loc,
 					     &type);
+		if (ret == -ENOENT && make_missing) {
+			ret = make_missing(priv, cur_root, cur_dir, path + start, i - start, &cur_dir);
+			if (ret < 0) {
+				btrfs_fs_set_error_once(fs, "/%.*s: cannot create directory",
+							(int)i, path);
+				return ret;
+			}
+			continue;
+		}
 		if (ret == -ENOENT) {
 			btrfs_fs_set_error(fs, "/%.*s: no such file or directory", (int)i, path);
 			return ret;
@@ -128,7 +137,8 @@ int btrfs_resolve_dir(struct btrfs_fs *fs, const char *path, size_t len, u64 *ro
 		if (ret < 0)
 			return ret;
 		if (type != BTRFS_FT_DIR) {
-			btrfs_fs_set_error(fs, "/%.*s: not a directory", (int)i, path);
+			btrfs_fs_set_error(fs, make_missing ? "/%.*s: exists and is not a directory" :
+					   "/%.*s: not a directory", (int)i, path);
 			return -ENOTDIR;
 		}
 		if (loc.type == BTRFS_ROOT_ITEM_KEY) {
@@ -141,6 +151,12 @@ int btrfs_resolve_dir(struct btrfs_fs *fs, const char *path, size_t len, u64 *ro
 	*root_id = cur_root;
 	*dir = cur_dir;
 	return 0;
+}
+
+int btrfs_resolve_dir(struct btrfs_fs *fs, const char *path, size_t len, u64 *root_id,
+		      u64 *dir)
+{
+	return btrfs_walk_dir_path(fs, path, len, NULL, NULL, root_id, dir);
 }
 
 /* Largest key <= @key in @root, or found = false */

@@ -32,4 +32,14 @@ int check_inherit(struct btrfs_trans_handle *trans, const struct btrfs_subvol_cr
 int insert_relations(struct btrfs_trans_handle *trans, const struct btrfs_subvol_create_args *a,
 		     u64 id);
 
+/* Makes the missing directory @name in (@root, @dir); its inode in @new_dir */
+typedef int (*btrfs_make_missing_fn)(void *priv, u64 root, u64 dir, const char *name,
+				     size_t name_len, u64 *new_dir);
+/*
+ * btrfs_resolve_dir() (subvol-create.h), and with @make_missing the
+ * directories it does not find are made instead of failing with -ENOENT
+ */
+int btrfs_walk_dir_path(struct btrfs_fs *fs, const char *path, size_t len,
+			btrfs_make_missing_fn make_missing, void *priv, u64 *root_id, u64 *dir);
+
 #endif /* VOLCTL_KERNEL_SHARED_SUBVOL_INTERNAL_H */
