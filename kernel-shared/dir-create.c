@@ -94,38 +94,6 @@ static int insert_inode(struct btrfs_trans_handle *trans, struct btrfs_root *roo
 	return ret;
 }
 
-static int insert_entries(struct btrfs_trans_handle *trans, struct btrfs_root *root, u64 dir,
-			  u64 ino, u64 index, const char *name, size_t name_len)
-{
-	u32 size = (u32)(sizeof(struct btrfs_dir_item) + name_len);
-	u8 *buf = calloc(1, size);
-	struct btrfs_dir_item *di = (struct btrfs_dir_item *)buf;
-	struct btrfs_key loc = { ino, BTRFS_INODE_ITEM_KEY, 0 };
-	struct btrfs_key key = { dir, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, name_len) };
-	int ret;
-
-	if (!buf)
-		return -ENOMEM;
-	btrfs_set_dir_location(di, &loc);
-	btrfs_set_dir_transid(di, trans->transid);
-	btrfs_set_dir_data_len(di, 0);
-	btrfs_set_dir_name_len(di, (u16)name_len);
-	btrfs_set_dir_type(di, BTRFS_FT_DIR);
-	memcpy(buf + sizeof(*di), name, name_len);
-	ret = btrfs_insert_item(trans, root, &key, buf, size);
-	if (ret == -EEXIST) {
-		btrfs_fs_set_error(trans->fs, "%.*s: name hash collision, not implemented offline yet",
-				   (int)name_len, name);
-		ret = -EOPNOTSUPP;
-	}
-	if (!ret) {
-		key = (struct btrfs_key){ dir, BTRFS_DIR_INDEX_KEY, index };
-		ret = btrfs_insert_item(trans, root, &key, buf, size);
-	}
-	free(buf);
-	return ret;
-}
-
 /* Directory @name in directory @dir of tree @root_id; its inode number in *@ino */
 static int make_dir(struct btrfs_trans_handle *trans, u64 root_id, u64 dir, const char *name,
 		    size_t name_len, const struct btrfs_mkdir_args *a, u64 *ino)
@@ -148,8 +116,11 @@ static int make_dir(struct btrfs_trans_handle *trans, u64 root_id, u64 dir, cons
 		ret = next_dir_index(root, dir, &index);
 	if (!ret)
 		ret = insert_inode(trans, root, *ino, dir, index, name, name_len, a);
-	if (!ret)
-		ret = insert_entries(trans, root, dir, *ino, index, name, name_len);
+	if (!ret) {
+		struct btrfs_key loc = { *ino, BTRFS_INODE_ITEM_KEY, 0 };
+
+		ret = insert_dir_pair(trans, root, dir, index, name, name_len, &loc);
+	}
 	if (ret < 0)
 		return ret;
 	pa.parent_root = root_id;

@@ -38,39 +38,6 @@ static void set_time(struct btrfs_timespec *ts, const struct btrfs_subvol_create
 	btrfs_set_timespec_nsec(ts, a->now_nsec);
 }
 
-static int insert_dir_entries(struct btrfs_trans_handle *trans, struct btrfs_root *parent,
-			      const struct btrfs_subvol_create_args *a, u64 id, u64 index)
-{
-	u32 size = (u32)(sizeof(struct btrfs_dir_item) + a->name_len);
-	u8 *buf = calloc(1, size);
-	struct btrfs_dir_item *di = (struct btrfs_dir_item *)buf;
-	/* snapshots point at (N, ROOT_ITEM, -1), plain subvolumes at offset 0 */
-	struct btrfs_key loc = { id, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
-	struct btrfs_key key = { a->parent_dir, BTRFS_DIR_ITEM_KEY,
-				 btrfs_name_hash(a->name, a->name_len) };
-	int ret;
-
-	if (!buf)
-		return -ENOMEM;
-	btrfs_set_dir_location(di, &loc);
-	btrfs_set_dir_transid(di, trans->transid);
-	btrfs_set_dir_name_len(di, (u16)a->name_len);
-	btrfs_set_dir_type(di, BTRFS_FT_DIR);
-	memcpy(buf + sizeof(*di), a->name, a->name_len);
-	ret = btrfs_insert_item(trans, parent, &key, buf, size);
-	if (ret == -EEXIST) {
-		btrfs_fs_set_error(trans->fs, "%.*s: name hash collision, not implemented offline yet",
-				   (int)a->name_len, a->name);
-		ret = -EOPNOTSUPP;
-	}
-	if (!ret) {
-		key = (struct btrfs_key){ a->parent_dir, BTRFS_DIR_INDEX_KEY, index };
-		ret = btrfs_insert_item(trans, parent, &key, buf, size);
-	}
-	free(buf);
-	return ret;
-}
-
 /* Apply every queued extent and qgroup update of T so far */
 static int run_pending_all(struct btrfs_trans_handle *trans)
 {
@@ -398,8 +365,12 @@ int btrfs_snapshot_create(struct btrfs_trans_handle *trans, u64 source, bool rea
 		ret = new_subvol_id(fs, &id);
 	if (!ret)
 		ret = next_dir_index(parent, a->parent_dir, &index);
-	if (!ret)
-		ret = insert_dir_entries(trans, parent, a, id, index);
+	if (!ret) {
+		/* snapshots point at (N, ROOT_ITEM, -1), plain subvolumes at offset 0 */
+		loc = (struct btrfs_key){ id, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
+		ret = insert_dir_pair(trans, parent, a->parent_dir, index, a->name, a->name_len,
+				      &loc);
+	}
 	if (!ret)
 		ret = update_parent_dir(trans, parent, a);
 	if (!ret)

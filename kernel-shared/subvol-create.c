@@ -337,35 +337,33 @@ int insert_root_refs(struct btrfs_trans_handle *trans,
 	return ret;
 }
 
-static int insert_dir_entries(struct btrfs_trans_handle *trans, struct btrfs_root *parent,
-			      const struct btrfs_subvol_create_args *a, u64 id, u64 index)
+int insert_dir_pair(struct btrfs_trans_handle *trans, struct btrfs_root *root, u64 dir,
+		    u64 index, const char *name, size_t name_len, const struct btrfs_key *location)
 {
-	u32 size = (u32)(sizeof(struct btrfs_dir_item) + a->name_len);
+	u32 size = (u32)(sizeof(struct btrfs_dir_item) + name_len);
 	u8 *buf = calloc(1, size);
 	struct btrfs_dir_item *di = (struct btrfs_dir_item *)buf;
-	struct btrfs_key loc = { id, BTRFS_ROOT_ITEM_KEY, 0 };
-	struct btrfs_key key = { a->parent_dir, BTRFS_DIR_ITEM_KEY,
-				 btrfs_name_hash(a->name, a->name_len) };
+	struct btrfs_key key = { dir, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, name_len) };
 	int ret;
 
 	if (!buf)
 		return -ENOMEM;
-	btrfs_set_dir_location(di, &loc);
+	btrfs_set_dir_location(di, location);
 	btrfs_set_dir_transid(di, trans->transid);
 	btrfs_set_dir_data_len(di, 0);
-	btrfs_set_dir_name_len(di, (u16)a->name_len);
+	btrfs_set_dir_name_len(di, (u16)name_len);
 	btrfs_set_dir_type(di, BTRFS_FT_DIR);
-	memcpy(buf + sizeof(*di), a->name, a->name_len);
-	ret = btrfs_insert_item(trans, parent, &key, buf, size);
+	memcpy(buf + sizeof(*di), name, name_len);
+	ret = btrfs_insert_item(trans, root, &key, buf, size);
 	if (ret == -EEXIST) {
 		/* another name with the same hash: entries would share one item */
 		btrfs_fs_set_error(trans->fs, "%.*s: name hash collision, not implemented offline yet",
-				   (int)a->name_len, a->name);
+				   (int)name_len, name);
 		ret = -EOPNOTSUPP;
 	}
 	if (!ret) {
-		key = (struct btrfs_key){ a->parent_dir, BTRFS_DIR_INDEX_KEY, index };
-		ret = btrfs_insert_item(trans, parent, &key, buf, size);
+		key = (struct btrfs_key){ dir, BTRFS_DIR_INDEX_KEY, index };
+		ret = btrfs_insert_item(trans, root, &key, buf, size);
 	}
 	free(buf);
 	return ret;
@@ -563,8 +561,11 @@ int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_cr
 		ret = insert_root_item(trans, a, id, bytenr, uuid);
 	if (!ret)
 		ret = insert_root_refs(trans, a, id, index);
-	if (!ret)
-		ret = insert_dir_entries(trans, parent, a, id, index);
+	if (!ret) {
+		loc = (struct btrfs_key){ id, BTRFS_ROOT_ITEM_KEY, 0 };
+		ret = insert_dir_pair(trans, parent, a->parent_dir, index, a->name, a->name_len,
+				      &loc);
+	}
 	if (!ret)
 		ret = update_parent_dir(trans, parent, a);
 	if (!ret)

@@ -22,6 +22,9 @@ int insert_root_refs(struct btrfs_trans_handle *trans, const struct btrfs_subvol
 /* Directory size, times, transid and the parent's ROOT_ITEM ctransid/ctime */
 int update_parent_dir(struct btrfs_trans_handle *trans, struct btrfs_root *parent,
 		      const struct btrfs_subvol_create_args *a);
+/* DIR_ITEM and DIR_INDEX of directory-type entry @name in @dir pointing at @location */
+int insert_dir_pair(struct btrfs_trans_handle *trans, struct btrfs_root *root, u64 dir,
+		    u64 index, const char *name, size_t name_len, const struct btrfs_key *location);
 /* UUID tree: uuid (SUBVOL) -> id */
 int insert_uuid_item(struct btrfs_trans_handle *trans, const u8 *uuid, u64 id);
 /* Fresh 0/id INFO and LIMIT items */
