@@ -76,10 +76,7 @@ int vc_offline_snapshot(struct btrfs_fs *fs, const char *src, const char *dst, b
 		goto fail;
 	return 0;
 fail:
-	if (btrfs_fs_error(fs)[0])
-		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
-	else
-		snprintf(err, errlen, "%s: %s", failed, vc_offline_errno_text(ret));
+	vc_offline_error(fs, failed, ret, err, errlen);
 	return ret;
 }
 
@@ -119,16 +116,14 @@ int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, u64 subvolid
 		goto fail;
 	return 0;
 fail:
-	if (btrfs_fs_error(fs)[0])
-		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
-	else
-		snprintf(err, errlen, "%s: %s", what, vc_offline_errno_text(ret));
+	vc_offline_error(fs, what, ret, err, errlen);
 	return ret;
 }
 
 int vc_offline_subvol_clean(struct btrfs_fs *fs, u64 subvolid, char *err, size_t errlen)
 {
 	struct btrfs_trans_handle *trans = NULL;
+	char what[32];
 	int ret;
 
 	btrfs_fs_clear_error(fs);
@@ -150,10 +145,7 @@ int vc_offline_subvol_clean(struct btrfs_fs *fs, u64 subvolid, char *err, size_t
 		goto fail;
 	return 0;
 fail:
-	if (btrfs_fs_error(fs)[0])
-		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
-	else
-		snprintf(err, errlen, "subvolume %llu: %s", (unsigned long long)subvolid,
-			 vc_offline_errno_text(ret));
+	snprintf(what, sizeof(what), "subvolume %llu", (unsigned long long)subvolid);
+	vc_offline_error(fs, what, ret, err, errlen);
 	return ret;
 }

@@ -378,7 +378,7 @@ static int create_args(struct btrfs_fs *fs, const char *path, const struct vc_in
 	return resolve ? btrfs_resolve_dir(fs, path, dlen, &a->parent_root, &a->parent_dir) : 0;
 }
 
-static void create_error(struct btrfs_fs *fs, const char *path, int ret, char *err, size_t errlen)
+void vc_offline_error(struct btrfs_fs *fs, const char *path, int ret, char *err, size_t errlen)
 {
 	if (btrfs_fs_error(fs)[0])
 		snprintf(err, errlen, "%s", btrfs_fs_error(fs));
@@ -430,7 +430,7 @@ int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, bool parents
 		goto fail;
 	return 0;
 fail:
-	create_error(fs, path, ret, err, errlen);
+	vc_offline_error(fs, path, ret, err, errlen);
 	return ret;
 }
 
@@ -484,6 +484,6 @@ int vc_offline_subvol_create_all(struct btrfs_fs *fs, const char *const *paths, 
 		goto fail;
 	return 0;
 fail:
-	create_error(fs, paths[i < nr ? i : 0], ret, err, errlen);
+	vc_offline_error(fs, paths[i < nr ? i : 0], ret, err, errlen);
 	return ret;
 }

@@ -85,4 +85,7 @@ int vc_offline_subvol_create_all(struct btrfs_fs *fs, const char *const *paths, 
 /* Lowercase words for an errno in offline write messages */
 const char *vc_offline_errno_text(int err);
 
+/* @err: the library's message of the failure, else "@what: <errno in words>" */
+void vc_offline_error(struct btrfs_fs *fs, const char *what, int ret, char *err, size_t errlen);
+
 #endif /* VOLCTL_COMMON_OFFLINE_WRITE_H */
