@@ -29,6 +29,7 @@
 #include "acct-internal.h"
 #include "fs.h"
 #include "items.h"
+#include "tree-scan.h"
 
 #define MAX_COMPRESSED_RAM	(128ULL * 1024)
 
@@ -457,8 +458,6 @@ static int extent_item_cb(void *priv, const struct btrfs_key *key, const void *d
 
 int acct_scan_extents(struct btrfs_acct *acct)
 {
-	struct btrfs_key min = { 0, 0, 0 };
-	struct btrfs_key max = { (u64)-1, (u8)-1, (u64)-1 };
 	struct scan_ctx ctx = { .acct = acct };
 	struct btrfs_root *extent_root;
 	int ret;
@@ -471,7 +470,7 @@ int acct_scan_extents(struct btrfs_acct *acct)
 		if (ret)
 			return ret;
 	}
-	ret = btrfs_iterate_items(extent_root, &min, &max, extent_item_cb, &ctx);
+	ret = btrfs_scan_tree_items(extent_root, extent_item_cb, &ctx);
 	if (!ret)
 		ret = close_extent(acct, &ctx.rec);
 	free(ctx.rec.leaf_sets);

@@ -8,6 +8,7 @@
  */
 #include "reader-harness.h"
 #include "kernel-shared/csum.h"
+#include "kernel-shared/tree-scan.h"
 
 static u8 *img;
 static size_t img_size;
@@ -60,8 +61,63 @@ static int nop_cb(void *priv, const struct extent_buffer *eb, const struct btrfs
 	return 0;
 }
 
-/* Open, walk every tree, iterate every tree's items; first error wins */
+static const u64 scan_ids[] = { 1, 2, 3, 4, 5, 7, 9, 10 };
+
+static int count_item_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	(*(u64 *)priv)++;
+	return 0;
+}
+
+/* Open, then btrfs_scan_tree_items() over every tree; first error wins */
+static int scan_read(size_t size, int mirror, u64 *items, char *msg)
+{
+	struct btrfs_io_dev *dev;
+	struct btrfs_fs *fs;
+	int ret;
+
+	msg[0] = '\0';
+	*items = 0;
+	ret = open_mem(img, size, mirror, &dev, &fs, msg);
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; !ret && i < sizeof(scan_ids) / sizeof(scan_ids[0]); i++) {
+		struct btrfs_root *root;
+
+		ret = btrfs_read_root(fs, scan_ids[i], &root);
+		if (ret == -ENOENT) {
+			ret = 0;
+			continue;
+		}
+		if (!ret)
+			ret = btrfs_scan_tree_items(root, count_item_cb, items);
+	}
+	if (ret < 0)
+		snprintf(msg, BTRFS_ERRMSG_SIZE, "%s", btrfs_fs_error(fs));
+	btrfs_fs_close(fs);
+	btrfs_io_close(dev);
+	return ret;
+}
+
+static int full_read_one(size_t size, int mirror, char *msg);
+
+/*
+ * full_read_one(), and the leaf-run scan on the same image must agree:
+ * both succeed or both fail
+ */
 static int full_read(size_t size, int mirror, char *msg)
+{
+	char smsg[BTRFS_ERRMSG_SIZE];
+	int ret = full_read_one(size, mirror, msg);
+	u64 items;
+	int sret = scan_read(size, mirror, &items, smsg);
+
+	CHECK((ret < 0) == (sret < 0), "scan %d (%s) against read %d (%s)", sret, smsg, ret, msg);
+	return ret;
+}
+
+/* Open, walk every tree, iterate every tree's items; first error wins */
+static int full_read_one(size_t size, int mirror, char *msg)
 {
 	struct btrfs_key min = { 0, 0, 0 }, max = { (u64)-1, 0xff, (u64)-1 };
 	static const u64 ids[] = { 1, 2, 3, 4, 5, 7, 9, 10 };
@@ -546,6 +602,60 @@ static void test_mirror_retry(void)
 	img[p2 + 300] ^= 1;
 }
 
+/* The first leaf of the fs tree (tree 5), found through the reader */
+static u64 first_fs_leaf(void)
+{
+	char msg[BTRFS_ERRMSG_SIZE];
+	struct btrfs_io_dev *dev;
+	struct btrfs_fs *fs;
+	struct btrfs_root *root;
+	struct btrfs_path path;
+	struct btrfs_key key = { 0, 0, 0 };
+	u64 leaf = 0;
+
+	if (open_mem(img, img_size, BTRFS_SUPER_MIRROR_AUTO, &dev, &fs, msg) < 0)
+		return 0;
+	btrfs_path_init(&path);
+	if (!btrfs_read_root(fs, BTRFS_FS_TREE_OBJECTID, &root) && root->level > 0 &&
+	    btrfs_search_slot(NULL, root, &key, &path, 0, 0) >= 0 && path.nodes[0])
+		leaf = path.nodes[0]->start;
+	btrfs_path_release(&path);
+	btrfs_fs_close(fs);
+	btrfs_io_close(dev);
+	return leaf;
+}
+
+/* The leaf-run scan on DUP: a bad first copy of a leaf comes from the second */
+static void test_scan_mirror(void)
+{
+	char msg[BTRFS_ERRMSG_SIZE];
+	u64 leaf = first_fs_leaf(), p1, p2, want = 0, items = 0;
+
+	CHECK(leaf != 0, "fs tree has a leaf below a node");
+	if (!leaf)
+		return;
+	p1 = phys_of(leaf, 1);
+	p2 = phys_of(leaf, 2);
+	CHECK(p1 && p2 && p1 != p2, "leaf copies at %llu and %llu", (unsigned long long)p1,
+	      (unsigned long long)p2);
+	if (!p1 || !p2 || p1 == p2)
+		return;
+	CHECK(scan_read(img_size, 0, &want, msg) == 0 && want > 3000, "clean scan: %llu %s",
+	      (unsigned long long)want, msg);
+	img[p1 + 500] ^= 1;
+	CHECK(scan_read(img_size, 0, &items, msg) == 0 && items == want,
+	      "first copy bad: %llu of %llu items, %s", (unsigned long long)items,
+	      (unsigned long long)want, msg);
+	img[p2 + 500] ^= 1;
+	EXPECT_FAIL("both copies of a leaf bad", scan_read(img_size, 0, &items, msg), msg,
+		    -EUCLEAN, "checksum mismatch");
+	img[p1 + 500] ^= 1;
+	CHECK(scan_read(img_size, 0, &items, msg) == 0 && items == want,
+	      "second copy bad: %llu of %llu items, %s", (unsigned long long)items,
+	      (unsigned long long)want, msg);
+	img[p2 + 500] ^= 1;
+}
+
 int main(void)
 {
 	scratch_init();
@@ -566,6 +676,13 @@ int main(void)
 		test_node();
 	else
 		CHECK(0, "filled image");
+	if (sh("mkdir -p '%s' && cd '%s' && for i in $(seq 1 3000); do echo $i > f$i; done",
+	       tpath("droot"), tpath("droot")) == 0 &&
+	    sh("truncate -s 300M '%s' && mkfs.btrfs -q -f -n 4096 -m dup --rootdir '%s' '%s' >/dev/null 2>&1",
+	       tpath("dupfilled"), tpath("droot"), tpath("dupfilled")) == 0 && load("dupfilled") == 0)
+		test_scan_mirror();
+	else
+		CHECK(0, "dup filled image");
 	free(img);
 	scratch_done();
 	return report();

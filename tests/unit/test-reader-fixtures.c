@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include "reader-harness.h"
+#include "kernel-shared/tree-scan.h"
 
 #ifndef VOLCTL_SRCDIR
 #define VOLCTL_SRCDIR ""	/* make check-unit runs from the top of the tree */
@@ -19,6 +20,66 @@ static int count_cb2(void *priv, const struct extent_buffer *eb,
 {
 	(*(u64 *)priv)++;
 	return 0;
+}
+
+/* Items of a tree folded into a count and an FNV-1a hash of keys, sizes and bytes */
+struct item_sum {
+	u64 items;
+	u64 hash;
+	u64 stop_after;		/* return 1 after this many items; 0: never */
+};
+
+static void fold(u64 *h, const void *p, size_t n)
+{
+	const u8 *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		*h = (*h ^ b[i]) * 0x100000001b3ULL;
+}
+
+static int sum_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct item_sum *s = priv;
+
+	s->items++;
+	fold(&s->hash, &key->objectid, sizeof(key->objectid));
+	fold(&s->hash, &key->type, sizeof(key->type));
+	fold(&s->hash, &key->offset, sizeof(key->offset));
+	fold(&s->hash, &len, sizeof(len));
+	fold(&s->hash, data, len);
+	return s->stop_after && s->items == s->stop_after;
+}
+
+/* btrfs_scan_tree_items() hands out exactly what btrfs_iterate_items() does */
+static void compare_scan(const char *base, struct btrfs_fs *fs, const struct stats *st)
+{
+	const struct btrfs_key min = { 0, 0, 0 };
+	const struct btrfs_key max = { (u64)-1, (u8)-1, (u64)-1 };
+	int compared = 0;
+
+	for (int i = 0; i < st->nr; i++) {
+		struct item_sum a = { .hash = 0xcbf29ce484222325ULL };
+		struct item_sum b = a, c = a;
+		struct btrfs_root *root;
+		int ra, rb;
+
+		if (btrfs_read_root(fs, st->t[i].id, &root))
+			continue;
+		ra = btrfs_iterate_items(root, &min, &max, sum_cb, &a);
+		rb = btrfs_scan_tree_items(root, sum_cb, &b);
+		CHECK(ra == 0 && rb == 0 && a.items == b.items && a.hash == b.hash,
+		      "%s tree %llu: iterate %d (%llu items) scan %d (%llu items)", base,
+		      (unsigned long long)st->t[i].id, ra, (unsigned long long)a.items, rb,
+		      (unsigned long long)b.items);
+		/* a callback returning 1 stops the scan there, without an error */
+		c.stop_after = a.items > 1 ? a.items / 2 : 1;
+		rb = btrfs_scan_tree_items(root, sum_cb, &c);
+		CHECK(rb == 0 && c.items == (a.items ? c.stop_after : 0), "%s tree %llu: stop at %llu: %d, %llu",
+		      base, (unsigned long long)st->t[i].id, (unsigned long long)c.stop_after, rb,
+		      (unsigned long long)c.items);
+		compared++;
+	}
+	CHECK(compared >= 3, "%s: %d trees scanned", base, compared);
 }
 
 static void test_fixture(const char *dir, const char *name)
@@ -60,6 +121,7 @@ static void test_fixture(const char *dir, const char *name)
 		goto out;
 	ret = walk_stats(fs, &s);
 	CHECK(ret == 0, "%s: walk: %d %s", base, ret, btrfs_fs_error(fs));
+	compare_scan(base, fs, &s);
 	/* Debian's dump-tree 6.2 does not know simple quotas: no oracle */
 	squota = btrfs_fs_has_incompat(fs, BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA);
 	ret = btrfs_walk_all_trees(fs, false, count_cb2, &all);
