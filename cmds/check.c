@@ -299,6 +299,7 @@ static void print_json(const struct check_opts *o, const struct check_result *re
 	json_u64(&w, "partly_dropped", res->stats.partly_dropped);
 	json_u64(&w, "fs_tree_blocks", res->stats.tree_blocks);
 	json_u64(&w, "data_extents", res->stats.data_extents);
+	json_u64(&w, "data_back_refs", res->stats.data_refs);
 	json_u64(&w, "root_sets", res->stats.root_sets);
 	json_u64(&w, "unresolved_refs", res->stats.unresolved_refs);
 	json_array_open(&w, "deleted_subvolumes");

@@ -172,3 +172,19 @@ rows() {
 	[ -n "$computed" ]
 	[ "$computed" = "$recorded" ]
 }
+
+@test "acct: check --format json counts the data back refs dump-tree shows (rich4k), none for simple quotas" {
+	command -v btrfs >/dev/null || skip "needs btrfs-progs (dump-tree is the oracle)"
+	fixture rich4k
+	want=$(btrfs inspect-internal dump-tree -t 2 "$IMG" |
+		grep -cE "extent data backref root|shared data backref parent")
+	run_volctl --format json check --qgroup-report "$IMG"
+	assert_status 0
+	[ "$want" -gt 7 ]
+	[ "$(jq -r .check.trees.data_back_refs <<<"$output")" -eq "$want" ]
+	[ "$(jq -r .check.trees.data_extents <<<"$output")" -eq 7 ]
+	fixture squota4k
+	run_volctl --format json check --qgroup-report "$IMG"
+	assert_status 0
+	[ "$(jq -r .check.trees.data_back_refs <<<"$output")" -eq 0 ]
+}
