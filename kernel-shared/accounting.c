@@ -393,50 +393,88 @@ static int edge_push(struct edge_list *l, u32 child, u32 set)
 	return 0;
 }
 
-static int cmp_edge(const void *a, const void *b)
+static int cmp_u32(const void *a, const void *b)
 {
-	const struct edge *x = a, *y = b;
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
 
-	if (x->child != y->child)
-		return x->child < y->child ? -1 : 1;
-	return x->set < y->set ? -1 : x->set > y->set;
+	return x < y ? -1 : x > y;
+}
+
+/* Sort the @n sets of one child (usually one to three) and drop repeats */
+static size_t sort_unique(u32 *v, size_t n)
+{
+	size_t out = 0;
+
+	if (n > 16) {
+		qsort(v, n, sizeof(*v), cmp_u32);
+	} else {
+		for (size_t i = 1; i < n; i++) {
+			u32 x = v[i];
+			size_t j = i;
+
+			for (; j > 0 && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (out == 0 || v[out - 1] != v[i])
+			v[out++] = v[i];
+	return out;
 }
 
 /*
  * Every parent of the level below is done: give each child the union of
- * its parents' sets in one step, so no intermediate set is interned.
+ * its parents' sets in one step, so no intermediate set is interned.  The
+ * edges are grouped by child with a counting sort over the block table
+ * (children are table indexes), then each child's few sets are sorted.
  */
 static int resolve_edges(struct btrfs_acct *acct, struct edge_list *l)
 {
-	u32 *ids = NULL;
+	const u32 nb = acct->table.nr;
+	u32 *pos = NULL, *sets = NULL, *ids = NULL;
 	size_t alloc = 0;
 	int ret = 0;
 
-	if (l->nr)
-		qsort(l->e, l->nr, sizeof(*l->e), cmp_edge);
-	for (size_t i = 0; !ret && i < l->nr;) {
-		struct acct_block *c = &acct->table.blocks[l->e[i].child];
-		size_t j = i, n = 0;
+	if (!l->nr)
+		goto out;
+	pos = calloc((size_t)nb + 1, sizeof(*pos));
+	sets = malloc(l->nr * sizeof(*sets));
+	if (!pos || !sets) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < l->nr; i++)
+		pos[l->e[i].child + 1]++;
+	for (u32 c = 0; c < nb; c++)
+		pos[c + 1] += pos[c];
+	/* pos[c] is where child c's sets go; it ends at the start of c + 1 */
+	for (size_t i = 0; i < l->nr; i++)
+		sets[pos[l->e[i].child]++] = l->e[i].set;
+	for (u32 c = 0, begin = 0; !ret && c < nb; begin = pos[c], c++) {
+		struct acct_block *b = &acct->table.blocks[c];
+		size_t n = pos[c] - begin;
 
-		while (j < l->nr && l->e[j].child == l->e[i].child)
-			j++;
-		if (j - i + 1 > alloc) {
-			u32 *nids = realloc(ids, (j - i + 1) * sizeof(*ids));
+		if (!n)
+			continue;
+		if (n + 1 > alloc) {
+			u32 *nids = realloc(ids, (n + 1) * sizeof(*ids));
 
 			if (!nids) {
 				ret = -ENOMEM;
 				break;
 			}
 			ids = nids;
-			alloc = j - i + 1;
+			alloc = n + 1;
 		}
-		ids[n++] = c->set;
-		for (size_t k = i; k < j; k++)
-			if (l->e[k].set != ids[n - 1])
-				ids[n++] = l->e[k].set;
-		ret = btrfs_rootsets_union_many(&acct->sets, ids, n, &c->set);
-		i = j;
+		ids[0] = b->set;
+		memcpy(ids + 1, sets + begin, n * sizeof(*ids));
+		n = sort_unique(ids, n + 1);
+		ret = btrfs_rootsets_union_many(&acct->sets, ids, n, &b->set);
 	}
+out:
+	free(pos);
+	free(sets);
 	free(ids);
 	free(l->e);
 	memset(l, 0, sizeof(*l));
@@ -678,19 +716,59 @@ static size_t group_index(const struct btrfs_qgroup_list *list, u64 qgroupid)
 	return g ? (size_t)(g - list->groups) : (size_t)-1;
 }
 
+/* Group indexes looked up once, not once per member of every set */
+struct group_map {
+	size_t *of_dense;	/* dense root number -> its level-0 group, or SIZE_MAX */
+	size_t *pstart;		/* group -> first of its parents in pidx */
+	size_t *pidx;		/* parents' group indexes (SIZE_MAX: not in the list) */
+};
+
+static void group_map_free(struct group_map *m)
+{
+	free(m->of_dense);
+	free(m->pstart);
+	free(m->pidx);
+}
+
+static int group_map_build(const struct btrfs_rootsets *rs, const struct btrfs_qgroup_list *list,
+			   struct group_map *m)
+{
+	size_t nr_parents = 0;
+
+	for (size_t g = 0; g < list->nr; g++)
+		nr_parents += list->groups[g].nr_parents;
+	m->of_dense = calloc(rs->nr_dense ? rs->nr_dense : 1, sizeof(*m->of_dense));
+	m->pstart = calloc(list->nr + 1, sizeof(*m->pstart));
+	m->pidx = calloc(nr_parents ? nr_parents : 1, sizeof(*m->pidx));
+	if (!m->of_dense || !m->pstart || !m->pidx) {
+		group_map_free(m);
+		return -ENOMEM;
+	}
+	for (u32 d = 0; d < rs->nr_dense; d++)
+		m->of_dense[d] = group_index(list, rs->dense_ids[d]);
+	nr_parents = 0;
+	for (size_t g = 0; g < list->nr; g++) {
+		m->pstart[g] = nr_parents;
+		for (size_t p = 0; p < list->groups[g].nr_parents; p++)
+			m->pidx[nr_parents++] = group_index(list, list->groups[g].parents[p]);
+	}
+	m->pstart[list->nr] = nr_parents;
+	return 0;
+}
+
 /*
  * Add one set's bytes: c(G) = number of roots of the set at or below G,
  * each root counted once per G (@stamp marks groups already reached from
  * the current root).
  */
-static void distribute_set(const struct btrfs_qgroup_list *list, const u64 *roots, u32 n,
+static void distribute_set(const struct group_map *m, const u32 *dense, u32 n,
 			   u64 bytes, struct btrfs_acct_counts *counts, u32 *cnt, u32 *stamp,
 			   u32 *stamp_gen, size_t *queue, size_t *touched)
 {
 	size_t nr_touched = 0;
 
 	for (u32 r = 0; r < n; r++) {
-		size_t head = 0, tail = 0, start = group_index(list, roots[r]);
+		size_t head = 0, tail = 0, start = m->of_dense[dense[r]];
 
 		if (start == (size_t)-1)
 			continue;
@@ -699,12 +777,11 @@ static void distribute_set(const struct btrfs_qgroup_list *list, const u64 *root
 		stamp[start] = *stamp_gen;
 		while (head < tail) {
 			size_t g = queue[head++];
-			const struct btrfs_qgroup *qg = &list->groups[g];
 
 			if (cnt[g]++ == 0)
 				touched[nr_touched++] = g;
-			for (size_t p = 0; p < qg->nr_parents; p++) {
-				size_t pi = group_index(list, qg->parents[p]);
+			for (size_t p = m->pstart[g]; p < m->pstart[g + 1]; p++) {
+				size_t pi = m->pidx[p];
 
 				if (pi == (size_t)-1 || stamp[pi] == *stamp_gen)
 					continue;
@@ -731,38 +808,35 @@ int btrfs_acct_qgroups(const struct btrfs_acct *acct, const struct btrfs_qgroup_
 	u32 *stamp = calloc(n, sizeof(*stamp));
 	size_t *queue = calloc(n, sizeof(*queue));
 	size_t *touched = calloc(n, sizeof(*touched));
+	struct group_map map = { 0 };
+	u32 *dense = calloc(acct->sets.nr_dense ? acct->sets.nr_dense : 1, sizeof(*dense));
 	u32 stamp_gen = 0;
 	int ret = 0;
 
-	if (!cnt || !stamp || !queue || !touched) {
+	if (!cnt || !stamp || !queue || !touched || !dense) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	ret = group_map_build(&acct->sets, list, &map);
+	if (ret)
+		goto out;
 	memset(counts, 0, list->nr * sizeof(*counts));
 	for (u32 set = 1; set < acct->sets.nr && set < acct->set_bytes_alloc; set++) {
-		const u64 *roots;
-		u32 nr;
-
 		if (!acct->set_bytes[set])
 			continue;
-		roots = btrfs_rootsets_members(&acct->sets, set, &nr);
-		distribute_set(list, roots, nr, acct->set_bytes[set], counts, cnt, stamp,
+		u32 nr = btrfs_rootsets_copy(&acct->sets, set, NULL, dense);
+
+		distribute_set(&map, dense, nr, acct->set_bytes[set], counts, cnt, stamp,
 			       &stamp_gen, queue, touched);
 	}
+	group_map_free(&map);
 out:
 	free(cnt);
 	free(stamp);
 	free(queue);
 	free(touched);
+	free(dense);
 	return ret;
-}
-
-static bool id_in(const u64 *ids, size_t n, u64 id)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ids[i] == id)
-			return true;
-	return false;
 }
 
 void btrfs_acct_subvols(const struct btrfs_acct *acct, const u64 *ids, size_t n,
@@ -771,14 +845,12 @@ void btrfs_acct_subvols(const struct btrfs_acct *acct, const u64 *ids, size_t n,
 	counts->rfer = 0;
 	counts->excl = 0;
 	for (u32 set = 1; set < acct->sets.nr && set < acct->set_bytes_alloc; set++) {
-		const u64 *roots;
-		u32 nr, in = 0;
+		u32 nr, in;
 
 		if (!acct->set_bytes[set])
 			continue;
-		roots = btrfs_rootsets_members(&acct->sets, set, &nr);
-		for (u32 i = 0; i < nr; i++)
-			in += id_in(ids, n, roots[i]);
+		nr = btrfs_rootsets_len(&acct->sets, set);
+		in = btrfs_rootsets_count_in(&acct->sets, set, ids, n);
 		if (in)
 			counts->rfer += acct->set_bytes[set];
 		if (in == nr)
