@@ -70,7 +70,11 @@ struct btrfs_rootsets {
 	size_t nr_members, alloc_members;
 	size_t *start;		/* set id -> offset in members */
 	u32 *len;		/* set id -> member count */
-	u64 *hash;		/* set id -> content hash */
+	u64 *hash;		/* set id -> content hash (of its dense bitmap's words) */
+	size_t *bits_at;	/* set id -> its own bitmap in set_bits, or (size_t)-1 */
+	u32 *bits_words;	/* set id -> words of that bitmap */
+	u64 *set_bits;		/* bitmaps of the sets that keep one, concatenated */
+	size_t nr_set_bits, alloc_set_bits;
 	u32 nr, alloc;		/* sets, including the empty one */
 	u32 *table;		/* open addressing: set id, 0 = empty slot */
 	u32 table_size;		/* power of two */
@@ -80,21 +84,21 @@ struct btrfs_rootsets {
 	u32 memo_max;		/* cleared when it reaches this many entries */
 	/* tree ids numbered densely in order of appearance, for bitmap unions */
 	u32 *member_dense;	/* dense number of each member, parallel to members */
+	/* (sets kept as a bitmap have no member list) */
 	u64 *dense_ids;		/* dense number -> tree id */
 	u32 nr_dense, alloc_dense;
 	u32 *dense_table;	/* open addressing: dense number + 1, 0 = empty slot */
 	u32 dense_table_size;	/* power of two */
 	bool dense_sorted;	/* ids appeared in increasing order: dense order is id order */
-	u64 *bitmap;
-	size_t bitmap_words;
+	u64 *bitmap;		/* the set being built; all zero between calls */
+	size_t bitmap_words;	/* covers nr_dense */
 	struct btrfs_rootset_many *many;	/* allocated on first use */
 	u32 many_size;		/* power of two */
 	u32 *many_ids;
 	size_t many_nr_ids;
-	u64 *scratch;
-	size_t scratch_alloc;
 	/* statistics */
 	u64 unions, memo_hits;
+
 };
 
 int btrfs_rootsets_init(struct btrfs_rootsets *rs);
@@ -128,12 +132,27 @@ int btrfs_rootsets_remove(struct btrfs_rootsets *rs, u32 a, u64 root, u32 *out);
 /** btrfs_rootsets_has - whether @root is a member of set @a */
 bool btrfs_rootsets_has(const struct btrfs_rootsets *rs, u32 a, u64 root);
 
-static inline const u64 *btrfs_rootsets_members(const struct btrfs_rootsets *rs, u32 id,
-						 u32 *n)
+/**
+ * btrfs_rootsets_copy - the members of set @id, sorted by tree id
+ * @ids:	receives the tree ids (may be NULL)
+ * @dense:	receives their dense numbers
+ *
+ * Each array needs room for btrfs_rootsets_len() entries (at most nr_dense).
+ * Return: the number of members.
+ */
+u32 btrfs_rootsets_copy(const struct btrfs_rootsets *rs, u32 id, u64 *ids, u32 *dense);
+
+/** btrfs_rootsets_len - the number of members of set @id */
+static inline u32 btrfs_rootsets_len(const struct btrfs_rootsets *rs, u32 id)
 {
-	*n = rs->len[id];
-	return rs->members + rs->start[id];
+	return rs->len[id];
 }
+
+/**
+ * btrfs_rootsets_count_in - how many members of set @id are among the @n
+ * tree ids @ids (repeats in @ids count once)
+ */
+u32 btrfs_rootsets_count_in(const struct btrfs_rootsets *rs, u32 id, const u64 *ids, size_t n);
 
 /* ---- the engine (accounting.c, acct-*.c) ------------------------------------------------ */
 

@@ -9,8 +9,17 @@
  * The memo is a cache: when it fills up it is cleared, so its size stays
  * bounded whatever the number of unions.
  *
+ * Every tree id gets a dense number on first sight, and every set is built
+ * as a bitmap over dense numbers in rs->bitmap before it is interned: a
+ * union is one OR per member (or per word, for sets that keep a bitmap of
+ * their own: those whose bitmap is no longer than their member list), the
+ * content hash is taken over the bitmap's words, and a set that exists
+ * already is recognised without listing its members.  Only a new set is
+ * listed, into members[] (tree ids, sorted) and member_dense[].
+ *
  * Invariants: id 0 is the empty set; sets are immutable once interned;
- * members[start[id] .. start[id] + len[id]) is strictly increasing.
+ * members[start[id] .. start[id] + len[id]) is strictly increasing;
+ * rs->bitmap is all zero between calls.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,17 +30,7 @@
 /* Unions of three or more sets: direct-mapped entries, their ids in one pool */
 #define MANY_ENTRIES		(1U << 16)
 #define MANY_POOL		(1U << 20)
-
-static u64 hash_members(const u64 *ids, size_t n)
-{
-	u64 h = 0xcbf29ce484222325ULL ^ n;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= ids[i] + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-		h *= 0x100000001b3ULL;
-	}
-	return h ^ (h >> 29);
-}
+#define NO_BITS			((size_t)-1)
 
 static inline u32 mix32(u64 v)
 {
@@ -39,6 +38,20 @@ static inline u32 mix32(u64 v)
 	v *= 0xff51afd7ed558ccdULL;
 	v ^= v >> 33;
 	return (u32)v;
+}
+
+/* Content hash of a set: over its bitmap's non-zero words, so length does not matter */
+static u64 hash_words(const u64 *w, size_t words)
+{
+	u64 h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < words; i++) {
+		if (!w[i])
+			continue;
+		h ^= w[i] + 0x9E3779B97F4A7C15ULL * (i + 1) + (h << 6) + (h >> 2);
+		h *= 0x100000001b3ULL;
+	}
+	return h ^ (h >> 29);
 }
 
 static int table_rehash(struct btrfs_rootsets *rs, u32 size)
@@ -67,15 +80,19 @@ int btrfs_rootsets_init(struct btrfs_rootsets *rs)
 	rs->start = calloc(rs->alloc, sizeof(*rs->start));
 	rs->len = calloc(rs->alloc, sizeof(*rs->len));
 	rs->hash = calloc(rs->alloc, sizeof(*rs->hash));
+	rs->bits_at = calloc(rs->alloc, sizeof(*rs->bits_at));
+	rs->bits_words = calloc(rs->alloc, sizeof(*rs->bits_words));
 	rs->memo_size = 1024;
 	rs->memo = calloc(rs->memo_size, sizeof(*rs->memo));
 	rs->memo_max = MEMO_MAX_DEFAULT;
 	rs->nr = 1;	/* the empty set */
 	rs->dense_sorted = true;
-	if (!rs->start || !rs->len || !rs->hash || !rs->memo || table_rehash(rs, 256)) {
+	if (!rs->start || !rs->len || !rs->hash || !rs->bits_at || !rs->bits_words ||
+	    !rs->memo || table_rehash(rs, 256)) {
 		btrfs_rootsets_release(rs);
 		return -ENOMEM;
 	}
+	rs->bits_at[0] = NO_BITS;
 	return 0;
 }
 
@@ -85,9 +102,11 @@ void btrfs_rootsets_release(struct btrfs_rootsets *rs)
 	free(rs->start);
 	free(rs->len);
 	free(rs->hash);
+	free(rs->bits_at);
+	free(rs->bits_words);
+	free(rs->set_bits);
 	free(rs->table);
 	free(rs->memo);
-	free(rs->scratch);
 	free(rs->member_dense);
 	free(rs->dense_ids);
 	free(rs->dense_table);
@@ -97,17 +116,20 @@ void btrfs_rootsets_release(struct btrfs_rootsets *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
-static int scratch_reserve(struct btrfs_rootsets *rs, size_t n)
+/* rs->bitmap covers every dense number given out so far (new words zeroed) */
+static int bitmap_reserve(struct btrfs_rootsets *rs)
 {
-	u64 *s;
+	size_t words = ((size_t)rs->nr_dense + 63) / 64;
+	u64 *b;
 
-	if (n <= rs->scratch_alloc)
+	if (words <= rs->bitmap_words)
 		return 0;
-	s = realloc(rs->scratch, n * sizeof(*s));
-	if (!s)
+	b = realloc(rs->bitmap, words * sizeof(*b));
+	if (!b)
 		return -ENOMEM;
-	rs->scratch = s;
-	rs->scratch_alloc = n;
+	memset(b + rs->bitmap_words, 0, (words - rs->bitmap_words) * sizeof(*b));
+	rs->bitmap = b;
+	rs->bitmap_words = words;
 	return 0;
 }
 
@@ -131,12 +153,32 @@ static int dense_table_grow(struct btrfs_rootsets *rs)
 	return 0;
 }
 
-/* The dense number of tree id @root, given one if it is new */
-static int dense_number(struct btrfs_rootsets *rs, u64 root, u32 *d)
+/* The dense number of tree id @root; false if it has none */
+static bool dense_lookup(const struct btrfs_rootsets *rs, u64 root, u32 *d)
+{
+	u32 h;
+
+	if (!rs->dense_table_size)
+		return false;
+	h = mix32(root) & (rs->dense_table_size - 1);
+	while (rs->dense_table[h]) {
+		if (rs->dense_ids[rs->dense_table[h] - 1] == root) {
+			*d = rs->dense_table[h] - 1;
+			return true;
+		}
+		h = (h + 1) & (rs->dense_table_size - 1);
+	}
+	return false;
+}
+
+/* The dense number of tree id @root, given one if it is new (@add) */
+static int dense_number(struct btrfs_rootsets *rs, u64 root, bool add, u32 *d)
 {
 	u32 h;
 	int ret;
 
+	if (!add)
+		return dense_lookup(rs, root, d) ? 0 : -ENOENT;
 	if ((u64)(rs->nr_dense + 1) * 2 > rs->dense_table_size) {
 		ret = dense_table_grow(rs);
 		if (ret)
@@ -164,80 +206,178 @@ static int dense_number(struct btrfs_rootsets *rs, u64 root, u32 *d)
 	rs->dense_ids[rs->nr_dense] = root;
 	rs->dense_table[h] = rs->nr_dense + 1;
 	*d = rs->nr_dense++;
+	return bitmap_reserve(rs);
+}
+
+static inline void bit_set(u64 *b, u32 d)
+{
+	b[d / 64] |= 1ULL << (d % 64);
+}
+
+static inline bool bit_test(const u64 *b, u32 d)
+{
+	return b[d / 64] & (1ULL << (d % 64));
+}
+
+/* OR set @id into rs->bitmap */
+static void or_set(struct btrfs_rootsets *rs, u32 id)
+{
+	if (rs->bits_at[id] != NO_BITS) {
+		const u64 *w = rs->set_bits + rs->bits_at[id];
+
+		for (u32 i = 0; i < rs->bits_words[id]; i++)
+			rs->bitmap[i] |= w[i];
+	} else {
+		const u32 *d = rs->member_dense + rs->start[id];
+
+		for (u32 j = 0; j < rs->len[id]; j++)
+			bit_set(rs->bitmap, d[j]);
+	}
+}
+
+/* Whether set @id is exactly the one in rs->bitmap, given equal member counts */
+static bool same_as_bitmap(const struct btrfs_rootsets *rs, u32 id)
+{
+	if (rs->bits_at[id] != NO_BITS) {
+		const u64 *w = rs->set_bits + rs->bits_at[id];
+
+		for (u32 i = 0; i < rs->bits_words[id]; i++)
+			if (w[i] != rs->bitmap[i])
+				return false;
+		return true;	/* equal counts: no bits beyond */
+	}
+	for (u32 j = 0; j < rs->len[id]; j++)
+		if (!bit_test(rs->bitmap, rs->member_dense[rs->start[id] + j]))
+			return false;
+	return true;
+}
+
+static int grow_sets(struct btrfs_rootsets *rs)
+{
+	u32 na = rs->alloc * 2;
+	size_t *ns, *nb;
+	u32 *nl, *nw;
+	u64 *nh;
+
+	if (!(ns = realloc(rs->start, na * sizeof(*ns))))
+		return -ENOMEM;
+	rs->start = ns;
+	if (!(nl = realloc(rs->len, na * sizeof(*nl))))
+		return -ENOMEM;
+	rs->len = nl;
+	if (!(nh = realloc(rs->hash, na * sizeof(*nh))))
+		return -ENOMEM;
+	rs->hash = nh;
+	if (!(nb = realloc(rs->bits_at, na * sizeof(*nb))))
+		return -ENOMEM;
+	rs->bits_at = nb;
+	if (!(nw = realloc(rs->bits_words, na * sizeof(*nw))))
+		return -ENOMEM;
+	rs->bits_words = nw;
+	rs->alloc = na;
 	return 0;
 }
 
-/* Intern @n strictly increasing members (they may live in rs->scratch) */
-static int intern_sorted(struct btrfs_rootsets *rs, const u64 *ids, size_t n, u32 *id)
+static int grow_members(struct btrfs_rootsets *rs, size_t n)
 {
-	u64 h;
-	u32 slot;
+	size_t na = rs->alloc_members ? rs->alloc_members * 2 : 1024;
+	u64 *nm;
+	u32 *nd;
 
-	if (n == 0) {
-		*id = 0;
+	if (rs->nr_members + n <= rs->alloc_members)
 		return 0;
-	}
-	h = hash_members(ids, n);
-	slot = mix32(h) & (rs->table_size - 1);
-	while (rs->table[slot]) {
-		u32 cand = rs->table[slot];
+	while (na < rs->nr_members + n)
+		na *= 2;
+	nm = realloc(rs->members, na * sizeof(*nm));
+	if (!nm)
+		return -ENOMEM;
+	rs->members = nm;
+	nd = realloc(rs->member_dense, na * sizeof(*nd));
+	if (!nd)
+		return -ENOMEM;
+	rs->member_dense = nd;
+	rs->alloc_members = na;
+	return 0;
+}
 
-		if (rs->hash[cand] == h && rs->len[cand] == n &&
-		    !memcmp(rs->members + rs->start[cand], ids, n * sizeof(*ids))) {
-			*id = cand;
-			return 0;
+static int cmp_by_id(const void *a, const void *b, void *priv)
+{
+	const u64 *ids = priv;
+	u64 x = ids[*(const u32 *)a], y = ids[*(const u32 *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The members of a bitmap of @words words: dense numbers into @dense and
+ * tree ids into @ids (either may be NULL), sorted by tree id (dense order
+ * is id order when dense_sorted; otherwise sorted here).  Return: count.
+ */
+static u32 list_bits(const struct btrfs_rootsets *rs, const u64 *bits, size_t words, u32 *dense, u64 *ids)
+{
+	u32 k = 0;
+
+	for (size_t w = 0; w < words; w++) {
+		u64 b = bits[w];
+
+		while (b) {
+			dense[k++] = (u32)(w * 64 + (size_t)__builtin_ctzll(b));
+			b &= b - 1;
 		}
-		slot = (slot + 1) & (rs->table_size - 1);
 	}
+	if (!rs->dense_sorted)
+		qsort_r(dense, k, sizeof(*dense), cmp_by_id, (void *)rs->dense_ids);
+	for (u32 i = 0; ids && i < k; i++)
+		ids[i] = rs->dense_ids[dense[i]];
+	return k;
+}
+
+/*
+ * Add the set in rs->bitmap (@words words, @n members) as a new set: as a
+ * bitmap of its own when that is no longer than its member list, else as a
+ * member list (tree ids sorted, and their dense numbers).
+ */
+static int add_set(struct btrfs_rootsets *rs, size_t words, u32 n, u64 h, u32 slot, u32 *id)
+{
+	size_t used = 0;
+	int ret;
+
 	if (rs->nr == UINT32_MAX - 1)
 		return -ENOMEM;
-	if (rs->nr == rs->alloc) {
-		u32 na = rs->alloc * 2;
-		size_t *ns = realloc(rs->start, na * sizeof(*ns));
-		u32 *nl;
-		u64 *nh;
-
-		if (!ns)
-			return -ENOMEM;
-		rs->start = ns;
-		nl = realloc(rs->len, na * sizeof(*nl));
-		if (!nl)
-			return -ENOMEM;
-		rs->len = nl;
-		nh = realloc(rs->hash, na * sizeof(*nh));
-		if (!nh)
-			return -ENOMEM;
-		rs->hash = nh;
-		rs->alloc = na;
-	}
-	if (rs->nr_members + n > rs->alloc_members) {
-		size_t na = rs->alloc_members ? rs->alloc_members * 2 : 1024;
-		u64 *nm;
-		u32 *nd;
-
-		while (na < rs->nr_members + n)
-			na *= 2;
-		nm = realloc(rs->members, na * sizeof(*nm));
-		if (!nm)
-			return -ENOMEM;
-		rs->members = nm;
-		nd = realloc(rs->member_dense, na * sizeof(*nd));
-		if (!nd)
-			return -ENOMEM;
-		rs->member_dense = nd;
-		rs->alloc_members = na;
-	}
-	for (size_t i = 0; i < n; i++) {
-		int ret = dense_number(rs, ids[i], &rs->member_dense[rs->nr_members + i]);
-
-		if (ret)
-			return ret;
-	}
-	memcpy(rs->members + rs->nr_members, ids, n * sizeof(*ids));
+	if (rs->nr == rs->alloc && (ret = grow_sets(rs)))
+		return ret;
+	for (size_t w = 0; w < words; w++)
+		if (rs->bitmap[w])
+			used = w + 1;
+	rs->bits_at[rs->nr] = NO_BITS;
+	rs->bits_words[rs->nr] = 0;
 	rs->start[rs->nr] = rs->nr_members;
-	rs->len[rs->nr] = (u32)n;
+	if (used <= n) {
+		if (rs->nr_set_bits + used > rs->alloc_set_bits) {
+			size_t na = rs->alloc_set_bits ? rs->alloc_set_bits * 2 : 1024;
+			u64 *nb;
+
+			while (na < rs->nr_set_bits + used)
+				na *= 2;
+			nb = realloc(rs->set_bits, na * sizeof(*nb));
+			if (!nb)
+				return -ENOMEM;
+			rs->set_bits = nb;
+			rs->alloc_set_bits = na;
+		}
+		memcpy(rs->set_bits + rs->nr_set_bits, rs->bitmap, used * sizeof(u64));
+		rs->bits_at[rs->nr] = rs->nr_set_bits;
+		rs->bits_words[rs->nr] = (u32)used;
+		rs->nr_set_bits += used;
+	} else {
+		if ((ret = grow_members(rs, n)))
+			return ret;
+		list_bits(rs, rs->bitmap, words, rs->member_dense + rs->nr_members,
+			  rs->members + rs->nr_members);
+		rs->nr_members += n;
+	}
+	rs->len[rs->nr] = n;
 	rs->hash[rs->nr] = h;
-	rs->nr_members += n;
 	rs->table[slot] = rs->nr;
 	*id = rs->nr++;
 	if ((u64)rs->nr * 2 > rs->table_size)
@@ -245,34 +385,55 @@ static int intern_sorted(struct btrfs_rootsets *rs, const u64 *ids, size_t n, u3
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Intern the set in rs->bitmap and clear the bitmap */
+static int intern_bitmap(struct btrfs_rootsets *rs, u32 *id)
 {
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+	size_t words = rs->bitmap_words;
+	u32 n = 0, slot;
+	u64 h;
+	int ret = 0;
 
-	return x < y ? -1 : x > y;
+	for (size_t w = 0; w < words; w++)
+		n += (u32)__builtin_popcountll(rs->bitmap[w]);
+	if (n == 0) {
+		*id = 0;
+		return 0;
+	}
+	h = hash_words(rs->bitmap, words);
+	slot = mix32(h) & (rs->table_size - 1);
+	while (rs->table[slot]) {
+		u32 cand = rs->table[slot];
+
+		if (rs->hash[cand] == h && rs->len[cand] == n && same_as_bitmap(rs, cand)) {
+			*id = cand;
+			goto out;
+		}
+		slot = (slot + 1) & (rs->table_size - 1);
+	}
+	ret = add_set(rs, words, n, h, slot, id);
+out:
+	memset(rs->bitmap, 0, words * sizeof(*rs->bitmap));
+	return ret;
 }
 
 int btrfs_rootsets_intern(struct btrfs_rootsets *rs, const u64 *ids, size_t n, u32 *id)
 {
-	size_t out = 0;
-	int ret;
+	for (size_t i = 0; i < n; i++) {
+		u32 d;
+		int ret = dense_number(rs, ids[i], true, &d);
 
-	ret = scratch_reserve(rs, n);
-	if (ret)
-		return ret;
-	if (n)
-		memcpy(rs->scratch, ids, n * sizeof(*ids));
-	if (n)
-		qsort(rs->scratch, n, sizeof(*rs->scratch), cmp_u64);
-	for (size_t i = 0; i < n; i++)
-		if (out == 0 || rs->scratch[out - 1] != rs->scratch[i])
-			rs->scratch[out++] = rs->scratch[i];
-	return intern_sorted(rs, rs->scratch, out, id);
+		if (ret) {
+			memset(rs->bitmap, 0, rs->bitmap_words * sizeof(*rs->bitmap));
+			return ret;
+		}
+		bit_set(rs->bitmap, d);
+	}
+	return intern_bitmap(rs, id);
 }
 
 int btrfs_rootsets_single(struct btrfs_rootsets *rs, u64 root, u32 *id)
 {
-	return intern_sorted(rs, &root, 1, id);
+	return btrfs_rootsets_intern(rs, &root, 1, id);
 }
 
 static int memo_grow(struct btrfs_rootsets *rs)
@@ -320,8 +481,6 @@ static void memo_store(struct btrfs_rootsets *rs, u32 a, u32 b, u32 result)
 
 int btrfs_rootsets_union(struct btrfs_rootsets *rs, u32 a, u32 b, u32 *out)
 {
-	const u64 *ma, *mb;
-	size_t i = 0, j = 0, n = 0;
 	u32 h;
 	int ret;
 
@@ -349,26 +508,9 @@ int btrfs_rootsets_union(struct btrfs_rootsets *rs, u32 a, u32 b, u32 *out)
 		}
 		h = (h + 1) & (rs->memo_size - 1);
 	}
-	ret = scratch_reserve(rs, (size_t)rs->len[a] + rs->len[b]);
-	if (ret)
-		return ret;
-	/* members may move when interning grows the array: merge into scratch first */
-	ma = rs->members + rs->start[a];
-	mb = rs->members + rs->start[b];
-	while (i < rs->len[a] || j < rs->len[b]) {
-		u64 v;
-
-		if (j == rs->len[b] || (i < rs->len[a] && ma[i] < mb[j]))
-			v = ma[i++];
-		else if (i == rs->len[a] || mb[j] < ma[i])
-			v = mb[j++];
-		else {
-			v = ma[i++];
-			j++;
-		}
-		rs->scratch[n++] = v;
-	}
-	ret = intern_sorted(rs, rs->scratch, n, out);
+	or_set(rs, a);
+	or_set(rs, b);
+	ret = intern_bitmap(rs, out);
 	if (ret)
 		return ret;
 	memo_store(rs, a, b, *out);
@@ -430,119 +572,10 @@ static void many_store(struct btrfs_rootsets *rs, const u32 *ids, size_t n, u64 
 }
 
 /*
- * Merge the @k sorted runs of rs->scratch (run i is [bounds[i], bounds[i+1]))
- * pairwise until one is left, dropping duplicates; the result ends up in
- * rs->scratch and its length is returned.  O(total * log k).
- */
-static size_t merge_runs(struct btrfs_rootsets *rs, u64 *tmp, u64 *bounds, size_t k)
-{
-	u64 *src = rs->scratch, *dst = tmp, *t;
-
-	while (k > 1) {
-		size_t nk = 0, out = 0;
-
-		for (size_t r = 0; r < k; r += 2) {
-			size_t i = bounds[r], ie = bounds[r + 1];
-			size_t j = r + 1 < k ? bounds[r + 1] : ie, je = r + 1 < k ? bounds[r + 2] : ie;
-			size_t begin = out;
-
-			while (i < ie || j < je) {
-				u64 v;
-
-				if (j == je || (i < ie && src[i] < src[j]))
-					v = src[i++];
-				else if (i == ie || src[j] < src[i])
-					v = src[j++];
-				else {
-					v = src[i++];
-					j++;
-				}
-				if (out == begin || dst[out - 1] != v)
-					dst[out++] = v;
-			}
-			bounds[nk++] = begin;
-		}
-		bounds[nk] = out;
-		k = nk;
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != rs->scratch)
-		memcpy(rs->scratch, src, bounds[1] * sizeof(*src));
-	return bounds[1];
-}
-
-/*
- * The union as a bitmap over dense numbers: one OR per member, and the
- * result comes out sorted when the ids were numbered in increasing order
- * (the engine interns every root alone first, in id order).
- */
-static int union_bitmap(struct btrfs_rootsets *rs, const u32 *ids, size_t k, u32 *out)
-{
-	size_t words = ((size_t)rs->nr_dense + 63) / 64, n = 0;
-	int ret;
-
-	if (words > rs->bitmap_words) {
-		u64 *b = realloc(rs->bitmap, words * sizeof(*b));
-
-		if (!b)
-			return -ENOMEM;
-		rs->bitmap = b;
-		rs->bitmap_words = words;
-	}
-	ret = scratch_reserve(rs, rs->nr_dense);
-	if (ret)
-		return ret;
-	memset(rs->bitmap, 0, words * sizeof(*rs->bitmap));
-	for (size_t i = 0; i < k; i++) {
-		const u32 *d = rs->member_dense + rs->start[ids[i]];
-
-		for (u32 j = 0; j < rs->len[ids[i]]; j++)
-			rs->bitmap[d[j] / 64] |= 1ULL << (d[j] % 64);
-	}
-	for (size_t w = 0; w < words; w++) {
-		u64 bits = rs->bitmap[w];
-
-		while (bits) {
-			rs->scratch[n++] = rs->dense_ids[w * 64 + (size_t)__builtin_ctzll(bits)];
-			bits &= bits - 1;
-		}
-	}
-	return intern_sorted(rs, rs->scratch, n, out);
-}
-
-/* The union of the @k > 2 sets @ids (any order, repeats allowed), interned */
-static int union_ids(struct btrfs_rootsets *rs, const u32 *ids, size_t k, u32 *out)
-{
-	size_t total = 0, m = 0;
-	u64 *bounds;
-	int ret;
-
-	for (size_t i = 0; i < k; i++)
-		total += rs->len[ids[i]];
-	/* scratch holds the runs, then a second buffer of the same size, then the bounds */
-	ret = scratch_reserve(rs, 2 * total + k + 2);
-	if (ret)
-		return ret;
-	bounds = rs->scratch + 2 * total;
-	for (size_t i = 0; i < k; i++) {
-		bounds[i] = m;
-		memcpy(rs->scratch + m, rs->members + rs->start[ids[i]],
-		       rs->len[ids[i]] * sizeof(*rs->scratch));
-		m += rs->len[ids[i]];
-	}
-	bounds[k] = m;
-	total = merge_runs(rs, rs->scratch + m, bounds, k);
-	return intern_sorted(rs, rs->scratch, total, out);
-}
-
-/*
  * The memo is keyed by the ids as given (without empty sets and repeats in
  * a row): callers bring the same sets in the same order again (the back
  * refs of neighbouring extents), and a sorted key found only 2% more hits
  * on the benchmark image than this one, for the price of a sort per union.
- * The merge needs no sorted or distinct ids.
  */
 int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32 *out)
 {
@@ -572,10 +605,9 @@ int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32
 		*out = hit;
 		return 0;
 	}
-	if (rs->dense_sorted)
-		ret = union_bitmap(rs, ids, k, out);
-	else
-		ret = union_ids(rs, ids, k, out);
+	for (size_t i = 0; i < k; i++)
+		or_set(rs, ids[i]);
+	ret = intern_bitmap(rs, out);
 	if (!ret)
 		many_store(rs, ids, k, h, *out);
 	return ret;
@@ -583,28 +615,29 @@ int btrfs_rootsets_union_many(struct btrfs_rootsets *rs, u32 *ids, size_t n, u32
 
 int btrfs_rootsets_remove(struct btrfs_rootsets *rs, u32 a, u64 root, u32 *out)
 {
-	const u64 *m = rs->members + rs->start[a];
-	size_t n = 0;
-	int ret;
+	u32 d;
 
-	if (!btrfs_rootsets_has(rs, a, root)) {
+	if (!btrfs_rootsets_has(rs, a, root) || dense_number(rs, root, false, &d)) {
 		*out = a;
 		return 0;
 	}
-	ret = scratch_reserve(rs, rs->len[a]);
-	if (ret)
-		return ret;
-	m = rs->members + rs->start[a];
-	for (u32 i = 0; i < rs->len[a]; i++)
-		if (m[i] != root)
-			rs->scratch[n++] = m[i];
-	return intern_sorted(rs, rs->scratch, n, out);
+	or_set(rs, a);
+	rs->bitmap[d / 64] &= ~(1ULL << (d % 64));
+	return intern_bitmap(rs, out);
 }
 
 bool btrfs_rootsets_has(const struct btrfs_rootsets *rs, u32 a, u64 root)
 {
 	const u64 *m = rs->members + rs->start[a];
 	size_t lo = 0, hi = rs->len[a];
+
+	if (rs->bits_at[a] != NO_BITS) {
+		u32 d;
+
+		if (!dense_lookup(rs, root, &d))
+			return false;
+		return d / 64 < rs->bits_words[a] && bit_test(rs->set_bits + rs->bits_at[a], d);
+	}
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -617,4 +650,39 @@ bool btrfs_rootsets_has(const struct btrfs_rootsets *rs, u32 a, u64 root)
 			hi = mid;
 	}
 	return false;
+}
+
+u32 btrfs_rootsets_copy(const struct btrfs_rootsets *rs, u32 id, u64 *ids, u32 *dense)
+{
+	u32 n = rs->len[id];
+
+	if (rs->bits_at[id] != NO_BITS)
+		return list_bits(rs, rs->set_bits + rs->bits_at[id], rs->bits_words[id], dense, ids);
+	if (ids)
+		memcpy(ids, rs->members + rs->start[id], n * sizeof(*ids));
+	memcpy(dense, rs->member_dense + rs->start[id], n * sizeof(*dense));
+	return n;
+}
+
+u32 btrfs_rootsets_count_in(const struct btrfs_rootsets *rs, u32 id, const u64 *ids, size_t n)
+{
+	u32 in = 0;
+
+	if (rs->bits_at[id] != NO_BITS) {
+		for (size_t i = 0; i < n; i++) {
+			size_t k = 0;
+
+			while (k < i && ids[k] != ids[i])
+				k++;
+			in += k == i && btrfs_rootsets_has(rs, id, ids[i]);	/* repeats once */
+		}
+		return in;
+	}
+	for (u32 j = 0; j < rs->len[id]; j++)
+		for (size_t i = 0; i < n; i++)
+			if (rs->members[rs->start[id] + j] == ids[i]) {
+				in++;
+				break;
+			}
+	return in;
 }

@@ -8,14 +8,6 @@
 #include "acct-split.h"
 #include "fs.h"
 
-static bool id_member(const u64 *ids, size_t n, u64 id)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ids[i] == id)
-			return true;
-	return false;
-}
-
 void btrfs_acct_subvols_meta(const struct btrfs_acct *acct, const u64 *ids, size_t n,
 			     struct btrfs_acct_counts *meta)
 {
@@ -24,12 +16,9 @@ void btrfs_acct_subvols_meta(const struct btrfs_acct *acct, const u64 *ids, size
 	if (acct->opts.simple)
 		return;
 	for (u32 i = 0; i < acct->table.nr; i++) {
-		const u64 *roots;
-		u32 nr, in = 0;
-
-		roots = btrfs_rootsets_members(&acct->sets, acct->table.blocks[i].set, &nr);
-		for (u32 j = 0; j < nr; j++)
-			in += id_member(ids, n, roots[j]);
+		u32 set = acct->table.blocks[i].set;
+		u32 nr = btrfs_rootsets_len(&acct->sets, set);
+		u32 in = btrfs_rootsets_count_in(&acct->sets, set, ids, n);
 		if (in)
 			meta->rfer += acct->fs->nodesize;
 		if (in && in == nr)

@@ -11,6 +11,20 @@
 #include "kernel-shared/qgroup-list.h"
 #include "unit.h"
 
+/* The members of set @id (tree ids), in a buffer reused by the next call */
+static const u64 *members_of(const struct btrfs_rootsets *rs, u32 id, u32 *n)
+{
+	static u64 ids[4096];
+	static u32 dense[4096];
+
+	if (btrfs_rootsets_len(rs, id) > 4096) {
+		*n = 0;
+		return ids;
+	}
+	*n = btrfs_rootsets_copy(rs, id, ids, dense);
+	return ids;
+}
+
 static void test_intern(void)
 {
 	struct btrfs_rootsets rs;
@@ -30,7 +44,7 @@ static void test_intern(void)
 	CHECK(ia != ic);
 	CHECK(ia != 0 && ic != 0);
 	CHECK_EQ_U64(ie, 0);		/* the empty set is id 0 */
-	m = btrfs_rootsets_members(&rs, ia, &n);
+	m = members_of(&rs, ia, &n);
 	CHECK_EQ_U64(n, 3);
 	CHECK_EQ_U64(m[0], 5);
 	CHECK_EQ_U64(m[1], 257);
@@ -39,7 +53,7 @@ static void test_intern(void)
 	CHECK(!btrfs_rootsets_has(&rs, ic, 300));
 	CHECK(!btrfs_rootsets_has(&rs, 0, 5));
 	CHECK_EQ_INT(btrfs_rootsets_single(&rs, 300, &is), 0);
-	m = btrfs_rootsets_members(&rs, is, &n);
+	m = members_of(&rs, is, &n);
 	CHECK_EQ_U64(n, 1);
 	CHECK_EQ_U64(m[0], 300);
 	/* 3 non-empty sets plus the empty one */
@@ -153,11 +167,33 @@ static void test_union_many_random(bool ids_in_order)
 
 			state = state * 6364136223846793005ULL + 1442695040888963407ULL;
 			list[i] = sets[(state >> 33) % 64];
-			m = btrfs_rootsets_members(&rs, list[i], &len);
+			m = members_of(&rs, list[i], &len);
 			for (u32 j = 0; j < len; j++)
 				members[nm++] = m[j];
 		}
 		CHECK_EQ_INT(btrfs_rootsets_intern(&rs, members, nm, &want), 0);
+		{
+			/* has() and count_in() agree with the listed members, kept as a
+			 * bitmap or as a list; repeats in the query count once */
+			u64 query[2 * 150];
+			u32 len, in_list = 0;
+			const u64 *m = members_of(&rs, want, &len);
+
+			for (u64 id = 256; id < 256 + 150; id++) {
+				bool listed = false;
+
+				for (u32 j = 0; j < len; j++)
+					listed |= m[j] == id;
+				in_list += listed;
+				if (btrfs_rootsets_has(&rs, want, id) != listed)
+					bad++;
+				query[2 * (id - 256)] = id;
+				query[2 * (id - 256) + 1] = id;
+			}
+			if (in_list != len ||
+			    btrfs_rootsets_count_in(&rs, want, query, 300) != len)
+				bad++;
+		}
 		for (int pass = 0; pass < 3; pass++) {
 			for (size_t i = 0; i < n; i++)
 				copy[i] = pass == 2 ? list[n - 1 - i] : list[i];
@@ -167,7 +203,9 @@ static void test_union_many_random(bool ids_in_order)
 	}
 	CHECK_EQ_U64(bad, 0);
 	CHECK(rs.memo_hits > 0);
-	CHECK_EQ_INT(rs.dense_sorted, ids_in_order);	/* both union paths are covered */
+	CHECK_EQ_INT(rs.dense_sorted, ids_in_order);	/* both listing orders are covered */
+	CHECK(rs.nr_set_bits > 0);	/* sets kept as bitmaps */
+	CHECK(!ids_in_order || rs.nr_members > 0);	/* and as lists (the singles past 64) */
 	btrfs_rootsets_release(&rs);
 }
 
