@@ -628,7 +628,7 @@ int btrfs_rootsets_remove(struct btrfs_rootsets *rs, u32 a, u64 root, u32 *out)
 
 bool btrfs_rootsets_has(const struct btrfs_rootsets *rs, u32 a, u64 root)
 {
-	const u64 *m = rs->members + rs->start[a];
+	const u64 *m;
 	size_t lo = 0, hi = rs->len[a];
 
 	if (rs->bits_at[a] != NO_BITS) {
@@ -638,6 +638,9 @@ bool btrfs_rootsets_has(const struct btrfs_rootsets *rs, u32 a, u64 root)
 			return false;
 		return d / 64 < rs->bits_words[a] && bit_test(rs->set_bits + rs->bits_at[a], d);
 	}
+	if (!hi)
+		return false;
+	m = rs->members + rs->start[a];
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -658,6 +661,8 @@ u32 btrfs_rootsets_copy(const struct btrfs_rootsets *rs, u32 id, u64 *ids, u32 *
 
 	if (rs->bits_at[id] != NO_BITS)
 		return list_bits(rs, rs->set_bits + rs->bits_at[id], rs->bits_words[id], dense, ids);
+	if (!n)
+		return 0;	/* the empty set: no list, maybe no array at all */
 	if (ids)
 		memcpy(ids, rs->members + rs->start[id], n * sizeof(*ids));
 	memcpy(dense, rs->member_dense + rs->start[id], n * sizeof(*dense));
