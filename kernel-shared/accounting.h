@@ -51,7 +51,9 @@ struct btrfs_qgroup_list;
 
 /*
  * A store of sets of tree ids.  Each distinct set gets a small id; id 0 is
- * the empty set.  Members are kept sorted; equal sets get equal ids.
+ * the empty set; equal sets get equal ids.  A set is kept as a bitmap over
+ * dense tree numbers when that is no longer than its member list, else as
+ * the list (tree ids sorted); btrfs_rootsets_copy() lists either kind.
  */
 struct btrfs_rootset_memo {
 	u32 a, b;		/* a < b; a == 0 marks an empty slot (union with 0 is trivial) */
@@ -66,7 +68,7 @@ struct btrfs_rootset_many {
 };
 
 struct btrfs_rootsets {
-	u64 *members;		/* all sets' members, concatenated */
+	u64 *members;		/* the member lists of the sets kept as lists, concatenated */
 	size_t nr_members, alloc_members;
 	size_t *start;		/* set id -> offset in members */
 	u32 *len;		/* set id -> member count */
