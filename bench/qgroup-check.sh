@@ -8,37 +8,30 @@
 # For each size it builds an image on a loop mount: one subvolume whose files
 # hold EXTENTS data extents of 4 KiB (written with holes between them, so each
 # is its own extent), then SNAPSHOTS snapshots (default 120), each followed by
-# rewrites of about 1% of the extents in the source, so that the snapshots
-# share most of the data but not all.  Quotas are enabled at the end and the
+# rewrites of 1% of the extents in the source, in runs of REWRITE_RUN
+# (default 20) consecutive extents at random places, so that the snapshots
+# share most of the data but not all, and each generation copies some of the
+# source's leaves, not all of them.  Quotas are enabled at the end and the
 # kernel's rescan (enable, then rescan -W) is timed.  After unmounting it
-# times, with warm page cache and /usr/bin/time -v:
+# times, with warm page cache (wall and CPU time in milliseconds, peak RSS):
 #   - volctl inspect tree --walk-only IMG   (reading every tree block once)
 #   - volctl check --qgroup-report IMG
 #   - btrfs check --readonly --qgroup-report IMG   (the distro btrfs-progs)
-# and prints wall time, CPU time, peak RSS and the ratios as one table.
+# and prints wall time, CPU time, peak RSS and the ratios as one table, the
+# image's shape (data extents, data back refs, fs tree blocks, metadata
+# bytes) and each checker's verdict.
 #
 # Environment: VOLCTL (default ./volctl), SNAPSHOTS, REWRITES (extents rewritten
-# per snapshot, default 1% of EXTENTS), SKIP_BTRFS_CHECK=1 (for sizes where
-# btrfs check would not fit in memory), WORKDIR (default
-# /tmp/volctl-bench; images are kept there as qgroup-EXTENTS.img and reused
-# when present, delete them to rebuild), KEEP_IMAGES=0 to remove them,
-# RUNS (alternating runs of the floor and volctl, default 3; medians).
+# per snapshot, default 1% of EXTENTS), REWRITE_RUN (1 rewrites single
+# extents all over the source, so that every leaf is copied in every
+# generation: about eight times the back refs), SKIP_BTRFS_CHECK=1 (for
+# sizes where btrfs check would not fit in memory), WORKDIR (default
+# /tmp/volctl-bench; images are kept there as
+# qgroup-EXTENTS-sSNAPSHOTS-rREWRITE_RUN.img and reused when present, delete
+# them to rebuild), KEEP_IMAGES=0 to remove them, RUNS (alternating runs of
+# the floor and volctl, default 3; medians).
 #
-# Results (2026-12-03, kernel 6.18, Debian btrfs-progs 6.2, 2 vCPUs shared
-# with other jobs (load 6-13), warm page cache, nodesize 16 KiB; medians of
-# 3 alternating runs, wall / CPU (user + sys) / peak RSS; see bench/README.md):
-#   data extents  snaps  rescan  floor (walk once)      volctl check           btrfs check
-#   21,937        120    19 s    0.18/0.03 s/6 MiB      0.35/0.07 s/30 MiB     24.7/4.7 s/259 MiB
-#   219,402       120    109 s   0.43/0.23 s/30 MiB     1.03/0.48 s/83 MiB     162/84 s/3.19 GiB
-#   1,096,892     245    (>8 m)  3.10/1.57 s/134 MiB    6.68/3.40 s/150 MiB    (skipped: ~20 GiB)
-# volctl / floor: 1.9-2.4x wall, 2.1-2.3x CPU; btrfs check / volctl: 70x and
-# 157x in time, 8.6x and 39x in memory.  Cost grows linearly (220k -> 1.1M:
-# back refs 6.5x, metadata 6.6x, floor CPU 6.8x, volctl CPU 7.1x).  The
-# largest image was built with SNAPSHOTS=500 ... 320000 and stopped at 245
-# snapshots to fit the session; the kernel's rescan of it was stopped after
-# 8 minutes at 2.0 of ~14 GB.  volctl computed the kernel's numbers for every
-# qgroup of the two smaller images; btrfs check agreed.
-# (floor = volctl inspect tree --walk-only.)
+# Results: bench/README.md (floor = volctl inspect tree --walk-only).
 set -eu
 
 VOLCTL=${VOLCTL:-$(cd "$(dirname "$0")/.." && pwd)/volctl}
@@ -46,14 +39,15 @@ SNAPSHOTS=${SNAPSHOTS:-120}
 WORKDIR=${WORKDIR:-/tmp/volctl-bench}
 KEEP_IMAGES=${KEEP_IMAGES:-1}
 REWRITES=${REWRITES:-}
+REWRITE_RUN=${REWRITE_RUN:-20}
 SKIP_BTRFS_CHECK=${SKIP_BTRFS_CHECK:-0}
 RUNS=${RUNS:-3}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(10000 100000)
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (loop mounts)" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 command -v btrfs >/dev/null || { echo "bench: needs btrfs-progs" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 mkdir -p "$WORKDIR"
 
 MNT=
@@ -81,17 +75,23 @@ for f in range(files):
 EOF
 }
 
-# rewrite DIR FILES PER_FILE COUNT SEED: rewrite COUNT random extents
+# rewrite DIR FILES PER_FILE COUNT SEED RUN: rewrite COUNT extents, in runs of
+# RUN consecutive ones (extent i is extent i % PER_FILE of file i / PER_FILE)
+# starting at random places
 rewrite_extents() {
 	python3 - "$@" <<'EOF'
 import os, random, sys
-d, files, per, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+d, files, per, count, seed, run = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 rnd = random.Random(seed)
-for _ in range(count):
-    f, e = rnd.randrange(files), rnd.randrange(per)
-    fd = os.open(os.path.join(d, 'f%d' % f), os.O_WRONLY)
-    os.pwrite(fd, os.urandom(4096), e * 8192)
-    os.close(fd)
+total = files * per
+run = max(1, min(run, total))
+for _ in range((count + run - 1) // run):
+    start = rnd.randrange(total - run + 1)
+    for i in range(start, start + run):
+        f, e = divmod(i, per)
+        fd = os.open(os.path.join(d, 'f%d' % f), os.O_WRONLY)
+        os.pwrite(fd, os.urandom(4096), e * 8192)
+        os.close(fd)
 EOF
 }
 
@@ -104,37 +104,44 @@ build_image() {
 	MNT=$WORKDIR/mnt
 	mkdir -p "$MNT"
 	LOOP=$(losetup -f --show "$img")
-	mount "$LOOP" "$MNT"
+	# nobarrier: the image is synced before it is unmounted; flushes of
+	# the backing file at every snapshot's commit only slow the build
+	mount -o nobarrier "$LOOP" "$MNT"
 	btrfs subvolume create "$MNT/data" >/dev/null
 	write_extents "$MNT/data" "$files" "$per"
 	sync
 	for s in $(seq 1 "$SNAPSHOTS"); do
 		btrfs subvolume snapshot "$MNT/data" "$MNT/snap$s" >/dev/null
-		rewrite_extents "$MNT/data" "$files" "$per" "$rewrites" "$s"
+		rewrite_extents "$MNT/data" "$files" "$per" "$rewrites" "$s" "$REWRITE_RUN"
+		if [ $(( s % 25 )) -eq 0 ]; then
+			echo "bench: $(date +%T) $extents extents: $s of $SNAPSHOTS snapshots" >&2
+		fi
 	done
 	sync
 	# enable starts the rescan; -W waits for that one (a second -w may
 	# return at once with EINPROGRESS while it runs)
-	# shellcheck disable=SC2016
-	/usr/bin/time -f "%e" -o "$WORKDIR/rescan.time" \
-		sh -c 'btrfs quota enable "$1" && btrfs quota rescan -W "$1"' sh "$MNT" >/dev/null
+	local t0
+	t0=$(date +%s.%N)
+	btrfs quota enable "$MNT"
+	btrfs quota rescan -W "$MNT" >/dev/null
+	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' >"$WORKDIR/rescan.time"
 	sync
 	cleanup
 	mv "$img" "$2"
 }
 
-# measure NAME CMD...: wall seconds, peak RSS (KiB), exit status, CPU seconds (user + sys)
+# measure NAME CMD...: wall seconds, peak RSS (KiB), exit status, CPU seconds
+# (user + sys).  Times come from bash's time keyword (milliseconds, where
+# /usr/bin/time rounds to 10 ms), the peak RSS from /usr/bin/time, which
+# starts the program from its own small process (the count includes the
+# wrapper's 1-2 ms).
 measure() {
 	local name=$1; shift
-	local out=$WORKDIR/$name.time rc=0
-	/usr/bin/time -v -o "$out" "$@" >"$WORKDIR/$name.out" 2>&1 || rc=$?
-	awk -F': ' -v rc="$rc" '
-		/Elapsed \(wall clock\)/ { n = split($2, p, ":"); w = 0;
-			for (i = 1; i <= n; i++) w = w * 60 + p[i] }
-		/Maximum resident set size/ { rss = $2 }
-		/User time \(seconds\)/ { cpu += $2 }
-		/System time \(seconds\)/ { cpu += $2 }
-		END { printf "%s %s %s %.2f\n", w, rss, rc, cpu }' "$out"
+	local out=$WORKDIR/$name rc=0 TIMEFORMAT='%3R %3U %3S'
+	{ time /usr/bin/time -f %M -o "$out.rss" "$@" >"$out.out" 2>&1 || rc=$?; } 2>"$out.time"
+	read -r wall user sys <"$out.time"
+	awk -v w="$wall" -v u="$user" -v s="$sys" -v rc="$rc" -v rss="$(tail -1 "$out.rss")" \
+		'BEGIN { printf "%s %s %s %.3f\n", w, rss, rc, u + s }'
 }
 
 # median of the numbers on stdin
@@ -154,14 +161,19 @@ row() {
 
 row extents snaps data_ext tool wall_s cpu_s peak_KiB rc
 for extents in "${SIZES[@]}"; do
-	img=$WORKDIR/qgroup-$extents.img
+	img=$WORKDIR/qgroup-$extents-s$SNAPSHOTS-r$REWRITE_RUN.img
 	rescan=-
 	if [ ! -e "$img" ]; then
 		build_image "$extents" "$img"
 		rescan=$(cat "$WORKDIR/rescan.time")
 	fi
 	cat "$img" >/dev/null	# warm the page cache for every tool alike
-	nr=$("$VOLCTL" --format json check --qgroup-report "$img" | jq -r '.check.trees.data_extents')
+	"$VOLCTL" --format json check --qgroup-report "$img" >"$WORKDIR/check.json" || true
+	nr=$(jq -r '.check.trees.data_extents' "$WORKDIR/check.json")
+	jq -r '"image: \(.check.trees.data_extents) data extents, \(.check.trees.data_back_refs) data back refs, \(.check.trees.fs_tree_blocks) fs tree blocks, \(.check.trees.fs_trees) fs trees; volctl: \(.check.qgroups | length) qgroups, \(.check.differences) differ"' \
+		"$WORKDIR/check.json" >&2
+	meta=$(btrfs inspect-internal dump-super "$img" | awk '$1 == "bytes_used" { print $2 }')
+	echo "image: $(du -h --apparent-size "$img" | cut -f1) sparse, $(du -h "$img" | cut -f1) allocated, bytes_used $meta" >&2
 	: >"$WORKDIR/walk.runs"
 	: >"$WORKDIR/volctl.runs"
 	for _ in $(seq 1 "$RUNS"); do	# alternate, so load changes hit both alike
@@ -175,6 +187,7 @@ for extents in "${SIZES[@]}"; do
 	w_bc=- r_bc=- c_bc=- u_bc=-
 	if [ "$SKIP_BTRFS_CHECK" != 1 ]; then
 		read -r w_bc r_bc c_bc u_bc < <(measure btrfs btrfs check --readonly --qgroup-report "$img")
+		echo "btrfs check: $(grep -c "^Counts for qgroup id" "$WORKDIR/btrfs.out" || true) qgroups reported, $(grep -c "are different" "$WORKDIR/btrfs.out" || true) different, exit $c_bc" >&2
 	fi
 	row "$extents" "$SNAPSHOTS" "$nr" "kernel quota rescan -w" "$rescan" - - -
 	row "$extents" "$SNAPSHOTS" "$nr" "volctl inspect tree --walk-only" "$w_walk" "$u_walk" "$r_walk" "$c_walk"
