@@ -14,6 +14,7 @@
 # source's leaves, not all of them.  Quotas are enabled at the end and the
 # kernel's rescan (enable, then rescan -W) is timed.  After unmounting it
 # times, with warm page cache (wall and CPU time in milliseconds, peak RSS):
+#   - dd of the first copy of every metadata and system chunk, whole
 #   - volctl inspect tree --walk-only IMG   (reading every tree block once)
 #   - volctl check --qgroup-report IMG
 #   - btrfs check --readonly --qgroup-report IMG   (the distro btrfs-progs)
@@ -144,6 +145,19 @@ measure() {
 		'BEGIN { printf "%s %s %s %.3f\n", w, rss, rc, u + s }'
 }
 
+# raw_metadata IMG: read the first copy of every METADATA and SYSTEM chunk
+# once, whole (used or not), with dd: the issue's definition of the floor
+raw_metadata() {
+	btrfs inspect-internal dump-tree -t chunk "$1" | awk '
+		/CHUNK_ITEM/ { inchunk = 1; next }
+		inchunk && /length/ { len = $2; meta = ($0 ~ /METADATA|SYSTEM/) }
+		inchunk && /stripe 0 devid/ { if (meta) print $6, len; inchunk = 0 }' |
+	while read -r off len; do
+		dd if="$1" of=/dev/null bs=1M iflag=skip_bytes,count_bytes skip="$off" \
+			count="$len" status=none
+	done
+}
+
 # median of the numbers on stdin
 median() {
 	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
@@ -174,12 +188,16 @@ for extents in "${SIZES[@]}"; do
 		"$WORKDIR/check.json" >&2
 	meta=$(btrfs inspect-internal dump-super "$img" | awk '$1 == "bytes_used" { print $2 }')
 	echo "image: $(du -h --apparent-size "$img" | cut -f1) sparse, $(du -h "$img" | cut -f1) allocated, bytes_used $meta" >&2
+	: >"$WORKDIR/raw.runs"
 	: >"$WORKDIR/walk.runs"
 	: >"$WORKDIR/volctl.runs"
-	for _ in $(seq 1 "$RUNS"); do	# alternate, so load changes hit both alike
+	for _ in $(seq 1 "$RUNS"); do	# alternate, so load changes hit all alike
+		measure raw bash -c "$(declare -f raw_metadata); raw_metadata \"\$1\"" sh "$img" \
+			>>"$WORKDIR/raw.runs"
 		measure walk "$VOLCTL" inspect tree --walk-only "$img" >>"$WORKDIR/walk.runs"
 		measure volctl "$VOLCTL" check --qgroup-report "$img" >>"$WORKDIR/volctl.runs"
 	done
+	w_raw=$(runs raw 1 median) u_raw=$(runs raw 4 median)
 	w_walk=$(runs walk 1 median) r_walk=$(runs walk 2 max) c_walk=$(runs walk 3 max)
 	u_walk=$(runs walk 4 median)
 	w_volctl=$(runs volctl 1 median) r_volctl=$(runs volctl 2 max) c_volctl=$(runs volctl 3 max)
@@ -190,12 +208,16 @@ for extents in "${SIZES[@]}"; do
 		echo "btrfs check: $(grep -c "^Counts for qgroup id" "$WORKDIR/btrfs.out" || true) qgroups reported, $(grep -c "are different" "$WORKDIR/btrfs.out" || true) different, exit $c_bc" >&2
 	fi
 	row "$extents" "$SNAPSHOTS" "$nr" "kernel quota rescan -w" "$rescan" - - -
+	row "$extents" "$SNAPSHOTS" "$nr" "dd of the metadata chunks" "$w_raw" "$u_raw" - -
 	row "$extents" "$SNAPSHOTS" "$nr" "volctl inspect tree --walk-only" "$w_walk" "$u_walk" "$r_walk" "$c_walk"
 	row "$extents" "$SNAPSHOTS" "$nr" "volctl check --qgroup-report" "$w_volctl" "$u_volctl" "$r_volctl" "$c_volctl"
 	row "$extents" "$SNAPSHOTS" "$nr" "btrfs check --qgroup-report" "$w_bc" "$u_bc" "$r_bc" "$c_bc"
 	awk -v w="$w_volctl" -v fw="$w_walk" -v u="$u_volctl" -v fu="$u_walk" 'BEGIN {
 		printf "ratio volctl/floor: wall %.2fx, cpu %.2fx (medians of %d runs)\n",
 			(fw > 0 ? w / fw : 0), (fu > 0 ? u / fu : 0), '"$RUNS"' }'
+	awk -v w="$w_volctl" -v fw="$w_raw" -v u="$u_volctl" -v fu="$u_raw" 'BEGIN {
+		printf "ratio volctl/dd of the metadata chunks: wall %.2fx, cpu %.2fx\n",
+			(fw > 0 ? w / fw : 0), (fu > 0 ? u / fu : 0) }'
 	[ "$w_bc" = - ] || awk -v a="$w_bc" -v b="$w_volctl" -v c="$r_bc" -v d="$r_volctl" 'BEGIN {
 		printf "ratio btrfs/volctl: time %.1fx, peak memory %.1fx\n",
 			(b > 0 ? a / b : 0), (d > 0 ? c / d : 0) }'
