@@ -434,24 +434,6 @@ fail:
 	return ret;
 }
 
-/* Queued extent and qgroup updates applied, so limit checks see them */
-static int run_pending(struct btrfs_trans_handle *trans)
-{
-	for (int pass = 0; pass < 64; pass++) {
-		int a, b;
-
-		a = btrfs_run_pending(trans);
-		if (a < 0)
-			return a;
-		b = btrfs_run_qgroup_deltas(trans);
-		if (b < 0)
-			return b;
-		if (!a && !b)
-			return 0;
-	}
-	return -ELOOP;
-}
-
 int vc_offline_subvol_create_all(struct btrfs_fs *fs, const char *const *paths, size_t nr,
 				 const struct vc_inherit *inh, char *err, size_t errlen)
 {
@@ -468,7 +450,7 @@ int vc_offline_subvol_create_all(struct btrfs_fs *fs, const char *const *paths, 
 		goto fail;
 	for (i = 0; i < nr; i++) {
 		if (i && trans->quota_on)
-			ret = run_pending(trans);
+			ret = btrfs_run_pending_all(trans);
 		if (!ret)
 			ret = create_args(fs, paths[i], inh, &now, true, &dlen, &a);
 		if (!ret)

@@ -552,3 +552,20 @@ int btrfs_run_qgroup_deltas(struct btrfs_trans_handle *trans)
 	}
 	return done;
 }
+
+int btrfs_run_pending_all(struct btrfs_trans_handle *trans)
+{
+	for (int pass = 0; pass < 64; pass++) {
+		int a, b;
+
+		a = btrfs_run_pending(trans);
+		if (a < 0)
+			return a;
+		b = btrfs_run_qgroup_deltas(trans);
+		if (b < 0)
+			return b;
+		if (!a && !b)
+			return 0;
+	}
+	return -ELOOP;
+}

@@ -38,24 +38,6 @@ static void set_time(struct btrfs_timespec *ts, const struct btrfs_subvol_create
 	btrfs_set_timespec_nsec(ts, a->now_nsec);
 }
 
-/* Apply every queued extent and qgroup update of T so far */
-static int run_pending_all(struct btrfs_trans_handle *trans)
-{
-	for (int pass = 0; pass < 64; pass++) {
-		int a, b;
-
-		a = btrfs_run_pending(trans);
-		if (a < 0)
-			return a;
-		b = btrfs_run_qgroup_deltas(trans);
-		if (b < 0)
-			return b;
-		if (!a && !b)
-			return 0;
-	}
-	return -ELOOP;
-}
-
 /* One more reference from the new tree @id for every child of @eb */
 static int inc_child_refs(struct btrfs_trans_handle *trans, const struct extent_buffer *eb,
 			  u64 id)
@@ -376,7 +358,7 @@ int btrfs_snapshot_create(struct btrfs_trans_handle *trans, u64 source, bool rea
 	if (!ret)
 		ret = insert_root_refs(trans, a, id, index);
 	if (!ret)
-		ret = run_pending_all(trans);
+		ret = btrfs_run_pending_all(trans);
 	if (ret < 0)
 		return ret;
 

@@ -193,6 +193,14 @@ int btrfs_run_pending(struct btrfs_trans_handle *trans);
  */
 int btrfs_run_qgroup_deltas(struct btrfs_trans_handle *trans);
 
+/**
+ * btrfs_run_pending_all - btrfs_run_pending() and btrfs_run_qgroup_deltas()
+ * until neither has anything left, so that what follows (a limit check, the
+ * next subvolume of a batch) sees every update queued so far
+ * Return: 0, -ELOOP if they never settle (a bug), or their error.
+ */
+int btrfs_run_pending_all(struct btrfs_trans_handle *trans);
+
 /** btrfs_write_dirty_block_groups - rewrite changed BLOCK_GROUP_ITEMs; count or <0 */
 int btrfs_write_dirty_block_groups(struct btrfs_trans_handle *trans);
 
