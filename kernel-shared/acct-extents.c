@@ -13,9 +13,10 @@
  *    leaves of one extent are looked up together when the extent closes.
  *  - EXTENT_DATA_REF(root, ino, offset): the items live in leaves of tree
  *    root, at keys (ino, EXTENT_DATA, k) with k - file_extent.offset ==
- *    offset, so k lies in [offset, offset + max(extent size, 128 KiB)).  That
- *    range is searched and every leaf holding an item that points at the
- *    extent contributes its set.  The last path of each root is cached, so
+ *    offset in u64 arithmetic, so k lies in [offset, offset + max(extent
+ *    size, 128 KiB)) modulo 2^64 (a clone can make the offset wrap below
+ *    zero; see resolve_data_ref()).  That range is searched and every leaf
+ *    holding an item that points at the extent contributes its set.  The last path of each root is cached, so
  *    consecutive extents of one file cost a binary search in a cached leaf.
  *  A ref naming a tree that is gone, or a leaf no fs tree reaches, adds no
  *  root (the kernel drops such refs too) and is counted as unresolved.
@@ -247,23 +248,18 @@ static int resolve_parents(struct btrfs_acct *acct, struct extent_rec *rec)
 	return ret;
 }
 
-static int resolve_data_ref(struct btrfs_acct *acct, struct extent_rec *rec,
-			    const struct btrfs_extent_ref_rec *ref)
+/*
+ * Scan the file extent items of @ref's inode at keys [@lo, @hi) for items
+ * pointing at the extent with k - file_extent.offset == ref->offset (in u64,
+ * so an offset that wrapped below zero matches too).
+ */
+static int scan_data_ref_range(struct btrfs_acct *acct, struct extent_rec *rec,
+			       struct acct_path_cache *pc, const struct btrfs_extent_ref_rec *ref,
+			       u64 lo, u64 hi, bool *found)
 {
-	struct btrfs_key key = { ref->objectid, BTRFS_EXTENT_DATA_KEY, ref->offset };
-	u64 span = rec->size > MAX_COMPRESSED_RAM ? rec->size : MAX_COMPRESSED_RAM;
-	u64 end = ref->offset + span < ref->offset ? (u64)-1 : ref->offset + span;
-	struct acct_path_cache *pc;
-	bool found = false;
+	struct btrfs_key key = { ref->objectid, BTRFS_EXTENT_DATA_KEY, lo };
 	int ret;
 
-	ret = path_for_root(acct, ref->root, &pc);
-	if (ret)
-		return ret;
-	if (!pc) {
-		acct->stats.unresolved_refs++;
-		return 0;
-	}
 	if (!position_in_cached_leaf(&pc->path, &key)) {
 		btrfs_path_release(&pc->path);
 		acct->stats.searches++;
@@ -282,7 +278,7 @@ static int resolve_data_ref(struct btrfs_acct *acct, struct extent_rec *rec,
 			break;
 		btrfs_path_item_key(&pc->path, &k);
 		if (k.objectid != ref->objectid || k.type != BTRFS_EXTENT_DATA_KEY ||
-		    k.offset >= end)
+		    k.offset >= hi)
 			break;
 		data = btrfs_path_item_data(&pc->path, &len);
 		ret = btrfs_decode_file_extent(data, len, &fe);
@@ -294,8 +290,8 @@ static int resolve_data_ref(struct btrfs_acct *acct, struct extent_rec *rec,
 			return ret;
 		}
 		if (fe.type != BTRFS_FILE_EXTENT_INLINE && fe.disk_bytenr == rec->bytenr &&
-		    k.offset >= fe.offset && k.offset - fe.offset == ref->offset) {
-			ret = union_leaf(rec, pc->path.nodes[0]->start, &found);
+		    k.offset - fe.offset == ref->offset) {
+			ret = union_leaf(rec, pc->path.nodes[0]->start, found);
 			if (ret)
 				return ret;
 		}
@@ -305,6 +301,44 @@ static int resolve_data_ref(struct btrfs_acct *acct, struct extent_rec *rec,
 		btrfs_path_release(&pc->path);
 		return ret;
 	}
+	return 0;
+}
+
+/*
+ * EXTENT_DATA_REF(root, ino, offset): the items sit at keys k = offset +
+ * file_extent.offset, file_extent.offset < span.  The offset is a u64
+ * difference, and it wraps below zero when a clone puts the middle of an
+ * extent at a file offset smaller than its offset into the extent (cp
+ * --reflink of a range, FICLONERANGE): the kernel writes those refs that way
+ * and resolves them by searching from key offset 0.  So the key range
+ * [offset, offset + span) is taken modulo 2^64: one piece, or two when it
+ * wraps (the piece at the top of the key space is normally empty).
+ */
+static int resolve_data_ref(struct btrfs_acct *acct, struct extent_rec *rec,
+			    const struct btrfs_extent_ref_rec *ref)
+{
+	u64 span = rec->size > MAX_COMPRESSED_RAM ? rec->size : MAX_COMPRESSED_RAM;
+	u64 end = ref->offset + span;
+	struct acct_path_cache *pc;
+	bool found = false;
+	int ret;
+
+	ret = path_for_root(acct, ref->root, &pc);
+	if (ret)
+		return ret;
+	if (!pc) {
+		acct->stats.unresolved_refs++;
+		return 0;
+	}
+	if (end > ref->offset) {
+		ret = scan_data_ref_range(acct, rec, pc, ref, ref->offset, end, &found);
+	} else {
+		ret = scan_data_ref_range(acct, rec, pc, ref, ref->offset, (u64)-1, &found);
+		if (!ret && end)
+			ret = scan_data_ref_range(acct, rec, pc, ref, 0, end, &found);
+	}
+	if (ret)
+		return ret;
 	if (!found)
 		acct->stats.unresolved_refs++;
 	return 0;
