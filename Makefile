@@ -7,6 +7,8 @@
 #   make check-unit      C unit tests only
 #   make check-asan      the same tests with a build under AddressSanitizer + UBSan (in build-asan/)
 #   make check-api       kernel-shared/ must not print, exit or use common/ or cmds/
+#   make soak            the engine against the kernel on SEEDS random kernel-made images
+#                        (root; SEEDS=200 SIZE=small|large FIRST=1, tests/kdiff/kdiff.py)
 #   make fuzz            build and run the libFuzzer targets for FUZZ_SECONDS each
 #   make install         DESTDIR, prefix, sbindir, mandir honoured
 #   V=1 shows commands, D=1 builds without optimisation, O=DIR puts objects in DIR
@@ -52,7 +54,7 @@ GROUP_LINKS = volctl-subvolume volctl-quota volctl-qgroup
 MANPAGES = $(sort $(wildcard Documentation/*.8))
 
 .PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api \
-	install uninstall fuzz bench
+	install uninstall fuzz bench soak
 all: $(O)/volctl
 
 $(O)/volctl: $(MAIN_OBJ) $(CMDS_OBJ) $(LIB_OBJ)
@@ -92,6 +94,13 @@ check-asan:
 
 check-api:
 	$(Q)tests/check-api.sh
+
+SEEDS ?= 200
+SIZE ?= large
+FIRST ?= 1
+soak: $(O)/volctl
+	$(Q)python3 tests/kdiff/kdiff.py --volctl $(abspath $(O)/volctl) --size $(SIZE) \
+		$$(seq $(FIRST) $$(($(FIRST) + $(SEEDS) - 1)))
 
 # ---- fuzzing (clang + libFuzzer) -------------------------------------------------------
 FUZZ_SECONDS ?= 60
