@@ -9,8 +9,12 @@
  * header array.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include "fs.h"
+#include "items.h"
 #include "tree-checker.h"
+#include "tree-checker-internal.h"
 
 static void key_at(const u8 *buf, u32 level, u32 slot, struct btrfs_key *key)
 {
@@ -20,6 +24,10 @@ static void key_at(const u8 *buf, u32 level, u32 slot, struct btrfs_key *key)
 								   slot * entry));
 }
 
+/*
+ * Trees the kernel never leaves empty; the extent tree joins them below
+ * (extent-tree-v2, which may empty it, is refused at open)
+ */
 static bool tree_must_not_be_empty(u64 owner)
 {
 	return owner == BTRFS_ROOT_TREE_OBJECTID || owner == BTRFS_EXTENT_TREE_OBJECTID ||
@@ -27,36 +35,34 @@ static bool tree_must_not_be_empty(u64 owner)
 	       owner == BTRFS_FS_TREE_OBJECTID || owner == BTRFS_DATA_RELOC_TREE_OBJECTID;
 }
 
-/* Size rules for the fixed-size items the engine reads; 0 = ok */
-static int check_item_size(struct btrfs_fs *fs, u64 bytenr, u32 slot,
-			   const struct btrfs_key *key, u32 size)
+int tc_bad(const struct tc_item *it, const char *fmt, ...)
 {
-	u32 want = 0, want2 = 0;
-	u32 min = 0;
+	char reason[BTRFS_ERRMSG_SIZE];
+	va_list ap;
 
-	switch (key->type) {
-	case BTRFS_INODE_ITEM_KEY:
-		want = sizeof(struct btrfs_inode_item);
-		break;
-	case BTRFS_ROOT_ITEM_KEY:
-		want = sizeof(struct btrfs_root_item);
-		want2 = BTRFS_ROOT_ITEM_LEGACY_SIZE;
-		break;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	btrfs_fs_set_error(it->fs, "tree block %llu: slot %u: key (%llu %s %llu): %s",
+			   (unsigned long long)it->bytenr, it->slot,
+			   (unsigned long long)it->key.objectid, btrfs_item_type_name(it->key.type),
+			   (unsigned long long)it->key.offset, reason);
+	return -EUCLEAN;
+}
+
+/*
+ * Sizes of the items the kernel's tree-checker does not look into but the
+ * engine reads (quota, free space info, root refs, uuid items): volctl's own
+ * rules, which every valid item meets
+ */
+static int check_other_size(const struct tc_item *it)
+{
+	u32 want = 0, want2 = 0, min = 0;
+
+	switch (it->key.type) {
 	case BTRFS_ROOT_REF_KEY:
 	case BTRFS_ROOT_BACKREF_KEY:
 		min = sizeof(struct btrfs_root_ref);
-		break;
-	case BTRFS_BLOCK_GROUP_ITEM_KEY:
-		want = sizeof(struct btrfs_block_group_item);
-		break;
-	case BTRFS_DEV_EXTENT_KEY:
-		want = sizeof(struct btrfs_dev_extent);
-		break;
-	case BTRFS_DEV_ITEM_KEY:
-		min = sizeof(struct btrfs_dev_item);
-		break;
-	case BTRFS_CHUNK_ITEM_KEY:
-		min = sizeof(struct btrfs_chunk);
 		break;
 	case BTRFS_FREE_SPACE_INFO_KEY:
 		want = sizeof(struct btrfs_free_space_info);
@@ -71,33 +77,57 @@ static int check_item_size(struct btrfs_fs *fs, u64 bytenr, u32 slot,
 	case BTRFS_QGROUP_LIMIT_KEY:
 		want = sizeof(struct btrfs_qgroup_limit_item);
 		break;
-	case BTRFS_METADATA_ITEM_KEY:
-		if (!btrfs_fs_has_incompat(fs, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA)) {
-			btrfs_fs_set_error(fs, "tree block %llu: slot %u: metadata item without skinny-metadata",
-					   (unsigned long long)bytenr, slot);
-			return -EUCLEAN;
-		}
-		min = sizeof(struct btrfs_extent_item);
-		break;
 	case BTRFS_UUID_KEY_SUBVOL:
 	case BTRFS_UUID_KEY_RECEIVED_SUBVOL:
-		if (size % sizeof(u64) || !size) {
-			btrfs_fs_set_error(fs, "tree block %llu: slot %u: uuid item size %u not a multiple of 8",
-					   (unsigned long long)bytenr, slot, size);
-			return -EUCLEAN;
-		}
+		if (it->size % sizeof(u64) || !it->size)
+			return tc_bad(it, "uuid item size %u not a multiple of 8", it->size);
 		return 0;
 	default:
 		return 0;
 	}
-	if (want && size != want && size != want2) {
-		btrfs_fs_set_error(fs, "tree block %llu: slot %u: item type %u has size %u, expected %u",
-				   (unsigned long long)bytenr, slot, key->type, size, want);
+	if (want && it->size != want && it->size != want2)
+		return tc_bad(it, "item size %u, expected %u", it->size, want);
+	if (min && it->size < min)
+		return tc_bad(it, "item too short (%u < %u)", it->size, min);
+	return 0;
+}
+
+static int check_item(const struct tc_item *it)
+{
+	int ret = check_other_size(it);
+
+	if (!ret)
+		ret = tc_check_fs_item(it);
+	if (!ret)
+		ret = tc_check_tree_item(it);
+	return ret;
+}
+
+/* Header flags both leaves and nodes must carry */
+static int check_written(struct btrfs_fs *fs, const struct btrfs_header *h)
+{
+	if (btrfs_header_flags(h) & BTRFS_HEADER_FLAG_WRITTEN)
+		return 0;
+	btrfs_fs_set_error(fs, "tree block %llu: written flag not set",
+			   (unsigned long long)btrfs_header_bytenr(h));
+	return -EUCLEAN;
+}
+
+static int check_empty_leaf(struct btrfs_fs *fs, const struct btrfs_header *h)
+{
+	unsigned long long owner = btrfs_header_owner(h);
+
+	/* a relocation tree block carries the owner of the tree it copies */
+	if (btrfs_header_flags(h) & BTRFS_HEADER_FLAG_RELOC)
+		return 0;
+	if (tree_must_not_be_empty(owner)) {
+		btrfs_fs_set_error(fs, "tree block %llu: empty leaf of tree %llu that must never be empty",
+				   (unsigned long long)btrfs_header_bytenr(h), owner);
 		return -EUCLEAN;
 	}
-	if (min && size < min) {
-		btrfs_fs_set_error(fs, "tree block %llu: slot %u: item type %u too short (%u < %u)",
-				   (unsigned long long)bytenr, slot, key->type, size, min);
+	if (!owner) {
+		btrfs_fs_set_error(fs, "tree block %llu: empty leaf owned by tree 0",
+				   (unsigned long long)btrfs_header_bytenr(h));
 		return -EUCLEAN;
 	}
 	return 0;
@@ -106,34 +136,31 @@ static int check_item_size(struct btrfs_fs *fs, u64 bytenr, u32 slot,
 int btrfs_check_leaf(struct btrfs_fs *fs, const u8 *buf)
 {
 	const struct btrfs_header *h = (const struct btrfs_header *)buf;
-	u64 bytenr = btrfs_header_bytenr(h);
 	u32 nritems = btrfs_header_nritems(h);
 	u32 data_size = btrfs_leaf_data_size(fs->nodesize);
 	u32 data_end = data_size;
-	struct btrfs_key prev = { 0 }, key;
-	unsigned long long b = bytenr;
+	struct tc_item it = { .fs = fs, .bytenr = btrfs_header_bytenr(h),
+			      .owner = btrfs_header_owner(h) };
+	unsigned long long b = it.bytenr;
+	int ret;
 
+	ret = check_written(fs, h);
+	if (ret)
+		return ret;
 	if (nritems > data_size / sizeof(struct btrfs_item)) {
 		btrfs_fs_set_error(fs, "tree block %llu: leaf nritems %u too large", b, nritems);
 		return -EUCLEAN;
 	}
-	if (!nritems) {
-		if (tree_must_not_be_empty(btrfs_header_owner(h))) {
-			btrfs_fs_set_error(fs, "tree block %llu: empty leaf of tree %llu that must never be empty",
-					   b, (unsigned long long)btrfs_header_owner(h));
-			return -EUCLEAN;
-		}
-		return 0;
-	}
+	if (!nritems)
+		return check_empty_leaf(fs, h);
 	for (u32 i = 0; i < nritems; i++) {
-		const struct btrfs_item *it = (const struct btrfs_item *)
+		const struct btrfs_item *item = (const struct btrfs_item *)
 			(buf + sizeof(*h) + (size_t)i * sizeof(struct btrfs_item));
-		u64 off = btrfs_item_offset(it);
-		u64 size = btrfs_item_size(it);
-		int ret;
+		u64 off = btrfs_item_offset(item);
+		u64 size = btrfs_item_size(item);
 
-		key_at(buf, 0, i, &key);
-		if (i > 0 && btrfs_key_cmp(&prev, &key) >= 0) {
+		key_at(buf, 0, i, &it.key);
+		if (i > 0 && btrfs_key_cmp(&it.prev, &it.key) >= 0) {
 			btrfs_fs_set_error(fs, "tree block %llu: bad key order, slot %u", b, i);
 			return -EUCLEAN;
 		}
@@ -147,11 +174,16 @@ int btrfs_check_leaf(struct btrfs_fs *fs, const u8 *buf)
 					   b, i);
 			return -EUCLEAN;
 		}
-		ret = check_item_size(fs, bytenr, i, &key, (u32)size);
+		it.slot = i;
+		it.data = buf + BTRFS_LEAF_DATA_OFFSET + off;
+		it.size = (u32)size;
+		ret = check_item(&it);
 		if (ret < 0)
 			return ret;
 		data_end = (u32)off;
-		prev = key;
+		it.prev = it.key;
+		it.prev_data = it.data;
+		it.prev_size = it.size;
 	}
 	return 0;
 }
@@ -162,7 +194,16 @@ int btrfs_check_node(struct btrfs_fs *fs, const u8 *buf)
 	unsigned long long b = btrfs_header_bytenr(h);
 	u32 nritems = btrfs_header_nritems(h);
 	struct btrfs_key prev = { 0 }, key;
+	int ret;
 
+	ret = check_written(fs, h);
+	if (ret)
+		return ret;
+	if (!btrfs_header_level(h) || btrfs_header_level(h) >= BTRFS_MAX_LEVEL) {
+		btrfs_fs_set_error(fs, "tree block %llu: node level %u out of range", b,
+				   btrfs_header_level(h));
+		return -EUCLEAN;
+	}
 	if (!nritems || nritems > btrfs_nodeptrs_per_block(fs->nodesize)) {
 		btrfs_fs_set_error(fs, "tree block %llu: node nritems %u out of range", b, nritems);
 		return -EUCLEAN;
@@ -200,8 +241,8 @@ int btrfs_check_owner(struct btrfs_fs *fs, const u8 *buf, u64 root_owner)
 
 	if (!root_owner || root_owner == BTRFS_TREE_RELOC_OBJECTID)
 		return 0;
-	if (btrfs_is_fstree(root_owner)) {
-		if (btrfs_is_fstree(owner))
+	if (tc_is_fstree(root_owner)) {
+		if (tc_is_fstree(owner))
 			return 0;
 	} else if (owner == root_owner) {
 		return 0;

@@ -2,25 +2,28 @@
 /*
  * Tree-checker: structural validation of one tree block.
  *
- * Run on every block before anything else looks at it.  Header facts
- * (checksum, bytenr, fsid, generation, level and first key against the
- * parent) are checked by the reader in extent-buffer.c; this file checks
- * the block's own layout:
+ * Run on every block before anything else looks at it, and on every block
+ * the writer is about to write.  Header facts (checksum, bytenr, fsid,
+ * generation, level and first key against the parent) are checked by the
+ * reader in extent-buffer.c; this file applies every rule of the kernel's
+ * tree-checker (linux 6.18) to the block itself:
  *
- *  node:  1 <= nritems <= ptrs per block, key pointers strictly ascending,
- *         every blockptr non-zero and sectorsize-aligned, generation
- *         non-zero and not above the superblock generation
- *  leaf:  nritems small enough that the item headers fit, item data inside
- *         the data area, packed back to back from the end (no gap, no
- *         overlap, not over the item headers), keys strictly ascending,
- *         fixed-size items of the trees we read have their size
- *         (ROOT_ITEM, CHUNK_ITEM, DEV_ITEM, BLOCK_GROUP_ITEM, DEV_EXTENT,
- *         QGROUP_*, FREE_SPACE_INFO)
+ *  node:  written flag, level 1..7, 1 <= nritems <= ptrs per block, key
+ *         pointers strictly ascending, every blockptr non-zero and
+ *         sectorsize-aligned, generation non-zero and not above the
+ *         superblock generation + 1
+ *  leaf:  written flag, nritems small enough that the item headers fit, item
+ *         data inside the data area, packed back to back from the end (no
+ *         gap, no overlap, not over the item headers), keys strictly
+ *         ascending, never-empty trees; then each item's content (inode,
+ *         directory, ref, file extent, checksum and root items; extent items
+ *         and back refs, block groups, chunks, devices, device extents; see
+ *         kernel-shared/README.md for the list)
  *  owner: a block of a non-subvolume tree is owned by that tree; a block
  *         reached from a subvolume tree is owned by some subvolume tree
  *
  * Failures return -EUCLEAN and set fs->errmsg ("tree block X: bad key
- * order, slot 3").
+ * order, slot 3"; "tree block X: slot 3: key (O TYPE F): <what is wrong>").
  */
 #ifndef VOLCTL_KERNEL_SHARED_TREE_CHECKER_H
 #define VOLCTL_KERNEL_SHARED_TREE_CHECKER_H

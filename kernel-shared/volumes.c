@@ -9,6 +9,7 @@
  * device uuid at lookup time, so a device learnt after a chunk still maps.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fs.h"
@@ -51,7 +52,8 @@ static int valid_stripe_count(u64 profile, u16 num, u16 sub)
 	}
 }
 
-int btrfs_chunk_validate(u32 sectorsize, u64 logical, const void *data, u32 len, char *errmsg)
+int btrfs_chunk_validate(u32 sectorsize, bool mixed, u64 logical, const void *data, u32 len,
+			 char *errmsg)
 {
 	const struct btrfs_chunk *c = data;
 	u64 length, type, profile;
@@ -78,6 +80,10 @@ int btrfs_chunk_validate(u32 sectorsize, u64 logical, const void *data, u32 len,
 	if (logical + length < logical)
 		BAD("chunk %llu: length %llu overflows", (unsigned long long)logical,
 		    (unsigned long long)length);
+	/* the kernel keeps stripe numbers in 32 bits: 2^32 - 1 stripes of 64 KiB at most */
+	if (length >= ((u64)UINT32_MAX << 16))
+		BAD("chunk %llu: length %llu too large", (unsigned long long)logical,
+		    (unsigned long long)length);
 	if (btrfs_chunk_stripe_len(c) != BTRFS_STRIPE_LEN)
 		BAD("chunk %llu: invalid stripe_len %llu", (unsigned long long)logical,
 		    (unsigned long long)btrfs_chunk_stripe_len(c));
@@ -92,6 +98,9 @@ int btrfs_chunk_validate(u32 sectorsize, u64 logical, const void *data, u32 len,
 	if ((type & BTRFS_BLOCK_GROUP_SYSTEM) && (type & ~BTRFS_BLOCK_GROUP_SYSTEM &
 						   BTRFS_BLOCK_GROUP_TYPE_MASK))
 		BAD("chunk %llu: system chunk mixed with other types", (unsigned long long)logical);
+	if (!mixed && (type & BTRFS_BLOCK_GROUP_DATA) && (type & BTRFS_BLOCK_GROUP_METADATA))
+		BAD("chunk %llu: data and metadata chunk without mixed-groups",
+		    (unsigned long long)logical);
 	if (!one_bit_at_most(profile))
 		BAD("chunk %llu: several profile bits 0x%llx", (unsigned long long)logical,
 		    (unsigned long long)profile);
@@ -139,7 +148,9 @@ int btrfs_chunk_map_insert(struct btrfs_fs *fs, u64 logical, const void *data, u
 	u16 num;
 	int ret;
 
-	ret = btrfs_chunk_validate(fs->sectorsize, logical, data, len, fs->errmsg);
+	ret = btrfs_chunk_validate(fs->sectorsize,
+				   btrfs_fs_has_incompat(fs, BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS),
+				   logical, data, len, fs->errmsg);
 	if (ret < 0)
 		return ret;
 	num = btrfs_chunk_num_stripes(c);

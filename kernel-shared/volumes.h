@@ -66,14 +66,16 @@ struct btrfs_io_stripe {
 #define BTRFS_MAX_MIRRORS	4
 
 /**
- * btrfs_chunk_validate - check one CHUNK_ITEM payload
+ * btrfs_chunk_validate - check one CHUNK_ITEM payload, as the kernel's tree-checker
+ * @mixed:	the filesystem has mixed-groups (data and metadata in one chunk)
  * @logical:	key offset (chunk start)
  * @data/@len:	item payload, untrusted
  * @errmsg:	BTRFS_ERRMSG_SIZE buffer
  *
  * Return: 0 or -EUCLEAN ("chunk 22020096: invalid num_stripes 0 for DUP").
  */
-int btrfs_chunk_validate(u32 sectorsize, u64 logical, const void *data, u32 len, char *errmsg);
+int btrfs_chunk_validate(u32 sectorsize, bool mixed, u64 logical, const void *data, u32 len,
+			 char *errmsg);
 
 /**
  * btrfs_chunk_map_insert - validate a CHUNK_ITEM and add it to @fs's map

@@ -47,29 +47,33 @@ static void test_validate(void)
 		u16 num, sub;
 		int ok;
 		const char *substr;
+		bool mixed;	/* the filesystem has mixed-groups */
 	} cases[] = {
-		{ "single", G, G, D, 1, 1, 1, "" },
-		{ "dup", G, G, M | BTRFS_BLOCK_GROUP_DUP, 2, 1, 1, "" },
-		{ "dup with 1 stripe", G, G, M | BTRFS_BLOCK_GROUP_DUP, 1, 1, 0, "num_stripes" },
-		{ "raid1 with 3", G, G, M | BTRFS_BLOCK_GROUP_RAID1, 3, 1, 0, "num_stripes" },
-		{ "raid1c3", G, G, M | BTRFS_BLOCK_GROUP_RAID1C3, 3, 1, 1, "" },
-		{ "raid1c4 with 3", G, G, M | BTRFS_BLOCK_GROUP_RAID1C4, 3, 1, 0, "num_stripes" },
-		{ "raid10", G, G, D | BTRFS_BLOCK_GROUP_RAID10, 4, 2, 1, "" },
-		{ "raid10 sub 1", G, G, D | BTRFS_BLOCK_GROUP_RAID10, 4, 1, 0, "sub_stripes" },
-		{ "raid10 odd", G, G, D | BTRFS_BLOCK_GROUP_RAID10, 3, 2, 0, "num_stripes" },
-		{ "raid5 with 1", G, G, D | BTRFS_BLOCK_GROUP_RAID5, 1, 1, 0, "num_stripes" },
-		{ "raid6 with 2", G, G, D | BTRFS_BLOCK_GROUP_RAID6, 2, 1, 0, "num_stripes" },
-		{ "no stripes", G, G, D, 0, 1, 0, "no stripes" },
+		{ "single", G, G, D, 1, 1, 1, "", false },
+		{ "dup", G, G, M | BTRFS_BLOCK_GROUP_DUP, 2, 1, 1, "", false },
+		{ "dup with 1 stripe", G, G, M | BTRFS_BLOCK_GROUP_DUP, 1, 1, 0, "num_stripes", false },
+		{ "raid1 with 3", G, G, M | BTRFS_BLOCK_GROUP_RAID1, 3, 1, 0, "num_stripes", false },
+		{ "raid1c3", G, G, M | BTRFS_BLOCK_GROUP_RAID1C3, 3, 1, 1, "", false },
+		{ "raid1c4 with 3", G, G, M | BTRFS_BLOCK_GROUP_RAID1C4, 3, 1, 0, "num_stripes", false },
+		{ "raid10", G, G, D | BTRFS_BLOCK_GROUP_RAID10, 4, 2, 1, "", false },
+		{ "raid10 sub 1", G, G, D | BTRFS_BLOCK_GROUP_RAID10, 4, 1, 0, "sub_stripes", false },
+		{ "raid10 odd", G, G, D | BTRFS_BLOCK_GROUP_RAID10, 3, 2, 0, "num_stripes", false },
+		{ "raid5 with 1", G, G, D | BTRFS_BLOCK_GROUP_RAID5, 1, 1, 0, "num_stripes", false },
+		{ "raid6 with 2", G, G, D | BTRFS_BLOCK_GROUP_RAID6, 2, 1, 0, "num_stripes", false },
+		{ "no stripes", G, G, D, 0, 1, 0, "no stripes", false },
 		{ "two profiles", G, G, D | BTRFS_BLOCK_GROUP_RAID0 | BTRFS_BLOCK_GROUP_RAID1, 2, 1, 0,
-		  "profile" },
-		{ "no type", G, G, BTRFS_BLOCK_GROUP_RAID0, 2, 1, 0, "type" },
-		{ "system+data", G, G, BTRFS_BLOCK_GROUP_SYSTEM | D, 1, 1, 0, "system" },
-		{ "mixed", G, G, D | M, 1, 1, 1, "" },
-		{ "unknown bit", G, G, D | (1ULL << 20), 1, 1, 0, "unknown type" },
-		{ "length 0", G, 0, D, 1, 1, 0, "length" },
-		{ "length unaligned", G, G + 1, D, 1, 1, 0, "length" },
-		{ "start unaligned", G + 1, G, D, 1, 1, 0, "aligned" },
-		{ "overflow", (u64)-4096, 8192, D, 1, 1, 0, "overflows" },
+		  "profile", false },
+		{ "no type", G, G, BTRFS_BLOCK_GROUP_RAID0, 2, 1, 0, "type", false },
+		{ "system+data", G, G, BTRFS_BLOCK_GROUP_SYSTEM | D, 1, 1, 0, "system", false },
+		{ "mixed", G, G, D | M, 1, 1, 1, "", true },
+		{ "mixed without mixed-groups", G, G, D | M, 1, 1, 0, "without mixed-groups", false },
+		{ "length 2^48 - 64 KiB", 0, (u64)UINT32_MAX << 16, D, 1, 1, 0, "too large", false },
+		{ "length just below the limit", 0, ((u64)UINT32_MAX << 16) - 4096, D, 1, 1, 1, "", false },
+		{ "unknown bit", G, G, D | (1ULL << 20), 1, 1, 0, "unknown type", false },
+		{ "length 0", G, 0, D, 1, 1, 0, "length", false },
+		{ "length unaligned", G, G + 1, D, 1, 1, 0, "length", false },
+		{ "start unaligned", G + 1, G, D, 1, 1, 0, "aligned", false },
+		{ "overflow", (u64)-4096, 8192, D, 1, 1, 0, "overflows", false },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -77,22 +81,22 @@ static void test_validate(void)
 		int ret;
 
 		msg[0] = '\0';
-		ret = btrfs_chunk_validate(4096, cases[i].start, chunk_buf, len, msg);
+		ret = btrfs_chunk_validate(4096, cases[i].mixed, cases[i].start, chunk_buf, len, msg);
 		CHECK(cases[i].ok ? ret == 0 : (ret == -EUCLEAN && strstr(msg, cases[i].substr)),
 		      "%s: %d '%s'", cases[i].what, ret, msg);
 	}
 	{
 		u32 len = make_chunk(G, D, 2, 1, 0);
 
-		CHECK(btrfs_chunk_validate(4096, G, chunk_buf, len - 1, msg) == -EUCLEAN,
+		CHECK(btrfs_chunk_validate(4096, false, G, chunk_buf, len - 1, msg) == -EUCLEAN,
 		      "stripes beyond the item");
-		CHECK(btrfs_chunk_validate(4096, G, chunk_buf, 20, msg) == -EUCLEAN, "short item");
+		CHECK(btrfs_chunk_validate(4096, false, G, chunk_buf, 20, msg) == -EUCLEAN, "short item");
 		btrfs_set_chunk_stripe_len((struct btrfs_chunk *)chunk_buf, 4096);
-		CHECK(btrfs_chunk_validate(4096, G, chunk_buf, len, msg) == -EUCLEAN &&
+		CHECK(btrfs_chunk_validate(4096, false, G, chunk_buf, len, msg) == -EUCLEAN &&
 		      strstr(msg, "stripe_len"), "stripe_len 4096");
 		make_chunk(G, D, 1, 1, 0);
 		btrfs_set_chunk_sector_size((struct btrfs_chunk *)chunk_buf, 512);
-		CHECK(btrfs_chunk_validate(4096, G, chunk_buf, btrfs_chunk_item_size(1), msg) ==
+		CHECK(btrfs_chunk_validate(4096, false, G, chunk_buf, btrfs_chunk_item_size(1), msg) ==
 		      -EUCLEAN && strstr(msg, "sector_size"), "sector_size 512");
 	}
 }

@@ -222,7 +222,9 @@ static void test_verify_before_write(void)
  * (leaf and node splits, a new root level), then deleting them in a
  * scrambled order (emptied leaves removed, low keys fixed) in the same
  * transaction, or the next one; the image must be clean at the end (not in
- * between: the items are xattrs of inodes that do not exist).
+ * between: the items belong to inodes that do not exist; their type,
+ * TEMPORARY_ITEM, is one the tree-checker does not look into, so junk
+ * payloads commit).
  */
 static void test_insert_delete(const char *opts, int count, bool commit_between)
 {
@@ -243,7 +245,7 @@ static void test_insert_delete(const char *opts, int count, bool commit_between)
 	CHECK(btrfs_read_root(w.fs, a.subvolid, &root) == 0);
 	memset(data, 0x5a, sizeof(data));
 	for (int i = 0; i < count; i++) {
-		struct btrfs_key k = { 1000 + (u64)i, BTRFS_XATTR_ITEM_KEY, (u64)i * 7 };
+		struct btrfs_key k = { 1000 + (u64)i, BTRFS_TEMPORARY_ITEM_KEY, (u64)i * 7 };
 
 		if (btrfs_insert_item(trans, root, &k, data, sizeof(data)))
 			fails++;
@@ -252,7 +254,7 @@ static void test_insert_delete(const char *opts, int count, bool commit_between)
 	CHECK(btrfs_eb_level(root->node) >= 1);
 	{
 		/* the reader's entry point reaches the writer with a transaction */
-		struct btrfs_key k = { 1000, BTRFS_XATTR_ITEM_KEY, 0 };
+		struct btrfs_key k = { 1000, BTRFS_TEMPORARY_ITEM_KEY, 0 };
 		struct btrfs_path path;
 
 		btrfs_path_init(&path);
@@ -268,7 +270,7 @@ static void test_insert_delete(const char *opts, int count, bool commit_between)
 	for (int i = 0; i < count; i++) {
 		/* 7919 is prime and does not divide count: a permutation */
 		int j = (int)(((long)i * 7919) % count);
-		struct btrfs_key k = { 1000 + (u64)j, BTRFS_XATTR_ITEM_KEY, (u64)j * 7 };
+		struct btrfs_key k = { 1000 + (u64)j, BTRFS_TEMPORARY_ITEM_KEY, (u64)j * 7 };
 
 		if (btrfs_delete_key(trans, root, &k))
 			fails++;
