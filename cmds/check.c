@@ -10,7 +10,8 @@
  * part (which still verifies every fs tree block and the extent tree it
  * streams).  Exit 1 when any qgroup differs, unless the quota status already
  * says the numbers are stale (inconsistent or rescan running), as btrfs check
- * does.
+ * does, and when data back references name a tree, leaf or inode that holds
+ * no matching file extent item (a consistent image has none).
  *
  * --repair-qgroups is the one writing mode: it opens the image as every
  * offline writer does (refused when mounted, locked), verifies every tree
@@ -243,6 +244,13 @@ static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
 	       " partly dropped), %" PRIu64 " blocks, %" PRIu64 " data extents\n",
 	       res->stats.roots, res->stats.dead_roots, res->stats.partly_dropped,
 	       res->stats.tree_blocks, res->stats.data_extents);
+	if (res->stats.unresolved_refs)
+		printf("back references: %" PRIu64 " name a tree, leaf or inode with no matching file "
+		       "extent item: the extent tree does not match the subvolume trees\n",
+		       res->stats.unresolved_refs);
+	if (res->stats.reloc_refs)
+		printf("back references: %" PRIu64 " belong to a relocation tree (a balance stopped "
+		       "half way), counted in no qgroup\n", res->stats.reloc_refs);
 	for (size_t i = 0; i < res->nr_roots; i++) {
 		const struct btrfs_acct_root *r = &res->roots[i];
 
@@ -302,6 +310,7 @@ static void print_json(const struct check_opts *o, const struct check_result *re
 	json_u64(&w, "data_back_refs", res->stats.data_refs);
 	json_u64(&w, "root_sets", res->stats.root_sets);
 	json_u64(&w, "unresolved_refs", res->stats.unresolved_refs);
+	json_u64(&w, "relocation_refs", res->stats.reloc_refs);
 	json_array_open(&w, "deleted_subvolumes");
 	for (size_t i = 0; i < res->nr_roots; i++) {
 		if (!res->roots[i].dead && !res->roots[i].partly_dropped)
@@ -362,9 +371,6 @@ static void warn_anomalies(const struct check_opts *o, const struct check_result
 		warning("qgroup relation %s -> %s: names a qgroup that no longer exists",
 			btrfs_qgroupid_str(res->orphans[i].child, qa),
 			btrfs_qgroupid_str(res->orphans[i].parent, qb));
-	if (res->stats.unresolved_refs)
-		warning("%s: %" PRIu64 " back references name a tree or block no fs tree reaches",
-			o->image, res->stats.unresolved_refs);
 	if (!res->differ)
 		return;
 	if (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN)
@@ -572,6 +578,8 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	btrfs_qgroup_list_release(&res.list);
 	free(res.counts);
 	if (ret)
+		return VC_EXIT_FAILURE;
+	if (res.stats.unresolved_refs)
 		return VC_EXIT_FAILURE;
 	return res.differ && !res.stale_status ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }

@@ -197,7 +197,11 @@ struct btrfs_acct_stats {
 	u64 data_extents;
 	u64 data_refs;			/* back refs resolved */
 	u64 searches;			/* EXTENT_DATA_REF searches that missed the path cache */
-	u64 unresolved_refs;		/* refs naming a tree that is gone or a block outside fs trees */
+	u64 unresolved_refs;		/* refs naming a tree that is gone, a leaf no fs tree reaches, or
+					   a tree and inode with no matching file extent item: the
+					   extent tree disagrees with the fs trees */
+	u64 reloc_refs;			/* SHARED_DATA_REFs naming a leaf of a relocation tree (an
+					   interrupted balance): no subvolume, no qgroup */
 	u64 root_sets;			/* distinct root sets */
 	u64 unions, union_memo_hits;
 	u64 data_bytes, meta_bytes;	/* counted toward some fs tree */

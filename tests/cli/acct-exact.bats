@@ -61,3 +61,21 @@ wrapped_refs() {
 	[ "$(wrapped_refs)" -eq 2 ]
 	assert_exact 19
 }
+
+@test "exact: a data back ref that matches no file extent item is reported as an inconsistency, exit 1" {
+	command -v btrfs >/dev/null || skip "needs btrfs-progs (dump-tree finds the extent)"
+	fixture rich4k
+	# the one inline EXTENT_DATA_REF of extent 14123008 (root 257, inode 257,
+	# offset 0): its offset field (item data byte 24 + 1 + 16) moved by 1 MiB
+	btrfs inspect-internal dump-tree -t extent "$IMG" |
+		grep -A2 "key (14123008 EXTENT_ITEM 16384)" | grep -q "root 257 objectid 257 offset 0 count 1"
+	python3 "$BATS_TEST_DIRNAME/../fixtures/corrupt.py" "$IMG" item 14123008 168 16384 41 8 1048576
+	run_volctl_split check "$IMG"
+	[ "$status" -eq 1 ]
+	[[ "$out" == *"back references: 1 name a tree, leaf or inode with no matching file extent item: the extent tree does not match the subvolume trees"* ]]
+	[[ "$err" != *warning* ]]
+	run_volctl --format json check --qgroup-report "$IMG"
+	assert_status 1
+	[ "$(jq .check.trees.unresolved_refs <<<"$output")" -eq 1 ]
+	[ "$(jq .check.trees.relocation_refs <<<"$output")" -eq 0 ]
+}
