@@ -22,6 +22,13 @@
 # image's shape (data extents, data back refs, fs tree blocks, metadata
 # bytes) and each checker's verdict.
 #
+# SHAPE=mixed adds the shape of the qgroup-undercount fixture (tests/fixtures):
+# files of 64 KiB extents too, and between snapshots clones of a block from the
+# middle of an extent to a lower offset of another file (data ref offsets that
+# wrap below zero), whole-extent clones between files, bookends, hole punches,
+# appends and truncates, and every 20th snapshot the one taken ten before is
+# deleted (all cleaned before the rescan).
+#
 # Environment: VOLCTL (default ./volctl), SNAPSHOTS, REWRITES (extents rewritten
 # per snapshot, default 1% of EXTENTS), REWRITE_RUN (1 rewrites single
 # extents all over the source, so that every leaf is copied in every
@@ -41,6 +48,7 @@ WORKDIR=${WORKDIR:-/tmp/volctl-bench}
 KEEP_IMAGES=${KEEP_IMAGES:-1}
 REWRITES=${REWRITES:-}
 REWRITE_RUN=${REWRITE_RUN:-20}
+SHAPE=${SHAPE:-plain}
 SKIP_BTRFS_CHECK=${SKIP_BTRFS_CHECK:-0}
 RUNS=${RUNS:-3}
 SIZES=("$@")
@@ -96,9 +104,69 @@ for _ in range((count + run - 1) // run):
 EOF
 }
 
+# write_large DIR FILES: FILES files of 8 separate 64 KiB extents each (the
+# mixed shape's material for bookends, hole punches and partial clones)
+write_large() {
+	python3 - "$@" <<'EOF'
+import os, sys
+d, files = sys.argv[1], int(sys.argv[2])
+for f in range(files):
+    fd = os.open(os.path.join(d, 'L%d' % f), os.O_WRONLY | os.O_CREAT, 0o644)
+    for e in range(8):
+        os.pwrite(fd, os.urandom(65536), e * 131072)
+    os.close(fd)
+EOF
+}
+
+# mix DIR FILES PER_FILE LARGE COUNT SEED RUN: the mixed shape's changes in the
+# source between two snapshots, COUNT of each: clones of one 4 KiB block from
+# the middle of a 64 KiB extent to a lower offset of another file (the data
+# ref offset wraps below zero), whole-extent clones between files, bookends
+# (4 KiB overwritten in the middle of a 64 KiB extent), hole punches in the
+# middle of 64 KiB extents, appends and truncates
+mix_extents() {
+	python3 - "$@" <<'EOF'
+import ctypes, fcntl, os, random, struct, sys
+d, files, per, large, count, seed, run = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+rnd = random.Random(seed * 7919)
+libc = ctypes.CDLL(None, use_errno=True)
+libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+FICLONERANGE = 0x4020940D
+def clone(src, soff, n, dst, doff):
+    with open(os.path.join(d, src), 'rb') as s, open(os.path.join(d, dst), 'r+b') as t:
+        try:
+            fcntl.ioctl(t.fileno(), FICLONERANGE, struct.pack('qQQQ', s.fileno(), soff, n, doff))
+        except OSError:
+            pass
+# like the rewrites, in windows of RUN neighbouring files (neighbouring
+# inodes share leaves), so each generation copies some leaves, not all
+for i in range(count):
+    if i % run == 0:
+        wf = rnd.randrange(max(1, files - run))
+        wl = rnd.randrange(max(1, large - run))
+    L = lambda: 'L%d' % min(large - 1, wl + rnd.randrange(run))
+    F = lambda: 'f%d' % min(files - 1, wf + rnd.randrange(run))
+    e = rnd.randrange(8)
+    clone(L(), e * 131072 + rnd.randrange(1, 16) * 4096, 4096, F(), rnd.randrange(per) * 8192)
+    clone(F(), rnd.randrange(per) * 8192, 4096, F(), rnd.randrange(per) * 8192)
+    fd = os.open(os.path.join(d, L()), os.O_WRONLY)
+    os.pwrite(fd, os.urandom(4096), rnd.randrange(8) * 131072 + rnd.randrange(1, 15) * 4096)
+    libc.fallocate(fd, 3, rnd.randrange(8) * 131072 + rnd.randrange(1, 15) * 4096, 4096)
+    os.close(fd)
+    name = os.path.join(d, F())
+    size = os.path.getsize(name)
+    if rnd.random() < 0.5:
+        with open(name, 'ab') as f:
+            f.write(os.urandom(4096))
+    elif size > 8192:
+        os.truncate(name, size - 4096)
+EOF
+}
+
 build_image() {
-	local extents=$1 img=$2.tmp per=10 files rewrites
+	local extents=$1 img=$2.tmp per=10 files rewrites large
 	files=$(( (extents + per - 1) / per ))
+	large=$(( files / 10 + 1 ))
 	rewrites=${REWRITES:-$(( extents / 100 > 0 ? extents / 100 : 1 ))}
 	truncate -s $(( extents * 4096 * 4 + SNAPSHOTS * 256 * 1024 * 1024 )) "$img"
 	mkfs.btrfs -q -f "$img" >/dev/null
@@ -110,15 +178,27 @@ build_image() {
 	mount -o nobarrier "$LOOP" "$MNT"
 	btrfs subvolume create "$MNT/data" >/dev/null
 	write_extents "$MNT/data" "$files" "$per"
+	if [ "$SHAPE" = mixed ]; then write_large "$MNT/data" "$large"; fi
 	sync
 	for s in $(seq 1 "$SNAPSHOTS"); do
 		btrfs subvolume snapshot "$MNT/data" "$MNT/snap$s" >/dev/null
 		rewrite_extents "$MNT/data" "$files" "$per" "$rewrites" "$s" "$REWRITE_RUN"
+		if [ "$SHAPE" = mixed ]; then
+			mix_extents "$MNT/data" "$files" "$per" "$large" $(( rewrites / 4 + 1 )) "$s" \
+				"$REWRITE_RUN"
+			# every 20th snapshot, the one taken ten before goes (cleaned
+			# before the rescan)
+			if [ $(( s % 20 )) -eq 0 ]; then
+				btrfs subvolume delete "$MNT/snap$(( s - 10 ))" >/dev/null
+			fi
+		fi
 		if [ $(( s % 25 )) -eq 0 ]; then
 			echo "bench: $(date +%T) $extents extents: $s of $SNAPSHOTS snapshots" >&2
 		fi
 	done
 	sync
+	btrfs filesystem sync "$MNT"	# wakes the cleaner for the deletions
+	btrfs subvolume sync "$MNT" >/dev/null
 	# enable starts the rescan; -W waits for that one (a second -w may
 	# return at once with EINPROGRESS while it runs)
 	local t0
@@ -175,7 +255,7 @@ row() {
 
 row extents snaps data_ext tool wall_s cpu_s peak_KiB rc
 for extents in "${SIZES[@]}"; do
-	img=$WORKDIR/qgroup-$extents-s$SNAPSHOTS-r$REWRITE_RUN.img
+	img=$WORKDIR/qgroup-$extents-s$SNAPSHOTS-r$REWRITE_RUN$([ "$SHAPE" = plain ] || echo "-$SHAPE").img
 	rescan=-
 	if [ ! -e "$img" ]; then
 		build_image "$extents" "$img"
