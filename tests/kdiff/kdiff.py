@@ -763,16 +763,23 @@ def offline_writes(rng, volctl, img, log):
             if not leaves:
                 continue
             args = ["subvolume", "delete", "/" + rng.choice(leaves)]
-        elif r < 0.8:
+        elif r < 0.76:
             args = ["qgroup", "create", "1/%d" % rng.randint(2000, 2999), "/"]
-        elif r < 0.9 and subs and groups:
+        elif r < 0.84 and subs and groups:
             args = ["qgroup", "assign", "0/%d" % rng.choice(subs)[0],
                     rng.choice([g for g in groups if g.startswith("1/")] or groups), "/"]
-        elif subs and groups:
+        elif r < 0.9 and subs and groups:
             args = ["qgroup", "remove", "0/%d" % rng.choice(subs)[0], rng.choice(groups), "/"]
+        elif r < 0.95:
+            # a limit with some room or none: later writes may be refused by it
+            g = rng.choice(chk["qgroups"])
+            args = ["qgroup", "limit"] + (["-e"] if rng.random() < 0.5 else []) + [
+                str(g["referenced"] + rng.choice([0, 4096, 1 << 20, 1 << 30])), g["qgroupid"], "/"]
+        elif r < 0.975:
+            args = ["quota", "rescan", "/"]
         else:
-            continue
-        p = run([volctl, "--image", img] + args, check=False)
+            args = ["check", "--repair-qgroups", img]
+        p = run([volctl] + (["--image", img] if args[0] != "check" else []) + args, check=False)
         log.write("offline: volctl %s -> %d %s\n" % (" ".join(args), p.returncode, p.stderr.strip()))
         if p.returncode == 0:
             done += 1
