@@ -6,6 +6,7 @@
 #   make check           C unit tests, then every bats suite (mounted tests skip without root/loop)
 #   make check-unit      C unit tests only
 #   make check-asan      the same tests with a build under AddressSanitizer + UBSan (in build-asan/)
+#   make check-powercut  the power-cut test of every offline write with more cut points (root)
 #   make check-api       kernel-shared/ must not print, exit or use common/ or cmds/
 #   make fuzz            build and run the libFuzzer targets for FUZZ_SECONDS each
 #   make install         DESTDIR, prefix, sbindir, mandir honoured
@@ -45,13 +46,14 @@ COMMON_OBJ  = $(COMMON_SRC:%.c=$(O)/%.o)
 CMDS_OBJ    = $(CMDS_SRC:%.c=$(O)/%.o)
 MAIN_OBJ    = $(O)/volctl.o
 UNIT_BIN    = $(UNIT_SRC:%.c=$(O)/%)
+POWERCUT    = $(O)/tests/powercut/powercut
 LIB_OBJ     = $(KSHARED_OBJ) $(COMMON_OBJ)
 
 ALL_LIBS = $(LIBS_COMMON) $(LIBS_SHARED)
 GROUP_LINKS = volctl-subvolume volctl-quota volctl-qgroup
 MANPAGES = $(sort $(wildcard Documentation/*.8))
 
-.PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api \
+.PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api check-powercut \
 	install uninstall fuzz bench
 all: $(O)/volctl
 
@@ -63,6 +65,12 @@ $(O)/%.o: %.c
 	@$(MKDIR_P) $(dir $@)
 	@echo "    [CC]     $@"
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+# rebuilds devices from a write log: libc only, no library objects
+$(POWERCUT): tests/powercut/powercut.c
+	@$(MKDIR_P) $(dir $@)
+	@echo "    [LD]     $@"
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL)
 
 $(O)/tests/unit/test-%: tests/unit/test-%.c $(LIB_OBJ)
 	@$(MKDIR_P) $(dir $@)
@@ -81,8 +89,14 @@ check-unit: $(UNIT_BIN)
 check-cli: $(O)/volctl
 	$(Q)VOLCTL=$(abspath $(O)/volctl) tests/run-bats.sh cli tests/cli $(BATS_FLAGS)
 
-check-mounted: $(O)/volctl
-	$(Q)VOLCTL=$(abspath $(O)/volctl) tests/run-bats.sh mounted tests/mounted $(BATS_FLAGS)
+check-mounted: $(O)/volctl $(POWERCUT)
+	$(Q)VOLCTL=$(abspath $(O)/volctl) POWERCUT=$(abspath $(POWERCUT)) \
+		tests/run-bats.sh mounted tests/mounted $(BATS_FLAGS)
+
+# the power-cut test with many more subsets of the unflushed writes (root, loop devices)
+check-powercut: $(O)/volctl $(POWERCUT)
+	$(Q)VOLCTL=$(abspath $(O)/volctl) POWERCUT=$(abspath $(POWERCUT)) POWERCUT_FULL=1 \
+		bats --tap $(BATS_FLAGS) tests/mounted/powercut.bats
 
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-asan:
@@ -130,7 +144,7 @@ uninstall:
 
 clean:
 	find . -name '*.o' -o -name '*.d' | grep -v '^./.git' | xargs rm -f
-	rm -f volctl $(UNIT_BIN)
+	rm -f volctl $(UNIT_BIN) $(POWERCUT)
 	rm -rf build-asan build-fuzz
 
 distclean: clean
