@@ -82,6 +82,14 @@ powercut_ok() {
 	powercut_ok 1 mkfs @IMG@
 }
 
+@test "power cut: mkfs -f over a filesystem, with quotas, subvolumes and a default" {
+	# the old trees are where the new ones go: a new block landing before
+	# the old primary is gone would show
+	"$VOLCTL" mkfs -s 128M "$B/base.img" >/dev/null
+	PC_BASES=("$B/base.img")
+	powercut_ok 4 mkfs -f --quota --subvol /x --subvol /y --default-subvol /y @IMG@
+}
+
 @test "power cut: subvolume create (DUP metadata)" {
 	base_dup
 	powercut_ok 1 @IMGS@ subvolume create /a/new
