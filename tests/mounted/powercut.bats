@@ -44,21 +44,9 @@ base_dup() {
 	PC_BASES=("$B/base.img")
 }
 
-# base_single [MKFS.BTRFS OPTIONS...]: mkfs.btrfs with SINGLE metadata (one
-# write a block), the same subvolumes; with quotas also groups 1/1 over
-# 0/257, an empty 1/2 and a limit on /b
+# base_single [MKFS.BTRFS OPTIONS...]: pc_base_single (SINGLE metadata)
 base_single() {
-	truncate -s 128M "$B/base.img"
-	mkfs.btrfs -q -f -m single -d single "$@" "$B/base.img" >/dev/null 2>&1
-	vb subvolume create /a /b
-	vb subvolume create /a/inner
-	vb subvolume snapshot /a /snap
-	if [[ " $* " == *" quota "* ]]; then
-		vb qgroup create 1/1 /
-		vb qgroup create 1/2 /
-		vb qgroup assign 0/257 1/1 /
-		vb qgroup limit 1M /b /
-	fi
+	pc_base_single "$B/base.img" "$@"
 	PC_BASES=("$B/base.img")
 }
 

@@ -47,8 +47,12 @@
  *	copy anywhere is of another filesystem or newer than the oldest
  *	primary: that is what a commit's flush between the primaries and the
  *	other copies guarantees.  Prints "none" (no valid copy at all),
- *	"ok FSID GENERATION" (the newest primary's generation) or "bad: "
- *	and what breaks the rule.
+ *	"ok FSID GENERATION FINGERPRINT" or "bad: " and what breaks the
+ *	rule.  GENERATION and FINGERPRINT are of the newest primary (the one
+ *	the kernel mounts from): a CRC-32C of the copy without its checksum,
+ *	bytenr and device item, so every member and copy of one commit gives
+ *	the same; with the trees verified below it (every block's checksum and
+ *	the generation its parent expects) it names the whole state.
  *
  *   powercut info LOG
  *	counts: writes, flushes, members, commits, bytes written.
@@ -76,6 +80,8 @@
 #define SUPER_BYTENR_OFF 48
 #define SUPER_GEN_OFF	72
 #define SUPER_CSUM_TYPE_OFF 196
+#define SUPER_DEV_ITEM_OFF 201
+#define SUPER_DEV_ITEM_SIZE 98
 
 static const uint64_t super_offsets[] = { 65536ULL, 67108864ULL, 274877906944ULL };
 
@@ -205,6 +211,14 @@ static void log_read(const char *path, struct log *log)
 		}
 	}
 	log->nr_writes = nw;
+}
+
+static void log_release(struct log *log)
+{
+	free(log->buf);
+	free(log->ev);
+	free(log->writes);
+	memset(log, 0, sizeof(*log));
 }
 
 /* Superblock copy number of a write, or -1 for anything else */
@@ -450,6 +464,7 @@ static int cmd_plan(int argc, char **argv)
 		free(p.pts[k].set);
 	}
 	free(p.pts);
+	log_release(&log);
 	return fflush(stdout) ? 1 : 0;
 }
 
@@ -526,6 +541,7 @@ struct copy {
 	const char *problem;
 	uint64_t gen;
 	unsigned char fsid[16];
+	uint32_t fingerprint;	/* what the copy says of the filesystem */
 };
 
 static void read_copy(int fd, uint64_t size, int m, struct copy *c)
@@ -562,6 +578,11 @@ static void read_copy(int fd, uint64_t size, int m, struct copy *c)
 	c->valid = true;
 	c->gen = get_le64(sb + SUPER_GEN_OFF);
 	memcpy(c->fsid, sb + SUPER_FSID_OFF, sizeof(c->fsid));
+	/* without what differs between copies and members: checksum, bytenr, device item */
+	memset(sb, 0, SUPER_CSUM_END);
+	memset(sb + SUPER_BYTENR_OFF, 0, 8);
+	memset(sb + SUPER_DEV_ITEM_OFF, 0, SUPER_DEV_ITEM_SIZE);
+	c->fingerprint = crc32c(sb, sizeof(sb));
 }
 
 static void print_fsid(const unsigned char *fsid)
@@ -575,6 +596,7 @@ static void super_rule(const int *fds, const char *const *names, uint32_t nr)
 {
 	struct copy c[MAX_DEVS][3];
 	uint64_t min_gen = UINT64_MAX, max_gen = 0;
+	uint32_t newest = 0;
 	bool any = false;
 
 	for (uint32_t d = 0; d < nr; d++) {
@@ -603,8 +625,10 @@ static void super_rule(const int *fds, const char *const *names, uint32_t nr)
 		}
 		if (c[d][0].gen < min_gen)
 			min_gen = c[d][0].gen;
-		if (c[d][0].gen > max_gen)
+		if (c[d][0].gen > max_gen) {
 			max_gen = c[d][0].gen;
+			newest = d;
+		}
 	}
 	for (uint32_t d = 0; d < nr; d++) {
 		for (int m = 1; m < 3; m++) {
@@ -625,7 +649,7 @@ static void super_rule(const int *fds, const char *const *names, uint32_t nr)
 	}
 	printf("ok ");
 	print_fsid(c[0][0].fsid);
-	printf(" %llu\n", (unsigned long long)max_gen);
+	printf(" %llu %08x\n", (unsigned long long)max_gen, c[newest][0].fingerprint);
 }
 
 static int cmd_supers(int argc, char **argv)
@@ -701,6 +725,7 @@ static int cmd_apply(int argc, char **argv)
 	}
 	free(tmp);
 	free(set);
+	log_release(&log);
 	return fflush(stdout) ? 1 : 0;
 }
 
@@ -727,7 +752,8 @@ static int cmd_info(int argc, char **argv)
 	}
 	printf("writes %zu\nflushes %zu\nmembers %u\ncommits %zu\nbytes %llu\n", log.nr_writes,
 	       flushes, log.nr_devs, commits, (unsigned long long)bytes);
-	return 0;
+	log_release(&log);
+	return fflush(stdout) ? 1 : 0;
 }
 
 int main(int argc, char **argv)
