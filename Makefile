@@ -87,8 +87,9 @@ check: check-api check-unit check-cli check-mounted
 check-unit: $(UNIT_BIN)
 	$(Q)tests/run-unit.sh $(UNIT_BIN)
 
-check-cli: $(O)/volctl
-	$(Q)VOLCTL=$(abspath $(O)/volctl) tests/run-bats.sh cli tests/cli $(BATS_FLAGS)
+check-cli: $(O)/volctl $(POWERCUT)
+	$(Q)VOLCTL=$(abspath $(O)/volctl) POWERCUT=$(abspath $(POWERCUT)) \
+		tests/run-bats.sh cli tests/cli $(BATS_FLAGS)
 
 check-mounted: $(O)/volctl $(POWERCUT)
 	$(Q)VOLCTL=$(abspath $(O)/volctl) POWERCUT=$(abspath $(POWERCUT)) \

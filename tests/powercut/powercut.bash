@@ -268,6 +268,9 @@ powercut_run() {
 	# a commit is durable once a flush follows its primary superblock(s)
 	[ "$k" -eq "$commits" ] ||
 		{ echo "$k commits (primary superblocks flushed) in the log, expected $commits" >&2; return 1; }
+	# no two unflushed writes overlap: which of them lands last never matters
+	k=$("$PC_TOOL" info "$PC/log" | awk '$1 == "overlaps" {print $2}')
+	[ "$k" -eq 0 ] || { echo "$k writes overlap an unflushed one" >&2; return 1; }
 	k=$("$PC_TOOL" info "$PC/log" | awk '$1 == "writes" {print $2}')
 	all=0
 	[ "$k" -eq 1 ] || all+=-$((k - 1))
