@@ -6,6 +6,7 @@
 #   make check           C unit tests, then every bats suite (mounted tests skip without root/loop)
 #   make check-unit      C unit tests only
 #   make check-asan      the same tests with a build under AddressSanitizer + UBSan (in build-asan/)
+#   make check-powercut  the power-cut test of every offline write with more cut points (root)
 #   make check-api       kernel-shared/ must not print, exit or use common/ or cmds/
 #   make soak            the engine against the kernel on SEEDS random kernel-made images
 #                        (root; SEEDS=200 SIZE=small|large FIRST=1, tests/kdiff/kdiff.py)
@@ -47,13 +48,14 @@ COMMON_OBJ  = $(COMMON_SRC:%.c=$(O)/%.o)
 CMDS_OBJ    = $(CMDS_SRC:%.c=$(O)/%.o)
 MAIN_OBJ    = $(O)/volctl.o
 UNIT_BIN    = $(UNIT_SRC:%.c=$(O)/%)
+POWERCUT    = $(O)/tests/powercut/powercut
 LIB_OBJ     = $(KSHARED_OBJ) $(COMMON_OBJ)
 
 ALL_LIBS = $(LIBS_COMMON) $(LIBS_SHARED)
 GROUP_LINKS = volctl-subvolume volctl-quota volctl-qgroup
 MANPAGES = $(sort $(wildcard Documentation/*.8))
 
-.PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api \
+.PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api check-powercut \
 	install uninstall fuzz bench soak
 all: $(O)/volctl
 
@@ -65,6 +67,13 @@ $(O)/%.o: %.c
 	@$(MKDIR_P) $(dir $@)
 	@echo "    [CC]     $@"
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+# rebuilds devices from a write log (a test helper, run at every cut point):
+# libc only, and without check-asan's sanitizers, which would double its cost
+$(POWERCUT): tests/powercut/powercut.c
+	@$(MKDIR_P) $(dir $@)
+	@echo "    [LD]     $@"
+	$(Q)$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(WARNINGS) $(OPT) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
 $(O)/tests/unit/test-%: tests/unit/test-%.c $(LIB_OBJ)
 	@$(MKDIR_P) $(dir $@)
@@ -80,11 +89,18 @@ check: check-api check-unit check-cli check-mounted
 check-unit: $(UNIT_BIN)
 	$(Q)tests/run-unit.sh $(UNIT_BIN)
 
-check-cli: $(O)/volctl
-	$(Q)VOLCTL=$(abspath $(O)/volctl) tests/run-bats.sh cli tests/cli $(BATS_FLAGS)
+check-cli: $(O)/volctl $(POWERCUT)
+	$(Q)VOLCTL=$(abspath $(O)/volctl) POWERCUT=$(abspath $(POWERCUT)) \
+		tests/run-bats.sh cli tests/cli $(BATS_FLAGS)
 
-check-mounted: $(O)/volctl
-	$(Q)VOLCTL=$(abspath $(O)/volctl) tests/run-bats.sh mounted tests/mounted $(BATS_FLAGS)
+check-mounted: $(O)/volctl $(POWERCUT)
+	$(Q)VOLCTL=$(abspath $(O)/volctl) POWERCUT=$(abspath $(POWERCUT)) \
+		tests/run-bats.sh mounted tests/mounted $(BATS_FLAGS)
+
+# the power-cut test with many more subsets of the unflushed writes (root, loop devices)
+check-powercut: $(O)/volctl $(POWERCUT)
+	$(Q)VOLCTL=$(abspath $(O)/volctl) POWERCUT=$(abspath $(POWERCUT)) POWERCUT_FULL=1 \
+		bats --tap $(BATS_FLAGS) tests/mounted/powercut.bats
 
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 check-asan:
@@ -139,7 +155,7 @@ uninstall:
 
 clean:
 	find . -name '*.o' -o -name '*.d' | grep -v '^./.git' | xargs rm -f
-	rm -f volctl $(UNIT_BIN)
+	rm -f volctl $(UNIT_BIN) $(POWERCUT)
 	rm -rf build-asan build-fuzz
 
 distclean: clean

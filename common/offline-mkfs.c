@@ -8,7 +8,8 @@
  * kernel-shared/mkfs.c writes the base image; then each --subvol is one
  * offline transaction on the committed image, and --default-subvol a last
  * one that points the root directory's "default" entry at it.  Test
- * builds honour VOLCTL_FAIL_AFTER_WRITES for the base image too.
+ * builds honour VOLCTL_FAIL_AFTER_WRITES and VOLCTL_WRITE_LOG
+ * (common/test-io.h) for the base image too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -84,40 +85,13 @@ static int open_target(const struct vc_mkfs_opts *o, int *fdp, char *err, size_t
 	return 0;
 }
 
-/* Test builds: VOLCTL_FAIL_AFTER_WRITES=N lets N device writes through */
-static int wrap_fault_injection(struct btrfs_io_dev **dev, struct btrfs_io_dev **inner,
-				struct btrfs_io_fault *fault)
-{
-#if VOLCTL_FAULT_INJECTION
-	const char *s = getenv("VOLCTL_FAIL_AFTER_WRITES");
-	struct btrfs_io_dev *f;
-	int ret;
-
-	if (!s || !*s)
-		return 0;
-	fault->write_limit = strtoull(s, NULL, 10);
-	if (!fault->write_limit)
-		return 0;
-	ret = btrfs_io_open_fault(*dev, fault, &f);
-	if (ret < 0)
-		return ret;
-	*inner = *dev;
-	*dev = f;
-#else
-	(void)dev;
-	(void)inner;
-	(void)fault;
-#endif
-	return 0;
-}
-
 static int write_base(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 {
 	char msg[BTRFS_ERRMSG_SIZE] = "";
 	struct btrfs_super_block sb;
 	struct btrfs_mkfs_args a = { 0 };
 	struct btrfs_io_dev *dev = NULL, *inner = NULL;
-	struct btrfs_io_fault fault = { 0 };
+	struct vc_test_io test_io = { 0 };
 	int fd = -1, ret;
 
 	ret = open_target(o, &fd, err, errlen);
@@ -135,7 +109,7 @@ static int write_base(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		goto out;
 	}
 	msg[0] = '\0';
-	ret = wrap_fault_injection(&dev, &inner, &fault);
+	ret = vc_test_io_wrap(&test_io, &dev, &inner);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
 		goto out;
@@ -156,6 +130,7 @@ static int write_base(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 out:
 	btrfs_io_close(dev);
 	btrfs_io_close(inner);
+	vc_test_io_release(&test_io);
 	if (fd >= 0)
 		close(fd);
 	return ret;

@@ -7,9 +7,10 @@
  * device whose backing file is the image), block devices are opened
  * O_EXCL (the kernel refuses it while mounted), and an exclusive flock()
  * keeps a second volctl out.  Test builds (configure
- * --enable-fault-injection) read VOLCTL_FAIL_AFTER_WRITES=N and put the
- * image behind a fault-injecting device (kernel-shared/io-fault.c) that
- * fails every device write after the Nth (N >= 1; 0 or unset: no faults).
+ * --enable-fault-injection) put the members behind the wrappers of
+ * common/test-io.c: VOLCTL_FAIL_AFTER_WRITES=N fails every device write
+ * after the Nth (N >= 1; 0 or unset: no faults), VOLCTL_WRITE_LOG=FILE
+ * records every write and flush.
  *
  * A multi-device filesystem is opened member by member with the same
  * refusals for each, all before the filesystem is read, so a refusal of
@@ -158,29 +159,6 @@ out:
 	return ret;
 }
 
-/* Test builds: VOLCTL_FAIL_AFTER_WRITES=N lets N device writes through */
-static int wrap_fault_injection(struct vc_writer *w, struct vc_writer_member *m)
-{
-#if VOLCTL_FAULT_INJECTION
-	const char *s = getenv("VOLCTL_FAIL_AFTER_WRITES");
-	struct btrfs_io_dev *dev;
-	int ret;
-
-	if (!s || !*s)
-		return 0;
-	w->fault.write_limit = strtoull(s, NULL, 10);
-	if (!w->fault.write_limit)
-		return 0;
-	/* every member shares w->fault: the count runs over all of them */
-	ret = btrfs_io_open_fault(m->dev, &w->fault, &dev);
-	if (ret < 0)
-		return ret;
-	m->inner = m->dev;
-	m->dev = dev;
-#endif
-	return 0;
-}
-
 /* The refusals of one member: mounted, O_EXCL busy, locked, read-only */
 static int member_open(struct vc_writer *w, const char *path, char *err, size_t errlen)
 {
@@ -240,7 +218,7 @@ static int member_open(struct vc_writer *w, const char *path, char *err, size_t 
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	ret = wrap_fault_injection(w, m);
+	ret = vc_test_io_wrap(&w->test_io, &m->dev, &m->inner);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
@@ -319,6 +297,7 @@ void vc_writer_close(struct vc_writer *w)
 		if (m->fd >= 0)
 			close(m->fd);
 	}
+	vc_test_io_release(&w->test_io);
 	memset(w, 0, sizeof(*w));
 }
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include "kernel-shared/format.h"
 #include "kernel-shared/io.h"
+#include "common/test-io.h"
 
 struct btrfs_fs;
 struct vc_inherit;
@@ -28,8 +29,8 @@ struct vc_writer {
 	struct vc_writer_member members[VC_WRITER_MAX_DEVS];
 	size_t nr_members;
 	struct btrfs_fs *fs;
-	/* test builds: one write count over all members */
-	struct btrfs_io_fault fault;
+	/* test builds: one write count and write log over all members */
+	struct vc_test_io test_io;
 };
 
 /**

@@ -6,7 +6,10 @@
  * with -EIO (a bad sector: the reader must fall back to another mirror);
  * writes past a count fail with -EIO or are silently dropped (power loss in
  * the middle of a commit: the image must still be the old, consistent one).
- * The description also receives counters so tests can pick their limits.
+ * The description also receives counters so tests can pick their limits,
+ * and an optional recorder sees every write and flush that got through,
+ * in order: the power-cut tests rebuild the device from that log at every
+ * point a power cut could leave it (tests/powercut/).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,20 +38,28 @@ static int fault_pwrite(struct btrfs_io_dev *dev, const void *buf, size_t len, u
 {
 	struct fault_priv *fp = dev->priv;
 	struct btrfs_io_fault *f = fp->fault;
+	int ret;
 
 	if (f->write_limit && f->writes >= f->write_limit) {
 		f->faults++;
 		return f->drop_writes ? 0 : -EIO;
 	}
 	f->writes++;
-	return btrfs_io_write(fp->inner, buf, len, off);
+	ret = btrfs_io_write(fp->inner, buf, len, off);
+	if (!ret && f->record)
+		ret = f->record(f->record_ctx, dev, buf, len, off);
+	return ret;
 }
 
 static int fault_flush(struct btrfs_io_dev *dev)
 {
 	struct fault_priv *fp = dev->priv;
+	struct btrfs_io_fault *f = fp->fault;
+	int ret = btrfs_io_flush(fp->inner);
 
-	return btrfs_io_flush(fp->inner);
+	if (!ret && f->record)
+		ret = f->record(f->record_ctx, dev, NULL, 0, 0);
+	return ret;
 }
 
 static void fault_close(struct btrfs_io_dev *dev)

@@ -10,7 +10,8 @@
  *   memory  a buffer in memory (unit tests, the fuzzer); optionally a
  *           private copy so writes never reach the caller's buffer
  *   fault   wraps another device and fails reads of a range, or fails or
- *           silently drops writes after a count (io-fault.c)
+ *           silently drops writes after a count, and can report every
+ *           write and flush that reached the inner device (io-fault.c)
  *
  * A fault-injecting or tracing device wraps another one by providing its own
  * ops and keeping the inner device in @priv.
@@ -85,6 +86,16 @@ struct btrfs_io_fault {
 	u64 write_limit;
 	/* ... or, with @drop_writes, are silently lost: a torn commit */
 	bool drop_writes;
+	/*
+	 * optional recorder (power-cut tests): told of every write that
+	 * reached the inner device (@buf, @len, @off) and of every flush
+	 * (@buf NULL), in the order they were issued; @dev is the fault
+	 * device, so one recorder can tell several members apart.  A
+	 * negative return fails the operation with that errno.
+	 */
+	int (*record)(void *ctx, const struct btrfs_io_dev *dev, const void *buf, size_t len,
+		      u64 off);
+	void *record_ctx;
 	/* counters, updated by the device */
 	u64 reads;
 	u64 writes;

@@ -734,7 +734,7 @@ static void fill_super(struct mkfs_ctx *c, struct btrfs_super_block *sb, const u
 	btrfs_set_backup_num_devices(b, 1);
 }
 
-/* Superblock copies that fit, in order: primary first */
+/* Superblock copies that fit, in order: primary first, flushed before the others */
 static int write_supers(struct mkfs_ctx *c, struct btrfs_super_block *sb)
 {
 	int ret;
@@ -744,20 +744,14 @@ static int write_supers(struct mkfs_ctx *c, struct btrfs_super_block *sb)
 
 		if (off + BTRFS_SUPER_INFO_SIZE > c->a->dev->size)
 			break;
-		if (sb) {
-			btrfs_set_super_bytenr(sb, off);
-			ret = btrfs_super_csum_update(sb);
-			if (ret < 0)
-				return ret;
-			ret = btrfs_io_write(c->a->dev, sb, sizeof(*sb), off);
-		} else {
-			static const u8 zero[BTRFS_SUPER_INFO_SIZE];
-
-			ret = btrfs_io_write(c->a->dev, zero, sizeof(zero), off);
-		}
+		btrfs_set_super_bytenr(sb, off);
+		ret = btrfs_super_csum_update(sb);
 		if (ret < 0)
 			return ret;
-		if (m == 0 && sb) {
+		ret = btrfs_io_write(c->a->dev, sb, sizeof(*sb), off);
+		if (ret < 0)
+			return ret;
+		if (m == 0) {
 			/* the primary is what makes the image valid: on disk first */
 			ret = btrfs_io_flush(c->a->dev);
 			if (ret < 0)
@@ -765,6 +759,37 @@ static int write_supers(struct mkfs_ctx *c, struct btrfs_super_block *sb)
 		}
 	}
 	return btrfs_io_flush(c->a->dev);
+}
+
+/*
+ * An old filesystem stops being one before anything else is written: the
+ * other copies are zeroed and flushed first, then the primary, flushed
+ * before any tree block lands where the old trees may be.  A power cut on
+ * the way leaves the old filesystem whole or no filesystem, never a valid
+ * copy without its primary (the kernel reads only the primary; a tool that
+ * takes the newest valid copy would find the old filesystem there) nor an
+ * old primary over overwritten trees.
+ */
+static int zero_supers(struct mkfs_ctx *c)
+{
+	static const u8 zero[BTRFS_SUPER_INFO_SIZE];
+	int ret;
+
+	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		u64 off = btrfs_sb_offset(m);
+
+		if (off + BTRFS_SUPER_INFO_SIZE > c->a->dev->size)
+			break;
+		ret = btrfs_io_write(c->a->dev, zero, sizeof(zero), off);
+		if (ret < 0)
+			return ret;
+	}
+	ret = btrfs_io_flush(c->a->dev);
+	if (!ret)
+		ret = btrfs_io_write(c->a->dev, zero, sizeof(zero), btrfs_sb_offset(0));
+	if (!ret)
+		ret = btrfs_io_flush(c->a->dev);
+	return ret;
 }
 
 static int check_args(struct mkfs_ctx *c)
@@ -841,7 +866,7 @@ int btrfs_mkfs(const struct btrfs_mkfs_args *a)
 		goto out;
 	}
 	/* an old filesystem stops being one before anything else is written */
-	ret = write_supers(c, NULL);
+	ret = zero_supers(c);
 	if (!ret)
 		ret = write_leaves(c);
 	if (!ret)

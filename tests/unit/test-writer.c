@@ -347,6 +347,63 @@ static void test_io_fault(void)
 	btrfs_io_close(inner);
 }
 
+/* What the fault device's recorder saw: writes (off, first byte) and flushes (off -1) */
+struct io_trace {
+	const struct btrfs_io_dev *dev;
+	long long off[8];
+	int first[8];
+	int nr;
+	int fail_at;		/* the recorder fails its Nth call (1-based; 0: never) */
+};
+
+static int trace_record(void *ctx, const struct btrfs_io_dev *dev, const void *buf, size_t len,
+			u64 off)
+{
+	struct io_trace *t = ctx;
+
+	(void)len;
+	if (dev != t->dev || t->nr == 8)
+		return -EINVAL;
+	t->off[t->nr] = buf ? (long long)off : -1;
+	t->first[t->nr] = buf ? *(const u8 *)buf : -1;
+	return ++t->nr == t->fail_at ? -ENOSPC : 0;
+}
+
+/*
+ * The recorder sees every write that reached the inner device and every
+ * flush, in order, and never a write the limit failed; its error fails the op
+ */
+static void test_io_fault_record(void)
+{
+	static u8 mem[8192];
+	u8 buf[512];
+	struct io_trace t = { 0 };
+	struct btrfs_io_fault f = { .write_limit = 3, .record = trace_record, .record_ctx = &t };
+	struct btrfs_io_dev *inner, *dev;
+
+	CHECK(btrfs_io_open_memory(mem, sizeof(mem), false, true, &inner) == 0);
+	CHECK(btrfs_io_open_fault(inner, &f, &dev) == 0);
+	t.dev = dev;
+	memset(buf, 1, sizeof(buf));
+	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 4096) == 0);
+	CHECK(btrfs_io_flush(dev) == 0);
+	memset(buf, 2, sizeof(buf));
+	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 0) == 0);
+	CHECK(t.nr == 3);
+	CHECK(t.off[0] == 4096 && t.first[0] == 1);
+	CHECK(t.off[1] == -1);
+	CHECK(t.off[2] == 0 && t.first[2] == 2);
+	/* the recorder's failure is the write's; the data is on the device already */
+	t.fail_at = 4;
+	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 512) == -ENOSPC);
+	CHECK(mem[512] == 2);
+	/* past the limit: failed, not recorded */
+	CHECK(btrfs_io_write(dev, buf, sizeof(buf), 1024) == -EIO);
+	CHECK(t.nr == 4 && mem[1024] == 0);
+	btrfs_io_close(dev);
+	btrfs_io_close(inner);
+}
+
 /*
  * Device full (new metadata chunks until none fits): -ENOSPC with a message
  * naming the device, abort leaves the image as it was
@@ -430,6 +487,7 @@ int main(void)
 	if (!mkdtemp(tmpdir))
 		return 1;
 	test_io_fault();
+	test_io_fault_record();
 	test_create_basic();
 	test_enospc();
 	test_chunks_one_transaction();
