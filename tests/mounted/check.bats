@@ -124,7 +124,7 @@ EOF
 	require_root_loop
 	mkfs_mount 256M
 	run_volctl_split check --qgroup-report "$IMG"
-	[[ "$err" == *"mounted: the filesystem may change"* ]]
+	[[ "$err" == *"$IMG: loop device $LOOPDEV is mounted on $MNT: the filesystem may change"* ]]
 	cleanup_mount
 	run_volctl_split check --qgroup-report "$IMG"
 	[ "$status" -eq 0 ]

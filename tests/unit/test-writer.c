@@ -177,6 +177,52 @@ static void test_abort_untouched(void)
 	CHECK(subvol_exists(img, "/x") == -ENOENT);
 }
 
+static int refusing_guard(void *priv, char *msg)
+{
+	(*(int *)priv)++;
+	snprintf(msg, BTRFS_ERRMSG_SIZE, "t.img: loop device /dev/loop9 is mounted on /mnt");
+	return -EBUSY;
+}
+
+/* The super guard's refusal stops a commit before its superblocks, with its message */
+static void test_super_guard(void)
+{
+	char img[512], err[512];
+	struct btrfs_super_block before, after;
+	struct btrfs_super_guard guard = { .check = refusing_guard };
+	int calls = 0;
+	struct vc_writer w;
+	FILE *f;
+
+	if (make_image("guard.img", "256M", img, sizeof(img)))
+		return;
+	f = fopen(img, "rb");
+	CHECK(f && fseek(f, BTRFS_SUPER_INFO_OFFSET, SEEK_SET) == 0 &&
+	      fread(&before, sizeof(before), 1, f) == 1);
+	if (f)
+		fclose(f);
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
+	/* the writer installs its own guard (storage claims checked again) */
+	CHECK(w.fs->super_guard.check != NULL);
+	guard.priv = &calls;
+	btrfs_fs_set_super_guard(w.fs, &guard);
+	CHECK(vc_offline_subvol_create(w.fs, "/x", false, NULL, err, sizeof(err)) == -EBUSY);
+	CHECK(calls == 1);
+	CHECK(strcmp(err, "t.img: loop device /dev/loop9 is mounted on /mnt") == 0);
+	vc_writer_close(&w);
+	f = fopen(img, "rb");
+	CHECK(f && fseek(f, BTRFS_SUPER_INFO_OFFSET, SEEK_SET) == 0 &&
+	      fread(&after, sizeof(after), 1, f) == 1);
+	if (f)
+		fclose(f);
+	CHECK(memcmp(&before, &after, sizeof(before)) == 0);
+	CHECK(subvol_exists(img, "/x") == -ENOENT);
+	CHECK(check_clean(img) == 0);
+	/* the writer's own guard lets an unshared image be written */
+	CHECK(create(img, "/x", err, sizeof(err)) == 0);
+	CHECK(subvol_exists(img, "/x") == 1);
+}
+
 /* A new block that fails the tree-checker stops the commit before any write */
 static void test_verify_before_write(void)
 {
@@ -290,7 +336,7 @@ static void test_lock(void)
 		return;
 	CHECK(vc_writer_open(img, -1, &w1, err, sizeof(err)) == 0);
 	CHECK(vc_writer_open(img, -1, &w2, err, sizeof(err)) == -EWOULDBLOCK);
-	CHECK(strstr(err, "in use") != NULL);
+	CHECK(strstr(err, "already open in this volctl") != NULL);
 	vc_writer_close(&w1);
 }
 
@@ -433,6 +479,7 @@ int main(void)
 	test_chunks_one_transaction();
 	test_abort_untouched();
 	test_lock();
+	test_super_guard();
 	test_insert_delete("", 3000, false);
 	test_insert_delete("-n 4096", 6000, false);
 	test_insert_delete("-n 4096", 6000, true);
