@@ -205,6 +205,14 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 	bool created = false;
 	int ret;
 
+	/* before a file is created: "-s 1" would make a 1-byte file, then fail */
+	if (o->size && o->size < BTRFS_MKFS_MIN_SIZE) {
+		snprintf(err, errlen, "%s: size %llu: too small for a filesystem, at least %llu bytes (%llu MiB)",
+			 o->path, (unsigned long long)o->size,
+			 (unsigned long long)BTRFS_MKFS_MIN_SIZE,
+			 (unsigned long long)(BTRFS_MKFS_MIN_SIZE >> 20));
+		return -EINVAL;
+	}
 	ret = open_target(o, &s, &created, err, errlen);
 	if (ret < 0)
 		goto out;
@@ -228,5 +236,8 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 	vc_writer_close(&w);
 out:
 	vc_storage_close(s);
+	/* a file mkfs made itself is not left behind when mkfs fails */
+	if (ret < 0 && created)
+		unlink(o->path);
 	return ret;
 }
