@@ -374,6 +374,49 @@ Delete subvolume 259 (commit): 'snap-a'" ]
 	assert_output_contains "error: subvolume 256 is not deleted"
 }
 
+# A deleted subvolume whose file is still open stays queued (the kernel adds
+# its root to the cleaner's list when its last inode goes), so volctl lists
+# both; strace stops volctl at its first write ("Waiting for 2 subvolumes"),
+# the kernel then cleans both, the newest id included.
+@test "sync: a subvolume the kernel cleaned between the listing and the wait is done" {
+	command -v strace >/dev/null || skip "needs strace (to stop volctl after its listing)"
+	local fa fb rc=0 pid
+	"$VOLCTL" subvolume create a b >/dev/null
+	echo x >a/f
+	echo x >b/f
+	exec {fa}<a/f {fb}<b/f
+	btrfs subvolume delete a b >/dev/null
+	btrfs filesystem sync .
+	[ "$(btrfs subvolume list -d . | wc -l)" -eq 2 ]
+	strace -f -o /dev/null -e trace=write -e inject=write:signal=SIGSTOP:when=1 \
+		"$VOLCTL" subvolume sync . >"$BATS_TEST_TMPDIR/out" 2>&1 {fa}<&- {fb}<&- &
+	local strace=$!
+	# volctl is strace's child; it stops at its first write
+	for _ in $(seq 1 600); do
+		pid=$(pgrep -P "$strace" || true)
+		[ -n "$pid" ] && [[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" == [tT] ]] && break
+		sleep 0.1
+	done
+	[[ "$(awk '{print $3}' "/proc/$pid/stat")" == [tT] ]]
+	exec {fa}<&- {fb}<&-
+	timeout 60 btrfs subvolume sync . >/dev/null
+	[ -z "$(btrfs subvolume list -d .)" ]
+	kill -CONT "$pid"
+	wait "$strace" || rc=$?
+	run cat "$BATS_TEST_TMPDIR/out"
+	[ "$rc" -eq 0 ] || { echo "$output" >&2; return 1; }
+	[ "${lines[0]}" = "Waiting for 2 subvolumes" ]
+	[ "${lines[1]}" = "Subvolume id 256 is gone (1/2)" ]
+	[ "${lines[2]}" = "Subvolume id 257 is gone (2/2)" ]
+	# an id never used is still an error, judged before any wait
+	"$VOLCTL" subvolume create c >/dev/null
+	run_volctl subvolume sync . 256
+	assert_status 0
+	run_volctl subvolume sync . 256 99999
+	assert_status 1
+	[ "$output" = "error: subvolume 99999 does not exist" ]
+}
+
 @test "bad paths: not btrfs, missing, a file, a plain directory" {
 	local other
 	other=$(mktemp -d /var/tmp/volctl-notbtrfs.XXXXXX)
