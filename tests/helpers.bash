@@ -9,6 +9,9 @@
 #   cleanup_mount          unmount and detach (call from teardown; safe to call twice)
 #   assert_status N, assert_output_contains STR, assert_json (output parses with jq)
 
+# "run ! cmd": a negated command that fails the test wherever it stands
+bats_require_minimum_version 1.5.0
+
 : "${VOLCTL:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/volctl}"
 export LC_ALL=C TZ=UTC COLUMNS=120
 

@@ -197,7 +197,7 @@ same_as_kernel() {
 	# the blocks the snapshot shared with sv carry full back refs, none names 256
 	run btrfs inspect-internal dump-tree -t 2 "$IMG"
 	assert_output_contains "FULL_BACKREF"
-	! grep -qE "backref root 256$|data backref root 256 " <<<"$output"
+	run ! grep -qE "backref root 256$|data backref root 256 " <<<"$output"
 	mount_img
 	[ "$(cat "$MNT/snap/small")" = inline ]
 	cmp "$MNT/snap/big" "$MNT/other/big"

@@ -342,9 +342,13 @@ Delete subvolume 259 (commit): 'snap-a'" ]
 	assert_status 0
 	assert_output_contains "Delete subvolume 256 (no-commit): 'q1'"
 	assert_output_contains "waiting for subvolume 256 to be cleaned"
-	! btrfs qgroup show . | grep -q '^0/256 '
+	run btrfs qgroup show .
+	assert_status 0
+	run ! grep -q '^0/256 ' <<<"$output"
 	btrfs qgroup show . | grep -q '^0/257 '
-	! btrfs subvolume list -d . | grep -q 'ID 256 '
+	run btrfs subvolume list -d .
+	assert_status 0
+	run ! grep -q 'ID 256 ' <<<"$output"
 	# without quotas the option is harmless
 	btrfs quota disable .
 	run_volctl subvolume delete --delete-qgroup q2
