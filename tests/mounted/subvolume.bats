@@ -355,6 +355,31 @@ Delete subvolume 259 (commit): 'snap-a'" ]
 	assert_status 0
 }
 
+# Kernel 6.18 removes 0/id itself when it has cleaned the subvolume, except
+# under simple quotas while the group still holds space (data the subvolume
+# wrote that a snapshot still uses): then 0/id is still there when volctl
+# looks, volctl's destroy runs, and the kernel refuses it as well.
+@test "delete --delete-qgroup: a simple-quota space holder reaches volctl's destroy, refused by the kernel" {
+	[ -e /sys/fs/btrfs/features/simple_quota ] || skip "needs a kernel with simple quotas"
+	"$VOLCTL" quota enable --simple .
+	"$VOLCTL" subvolume create a >/dev/null
+	dd if=/dev/urandom of=a/f bs=64K count=16 status=none
+	sync
+	"$VOLCTL" subvolume snapshot a s >/dev/null
+	sync
+	run_volctl -v subvolume delete --delete-qgroup a
+	assert_status 1
+	assert_output_contains "Delete subvolume 256 (no-commit): 'a'"
+	assert_output_contains "waiting for subvolume 256 to be cleaned"
+	assert_output_contains "error: qgroup 0/256 belongs to subvolume 256"
+	assert_output_contains "simple-quota space holder"
+	run ! grep -q "removed by the kernel" <<<"$output"
+	[ -z "$(btrfs subvolume list -d .)" ]
+	run btrfs qgroup show --raw .
+	assert_status 0
+	[ "$(awk '$1 == "0/256" {print $2}' <<<"$output")" -ge 1048576 ]
+}
+
 @test "sync: waits for queued deletions; an id that never existed is an error" {
 	populate
 	run_volctl subvolume sync .
