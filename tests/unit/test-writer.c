@@ -107,7 +107,7 @@ static void test_create_basic(void)
 {
 	char img[512], err[512];
 
-	if (make_image("basic.img", "256M", img, sizeof(img)))
+	if (!CHECK(make_image("basic.img", "256M", img, sizeof(img)) == 0))
 		return;
 	CHECK(check_clean(img) == 0);
 	CHECK(create(img, "/a", err, sizeof(err)) == 0);
@@ -125,7 +125,7 @@ static void test_many(void)
 	char img[512], err[512], name[64];
 	int fails = 0;
 
-	if (make_image("many.img", "256M", img, sizeof(img)))
+	if (!CHECK(make_image("many.img", "256M", img, sizeof(img)) == 0))
 		return;
 	for (int i = 0; i < 100; i++) {
 		snprintf(name, sizeof(name), "/sv%03d", i);
@@ -150,7 +150,7 @@ static void test_abort_untouched(void)
 	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
 					      .name = "x", .name_len = 1 };
 
-	if (make_image("abort.img", "256M", img, sizeof(img)))
+	if (!CHECK(make_image("abort.img", "256M", img, sizeof(img)) == 0))
 		return;
 	CHECK(read_file(img, &before, &blen) == 0);
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
@@ -194,7 +194,7 @@ static void test_super_guard(void)
 	struct vc_writer w;
 	FILE *f;
 
-	if (make_image("guard.img", "256M", img, sizeof(img)))
+	if (!CHECK(make_image("guard.img", "256M", img, sizeof(img)) == 0))
 		return;
 	f = fopen(img, "rb");
 	CHECK(f && fseek(f, BTRFS_SUPER_INFO_OFFSET, SEEK_SET) == 0 &&
@@ -235,7 +235,7 @@ static void test_verify_before_write(void)
 					      .name = "v", .name_len = 1 };
 	struct extent_buffer *leaf = NULL;
 
-	if (make_image("verify.img", "256M", img, sizeof(img)))
+	if (!CHECK(make_image("verify.img", "256M", img, sizeof(img)) == 0))
 		return;
 	CHECK(read_file(img, &before, &blen) == 0);
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
@@ -281,7 +281,7 @@ static void test_insert_delete(const char *opts, int count, bool commit_between)
 	u8 data[120];
 	int fails = 0;
 
-	if (make_image_opts("stress.img", "256M", opts, img, sizeof(img)))
+	if (!CHECK(make_image_opts("stress.img", "256M", opts, img, sizeof(img)) == 0))
 		return;
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
@@ -332,7 +332,7 @@ static void test_lock(void)
 	char img[512], err[512];
 	struct vc_writer w1, w2;
 
-	if (make_image("lock.img", "256M", img, sizeof(img)))
+	if (!CHECK(make_image("lock.img", "256M", img, sizeof(img)) == 0))
 		return;
 	CHECK(vc_writer_open(img, -1, &w1, err, sizeof(err)) == 0);
 	CHECK(vc_writer_open(img, -1, &w2, err, sizeof(err)) == -EWOULDBLOCK);
@@ -348,7 +348,7 @@ static void test_splits(const char *opts, int count)
 	struct btrfs_trans_handle *trans;
 	int fails = 0;
 
-	if (make_image_opts("split.img", "256M", opts, img, sizeof(img)))
+	if (!CHECK(make_image_opts("split.img", "256M", opts, img, sizeof(img)) == 0))
 		return;
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
@@ -404,7 +404,7 @@ static void test_enospc(void)
 	struct btrfs_trans_handle *trans;
 	int ret = 0, i;
 
-	if (make_image_opts("enospc.img", "128M", "-m single -n 4096", img, sizeof(img)))
+	if (!CHECK(make_image_opts("enospc.img", "128M", "-m single -n 4096", img, sizeof(img)) == 0))
 		return;
 	CHECK(read_file(img, &before, &blen) == 0);
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
@@ -438,7 +438,7 @@ static void test_chunks_one_transaction(void)
 	size_t chunks_before;
 	int ret = 0, i;
 
-	if (make_image_opts("chunks.img", "128M", "-m single -n 4096", img, sizeof(img)))
+	if (!CHECK(make_image_opts("chunks.img", "128M", "-m single -n 4096", img, sizeof(img)) == 0))
 		return;
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	chunks_before = w.fs->nr_chunks;
@@ -467,7 +467,7 @@ int main(void)
 	char cmd[512];
 
 	if (run("command -v mkfs.btrfs >/dev/null && command -v btrfs >/dev/null")) {
-		fprintf(stderr, "test-writer: mkfs.btrfs or btrfs missing, skipped\n");
+		UNIT_SKIP("test-writer: needs mkfs.btrfs and btrfs (btrfs-progs)");
 		return unit_finish();
 	}
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-writer.XXXXXX");
