@@ -106,6 +106,7 @@ compare_shape() {
 }
 
 @test "offline vs online: squota4k (simple quotas)" {
-	VOLCTL=$VOLCTL squota_possible || skip "no tool can enable simple quotas"
+	# volctl enables simple quotas for the shape: only the kernel may lack them
+	[ -e /sys/fs/btrfs/features/simple_quota ] || skip "needs a kernel with simple quotas"
 	compare_shape squota4k
 }
