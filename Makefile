@@ -68,7 +68,7 @@ $(O)/%.o: %.c
 $(O)/tests/unit/test-%: tests/unit/test-%.c $(LIB_OBJ)
 	@$(MKDIR_P) $(dir $@)
 	@echo "    [LD]     $@"
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -MF $@.d -o $@ $^ $(LDFLAGS_ALL) $(ALL_LIBS)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -MF $@.d -o $@ $< $(LIB_OBJ) $(LDFLAGS_ALL) $(ALL_LIBS)
 
 -include $(shell find $(O) -name '*.d' -not -path '*/.git/*' 2>/dev/null)
 
