@@ -183,7 +183,7 @@ slow_drop_data() {
 freeze_mid_drop() {
 	local mnt=$1 img=$2 id=$3 copy=$4 i item
 	btrfs filesystem sync "$mnt"
-	for i in $(seq 1 600); do
+	for i in $(seq 1 1200); do
 		fsfreeze -f "$mnt"
 		item=$(btrfs inspect-internal dump-tree -t 1 "$img" 2>/dev/null |
 			grep -A3 "key ($id ROOT_ITEM" || true)
@@ -199,7 +199,7 @@ freeze_mid_drop() {
 			return 0
 		fi
 		fsfreeze -u "$mnt"
-		sleep 0.2
+		sleep 0.05
 	done
 	echo "freeze_mid_drop: the drop of subvolume $id did not start" >&2
 	return 1
