@@ -75,10 +75,11 @@ $(POWERCUT): tests/powercut/powercut.c
 	@echo "    [LD]     $@"
 	$(Q)$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(WARNINGS) $(OPT) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
+# -MMD: a test is rebuilt when a header it includes (unit.h, ...) changes
 $(O)/tests/unit/test-%: tests/unit/test-%.c $(LIB_OBJ)
 	@$(MKDIR_P) $(dir $@)
 	@echo "    [LD]     $@"
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) $(ALL_LIBS)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -MF $@.d -o $@ $< $(LIB_OBJ) $(LDFLAGS_ALL) $(ALL_LIBS)
 
 -include $(shell find $(O) -name '*.d' -not -path '*/.git/*' 2>/dev/null)
 

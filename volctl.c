@@ -186,6 +186,10 @@ static int parse_global_options(struct vc_config *cfg, int argc, char **argv)
 			cfg->verbose++;
 			break;
 		case OPT_IMAGE:
+			if (!optarg[0]) {
+				error("--image: empty path");
+				return -VC_EXIT_USAGE;
+			}
 			if (cfg->nr_images == VC_MAX_IMAGES) {
 				error("too many --image options: at most %d", VC_MAX_IMAGES);
 				return -VC_EXIT_USAGE;

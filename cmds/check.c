@@ -32,6 +32,7 @@
 #include "common/output.h"
 #include "common/offline-write.h"
 #include "common/offline-write-qgroup.h"
+#include "common/storage.h"
 #include "kernel-shared/accounting.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/qgroup-list.h"
@@ -120,46 +121,6 @@ static int open_image(const struct vc_ctx *ctx, const char *image, struct vc_ima
 	if (ret)
 		error("%s", img->err);
 	return ret;
-}
-
-/*
- * Whether @image is mounted: a block device listed in /proc/self/mounts, or
- * a file backing a loop device that is.  A live filesystem changes under the
- * reader, so the numbers may not add up; btrfs check refuses, we warn.
- */
-static bool image_is_mounted(const char *image)
-{
-	char real[PATH_MAX], buf[PATH_MAX + 64], loopdev[64] = "";
-	char *dev = NULL;
-	bool found = false;
-	FILE *f;
-
-	if (!realpath(image, real))
-		return false;
-	for (int i = 0; i < 256 && !loopdev[0]; i++) {
-		char path[96];
-
-		snprintf(path, sizeof(path), "/sys/block/loop%d/loop/backing_file", i);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(buf, sizeof(buf), f)) {
-			buf[strcspn(buf, "\n")] = '\0';
-			if (!strcmp(buf, real))
-				snprintf(loopdev, sizeof(loopdev), "/dev/loop%d", i);
-		}
-		fclose(f);
-	}
-	f = fopen("/proc/self/mounts", "r");
-	if (!f)
-		return false;
-	while (!found && fgets(buf, sizeof(buf), f)) {
-		dev = strtok(buf, " ");
-		if (dev && (!strcmp(dev, real) || (loopdev[0] && !strcmp(dev, loopdev))))
-			found = true;
-	}
-	fclose(f);
-	return found;
 }
 
 static int count_block(void *priv, const struct extent_buffer *eb,
@@ -526,6 +487,7 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	};
 	struct check_opts o = { 0 };
 	struct check_result res = { 0 };
+	char err[PATH_MAX + 512];
 	struct vc_image img = { 0 };
 	bool readonly = false;
 	int c, ret;
@@ -560,9 +522,9 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 				       "--qgroup-report");
 	if (o.repair_qgroups)
 		return run_repair(ctx, &o);
-	if (image_is_mounted(o.image))
-		warning("%s: mounted: the filesystem may change while it is read, numbers may differ",
-			o.image);
+	/* a live filesystem changes under the reader; btrfs check refuses, we warn */
+	if (vc_storage_check_unmounted(o.image, err, sizeof(err)) == -EBUSY)
+		warning("%s: the filesystem may change while it is read, numbers may differ", err);
 	if (open_image(ctx, o.image, &img))
 		return VC_EXIT_FAILURE;
 	ret = run_check(ctx, &o, img.bfs, &res);

@@ -74,7 +74,8 @@ int cmd_check_argc_min(const struct vc_ctx *ctx, int nargs, int expected);
 int cmd_check_argc_max(const struct vc_ctx *ctx, int nargs, int expected);
 /*
  * getopt_long wrapper with our error messages: returns the option, -1 at the
- * end, or '?' after printing "unknown option" (the caller returns
+ * end, or '?' after printing "unknown option" or, at the end, an empty
+ * argument (no path, id or value may be ''; the caller returns
  * VC_EXIT_USAGE).  Resets getopt state on the first call of a command.
  */
 int cmd_getopt(const struct vc_ctx *ctx, int argc, char **argv, const char *optstring,

@@ -92,6 +92,14 @@ int cmd_getopt(const struct vc_ctx *ctx, int argc, char **argv, const char *opts
 		cmd_usage_error(ctx, "option '%s' requires an argument", argv[optind - 1]);
 		return '?';
 	}
+	/* no argument of any command can be empty: '' is no path (not the top level) */
+	for (int i = optind; c == -1 && i < argc; i++) {
+		if (!argv[i][0]) {
+			cmd_usage_error(ctx, "argument %d is empty: give a path, id or value",
+					i - optind + 1);
+			return '?';
+		}
+	}
 	return c;
 }
 

@@ -5,6 +5,7 @@
  * common/offline-mkfs.c; here the options are parsed.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "common/messages.h"
 #include "common/offline-mkfs.h"
 #include "common/parse-utils.h"
+#include "common/path-utils.h"
 #include "kernel-shared/format.h"
 
 static const char *const mkfs_synopsis[] = {
@@ -66,20 +68,73 @@ static int parse_csum(const char *s, u16 *out)
 	return -EINVAL;
 }
 
-/* "/a/b", "a/b/" -> "/a/b" (a fresh string) */
-static char *abs_path(const char *p)
+/*
+ * A --subvol or --default-subvol PATH as a clean absolute path ("a//b/" ->
+ * "/a/b", a fresh string), or NULL with *@why set: empty, the top level,
+ * a ".." or invalid component.
+ */
+static char *subvol_path(const char *arg, const char **why)
 {
-	size_t len = strlen(p);
-	char *s = malloc(len + 2);
+	char *clean, *abs;
+	const char *p;
 
-	if (!s)
+	*why = NULL;
+	if (!arg[0]) {
+		*why = "empty path";
 		return NULL;
-	s[0] = '/';
-	strcpy(s + 1, p[0] == '/' ? p + 1 : p);
-	len = strlen(s);
-	while (len > 1 && s[len - 1] == '/')
-		s[--len] = '\0';
-	return s;
+	}
+	clean = path_clean(arg);
+	if (!clean)
+		return NULL;
+	abs = path_join2("/", clean[0] == '/' ? clean + 1 : clean);
+	free(clean);
+	if (!abs)
+		return NULL;
+	if (!strcmp(abs, "/") || !strcmp(abs, "/.")) {
+		*why = "the top-level subvolume exists already";
+		goto bad;
+	}
+	for (p = abs + 1; *p; ) {
+		size_t n = strcspn(p, "/");
+		char name[512];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(n < 300 ? n : 300), p);
+		*why = path_name_invalid(name);
+		if (*why)
+			goto bad;
+		p += n + (p[n] == '/');
+	}
+	return abs;
+bad:
+	free(abs);
+	return NULL;
+}
+
+/*
+ * The subvolumes are made in order on a new filesystem: each once, each
+ * below the top level or one made before it.  Return: the index of the
+ * first that is not, or -1; *@why says why.
+ */
+static int check_subvol_order(char *const *subvols, size_t nr, const char **why)
+{
+	for (size_t i = 0; i < nr; i++) {
+		const char *slash = strrchr(subvols[i], '/');
+		size_t plen = (size_t)(slash - subvols[i]);
+		bool parent = plen == 0;
+
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(subvols[j], subvols[i])) {
+				*why = "given twice";
+				return (int)i;
+			}
+			parent |= strlen(subvols[j]) == plen && !strncmp(subvols[j], subvols[i], plen);
+		}
+		if (!parent) {
+			*why = "its parent is not an earlier --subvol (nor the top level)";
+			return (int)i;
+		}
+	}
+	return -1;
 }
 
 static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
@@ -104,8 +159,10 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	char *def = NULL;
 	unsigned char fsid[16];
 	char err[512] = "";
+	const char *why;
 	uint64_t v;
-	int c, ret = VC_EXIT_USAGE;
+	char *p;
+	int c, bad, ret = VC_EXIT_USAGE;
 
 	(void)cmd;
 	subvols = calloc((size_t)argc, sizeof(*subvols));
@@ -161,19 +218,22 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 			o.simple_quota = true;
 			break;
 		case OPT_SUBVOL:
-			subvols[o.nr_subvols] = abs_path(optarg);
-			if (!subvols[o.nr_subvols]) {
-				ret = VC_EXIT_FAILURE;
+		case OPT_DEFAULT_SUBVOL:
+			p = subvol_path(optarg, &why);
+			if (!p) {
+				if (!why) {
+					ret = VC_EXIT_FAILURE;
+					goto out;
+				}
+				cmd_usage_error(ctx, "--%s '%s': %s", c == OPT_SUBVOL ? "subvol" :
+						"default-subvol", optarg, why);
 				goto out;
 			}
-			o.nr_subvols++;
-			break;
-		case OPT_DEFAULT_SUBVOL:
-			free(def);
-			def = abs_path(optarg);
-			if (!def) {
-				ret = VC_EXIT_FAILURE;
-				goto out;
+			if (c == OPT_SUBVOL) {
+				subvols[o.nr_subvols++] = p;
+			} else {
+				free(def);
+				def = p;
 			}
 			break;
 		default:
@@ -184,6 +244,11 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 		goto out;
 	if (o.quota && o.simple_quota) {
 		cmd_usage_error(ctx, "--quota and --simple-quota: use only one");
+		goto out;
+	}
+	bad = check_subvol_order(subvols, o.nr_subvols, &why);
+	if (bad >= 0) {
+		cmd_usage_error(ctx, "--subvol %s: %s", subvols[bad], why);
 		goto out;
 	}
 	if (def) {

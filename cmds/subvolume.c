@@ -975,7 +975,8 @@ static const char *const cmd_sync_usage[] = {
 };
 static const char *const cmd_sync_details[] = {
 	"Wait until the given deleted subvolumes, or all queued for cleaning, are",
-	"completely removed.  An id that never existed is an error.",
+	"completely removed.  An id that never existed is an error (judged before",
+	"the first wait); one that is gone by the time volctl waits for it is done.",
 	"",
 	OPTLINE("-s <seconds>", "polling interval on kernels without SUBVOL_SYNC_WAIT\n\t(default 1)"),
 	NULL,
@@ -1009,6 +1010,65 @@ static int orphan_cb(void *priv, const struct btrfs_key *key, const void *data, 
 	if (key->type != BTRFS_ORPHAN_ITEM_KEY)
 		return 0;
 	return id_set_add(priv, key->offset);
+}
+
+/* The highest subvolume id with a ROOT_ITEM, or queued for cleaning (ORPHAN item) */
+static int highest_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	u64 *highest = priv;
+	u64 id = key->type == BTRFS_ORPHAN_ITEM_KEY ? key->offset : key->objectid;
+
+	if ((key->type == BTRFS_ROOT_ITEM_KEY || key->type == BTRFS_ORPHAN_ITEM_KEY) &&
+	    id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID && id > *highest)
+		*highest = id;
+	return 0;
+}
+
+/*
+ * Ids given on the command line are judged once, before any wait: ids are
+ * handed out in increasing order, so one above every subvolume and queued
+ * deletion, without a level-0 qgroup, was never used (a typo; an id that was
+ * the newest and is fully cleaned already counts as one too).  During the
+ * waits a subvolume that is gone is done, as in btrfs-progs: the kernel may
+ * finish any of them while volctl waits for another.  Without the right to
+ * read the root tree (unprivileged, online) every id is taken as given.
+ */
+static int check_ids_used(struct vc_fs *fs, const struct id_set *set, u64 *unused)
+{
+	struct btrfs_key min = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
+	struct btrfs_key max = { (u64)-1, BTRFS_ORPHAN_ITEM_KEY, (u64)-1 };
+	struct btrfs_item_source src = vc_fs_item_source(fs);
+	u64 highest = 0;
+	int ret;
+
+	*unused = 0;
+	vc_fs_clear_error(fs);
+	ret = btrfs_item_source_search(&src, BTRFS_ROOT_TREE_OBJECTID, &min, &max, highest_cb,
+				       &highest);
+	if (ret == -EPERM) {
+		vc_fs_clear_error(fs);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < set->nr; i++) {
+		struct btrfs_key qg = { 0, BTRFS_QGROUP_INFO_KEY, set->ids[i] };
+		bool has_qgroup = false;
+
+		if (set->ids[i] <= highest)
+			continue;
+		/* a level-0 qgroup outlives its subvolume on some kernels: evidence too */
+		ret = btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &qg, &qg, found_cb,
+					       &has_qgroup);
+		if (ret && ret != -ENOENT)
+			return ret;
+		vc_fs_clear_error(fs);
+		if (!has_qgroup) {
+			*unused = set->ids[i];
+			return 0;
+		}
+	}
+	return 0;
 }
 
 static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
@@ -1053,7 +1113,19 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 		free(set.ids);
 		return VC_EXIT_FAILURE;
 	}
-	if (argc - optind == 1) {
+	if (argc - optind > 1) {
+		u64 unused;
+
+		ret = check_ids_used(fs, &set, &unused);
+		if (ret || unused) {
+			if (ret)
+				cmd_report(ctx, fs, ret, "cannot list subvolumes");
+			else
+				error("subvolume %llu does not exist", (unsigned long long)unused);
+			failed++;
+			goto out;
+		}
+	} else {
 		src = vc_fs_item_source(fs);
 		vc_fs_clear_error(fs);
 		ret = btrfs_item_source_search(&src, BTRFS_ROOT_TREE_OBJECTID, &min, &max,
@@ -1067,6 +1139,8 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 	if (!set.nr)
 		goto out;
 	pr_out(ctx->cfg, "Waiting for %zu subvolume%s\n", set.nr, set.nr == 1 ? "" : "s");
+	/* progress lines reach a pipe before each wait, not at the end */
+	fflush(stdout);
 	for (size_t i = 0; i < set.nr; i++) {
 		vc_fs_clear_error(fs);
 		ret = CMD_OP(ctx, wait_cleaned, fs, set.ids[i], (int)sleep_s);
@@ -1077,6 +1151,7 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 		}
 		pr_out(ctx->cfg, "Subvolume id %llu is gone (%d/%zu)\n",
 		       (unsigned long long)set.ids[i], ++done, set.nr);
+		fflush(stdout);
 	}
 out:
 	free(set.ids);

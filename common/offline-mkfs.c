@@ -2,9 +2,11 @@
 /*
  * `volctl mkfs` (see offline-mkfs.h).
  *
- * The target must not be mounted (common/offline-write.c's check); a
- * block device is opened O_EXCL, a file is created or grown to -s SIZE.
- * An existing btrfs is overwritten only with --force, like mkfs.btrfs.
+ * Every name of the target's storage is claimed first (common/storage.h:
+ * not mounted, no other volctl, checked again before the new superblocks);
+ * a file is created or grown to -s SIZE, and removed again when mkfs
+ * fails and had created it.  An existing btrfs is overwritten only with
+ * --force, like mkfs.btrfs, and is refused before the file is grown.
  * kernel-shared/mkfs.c writes the base image; then each --subvol is one
  * offline transaction on the committed image, and --default-subvol a last
  * one that points the root directory's "default" entry at it.  Test
@@ -18,10 +20,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include "common/offline-mkfs.h"
 #include "common/offline-write.h"
+#include "common/storage.h"
 #include "kernel-shared/default-subvol.h"
 #include "kernel-shared/errmsg.h"
 #include "kernel-shared/fs.h"
@@ -31,70 +33,88 @@
 #include "kernel-shared/subvol-create.h"
 #include "kernel-shared/transaction.h"
 
-static int open_target(const struct vc_mkfs_opts *o, int *fdp, char *err, size_t errlen)
+/*
+ * Open and claim the target (every name of its storage, common/storage.h);
+ * a missing file is created when -s is given (*@created: remove it if mkfs
+ * fails).
+ */
+static int open_target(const struct vc_mkfs_opts *o, struct vc_storage **sp, bool *created,
+		       char *err, size_t errlen)
 {
 	struct stat st;
-	int flags = O_RDWR | O_CLOEXEC;
 	int fd, ret;
 
 	if (stat(o->path, &st) < 0) {
-		if (errno != ENOENT || !o->size) {
-			ret = -errno;
+		ret = -errno;
+		if (ret != -ENOENT || !o->size) {
 			if (ret == -ENOENT)
 				snprintf(err, errlen, "%s: no such file (give -s SIZE to create it)",
 					 o->path);
 			else
-				snprintf(err, errlen, "%s: %s", o->path, strerror(errno));
+				snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
 			return ret;
 		}
-		flags |= O_CREAT | O_EXCL;
-	} else if (S_ISBLK(st.st_mode)) {
-		flags |= O_EXCL;
-	} else if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file or block device", o->path);
-		return -EINVAL;
-	}
-	if (!(flags & O_CREAT)) {
-		ret = vc_image_check_unmounted(o->path, err, errlen);
-		if (ret < 0)
+		fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
 			return ret;
-	}
-	fd = open(o->path, flags, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", o->path,
-			 ret == -EBUSY ? "device is busy (mounted?)" : strerror(-ret));
-		return ret;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", o->path, ret == -EWOULDBLOCK ?
-			 "image is in use by another volctl" : strerror(-ret));
+		}
 		close(fd);
+		*created = true;
+	}
+	return vc_storage_open(o->path, O_RDWR, sp, err, errlen);
+}
+
+/* Refuse an existing btrfs without --force, then grow a file to -s SIZE */
+static int prepare_target(const struct vc_mkfs_opts *o, int fd, char *err, size_t errlen)
+{
+	char msg[BTRFS_ERRMSG_SIZE] = "";
+	struct btrfs_super_block sb;
+	struct btrfs_io_dev *dev;
+	struct stat st;
+	int ret;
+
+	ret = btrfs_io_open_fd(fd, o->path, false, &dev);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
 		return ret;
+	}
+	ret = btrfs_super_read(dev, BTRFS_SUPER_MIRROR_AUTO, &sb, NULL, msg);
+	btrfs_io_close(dev);
+	if (!o->force && ret == 0) {
+		snprintf(err, errlen, "%s: contains a btrfs filesystem (use --force to overwrite)",
+			 o->path);
+		return -EEXIST;
 	}
 	if (o->size && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	    (u64)st.st_size < o->size && ftruncate(fd, (off_t)o->size) < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: cannot grow to %llu bytes: %s", o->path,
-			 (unsigned long long)o->size, strerror(errno));
-		close(fd);
+			 (unsigned long long)o->size, strerror(-ret));
 		return ret;
 	}
-	*fdp = fd;
 	return 0;
 }
 
-static int write_base(const struct vc_mkfs_opts *o, char *err, size_t errlen)
+/* Before the new superblocks: no name of the target taken since the claim */
+static int storage_guard(void *priv, char *msg)
+{
+	return vc_storage_recheck(priv, msg, BTRFS_ERRMSG_SIZE);
+}
+
+static int write_base(const struct vc_mkfs_opts *o, struct vc_storage *s, char *err,
+		      size_t errlen)
 {
 	char msg[BTRFS_ERRMSG_SIZE] = "";
-	struct btrfs_super_block sb;
+	struct btrfs_super_guard guard = { .check = storage_guard, .priv = s };
 	struct btrfs_mkfs_args a = { 0 };
 	struct btrfs_io_dev *dev = NULL, *inner = NULL;
 	struct vc_test_io test_io = { 0 };
-	int fd = -1, ret;
+	int fd = vc_storage_fd(s);
+	int ret;
 
-	ret = open_target(o, &fd, err, errlen);
+	ret = prepare_target(o, fd, err, errlen);
 	if (ret < 0)
 		return ret;
 	ret = btrfs_io_open_fd(fd, o->path, true, &dev);
@@ -102,13 +122,6 @@ static int write_base(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
 		goto out;
 	}
-	if (!o->force && btrfs_super_read(dev, BTRFS_SUPER_MIRROR_AUTO, &sb, NULL, msg) == 0) {
-		snprintf(err, errlen, "%s: contains a btrfs filesystem (use --force to overwrite)",
-			 o->path);
-		ret = -EEXIST;
-		goto out;
-	}
-	msg[0] = '\0';
 	ret = vc_test_io_wrap(&test_io, &dev, &inner);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
@@ -124,6 +137,7 @@ static int write_base(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 	a.simple_quota = o->simple_quota;
 	a.now_sec = (u64)time(NULL);
 	a.errmsg = msg;
+	a.guard = &guard;
 	ret = btrfs_mkfs(&a);
 	if (ret < 0)
 		snprintf(err, errlen, "%s: %s", o->path, msg[0] ? msg : strerror(-ret));
@@ -131,8 +145,6 @@ out:
 	btrfs_io_close(dev);
 	btrfs_io_close(inner);
 	vc_test_io_release(&test_io);
-	if (fd >= 0)
-		close(fd);
 	return ret;
 }
 
@@ -163,15 +175,30 @@ static int set_default(struct btrfs_fs *fs, const char *path)
 
 int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 {
+	struct vc_storage *s = NULL;
 	struct vc_writer w;
+	bool created = false;
 	int ret;
 
-	ret = write_base(o, err, errlen);
-	if (ret < 0 || (!o->nr_subvols && !o->default_subvol))
-		return ret;
-	ret = vc_writer_open(o->path, BTRFS_SUPER_MIRROR_AUTO, &w, err, errlen);
+	/* before a file is created: "-s 1" would make a 1-byte file, then fail */
+	if (o->size && o->size < BTRFS_MKFS_MIN_SIZE) {
+		snprintf(err, errlen, "%s: size %llu: too small for a filesystem, at least %llu bytes (%llu MiB)",
+			 o->path, (unsigned long long)o->size,
+			 (unsigned long long)BTRFS_MKFS_MIN_SIZE,
+			 (unsigned long long)(BTRFS_MKFS_MIN_SIZE >> 20));
+		return -EINVAL;
+	}
+	ret = open_target(o, &s, &created, err, errlen);
 	if (ret < 0)
-		return ret;
+		goto out;
+	ret = write_base(o, s, err, errlen);
+	if (ret < 0 || (!o->nr_subvols && !o->default_subvol))
+		goto out;
+	/* the writer takes the claim over: no other writer between the steps */
+	ret = vc_writer_open_claimed(s, o->path, &w, err, errlen);
+	s = NULL;
+	if (ret < 0)
+		goto out;
 	for (size_t i = 0; i < o->nr_subvols && !ret; i++)
 		ret = vc_offline_subvol_create(w.fs, o->subvols[i], false, NULL, err, errlen);
 	if (!ret && o->default_subvol) {
@@ -182,5 +209,10 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 				 strerror(-ret));
 	}
 	vc_writer_close(&w);
+out:
+	vc_storage_close(s);
+	/* a file mkfs made itself is not left behind when mkfs fails */
+	if (ret < 0 && created)
+		unlink(o->path);
 	return ret;
 }

@@ -2,15 +2,16 @@
 /*
  * Write side of the offline backend.
  *
- * Before any write: the image must not be mounted (libmount's table,
- * matched by device number for block devices, and through every loop
- * device whose backing file is the image), block devices are opened
- * O_EXCL (the kernel refuses it while mounted), and an exclusive flock()
- * keeps a second volctl out.  Test builds (configure
- * --enable-fault-injection) put the members behind the wrappers of
- * common/test-io.c: VOLCTL_FAIL_AFTER_WRITES=N fails every device write
- * after the Nth (N >= 1; 0 or unset: no faults), VOLCTL_WRITE_LOG=FILE
- * records every write and flush.
+ * Before any write every name of the image's storage is claimed
+ * (common/storage.c: the file and its loop devices, a device and its
+ * partitions; flock() or O_EXCL, which also keeps the kernel from mounting
+ * them), so a second volctl or a mount is refused naming the holder, and
+ * the claim is checked again just before each commit's superblocks are
+ * written (a loop device attached and mounted meanwhile).  Test builds
+ * (configure --enable-fault-injection) put the members behind the wrappers of
+ * common/test-io.c (VOLCTL_WRITE_LOG=FILE records every write and flush) and
+ * read VOLCTL_FAIL_AFTER_WRITES=N: a fault-injecting device (kernel-shared/io-fault.c) that
+ * fails every device write after the Nth (N >= 1; 0 or unset: no faults).
  *
  * A multi-device filesystem is opened member by member with the same
  * refusals for each, all before the filesystem is read, so a refusal of
@@ -21,20 +22,17 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <libmount.h>
 #include <linux/fs.h>
 #include "common/backend.h"
 #include "common/offline-write.h"
+#include "common/storage.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/io.h"
 #include "kernel-shared/super.h"
@@ -42,139 +40,23 @@
 #include "kernel-shared/subvol-create.h"
 #include "kernel-shared/dir-create.h"
 
-/* Block device numbers (and names, "loopN") of loop devices backed by the file @st */
-static size_t loop_devices_of(const struct stat *st, dev_t *out, char (*names)[32], size_t max)
-{
-	glob_t g;
-	size_t n = 0;
-
-	if (glob("/sys/block/loop*/loop/backing_file", 0, NULL, &g) != 0)
-		return 0;
-	for (size_t i = 0; i < g.gl_pathc && n < max; i++) {
-		char backing[4096], devpath[4096];
-		struct stat bst;
-		unsigned int maj, min;
-		FILE *f = fopen(g.gl_pathv[i], "r");
-		char *nl;
-
-		if (!f)
-			continue;
-		if (!fgets(backing, sizeof(backing), f)) {
-			fclose(f);
-			continue;
-		}
-		fclose(f);
-		nl = strchr(backing, '\n');
-		if (nl)
-			*nl = '\0';
-		if (stat(backing, &bst) || bst.st_dev != st->st_dev || bst.st_ino != st->st_ino)
-			continue;
-		/* /sys/block/loopN/loop/backing_file -> /sys/block/loopN/dev */
-		snprintf(devpath, sizeof(devpath), "%s", g.gl_pathv[i]);
-		*strrchr(devpath, '/') = '\0';
-		*strrchr(devpath, '/') = '\0';
-		strncat(devpath, "/dev", sizeof(devpath) - strlen(devpath) - 1);
-		f = fopen(devpath, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%u:%u", &maj, &min) == 2) {
-			/* /sys/block/loopN/dev -> loopN */
-			*strrchr(devpath, '/') = '\0';
-			snprintf(names[n], sizeof(names[n]), "%s", strrchr(devpath, '/') + 1);
-			out[n++] = makedev(maj, min);
-		}
-		fclose(f);
-	}
-	globfree(&g);
-	return n;
-}
-
-int vc_image_check_unmounted(const char *path, char *err, size_t errlen)
-{
-	struct libmnt_table *tb;
-	struct libmnt_iter *itr;
-	struct libmnt_fs *mfs;
-	struct stat st;
-	dev_t devs[64];
-	char names[64][32];
-	size_t nr = 0;
-	int ret = 0;
-
-	if (stat(path, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	if (S_ISBLK(st.st_mode))
-		devs[nr++] = st.st_rdev;
-	else if (S_ISREG(st.st_mode))
-		nr = loop_devices_of(&st, devs, names, 64);
-	if (!nr)
-		return 0;
-	tb = mnt_new_table_from_file("/proc/self/mountinfo");
-	if (!tb) {
-		snprintf(err, errlen, "%s: cannot read the mount table", path);
-		return -EIO;
-	}
-	itr = mnt_new_iter(MNT_ITER_FORWARD);
-	while (itr && mnt_table_next_fs(tb, itr, &mfs) == 0) {
-		/* btrfs reports an anonymous st_dev: match the source device */
-		const char *src = mnt_fs_get_srcpath(mfs);
-		struct stat sst;
-
-		if (!src || src[0] != '/' || stat(src, &sst) < 0 || !S_ISBLK(sst.st_mode))
-			continue;
-		for (size_t i = 0; i < nr; i++) {
-			if (sst.st_rdev == devs[i]) {
-				snprintf(err, errlen, "%s: image is mounted on %s", path,
-					 mnt_fs_get_target(mfs) ?: "?");
-				ret = -EBUSY;
-				goto out;
-			}
-		}
-	}
-out:
-	mnt_free_iter(itr);
-	mnt_unref_table(tb);
-	/*
-	 * A member of a mounted multi-device filesystem is not in the mount
-	 * table (only one device is), but the kernel holds its loop device
-	 * exclusively: O_EXCL says so.
-	 */
-	for (size_t i = 0; !ret && S_ISREG(st.st_mode) && i < nr; i++) {
-		char dev[64];
-		int fd;
-
-		snprintf(dev, sizeof(dev), "/dev/%.31s", names[i]);
-		fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
-		if (fd >= 0) {
-			close(fd);
-			continue;
-		}
-		if (errno == EBUSY) {
-			snprintf(err, errlen, "%s: image is mounted or in use through loop device %s",
-				 path, dev);
-			ret = -EBUSY;
-		}
-	}
-	return ret;
-}
-
-/* The refusals of one member: mounted, O_EXCL busy, locked, read-only */
-static int member_open(struct vc_writer *w, const char *path, char *err, size_t errlen)
+/*
+ * The refusals of one member: given twice, any name of its storage taken,
+ * read-only.  @claimed: its storage, claimed by the caller (taken over).
+ */
+static int member_open(struct vc_writer *w, const char *path, struct vc_storage *claimed,
+		       char *err, size_t errlen)
 {
 	struct vc_writer_member *m = &w->members[w->nr_members];
 	struct stat st;
-	int flags = O_RDWR | O_CLOEXEC;
 	int ret;
 
 	if (w->nr_members == VC_WRITER_MAX_DEVS) {
+		vc_storage_close(claimed);
 		snprintf(err, errlen, "%s: too many devices", path);
 		return -E2BIG;
 	}
-	ret = vc_image_check_unmounted(path, err, errlen);
-	if (ret < 0)
-		return ret;
-	if (stat(path, &st) == 0) {
+	if (!claimed && stat(path, &st) == 0) {
 		for (size_t i = 0; i < w->nr_members; i++) {
 			struct stat ost;
 
@@ -185,33 +67,24 @@ static int member_open(struct vc_writer *w, const char *path, char *err, size_t 
 				return -EINVAL;
 			}
 		}
-		if (S_ISBLK(st.st_mode))
-			flags |= O_EXCL;
 	}
-	m->fd = open(path, flags);
-	if (m->fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path,
-			 ret == -EBUSY ? "device is busy (mounted?)" :
-			 ret == -EROFS || ret == -EACCES ? "read-only, cannot write" :
-			 vc_offline_errno_text(ret));
-		return ret;
+	m->fd = -1;
+	m->storage = claimed;
+	if (!claimed) {
+		ret = vc_storage_open(path, O_RDWR, &m->storage, err, errlen);
+		if (ret < 0)
+			return ret;
 	}
+	m->fd = vc_storage_fd(m->storage);
 	w->nr_members++;
 	/* a read-only block device opens O_RDWR and fails only at the first write */
-	if (flags & O_EXCL) {
+	if (fstat(m->fd, &st) == 0 && S_ISBLK(st.st_mode)) {
 		int ro = 0;
 
 		if (ioctl(m->fd, BLKROGET, &ro) == 0 && ro) {
 			snprintf(err, errlen, "%s: read-only, cannot write", path);
 			return -EROFS;
 		}
-	}
-	if (flock(m->fd, LOCK_EX | LOCK_NB) < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, ret == -EWOULDBLOCK ?
-			 "image is in use by another volctl" : strerror(-ret));
-		return ret;
 	}
 	ret = btrfs_io_open_fd(m->fd, path, true, &m->dev);
 	if (ret < 0) {
@@ -222,6 +95,20 @@ static int member_open(struct vc_writer *w, const char *path, char *err, size_t 
 	if (ret < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
+	}
+	return 0;
+}
+
+/* Before a commit's superblocks: no name of any member taken since the open */
+static int writer_guard(void *priv, char *msg)
+{
+	struct vc_writer *w = priv;
+
+	for (size_t i = 0; i < w->nr_members; i++) {
+		int ret = vc_storage_recheck(w->members[i].storage, msg, BTRFS_ERRMSG_SIZE);
+
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
@@ -239,8 +126,8 @@ static bool names_member(const struct vc_writer *w, const char *msg)
 	return false;
 }
 
-int vc_writer_open_multi(const char *const *paths, size_t nr_paths, int super_mirror,
-			 struct vc_writer *w, char *err, size_t errlen)
+static int writer_open(const char *const *paths, size_t nr_paths, struct vc_storage *claimed,
+		       int super_mirror, struct vc_writer *w, char *err, size_t errlen)
 {
 	char msg[BTRFS_ERRMSG_SIZE] = "";
 	struct btrfs_io_dev *devs[VC_WRITER_MAX_DEVS];
@@ -254,7 +141,7 @@ int vc_writer_open_multi(const char *const *paths, size_t nr_paths, int super_mi
 	}
 	/* every member passes its refusals before the filesystem is even read */
 	for (size_t i = 0; i < nr_paths; i++) {
-		ret = member_open(w, paths[i], err, errlen);
+		ret = member_open(w, paths[i], i ? NULL : claimed, err, errlen);
 		if (ret < 0)
 			goto fail;
 		devs[i] = w->members[i].dev;
@@ -273,16 +160,31 @@ int vc_writer_open_multi(const char *const *paths, size_t nr_paths, int super_mi
 			snprintf(err, errlen, "%s: %s", paths[0], msg[0] ? msg : strerror(-ret));
 		goto fail;
 	}
+	w->guard.check = writer_guard;
+	w->guard.priv = w;
+	btrfs_fs_set_super_guard(w->fs, &w->guard);
 	return 0;
 fail:
 	vc_writer_close(w);
 	return ret;
 }
 
+int vc_writer_open_multi(const char *const *paths, size_t nr_paths, int super_mirror,
+			 struct vc_writer *w, char *err, size_t errlen)
+{
+	return writer_open(paths, nr_paths, NULL, super_mirror, w, err, errlen);
+}
+
 int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
 		   char *err, size_t errlen)
 {
-	return vc_writer_open_multi(&path, 1, super_mirror, w, err, errlen);
+	return writer_open(&path, 1, NULL, super_mirror, w, err, errlen);
+}
+
+int vc_writer_open_claimed(struct vc_storage *s, const char *path, struct vc_writer *w,
+			   char *err, size_t errlen)
+{
+	return writer_open(&path, 1, s, BTRFS_SUPER_MIRROR_AUTO, w, err, errlen);
 }
 
 void vc_writer_close(struct vc_writer *w)
@@ -294,8 +196,7 @@ void vc_writer_close(struct vc_writer *w)
 
 		btrfs_io_close(m->dev);
 		btrfs_io_close(m->inner);
-		if (m->fd >= 0)
-			close(m->fd);
+		vc_storage_close(m->storage);	/* closes m->fd */
 	}
 	vc_test_io_release(&w->test_io);
 	memset(w, 0, sizeof(*w));

@@ -10,15 +10,18 @@
 #include "kernel-shared/format.h"
 #include "kernel-shared/io.h"
 #include "common/test-io.h"
+#include "kernel-shared/super.h"
 
 struct btrfs_fs;
 struct vc_inherit;
+struct vc_storage;
 
 #define VC_WRITER_MAX_DEVS	64
 
-/* One member device opened for writing: locked, known not to be mounted */
+/* One member device opened for writing: every name of its storage claimed */
 struct vc_writer_member {
-	int fd;
+	struct vc_storage *storage;
+	int fd;				/* the storage's, not closed separately */
 	struct btrfs_io_dev *dev;
 	/* test builds: @dev is a fault device wrapping @inner */
 	struct btrfs_io_dev *inner;
@@ -31,21 +34,17 @@ struct vc_writer {
 	struct btrfs_fs *fs;
 	/* test builds: one write count and write log over all members */
 	struct vc_test_io test_io;
+	/* asked before each commit's superblocks: the claims still hold */
+	struct btrfs_super_guard guard;
 };
-
-/**
- * vc_image_check_unmounted - refuse an image that is mounted, directly or
- * through a loop device
- * Return: 0, -EBUSY with @err set, or another negative errno.
- */
-int vc_image_check_unmounted(const char *path, char *err, size_t errlen);
 
 /**
  * vc_writer_open - open @path read-write for the offline writer
  *
- * Block devices are opened O_EXCL; the file is locked with flock() so a
- * second volctl fails at once; a mounted image is refused.  The filesystem
- * is opened with btrfs_fs_open(writable).
+ * Every name of the image's storage is claimed (common/storage.h: flock()
+ * on files, O_EXCL on block devices), so a second volctl or a mount through
+ * any of them is refused naming the holder; each commit checks again before
+ * its superblocks.  The filesystem is opened with btrfs_fs_open(writable).
  * Return: 0 or a negative errno with @err set.
  */
 int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
@@ -61,6 +60,14 @@ int vc_writer_open(const char *path, int super_mirror, struct vc_writer *w,
  */
 int vc_writer_open_multi(const char *const *paths, size_t nr_paths, int super_mirror,
 			 struct vc_writer *w, char *err, size_t errlen);
+
+/**
+ * vc_writer_open_claimed - vc_writer_open() of @path, whose storage @s the
+ * caller has claimed already (vc_storage_open(O_RDWR)); @s is taken over,
+ * also on failure
+ */
+int vc_writer_open_claimed(struct vc_storage *s, const char *path, struct vc_writer *w,
+			   char *err, size_t errlen);
 
 /** vc_writer_close - close what vc_writer_open() opened */
 void vc_writer_close(struct vc_writer *w);

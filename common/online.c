@@ -645,7 +645,6 @@ static int online_commit(struct vc_fs *fs, bool wait)
 struct root_probe {
 	bool found;		/* ROOT_ITEM present */
 	bool linked;		/* ROOT_BACKREF present: not deleted */
-	u64 highest;	/* highest fs tree id with a ROOT_ITEM or ORPHAN item */
 };
 
 static int root_item_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
@@ -670,47 +669,6 @@ static int root_probe(struct vc_fs *fs, u64 subvolid, struct root_probe *p)
 	 */
 	memset(p, 0, sizeof(*p));
 	return online_tree_search(fs, BTRFS_ROOT_TREE_OBJECTID, &min, &max, root_item_cb, p);
-}
-
-static int highest_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
-{
-	struct root_probe *p = priv;
-
-	if (key->type == BTRFS_ROOT_ITEM_KEY && key->objectid >= BTRFS_FIRST_FREE_OBJECTID &&
-	    key->objectid <= BTRFS_LAST_FREE_OBJECTID && key->objectid > p->highest)
-		p->highest = key->objectid;
-	if (key->objectid == BTRFS_ORPHAN_OBJECTID && key->type == BTRFS_ORPHAN_ITEM_KEY &&
-	    key->offset > p->highest)
-		p->highest = key->offset;
-	return 0;
-}
-
-/*
- * Whether @subvolid can ever have existed: ids are handed out in increasing
- * order, so an id above every ROOT_ITEM and queued deletion was never used
- * (unless it was the newest and is already fully cleaned: then it is
- * reported as never existing, which is the safe side for a typo).
- */
-static int id_was_allocated(struct vc_fs *fs, u64 subvolid, bool *allocated)
-{
-	struct btrfs_key min = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
-	struct btrfs_key max = { (u64)-1, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
-	struct root_probe p = { 0 };
-	int ret;
-
-	struct btrfs_key qg = { 0, BTRFS_QGROUP_INFO_KEY, subvolid };
-	bool has_qgroup = false;
-
-	ret = online_tree_search(fs, BTRFS_ROOT_TREE_OBJECTID, &min, &max, highest_cb, &p);
-	if (ret)
-		return ret;
-	/* a level-0 qgroup outlives its subvolume on some kernels: evidence too */
-	ret = online_tree_search(fs, BTRFS_QUOTA_TREE_OBJECTID, &qg, &qg, found_cb, &has_qgroup);
-	if (ret && ret != -ENOENT)
-		return ret;
-	vc_fs_clear_error(fs);
-	*allocated = subvolid <= p.highest || has_qgroup;
-	return 0;
 }
 
 static int wait_poll(struct vc_fs *fs, u64 subvolid, int sleep_seconds)
@@ -765,7 +723,6 @@ static int online_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_seconds
 {
 	struct btrfs_ioctl_subvol_wait args;
 	struct root_probe p;
-	bool allocated;
 	int ret;
 
 	vc_fs_clear_error(fs);
@@ -774,15 +731,9 @@ static int online_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_seconds
 		return wait_unprivileged(fs, subvolid);
 	if (ret)
 		return ret;
-	if (!p.found) {
-		ret = id_was_allocated(fs, subvolid, &allocated);
-		if (ret)
-			return ret;
-		if (allocated)
-			return 0;	/* deleted and already cleaned */
-		vc_fs_set_error(fs, "subvolume %llu does not exist", (unsigned long long)subvolid);
-		return -ENOENT;
-	}
+	/* gone: cleaned (ids that were never used are refused by the caller first) */
+	if (!p.found)
+		return 0;
 	if (p.linked) {
 		vc_fs_set_error(fs, "subvolume %llu is not deleted", (unsigned long long)subvolid);
 		return -EEXIST;

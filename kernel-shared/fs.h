@@ -59,6 +59,7 @@ struct btrfs_fs {
 	u8 metadata_uuid[BTRFS_FSID_SIZE];	/* what tree headers carry */
 	u8 chunk_tree_uuid[BTRFS_UUID_SIZE];
 	bool writable;
+	struct btrfs_super_guard super_guard;	/* asked before a commit's superblocks */
 
 	/* volumes.c */
 	struct btrfs_device **devices;
@@ -110,6 +111,12 @@ static inline const char *btrfs_fs_error(const struct btrfs_fs *fs)
 static inline void btrfs_fs_clear_error(struct btrfs_fs *fs)
 {
 	fs->errmsg[0] = '\0';
+}
+
+/** btrfs_fs_set_super_guard - ask @guard before each commit writes its superblocks */
+static inline void btrfs_fs_set_super_guard(struct btrfs_fs *fs, const struct btrfs_super_guard *guard)
+{
+	fs->super_guard = *guard;
 }
 
 /** btrfs_fs_has_incompat - whether incompat feature @bit is set */

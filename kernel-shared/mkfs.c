@@ -871,6 +871,15 @@ int btrfs_mkfs(const struct btrfs_mkfs_args *a)
 		ret = write_leaves(c);
 	if (!ret)
 		ret = btrfs_io_flush(a->dev);
+	if (!ret && a->guard) {
+		char msg[BTRFS_ERRMSG_SIZE] = "";
+
+		ret = btrfs_super_guard_check(a->guard, msg);
+		if (ret < 0) {
+			btrfs_errmsg_set(a->errmsg, "%s", msg);
+			goto out;
+		}
+	}
 	if (!ret) {
 		fill_super(c, sb, sys_array, sys_array_size);
 		ret = write_supers(c, sb);

@@ -9,6 +9,7 @@
 #include "format.h"
 
 struct btrfs_io_dev;
+struct btrfs_super_guard;
 
 /* Smallest device btrfs_mkfs() accepts */
 #define BTRFS_MKFS_MIN_SIZE	(128ULL << 20)
@@ -24,6 +25,7 @@ struct btrfs_mkfs_args {
 	bool simple_quota;		/* with @quota: simple mode (squota) */
 	u64 now_sec;			/* creation time */
 	char *errmsg;			/* BTRFS_ERRMSG_SIZE bytes, or NULL */
+	const struct btrfs_super_guard *guard;	/* asked before the new superblocks; NULL: none */
 };
 
 /**

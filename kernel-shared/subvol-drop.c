@@ -487,9 +487,14 @@ static int finish_drop(struct drop_ctx *d, struct btrfs_root *root)
 		 * Shared extents became exclusive elsewhere: the deltas cannot
 		 * say where, the commit recounts every group with the engine
 		 * (where the kernel's accounting of the traced subtrees ends up);
-		 * simple quotas charge by owner: what stays shared changes nothing
+		 * simple quotas charge by owner: what stays shared changes nothing.
+		 * A drop the kernel left half done is recounted too: when a
+		 * commit fell between its conversion of a shared node's children
+		 * to full back refs and its drop of the node, the kernel's
+		 * recorded numbers are off by those blocks (no ref of theirs
+		 * changed), and deltas on top of them would stay off.
 		 */
-		if (!ret && d->shared)
+		if (!ret && (d->shared || d->drop_level))
 			btrfs_trans_recompute_qgroups(trans);
 	}
 	return ret;

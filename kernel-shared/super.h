@@ -18,6 +18,22 @@
 #include "format.h"
 #include "io.h"
 
+/*
+ * The writer's last look before the superblock copies of a commit (or of
+ * mkfs) are written: who else uses the devices (common/storage.c).  A
+ * negative return aborts the write, the superblocks untouched, with @msg
+ * (BTRFS_ERRMSG_SIZE bytes) saying why.
+ */
+struct btrfs_super_guard {
+	int (*check)(void *priv, char *msg);
+	void *priv;
+};
+
+static inline int btrfs_super_guard_check(const struct btrfs_super_guard *g, char *msg)
+{
+	return g && g->check ? g->check(g->priv, msg) : 0;
+}
+
 /* Incompat bits the reader understands */
 #define BTRFS_READ_INCOMPAT_SUPP					\
 	(BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF |				\

@@ -534,6 +534,10 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	ret = btrfs_members_flush(fs);
 	if (ret < 0)
 		goto abort;
+	/* new blocks went to free space only: refused here, the image is as it was */
+	ret = btrfs_super_guard_check(&fs->super_guard, fs->errmsg);
+	if (ret < 0)
+		goto abort;
 	ret = btrfs_members_write_supers(fs, &sb, &primaries);
 	if (ret < 0) {
 		/* before the first primary copy nothing a reader sees has changed */

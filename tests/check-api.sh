@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # kernel-shared/ is a library: no printing, no exit, no getopt, nothing from
 # common/ or cmds/.  Dependencies point one way: cmds/ -> common/ -> kernel-shared/.
+# Tests: no bare "! cmd" line in a bats file.
 set -u
 cd "$(dirname "$0")/.."
 bad=0
@@ -22,6 +23,10 @@ check "getopt in kernel-shared/" '\bgetopt' $ks
 check "kernel-shared/ includes common/ or cmds/" '#include\s+"(common|cmds)/' $ks
 check "common/ includes cmds/" '#include\s+"cmds/' common/*.c common/*.h
 check "ioctl outside the online backend" '\bioctl\s*\(' cmds/*.c kernel-shared/*.c
+# bats only checks a negated command's status when it is the last of the
+# test: "! cmd" anywhere else asserts nothing.  Use "run ! cmd".
+check "bare '! cmd' in a bats test (asserts nothing: use 'run ! cmd')" '^\s*! ' \
+	$(find tests -name '*.bats' | sort)
 if [ $bad -eq 0 ]; then
 	echo "check-api: ok"
 fi

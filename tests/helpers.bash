@@ -7,7 +7,14 @@
 #   mkfs_mount [SIZE] [MKFS OPTS...]
 #                          make an image in $BATS_TEST_TMPDIR, loop-mount it at $MNT
 #   cleanup_mount          unmount and detach (call from teardown; safe to call twice)
+#   slow_drop_data DIR     many small data extents in DIR: a drop of them takes seconds
+#   freeze_mid_drop MNT IMG ID COPY
+#                          copy of IMG taken while the kernel's drop of subvolume ID is
+#                          under way (fsfreeze): a deterministic half-dropped image
 #   assert_status N, assert_output_contains STR, assert_json (output parses with jq)
+
+# "run ! cmd": a negated command that fails the test wherever it stands
+bats_require_minimum_version 1.5.0
 
 : "${VOLCTL:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/volctl}"
 export LC_ALL=C TZ=UTC COLUMNS=120
@@ -52,6 +59,7 @@ mkfs_mount() {
 
 cleanup_mount() {
 	if [ -n "${MNT:-}" ] && mountpoint -q "$MNT" 2>/dev/null; then
+		fsfreeze -u "$MNT" 2>/dev/null || true	# freeze_mid_drop failed half way
 		umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null || true
 	fi
 	if [ -n "${LOOPDEV:-}" ]; then
@@ -153,5 +161,46 @@ crash_loop_writes() {
 		n=$((n + 1))
 	done
 	echo "no success after $n runs" >&2
+	return 1
+}
+
+# slow_drop_data DIR: 51200 files of 4 KiB (200 MiB), each its own data
+# extent: freeing them makes the kernel's drop of their subvolume take
+# seconds, so freeze_mid_drop finds it under way.
+slow_drop_data() {
+	mkdir -p "$1"
+	head -c 200M /dev/urandom | (cd "$1" && split -b 4096 -a 5)
+}
+
+# freeze_mid_drop MNT IMG ID COPY: the kernel's drop of deleted subvolume ID
+# caught half way.  Each look freezes MNT (fsfreeze commits the transaction
+# and stops the drop at its next one, its progress recorded in ROOT_ITEM
+# ID), reads that item from the frozen IMG with btrfs-progs and thaws.  When
+# the drop is under way (drop_level 1 or more) the frozen IMG is copied to
+# COPY before the thaw.  Looks until the drop starts (the cleaner wakes on
+# its own schedule); fails when it finished between two looks (give it more
+# to drop: slow_drop_data) or did not start at all.
+freeze_mid_drop() {
+	local mnt=$1 img=$2 id=$3 copy=$4 i item
+	btrfs filesystem sync "$mnt"
+	for i in $(seq 1 1200); do
+		fsfreeze -f "$mnt"
+		item=$(btrfs inspect-internal dump-tree -t 1 "$img" 2>/dev/null |
+			grep -A3 "key ($id ROOT_ITEM" || true)
+		if [ -z "$item" ]; then
+			fsfreeze -u "$mnt"
+			echo "freeze_mid_drop: subvolume $id was dropped between two looks" >&2
+			return 1
+		fi
+		if grep -q "drop_level [1-9]" <<<"$item"; then
+			cp --sparse=always "$img" "$copy"
+			fsfreeze -u "$mnt"
+			echo "# drop of $id caught under way after $i looks" >&3
+			return 0
+		fi
+		fsfreeze -u "$mnt"
+		sleep 0.05
+	done
+	echo "freeze_mid_drop: the drop of subvolume $id did not start" >&2
 	return 1
 }

@@ -218,6 +218,7 @@ check_clean() {
 	run_volctl mkfs -s 64M "$BATS_TEST_TMPDIR/small.img"
 	assert_status 1
 	assert_output_contains "too small"
+	[ ! -e "$BATS_TEST_TMPDIR/small.img" ]
 	run_volctl mkfs -n 3000 "$IMG"
 	assert_status 2
 	run_volctl mkfs --csum md5 "$IMG"
@@ -231,6 +232,81 @@ check_clean() {
 	assert_output_contains "give -s SIZE"
 	run_volctl mkfs
 	assert_status 2
+}
+
+@test "mkfs: every --subvol is checked before a byte is written; with -f the old filesystem survives" {
+	run_volctl mkfs -s 256M --subvol /keep "$IMG"
+	assert_status 0
+	local before bad
+	before=$(sha256sum <"$IMG")
+	while IFS='|' read -r bad msg; do
+		# shellcheck disable=SC2086
+		run_volctl mkfs -f $bad "$IMG"
+		[ "$status" -eq 2 ] || { echo "$bad: status $status: $output" >&2; return 1; }
+		[[ "$output" == *"$msg"* ]] || { echo "$bad: $output" >&2; return 1; }
+		[ "$(sha256sum <"$IMG")" = "$before" ] || { echo "$bad: image changed" >&2; return 1; }
+	done <<-'EOF'
+	--subvol /a --subvol /a|--subvol /a: given twice
+	--subvol /a --subvol a//|--subvol /a: given twice
+	--subvol=|--subvol '': empty path
+	--subvol /..|--subvol '/..': '.' and '..' cannot be subvolume names
+	--subvol a/../b|--subvol 'a/../b': '.' and '..' cannot be subvolume names
+	--subvol /|--subvol '/': the top-level subvolume exists already
+	--subvol /a/b|--subvol /a/b: its parent is not an earlier --subvol (nor the top level)
+	--subvol /a/b --subvol /a|--subvol /a/b: its parent is not an earlier --subvol
+	--subvol /a --default-subvol=|--default-subvol '': empty path
+	--subvol /a --default-subvol /..|--default-subvol '/..'
+	EOF
+	run_volctl mkfs -f --subvol "/$(printf 'n%.0s' $(seq 1 256))" "$IMG"
+	assert_status 2
+	assert_output_contains "name longer than 255 bytes"
+	[ "$(sha256sum <"$IMG")" = "$before" ]
+	run_volctl --image "$IMG" subvolume list /
+	[ "$output" = "ID 256 gen 2 top level 5 path keep" ]
+	# a nested --subvol after its parent, paths cleaned
+	run_volctl mkfs -f --subvol a// --subvol /a/./b --default-subvol a/b/ "$IMG"
+	assert_status 0
+	run_volctl --image "$IMG" subvolume get-default /
+	assert_output_contains "path a/b"
+}
+
+@test "mkfs: a failed mkfs removes the file it created, never one it did not" {
+	local new=$BATS_TEST_TMPDIR/new.img
+	run_volctl mkfs -s 1 "$new"
+	assert_status 1
+	[ "$output" = "error: $new: size 1: too small for a filesystem, at least 134217728 bytes (128 MiB)" ]
+	[ ! -e "$new" ]
+	run_volctl mkfs -s 100M "$new"
+	assert_status 1
+	assert_output_contains "too small for a filesystem"
+	[ ! -e "$new" ]
+	# an existing file that is too small is left as it was
+	truncate -s 64M "$new"
+	run_volctl mkfs "$new"
+	assert_status 1
+	assert_output_contains "too small"
+	[ "$(stat -c %s "$new")" -eq $((64 << 20)) ]
+	# refused without -f: the old file is not grown to -s
+	run_volctl mkfs -s 200M "$IMG"
+	assert_status 0
+	run_volctl mkfs -s 300M "$IMG"
+	assert_status 1
+	assert_output_contains "contains a btrfs filesystem"
+	[ "$(stat -c %s "$IMG")" -eq $((200 << 20)) ]
+}
+
+@test "mkfs: a write that fails after the file was created removes it" {
+	rm -f "$IMG"
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" mkfs -s 256M "$BATS_TEST_TMPDIR/probe.img" 2>/dev/null; then
+		skip "built without --enable-fault-injection"
+	fi
+	[ ! -e "$BATS_TEST_TMPDIR/probe.img" ]
+	local n
+	for n in 1 5 20; do
+		run env VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" mkfs -s 256M --subvol /a "$IMG"
+		assert_status 1
+		[ ! -e "$IMG" ] || { echo "after $n writes: $IMG left behind" >&2; return 1; }
+	done
 }
 
 @test "mkfs over an old filesystem: crash after every write, never a half image" {

@@ -65,11 +65,15 @@ QG_CMDS="create destroy assign remove limit show clear-stale"
 }
 
 @test "qgroup limit: invalid sizes are usage errors naming the argument" {
-	for size in -5 12Q 1e99 18446744073709551616 1.5M 1MB '' M; do
+	for size in -5 12Q 1e99 18446744073709551616 1.5M 1MB M; do
 		run_volctl qgroup limit "$size" 0/256 /nonexistent
 		[ "$status" -eq 2 ] || { echo "limit '$size': $status $output"; false; }
 		[[ "$output" == *"invalid size '$size'"* ]] || { echo "$output"; false; }
 	done
+	# empty: refused like every empty argument
+	run_volctl qgroup limit '' 0/256 /nonexistent
+	assert_status 2
+	assert_output_contains "argument 1 is empty"
 }
 
 @test "qgroup limit: argument count" {

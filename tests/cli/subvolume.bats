@@ -183,3 +183,55 @@ SV_CMDS="create delete snapshot list show get-default set-default sync"
 	done
 	[[ "$output" == *"name longer than 255 bytes"* ]]
 }
+
+@test "an empty argument is a usage error in every command, online and offline; nothing is written" {
+	local img=$BATS_TEST_TMPDIR/e.img before c
+	"$VOLCTL" mkfs -s 200M --quota --subvol /a "$img" >/dev/null
+	before=$(sha256sum <"$img")
+	while read -r c; do
+		for mode in online offline; do
+			if [ "$mode" = offline ]; then
+				# shellcheck disable=SC2086
+				eval "run_volctl --image \"\$img\" $c"
+			else
+				# shellcheck disable=SC2086
+				eval "run_volctl $c"
+			fi
+			[ "$status" -eq 2 ] || { echo "$mode $c: status $status: $output" >&2; return 1; }
+			[[ "$output" == *"is empty: give a path, id or value"* ]] ||
+				{ echo "$mode $c: $output" >&2; return 1; }
+		done
+	done <<-'LIST'
+	subvolume snapshot '' /x
+	subvolume snapshot /a ''
+	subvolume create ''
+	subvolume create /b ''
+	subvolume delete ''
+	subvolume show ''
+	subvolume list ''
+	subvolume get-default ''
+	subvolume set-default ''
+	subvolume set-default 256 ''
+	subvolume sync ''
+	subvolume sync / ''
+	qgroup show ''
+	qgroup create 1/1 ''
+	qgroup destroy 1/1 ''
+	qgroup assign 0/256 '' /
+	qgroup remove 0/256 1/1 ''
+	qgroup limit '' /
+	qgroup clear-stale ''
+	quota enable ''
+	quota disable ''
+	quota rescan ''
+	quota status ''
+	check ''
+	inspect super ''
+	LIST
+	[ "$(sha256sum <"$img")" = "$before" ]
+	run_volctl --image '' subvolume list /
+	assert_status 2
+	[ "$output" = "error: --image: empty path" ]
+	run_volctl --image "$img" subvolume list /
+	[ "$output" = "ID 256 gen 2 top level 5 path a" ]
+}

@@ -291,7 +291,7 @@ every_write_command() {
 	# only the second member's backing file is named: still refused
 	run_volctl --image "${FILES[1]}" --image "${FILES[0]}" subvolume create /x
 	assert_status 1
-	assert_output_contains "${FILES[1]}: image is mounted or in use through loop device"
+	assert_output_contains "${FILES[1]}: loop device ${LOOPS[1]} is a member of the btrfs mounted on"
 	umount_members
 	before=$(sums)
 	# a second volctl holds the second member
@@ -300,7 +300,7 @@ every_write_command() {
 	flock -x "$lockfd"
 	run_volctl "${IMGS[@]}" subvolume create /x
 	assert_status 1
-	assert_output_contains "${FILES[1]}: image is in use by another volctl"
+	assert_output_contains "${FILES[1]}: locked by another process (pid "
 	exec {lockfd}<&-
 	[ "$(sums)" = "$before" ]
 	run_volctl "${IMGS[@]}" subvolume create /x

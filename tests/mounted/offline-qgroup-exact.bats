@@ -155,7 +155,7 @@ kernel_agrees() {
 	mount_img -o ro		# read-only: the kernel writes nothing either
 	run_volctl check --repair-qgroups "$IMG"
 	assert_status 1
-	assert_output_contains "image is mounted on"
+	assert_output_contains "$IMG: loop device $LOOPDEV is mounted on $MNT"
 	umount_img
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	run_volctl check --repair-qgroups "$IMG"

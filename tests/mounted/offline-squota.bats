@@ -172,7 +172,7 @@ owner_refs() {
 	# the kernel puts owner refs on data extents only, and volctl keeps them
 	refs=$(owner_refs "$IMG")
 	[ -n "$refs" ]
-	! grep -q METADATA_ITEM <<<"$refs"
+	run ! grep -q METADATA_ITEM <<<"$refs"
 	run_volctl --image "$IMG" subvolume create /new1
 	assert_status 0
 	assert_check_clean "$IMG"

@@ -60,8 +60,8 @@ compare_shape() {
 	fx_umount
 	for f in "$W"/online/*.rc; do
 		c=$(basename "$f" .rc)
-		if ! cmp -s "$f" "$W/offline/$c.rc" ||
-			! diff -u "$W/online/$c.out" "$W/offline/$c.out" >&2; then
+		if ! { cmp -s "$f" "$W/offline/$c.rc" &&
+			diff -u "$W/online/$c.out" "$W/offline/$c.out" >&2; }; then
 			echo "$shape/$c: online exit $(cat "$f"), offline exit $(cat "$W/offline/$c.rc")" >&2
 			fails=$((fails + 1))
 		fi
@@ -106,6 +106,7 @@ compare_shape() {
 }
 
 @test "offline vs online: squota4k (simple quotas)" {
-	VOLCTL=$VOLCTL squota_possible || skip "no tool can enable simple quotas"
+	# volctl enables simple quotas for the shape: only the kernel may lack them
+	[ -e /sys/fs/btrfs/features/simple_quota ] || skip "needs a kernel with simple quotas"
 	compare_shape squota4k
 }

@@ -293,8 +293,9 @@ progs_state() {
 	run_volctl qgroup show "$MNT"
 	assert_status 0
 	# never shown with its old path once deleted
-	! grep -q '^0/256 .*  s$' <<<"$output"
-	row=$(grep '^0/256 ' <<<"$output" || true)
+	local shown=$output
+	run ! grep -q '^0/256 .*  s$' <<<"$shown"
+	row=$(grep '^0/256 ' <<<"$shown" || true)
 	[ -z "$row" ] || [[ "$row" == *"<under deletion>" ]]
 	btrfs subvolume sync "$MNT" >/dev/null
 	run_volctl qgroup clear-stale "$MNT"

@@ -4,7 +4,8 @@
  * CHECK macros counting passes and failures, a scratch directory under
  * /tmp/offline/, mkfs.btrfs image creation, and helpers to open an image
  * from files or memory.  Each test binary ends with report() printing
- * "N passed, N failed".
+ * "N passed, N failed, N skipped"; SKIP() counts a part that cannot run for
+ * a missing prerequisite (root, loop devices), named on stderr.
  */
 #ifndef VOLCTL_TESTS_READER_HARNESS_H
 #define VOLCTL_TESTS_READER_HARNESS_H
@@ -18,7 +19,13 @@
 #include "kernel-shared/fs.h"
 #include "kernel-shared/walk.h"
 
-static int t_pass, t_fail;
+static int t_pass, t_fail, t_skip;
+
+#define SKIP(...) do {								\
+	t_skip++;								\
+	fprintf(stderr, "skip: " __VA_ARGS__);					\
+	fputc('\n', stderr);							\
+} while (0)
 static char t_dir[256];
 
 #define CHECK(cond, ...) do {							\
@@ -34,7 +41,7 @@ static char t_dir[256];
 
 static inline int report(void)
 {
-	printf("%d passed, %d failed\n", t_pass, t_fail);
+	printf("%d passed, %d failed, %d skipped\n", t_pass, t_fail, t_skip);
 	return t_fail ? 1 : 0;
 }
 

@@ -149,7 +149,7 @@ int main(void)
 	char cmd[512];
 
 	if (run("command -v mkfs.btrfs >/dev/null && command -v btrfs >/dev/null")) {
-		fprintf(stderr, "test-drop: mkfs.btrfs or btrfs missing, skipped\n");
+		UNIT_SKIP("test-drop: needs mkfs.btrfs and btrfs (btrfs-progs)");
 		return unit_finish();
 	}
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-drop.XXXXXX");

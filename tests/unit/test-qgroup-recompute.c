@@ -131,7 +131,7 @@ static void test_recompute_at_commit(void)
 	struct vc_writer w;
 	bool recomputed = false;
 
-	if (make_image("exact.img", img, sizeof(img)))
+	if (!CHECK(make_image("exact.img", img, sizeof(img)) == 0))
 		return;
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	if (!w.fs)
@@ -189,7 +189,7 @@ static void test_limit_at_commit(void)
 	u64 excl;
 	int ret;
 
-	if (make_image("limit.img", img, sizeof(img)))
+	if (!CHECK(make_image("limit.img", img, sizeof(img)) == 0))
 		return;
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	if (!w.fs)
@@ -248,7 +248,7 @@ static void test_repair(void)
 	struct btrfs_root *quota;
 	struct vc_writer w;
 
-	if (make_image("repair.img", img, sizeof(img)))
+	if (!CHECK(make_image("repair.img", img, sizeof(img)) == 0))
 		return;
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	if (!w.fs)
@@ -286,7 +286,7 @@ int main(void)
 	char cmd[512];
 
 	if (run("command -v mkfs.btrfs >/dev/null && command -v btrfs >/dev/null")) {
-		fprintf(stderr, "test-qgroup-recompute: mkfs.btrfs or btrfs missing, skipped\n");
+		UNIT_SKIP("test-qgroup-recompute: needs mkfs.btrfs and btrfs (btrfs-progs)");
 		return unit_finish();
 	}
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-qgroup-recompute.XXXXXX");

@@ -249,7 +249,7 @@ int main(void)
 	};
 
 	if (!can_loop()) {
-		printf("skipped: needs root and loop devices\n");
+		SKIP("test-reader-raid: needs root, loop devices and the btrfs module");
 		return report();
 	}
 	scratch_init();

@@ -107,7 +107,7 @@ static void test_create_basic(void)
 {
 	char img[512], err[512];
 
-	if (make_image("basic.img", "256M", img, sizeof(img)))
+	if (!CHECK(make_image("basic.img", "256M", img, sizeof(img)) == 0))
 		return;
 	CHECK(check_clean(img) == 0);
 	CHECK(create(img, "/a", err, sizeof(err)) == 0);
@@ -125,7 +125,7 @@ static void test_many(void)
 	char img[512], err[512], name[64];
 	int fails = 0;
 
-	if (make_image("many.img", "256M", img, sizeof(img)))
+	if (!CHECK(make_image("many.img", "256M", img, sizeof(img)) == 0))
 		return;
 	for (int i = 0; i < 100; i++) {
 		snprintf(name, sizeof(name), "/sv%03d", i);
@@ -150,7 +150,7 @@ static void test_abort_untouched(void)
 	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
 					      .name = "x", .name_len = 1 };
 
-	if (make_image("abort.img", "256M", img, sizeof(img)))
+	if (!CHECK(make_image("abort.img", "256M", img, sizeof(img)) == 0))
 		return;
 	CHECK(read_file(img, &before, &blen) == 0);
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
@@ -177,6 +177,52 @@ static void test_abort_untouched(void)
 	CHECK(subvol_exists(img, "/x") == -ENOENT);
 }
 
+static int refusing_guard(void *priv, char *msg)
+{
+	(*(int *)priv)++;
+	snprintf(msg, BTRFS_ERRMSG_SIZE, "t.img: loop device /dev/loop9 is mounted on /mnt");
+	return -EBUSY;
+}
+
+/* The super guard's refusal stops a commit before its superblocks, with its message */
+static void test_super_guard(void)
+{
+	char img[512], err[512];
+	struct btrfs_super_block before, after;
+	struct btrfs_super_guard guard = { .check = refusing_guard };
+	int calls = 0;
+	struct vc_writer w;
+	FILE *f;
+
+	if (!CHECK(make_image("guard.img", "256M", img, sizeof(img)) == 0))
+		return;
+	f = fopen(img, "rb");
+	CHECK(f && fseek(f, BTRFS_SUPER_INFO_OFFSET, SEEK_SET) == 0 &&
+	      fread(&before, sizeof(before), 1, f) == 1);
+	if (f)
+		fclose(f);
+	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
+	/* the writer installs its own guard (storage claims checked again) */
+	CHECK(w.fs->super_guard.check != NULL);
+	guard.priv = &calls;
+	btrfs_fs_set_super_guard(w.fs, &guard);
+	CHECK(vc_offline_subvol_create(w.fs, "/x", false, NULL, err, sizeof(err)) == -EBUSY);
+	CHECK(calls == 1);
+	CHECK(strcmp(err, "t.img: loop device /dev/loop9 is mounted on /mnt") == 0);
+	vc_writer_close(&w);
+	f = fopen(img, "rb");
+	CHECK(f && fseek(f, BTRFS_SUPER_INFO_OFFSET, SEEK_SET) == 0 &&
+	      fread(&after, sizeof(after), 1, f) == 1);
+	if (f)
+		fclose(f);
+	CHECK(memcmp(&before, &after, sizeof(before)) == 0);
+	CHECK(subvol_exists(img, "/x") == -ENOENT);
+	CHECK(check_clean(img) == 0);
+	/* the writer's own guard lets an unshared image be written */
+	CHECK(create(img, "/x", err, sizeof(err)) == 0);
+	CHECK(subvol_exists(img, "/x") == 1);
+}
+
 /* A new block that fails the tree-checker stops the commit before any write */
 static void test_verify_before_write(void)
 {
@@ -189,7 +235,7 @@ static void test_verify_before_write(void)
 					      .name = "v", .name_len = 1 };
 	struct extent_buffer *leaf = NULL;
 
-	if (make_image("verify.img", "256M", img, sizeof(img)))
+	if (!CHECK(make_image("verify.img", "256M", img, sizeof(img)) == 0))
 		return;
 	CHECK(read_file(img, &before, &blen) == 0);
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
@@ -237,7 +283,7 @@ static void test_insert_delete(const char *opts, int count, bool commit_between)
 	u8 data[120];
 	int fails = 0;
 
-	if (make_image_opts("stress.img", "256M", opts, img, sizeof(img)))
+	if (!CHECK(make_image_opts("stress.img", "256M", opts, img, sizeof(img)) == 0))
 		return;
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
@@ -288,11 +334,11 @@ static void test_lock(void)
 	char img[512], err[512];
 	struct vc_writer w1, w2;
 
-	if (make_image("lock.img", "256M", img, sizeof(img)))
+	if (!CHECK(make_image("lock.img", "256M", img, sizeof(img)) == 0))
 		return;
 	CHECK(vc_writer_open(img, -1, &w1, err, sizeof(err)) == 0);
 	CHECK(vc_writer_open(img, -1, &w2, err, sizeof(err)) == -EWOULDBLOCK);
-	CHECK(strstr(err, "in use") != NULL);
+	CHECK(strstr(err, "already open in this volctl") != NULL);
 	vc_writer_close(&w1);
 }
 
@@ -304,7 +350,7 @@ static void test_splits(const char *opts, int count)
 	struct btrfs_trans_handle *trans;
 	int fails = 0;
 
-	if (make_image_opts("split.img", "256M", opts, img, sizeof(img)))
+	if (!CHECK(make_image_opts("split.img", "256M", opts, img, sizeof(img)) == 0))
 		return;
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
@@ -417,7 +463,7 @@ static void test_enospc(void)
 	struct btrfs_trans_handle *trans;
 	int ret = 0, i;
 
-	if (make_image_opts("enospc.img", "128M", "-m single -n 4096", img, sizeof(img)))
+	if (!CHECK(make_image_opts("enospc.img", "128M", "-m single -n 4096", img, sizeof(img)) == 0))
 		return;
 	CHECK(read_file(img, &before, &blen) == 0);
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
@@ -451,7 +497,7 @@ static void test_chunks_one_transaction(void)
 	size_t chunks_before;
 	int ret = 0, i;
 
-	if (make_image_opts("chunks.img", "128M", "-m single -n 4096", img, sizeof(img)))
+	if (!CHECK(make_image_opts("chunks.img", "128M", "-m single -n 4096", img, sizeof(img)) == 0))
 		return;
 	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
 	chunks_before = w.fs->nr_chunks;
@@ -480,7 +526,7 @@ int main(void)
 	char cmd[512];
 
 	if (run("command -v mkfs.btrfs >/dev/null && command -v btrfs >/dev/null")) {
-		fprintf(stderr, "test-writer: mkfs.btrfs or btrfs missing, skipped\n");
+		UNIT_SKIP("test-writer: needs mkfs.btrfs and btrfs (btrfs-progs)");
 		return unit_finish();
 	}
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test-writer.XXXXXX");
@@ -493,6 +539,7 @@ int main(void)
 	test_chunks_one_transaction();
 	test_abort_untouched();
 	test_lock();
+	test_super_guard();
 	test_insert_delete("", 3000, false);
 	test_insert_delete("-n 4096", 6000, false);
 	test_insert_delete("-n 4096", 6000, true);

@@ -2,9 +2,11 @@
 /*
  * Minimal unit test harness.  Each test program includes this once, runs
  * CHECK*() assertions from main() and ends with `return unit_finish();`,
- * which prints exactly one line "N passed, N failed" on stdout and returns
- * non-zero if anything failed.  Failures are reported on stderr with
- * file:line, and the test keeps going.
+ * which prints exactly one line "N passed, N failed, N skipped" on stdout
+ * and returns non-zero if anything failed.  Failures are reported on stderr
+ * with file:line, and the test keeps going.  UNIT_SKIP() counts a part that
+ * cannot run for a missing prerequisite (a tool, root), named on stderr; a
+ * state the test failed to reach is a CHECK() failure, never a skip.
  */
 #ifndef VOLCTL_TESTS_UNIT_H
 #define VOLCTL_TESTS_UNIT_H
@@ -15,6 +17,13 @@
 
 static unsigned long unit_passed;
 static unsigned long unit_failed;
+static unsigned long unit_skipped;
+
+#define UNIT_SKIP(...) do {							\
+	unit_skipped++;								\
+	fprintf(stderr, "skip: " __VA_ARGS__);					\
+	fputc('\n', stderr);							\
+} while (0)
 
 static inline int unit_check(int ok, const char *file, int line, const char *expr)
 {
@@ -74,7 +83,7 @@ static inline int unit_check_mem(const void *a, const void *b, size_t len, const
 
 static inline int unit_finish(void)
 {
-	printf("%lu passed, %lu failed\n", unit_passed, unit_failed);
+	printf("%lu passed, %lu failed, %lu skipped\n", unit_passed, unit_failed, unit_skipped);
 	if (fflush(stdout) != 0)
 		return 1;
 	return unit_failed ? 1 : 0;
