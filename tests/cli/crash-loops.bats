@@ -176,7 +176,9 @@ crash_loop() {
 	vb subvolume set-default /y
 	states+=("$(state)")
 	while [ "$n" -lt 200 ]; do
+		# a file mkfs did not create: a failed mkfs removes one it created
 		rm -f "$IMG"
+		truncate -s 128M "$IMG"
 		rc=0
 		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" mkfs -s 128M -U "$uuid" --quota --subvol /x \
 			--subvol /y --default-subvol /y "$IMG" >/dev/null 2>&1 || rc=$?
