@@ -14,7 +14,7 @@ if [ ${#files[@]} -eq 0 ]; then
 fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-bats --tap "$@" "${files[@]}" | tee "$log"
+bats --tap --timing "$@" "${files[@]}" | tee "$log"
 rc=${PIPESTATUS[0]}
 skipped=$(grep -cE '^ok [0-9]+ .*# skip' "$log")
 passed=$(grep -cE '^ok [0-9]+' "$log")
