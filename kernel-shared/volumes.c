@@ -302,12 +302,40 @@ static int chunk_tree_item(void *priv, const struct btrfs_key *key, const void *
 	return 0;
 }
 
+/*
+ * The kernel refuses to mount when the superblock's total_bytes is below the
+ * sum of the DEV_ITEM sizes of the devices it opened (missing ones and the
+ * replace target, devid 0, do not count)
+ */
+static int check_total_bytes(struct btrfs_fs *fs)
+{
+	u64 super_total = btrfs_super_total_bytes(&fs->super);
+	u64 sum = 0;
+
+	for (size_t i = 0; i < fs->nr_devices; i++) {
+		const struct btrfs_device *dev = fs->devices[i];
+
+		if (!dev->in_chunk_tree || !dev->io || !dev->devid)
+			continue;
+		sum = dev->total_bytes > UINT64_MAX - sum ? UINT64_MAX : sum + dev->total_bytes;
+	}
+	if (super_total >= sum)
+		return 0;
+	btrfs_fs_set_error(fs, "superblock: total_bytes %llu is smaller than the %llu bytes of "
+			   "its devices", (unsigned long long)super_total, (unsigned long long)sum);
+	return -EUCLEAN;
+}
+
 int btrfs_read_chunk_tree(struct btrfs_fs *fs)
 {
 	struct btrfs_key min = { 0, 0, 0 };
 	struct btrfs_key max = { (u64)-1, 0xff, (u64)-1 };
+	int ret;
 
-	return btrfs_iterate_items(fs->chunk_root, &min, &max, chunk_tree_item, fs);
+	ret = btrfs_iterate_items(fs->chunk_root, &min, &max, chunk_tree_item, fs);
+	if (ret < 0)
+		return ret;
+	return check_total_bytes(fs);
 }
 
 struct btrfs_device *btrfs_device_find(const struct btrfs_fs *fs, u64 devid, const u8 *uuid)

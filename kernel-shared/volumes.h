@@ -95,7 +95,12 @@ const struct btrfs_chunk_map *btrfs_chunk_map_lookup(const struct btrfs_fs *fs, 
 /** btrfs_read_sys_chunk_array - parse the superblock's sys_chunk_array */
 int btrfs_read_sys_chunk_array(struct btrfs_fs *fs);
 
-/** btrfs_read_chunk_tree - add every DEV_ITEM and CHUNK_ITEM of the chunk tree */
+/**
+ * btrfs_read_chunk_tree - add every DEV_ITEM and CHUNK_ITEM of the chunk tree
+ *
+ * Then the superblock's total_bytes must cover the DEV_ITEM sizes of the
+ * devices opened, or the kernel refuses to mount: -EUCLEAN.
+ */
 int btrfs_read_chunk_tree(struct btrfs_fs *fs);
 
 /**

@@ -466,6 +466,30 @@ static void test_leaf(void)
 	CHECK(full_read(img_size, 0, msg) == 0, "restored: %s", msg);
 }
 
+/*
+ * What the kernel verifies at mount beyond its tree-checker, on the single
+ * image: superblock total_bytes against the devices
+ */
+static void test_mount_checks(void)
+{
+	char msg[BTRFS_ERRMSG_SIZE];
+	const u64 s0 = 65536;
+	struct btrfs_super_block *sb = sb_at(s0);
+	u64 total = btrfs_super_total_bytes(sb);
+
+	/* total_bytes may exceed the devices (the kernel accepts it), not fall short */
+	patch_begin(s0, 4096);
+	btrfs_set_super_total_bytes(sb, total + 4096);
+	recsum_super(s0);
+	CHECK(full_read(img_size, 0, msg) == 0, "super total_bytes above the device: %s", msg);
+	btrfs_set_super_total_bytes(sb, total - 4096);
+	recsum_super(s0);
+	EXPECT_FAIL("super total_bytes below the device", full_read(img_size, 0, msg), msg,
+		    -EUCLEAN, "total_bytes");
+	unpatch();
+	CHECK(full_read(img_size, 0, msg) == 0, "restored: %s", msg);
+}
+
 /* Node of the filled 4k image: pointers, generations, keys, loops */
 static void test_node(void)
 {
@@ -659,6 +683,7 @@ int main(void)
 	if (make_image("single", 300, "-m single -d single") == 0 && load("single") == 0) {
 		test_super();
 		test_leaf();
+		test_mount_checks();
 	} else {
 		CHECK(0, "single image");
 	}
