@@ -425,6 +425,20 @@ fail:
 	return ret;
 }
 
+bool btrfs_root_node_loaded(const struct btrfs_fs *fs, u64 id)
+{
+	for (size_t i = 0; i < fs->nr_roots; i++)
+		if (fs->roots[i]->id == id)
+			return fs->roots[i]->node != NULL;
+	return false;
+}
+
+void btrfs_root_unload_node(struct btrfs_root *root)
+{
+	free_extent_buffer(root->node);
+	root->node = NULL;
+}
+
 bool btrfs_root_item_drop_in_progress(const struct btrfs_root_item *item)
 {
 	struct btrfs_key progress;

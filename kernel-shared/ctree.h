@@ -75,6 +75,16 @@ int btrfs_read_root(struct btrfs_fs *fs, u64 id, struct btrfs_root **out);
  */
 int btrfs_root_load_node(struct btrfs_root *root);
 
+/** btrfs_root_node_loaded - whether tree @id was read and still pins its root block */
+bool btrfs_root_node_loaded(const struct btrfs_fs *fs, u64 id);
+
+/**
+ * btrfs_root_unload_node - drop @root's reference to its root block (only
+ * for a clean tree: searches and walks reload it), so a pass over many trees
+ * does not pin every root block
+ */
+void btrfs_root_unload_node(struct btrfs_root *root);
+
 /**
  * btrfs_search_slot - find @key in @root
  * @trans:	transaction for a copy-on-write search; NULL to read
