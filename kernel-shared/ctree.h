@@ -143,6 +143,14 @@ int btrfs_lookup_item(struct btrfs_root *root, const struct btrfs_key *key, void
 struct btrfs_item_source btrfs_fs_item_source(struct btrfs_fs *fs);
 
 /**
+ * btrfs_check_root_dir - subvolume tree @id holds the inode item of its root
+ * directory (256): the kernel cannot open a subvolume without it, and does
+ * not mount at all when tree 5 lacks it
+ * Return: 0, -EUCLEAN with the tree named in fs->errmsg, or a read error.
+ */
+int btrfs_check_root_dir(struct btrfs_fs *fs, u64 id);
+
+/**
  * btrfs_root_item_drop_in_progress - @item (at least the 239-byte legacy
  * part) describes a deleted subvolume whose tree is partly dropped (refs 0,
  * drop_progress or drop_level set): blocks behind the progress key, even

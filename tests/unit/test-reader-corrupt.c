@@ -435,12 +435,20 @@ static void test_leaf(void)
 				    -EUCLEAN, "generation is 0");
 			unpatch();
 
-			/* a half-dropped tree is skipped by the full walk, even if its root is gone */
+			/*
+			 * A half-dropped tree is skipped by the full walk.  Tree 5
+			 * stands in for one here; its root directory is read at
+			 * open, as the kernel does at every mount, so its root block
+			 * must stay readable.
+			 */
 			patch_begin(p, nodesize);
 			btrfs_set_root_refs(ri, 0);
 			btrfs_set_root_drop_progress(ri, &prog);
 			btrfs_set_root_drop_level(ri, 1);
 			recsum_block(p);
+			img[fs_root_phys + 500] ^= 1;
+			EXPECT_FAIL("tree 5 half dropped, root block gone",
+				    full_read(img_size, 0, msg), msg, -EUCLEAN, "checksum mismatch");
 			img[fs_root_phys + 500] ^= 1;
 			{
 				struct btrfs_io_dev *dev;
@@ -459,7 +467,6 @@ static void test_leaf(void)
 					btrfs_io_close(dev);
 				}
 			}
-			img[fs_root_phys + 500] ^= 1;
 			unpatch();
 		}
 	}
@@ -496,14 +503,14 @@ static u64 tree_phys(u64 id)
 /*
  * What the kernel verifies at mount beyond its tree-checker, on the single
  * image (one leaf per tree): superblock total_bytes against the devices,
- * every DEV_EXTENT against the chunks
+ * every DEV_EXTENT against the chunks, the root directory of tree 5
  */
 static void test_mount_checks(void)
 {
 	char msg[BTRFS_ERRMSG_SIZE];
 	const u64 s0 = 65536;
 	struct btrfs_super_block *sb = sb_at(s0);
-	u64 dev_p = tree_phys(BTRFS_DEV_TREE_OBJECTID);
+	u64 dev_p = tree_phys(BTRFS_DEV_TREE_OBJECTID), fs_p = tree_phys(BTRFS_FS_TREE_OBJECTID);
 	u64 chunk_p = phys_of(btrfs_super_chunk_root(sb), 1);
 	u64 total = btrfs_super_total_bytes(sb), last_end = 0;
 	struct btrfs_dev_extent *last = NULL;
@@ -513,9 +520,9 @@ static void test_mount_checks(void)
 	struct btrfs_key k;
 	u8 *data;
 
-	CHECK(dev_p && chunk_p, "trees 3 and 4 found: %llu %llu", (unsigned long long)chunk_p,
-	      (unsigned long long)dev_p);
-	if (!dev_p || !chunk_p)
+	CHECK(dev_p && fs_p && chunk_p, "trees 3, 4, 5 found: %llu %llu %llu",
+	      (unsigned long long)chunk_p, (unsigned long long)dev_p, (unsigned long long)fs_p);
+	if (!dev_p || !fs_p || !chunk_p)
 		return;
 
 	/* total_bytes may exceed the devices (the kernel accepts it), not fall short */
@@ -566,6 +573,17 @@ static void test_mount_checks(void)
 		 btrfs_set_dev_item_total_bytes(di, last_end - 4096), "ends beyond the device");
 #undef DEV_CASE
 
+	/* tree 5 without the inode item of its root directory: an unknown key type instead */
+	leaf_item(fs_p, 0, &k, &data);
+	CHECK(k.objectid == BTRFS_FIRST_FREE_OBJECTID && k.type == BTRFS_INODE_ITEM_KEY,
+	      "tree 5 starts with inode 256: (%llu %u)", (unsigned long long)k.objectid, k.type);
+	patch_begin(fs_p, nodesize);
+	btrfs_set_disk_key_type(&((struct btrfs_item *)(img + fs_p + sizeof(struct btrfs_header)))->key,
+				BTRFS_INODE_ITEM_KEY + 1);
+	recsum_block(fs_p);
+	EXPECT_FAIL("tree 5 without its root directory", full_read(img_size, 0, msg), msg,
+		    -EUCLEAN, "subvolume 5: no inode item for its root directory");
+	unpatch();
 	CHECK(full_read(img_size, 0, msg) == 0, "restored: %s", msg);
 }
 
