@@ -4,7 +4,7 @@
 # every command refuses them when it opens the image (exit 1, one error line
 # naming the problem), so no offline write touches a byte.  From btrfs-progs'
 # tests/fsck-tests (GPL-2.0, as volctl), with what `mount -o ro` on a loop
-# device logs:
+# device logs (tests/mounted/mount-checks.bats holds the kernel to it):
 #
 #   refused/fsck-010.metadump.zst  010-no-rootdir-inode-item: tree 5 has no
 #       INODE_ITEM for inode 256 ("in btrfs_fill_super: errno=-2 No such entry")
