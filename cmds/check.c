@@ -8,7 +8,10 @@
  * are recomputed by the accounting engine (kernel-shared/accounting.h) and
  * compared with the QGROUP_INFO items.  --qgroup-report does only the second
  * part (which still verifies every fs tree block and the extent tree it
- * streams).  Exit 1 when any qgroup differs, unless the quota status already
+ * streams).  Both then look for the root directory inode of every live
+ * subvolume: the kernel cannot open one without it (tree 5 without it, like
+ * everything else the kernel refuses at mount, already failed the open).
+ * Exit 1 when any qgroup differs, unless the quota status already
  * says the numbers are stale (inconsistent or rescan running), as btrfs check
  * does, and when data back references name a tree, leaf or inode that holds
  * no matching file extent item (a consistent image has none).
@@ -366,7 +369,21 @@ static int run_check(const struct vc_ctx *ctx, const struct check_opts *o, struc
 	res->stale_status = res->quotas && (res->list.status.flags &
 					    (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT |
 					     BTRFS_QGROUP_STATUS_FLAG_RESCAN));
-	return compute(ctx, o, fs, res, &res->acct);
+	ret = compute(ctx, o, fs, res, &res->acct);
+	if (ret)
+		return ret;
+	/* a subvolume the kernel cannot open (tree 5 was checked at open) */
+	for (size_t i = 0; i < res->nr_roots; i++) {
+		if (res->roots[i].dead || res->roots[i].partly_dropped)
+			continue;
+		btrfs_fs_clear_error(fs);
+		ret = btrfs_check_root_dir(fs, res->roots[i].id);
+		if (ret) {
+			error("%s: %s", o->image, btrfs_fs_error(fs));
+			return ret;
+		}
+	}
+	return 0;
 }
 
 static const char *flags_cleared(u64 flags)

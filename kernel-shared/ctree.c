@@ -425,6 +425,46 @@ fail:
 	return ret;
 }
 
+bool btrfs_root_node_loaded(const struct btrfs_fs *fs, u64 id)
+{
+	for (size_t i = 0; i < fs->nr_roots; i++)
+		if (fs->roots[i]->id == id)
+			return fs->roots[i]->node != NULL;
+	return false;
+}
+
+void btrfs_root_unload_node(struct btrfs_root *root)
+{
+	free_extent_buffer(root->node);
+	root->node = NULL;
+}
+
+int btrfs_check_root_dir(struct btrfs_fs *fs, u64 id)
+{
+	struct btrfs_key key = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_INODE_ITEM_KEY, 0 };
+	bool loaded = btrfs_root_node_loaded(fs, id);
+	struct btrfs_root *root;
+	u8 byte;
+	int ret;
+
+	ret = btrfs_read_root(fs, id, &root);
+	if (ret == -ENOENT)
+		btrfs_fs_set_error_once(fs, "subvolume %llu: no tree (ROOT_ITEM missing)",
+					(unsigned long long)id);
+	if (ret < 0)
+		return ret == -ENOENT ? -EUCLEAN : ret;
+	ret = btrfs_lookup_item(root, &key, &byte, sizeof(byte), NULL);
+	if (!loaded)
+		btrfs_root_unload_node(root);
+	if (ret == -ENOENT) {
+		btrfs_fs_set_error(fs, "subvolume %llu: no inode item for its root directory "
+				   "(inode %llu)", (unsigned long long)id,
+				   (unsigned long long)BTRFS_FIRST_FREE_OBJECTID);
+		return -EUCLEAN;
+	}
+	return ret;
+}
+
 bool btrfs_root_item_drop_in_progress(const struct btrfs_root_item *item)
 {
 	struct btrfs_key progress;

@@ -75,6 +75,16 @@ int btrfs_read_root(struct btrfs_fs *fs, u64 id, struct btrfs_root **out);
  */
 int btrfs_root_load_node(struct btrfs_root *root);
 
+/** btrfs_root_node_loaded - whether tree @id was read and still pins its root block */
+bool btrfs_root_node_loaded(const struct btrfs_fs *fs, u64 id);
+
+/**
+ * btrfs_root_unload_node - drop @root's reference to its root block (only
+ * for a clean tree: searches and walks reload it), so a pass over many trees
+ * does not pin every root block
+ */
+void btrfs_root_unload_node(struct btrfs_root *root);
+
 /**
  * btrfs_search_slot - find @key in @root
  * @trans:	transaction for a copy-on-write search; NULL to read
@@ -131,6 +141,14 @@ int btrfs_lookup_item(struct btrfs_root *root, const struct btrfs_key *key, void
  * -ENOENT for a tree that does not exist.
  */
 struct btrfs_item_source btrfs_fs_item_source(struct btrfs_fs *fs);
+
+/**
+ * btrfs_check_root_dir - subvolume tree @id holds the inode item of its root
+ * directory (256): the kernel cannot open a subvolume without it, and does
+ * not mount at all when tree 5 lacks it
+ * Return: 0, -EUCLEAN with the tree named in fs->errmsg, or a read error.
+ */
+int btrfs_check_root_dir(struct btrfs_fs *fs, u64 id);
 
 /**
  * btrfs_root_item_drop_in_progress - @item (at least the 239-byte legacy

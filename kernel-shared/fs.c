@@ -5,7 +5,10 @@
  * Order: superblock of every device -> one filesystem, one generation ->
  * feature check -> devices from the dev_items -> chunk map from
  * sys_chunk_array -> chunk tree root -> the rest of the chunk map and the
- * DEV_ITEMs -> root tree root.  Opened for writing, the member checks of
+ * DEV_ITEMs (superblock total_bytes against them) -> root tree root ->
+ * every DEV_EXTENT against the chunk map -> the root directory inode of
+ * tree 5: the kernel's mount-time checks, so an image it refuses to mount
+ * is refused by every command.  Opened for writing, the member checks of
  * members.c come after the superblocks and after the chunk tree.  Each
  * step validates what it reads; any failure frees everything and reports
  * the reason in args->errmsg.
@@ -127,7 +130,11 @@ static int open_trees(struct btrfs_fs *fs)
 	ret = btrfs_read_root(fs, BTRFS_ROOT_TREE_OBJECTID, &root);
 	if (ret < 0)
 		return ret;
-	return 0;
+	/* what the kernel verifies before it mounts, beyond the blocks it reads */
+	ret = btrfs_verify_dev_extents(fs);
+	if (ret < 0)
+		return ret;
+	return btrfs_check_root_dir(fs, BTRFS_FS_TREE_OBJECTID);
 }
 
 int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args)

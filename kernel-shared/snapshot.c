@@ -299,7 +299,8 @@ static int check_source(struct btrfs_fs *fs, struct btrfs_root *src)
 				   (unsigned long long)src->id);
 		return -EOPNOTSUPP;
 	}
-	return 0;
+	/* the kernel cannot open it to snapshot it: no copy of the damage either */
+	return btrfs_check_root_dir(fs, src->id);
 }
 
 int btrfs_snapshot_create(struct btrfs_trans_handle *trans, u64 source, bool readonly,

@@ -302,12 +302,40 @@ static int chunk_tree_item(void *priv, const struct btrfs_key *key, const void *
 	return 0;
 }
 
+/*
+ * The kernel refuses to mount when the superblock's total_bytes is below the
+ * sum of the DEV_ITEM sizes of the devices it opened (missing ones and the
+ * replace target, devid 0, do not count)
+ */
+static int check_total_bytes(struct btrfs_fs *fs)
+{
+	u64 super_total = btrfs_super_total_bytes(&fs->super);
+	u64 sum = 0;
+
+	for (size_t i = 0; i < fs->nr_devices; i++) {
+		const struct btrfs_device *dev = fs->devices[i];
+
+		if (!dev->in_chunk_tree || !dev->io || !dev->devid)
+			continue;
+		sum = dev->total_bytes > UINT64_MAX - sum ? UINT64_MAX : sum + dev->total_bytes;
+	}
+	if (super_total >= sum)
+		return 0;
+	btrfs_fs_set_error(fs, "superblock: total_bytes %llu is smaller than the %llu bytes of "
+			   "its devices", (unsigned long long)super_total, (unsigned long long)sum);
+	return -EUCLEAN;
+}
+
 int btrfs_read_chunk_tree(struct btrfs_fs *fs)
 {
 	struct btrfs_key min = { 0, 0, 0 };
 	struct btrfs_key max = { (u64)-1, 0xff, (u64)-1 };
+	int ret;
 
-	return btrfs_iterate_items(fs->chunk_root, &min, &max, chunk_tree_item, fs);
+	ret = btrfs_iterate_items(fs->chunk_root, &min, &max, chunk_tree_item, fs);
+	if (ret < 0)
+		return ret;
+	return check_total_bytes(fs);
 }
 
 struct btrfs_device *btrfs_device_find(const struct btrfs_fs *fs, u64 devid, const u8 *uuid)
@@ -374,6 +402,12 @@ static int map_copies(const struct btrfs_chunk_map *map)
 	if (p & BTRFS_BLOCK_GROUP_RAID10)
 		return map->sub_stripes;
 	return 1;	/* SINGLE, RAID0; RAID5/6 without reconstruction */
+}
+
+/* Bytes each stripe of @map takes on its device: the length over the data stripes */
+static u64 chunk_stripe_size(const struct btrfs_chunk_map *map)
+{
+	return map->length / ((map->num_stripes - raid56_parity(map->type)) / map_copies(map));
 }
 
 int btrfs_num_copies(const struct btrfs_fs *fs, u64 logical, u64 len)
@@ -445,7 +479,7 @@ int btrfs_chunk_rmap(const struct btrfs_chunk_map *map, u16 stripe, u64 physical
 {
 	u64 p = map->type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
 	const struct btrfs_chunk_stripe_map *s = &map->stripes[stripe];
-	u64 data_stripes = 1, dev_len, off, row, stripe_nr;
+	u64 data_stripes = 1, dev_len = chunk_stripe_size(map), off, row, stripe_nr;
 
 	if (p & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6))
 		return -EOPNOTSUPP;
@@ -453,7 +487,6 @@ int btrfs_chunk_rmap(const struct btrfs_chunk_map *map, u16 stripe, u64 physical
 		data_stripes = map->num_stripes;
 	else if (p & BTRFS_BLOCK_GROUP_RAID10)
 		data_stripes = map->num_stripes / map->sub_stripes;
-	dev_len = map->length / data_stripes;
 	if (physical < s->physical || physical - s->physical >= dev_len)
 		return -ENOENT;
 	off = physical - s->physical;
@@ -549,6 +582,120 @@ int btrfs_write_logical(struct btrfs_fs *fs, u64 logical, const void *buf, u64 l
 		}
 	}
 	return 0;
+}
+
+struct dev_extent_walk {
+	struct btrfs_fs *fs;
+	u32 *matched;			/* per chunk of fs->chunks: its device extents seen */
+	u64 prev_devid;
+	u64 prev_end;
+};
+
+/* One DEV_EXTENT against the chunk map and its device (the kernel's order) */
+static int dev_extent_item(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct dev_extent_walk *w = priv;
+	struct btrfs_fs *fs = w->fs;
+	const struct btrfs_dev_extent *de = data;
+	const struct btrfs_chunk_map *map;
+	const struct btrfs_device *dev;
+	unsigned long long devid = key->objectid, start = key->offset;
+	u64 length, chunk;
+	size_t idx;
+	u16 i;
+
+	if (key->type != BTRFS_DEV_EXTENT_KEY)
+		return 1;	/* the device extents come first; the kernel stops here too */
+	if (len < sizeof(*de)) {
+		btrfs_fs_set_error(fs, "device %llu: extent at %llu: item too short", devid, start);
+		return -EUCLEAN;
+	}
+	length = btrfs_dev_extent_length(de);
+	chunk = btrfs_dev_extent_chunk_offset(de);
+	if (key->objectid == w->prev_devid && key->offset < w->prev_end) {
+		btrfs_fs_set_error(fs, "device %llu: extent at %llu overlaps the previous one, "
+				   "which ends at %llu", devid, start,
+				   (unsigned long long)w->prev_end);
+		return -EUCLEAN;
+	}
+	idx = chunk_upper(fs, chunk);
+	map = idx ? fs->chunks[idx - 1] : NULL;
+	if (!map || chunk - map->start >= map->length) {
+		btrfs_fs_set_error(fs, "device %llu: extent at %llu belongs to chunk %llu, which "
+				   "does not exist", devid, start, (unsigned long long)chunk);
+		return -EUCLEAN;
+	}
+	if (length != chunk_stripe_size(map)) {
+		btrfs_fs_set_error(fs, "device %llu: extent at %llu is %llu bytes, a stripe of "
+				   "chunk %llu is %llu", devid, start, (unsigned long long)length,
+				   (unsigned long long)map->start,
+				   (unsigned long long)chunk_stripe_size(map));
+		return -EUCLEAN;
+	}
+	for (i = 0; i < map->num_stripes; i++)
+		if (map->stripes[i].devid == key->objectid && map->stripes[i].physical == start)
+			break;
+	if (i == map->num_stripes) {
+		btrfs_fs_set_error(fs, "device %llu: extent at %llu is no stripe of chunk %llu",
+				   devid, start, (unsigned long long)map->start);
+		return -EUCLEAN;
+	}
+	if (w->matched[idx - 1] >= map->num_stripes) {
+		btrfs_fs_set_error(fs, "chunk %llu: more device extents than its %u stripes",
+				   (unsigned long long)map->start, map->num_stripes);
+		return -EUCLEAN;
+	}
+	w->matched[idx - 1]++;
+	dev = btrfs_device_find(fs, key->objectid, NULL);
+	if (!dev || !dev->in_chunk_tree) {
+		btrfs_fs_set_error(fs, "device %llu: has an extent at %llu but no DEV_ITEM", devid,
+				   start);
+		return -EUCLEAN;
+	}
+	if (length > dev->total_bytes || key->offset > dev->total_bytes - length) {
+		btrfs_fs_set_error(fs, "device %llu: extent at %llu (%llu bytes) ends beyond the "
+				   "device's %llu bytes", devid, start, (unsigned long long)length,
+				   (unsigned long long)dev->total_bytes);
+		return -EUCLEAN;
+	}
+	w->prev_devid = key->objectid;
+	w->prev_end = key->offset + length;
+	return 0;
+}
+
+int btrfs_verify_dev_extents(struct btrfs_fs *fs)
+{
+	struct btrfs_key min = { 1, BTRFS_DEV_EXTENT_KEY, 0 };
+	struct btrfs_key max = { (u64)-1, 0xff, (u64)-1 };
+	struct dev_extent_walk w = { .fs = fs };
+	bool loaded = btrfs_root_node_loaded(fs, BTRFS_DEV_TREE_OBJECTID);
+	struct btrfs_root *root;
+	int ret;
+
+	ret = btrfs_read_root(fs, BTRFS_DEV_TREE_OBJECTID, &root);
+	if (ret == -ENOENT) {
+		btrfs_fs_set_error(fs, "dev tree: missing");
+		return -EUCLEAN;
+	}
+	if (ret < 0)
+		return ret;
+	w.matched = calloc(fs->nr_chunks ? fs->nr_chunks : 1, sizeof(*w.matched));
+	if (!w.matched)
+		return -ENOMEM;
+	ret = btrfs_iterate_items(root, &min, &max, dev_extent_item, &w);
+	if (!loaded)
+		btrfs_root_unload_node(root);
+	for (size_t i = 0; !ret && i < fs->nr_chunks; i++) {
+		const struct btrfs_chunk_map *map = fs->chunks[i];
+
+		if (w.matched[i] == map->num_stripes)
+			continue;
+		btrfs_fs_set_error(fs, "chunk %llu: %u of its %u stripes have a device extent",
+				   (unsigned long long)map->start, w.matched[i], map->num_stripes);
+		ret = -EUCLEAN;
+	}
+	free(w.matched);
+	return ret;
 }
 
 void btrfs_volumes_release(struct btrfs_fs *fs)

@@ -95,8 +95,26 @@ const struct btrfs_chunk_map *btrfs_chunk_map_lookup(const struct btrfs_fs *fs, 
 /** btrfs_read_sys_chunk_array - parse the superblock's sys_chunk_array */
 int btrfs_read_sys_chunk_array(struct btrfs_fs *fs);
 
-/** btrfs_read_chunk_tree - add every DEV_ITEM and CHUNK_ITEM of the chunk tree */
+/**
+ * btrfs_read_chunk_tree - add every DEV_ITEM and CHUNK_ITEM of the chunk tree
+ *
+ * Then the superblock's total_bytes must cover the DEV_ITEM sizes of the
+ * devices opened, or the kernel refuses to mount: -EUCLEAN.
+ */
 int btrfs_read_chunk_tree(struct btrfs_fs *fs);
+
+/**
+ * btrfs_verify_dev_extents - every DEV_EXTENT of the dev tree against the
+ * chunk map, as the kernel does before it mounts
+ *
+ * In key order: no overlap with the previous extent of the device, a chunk
+ * at its chunk offset, the length of one stripe of that chunk, one of the
+ * chunk's stripes (device and offset), a DEV_ITEM for the device and the
+ * extent inside its total_bytes; then every stripe of every chunk has its
+ * extent.  Return: 0, -EUCLEAN with the first problem in fs->errmsg, or a
+ * read error.
+ */
+int btrfs_verify_dev_extents(struct btrfs_fs *fs);
 
 /**
  * btrfs_device_add - register a device by devid/uuid

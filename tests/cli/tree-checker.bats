@@ -16,20 +16,6 @@ load ../fixtures/fixture-helpers
 CORRUPT="$BATS_TEST_DIRNAME/../fixtures/corrupt.py"
 BAD027='tree block 29376512: slot 3: key (29360128 METADATA_ITEM 0): extent flags 0x0, need exactly one of data and tree block'
 
-# refused VOLCTL-ARGS...: exit 1, one error line holding $WANT, image unchanged
-refused() {
-	local before
-	before=$(image_sum)
-	run_volctl_split "$@"
-	if [ "$status" -ne 1 ] || [ "$(printf '%s\n' "$err" | grep -c .)" -ne 1 ] ||
-	   [[ "$err" != "error: "*"$WANT"* ]]; then
-		echo "volctl $*: exit $status, stderr:" >&2
-		echo "$err" >&2
-		return 1
-	fi
-	[ "$(image_sum)" = "$before" ] || { echo "volctl $*: image changed" >&2; return 1; }
-}
-
 @test "tree-checker: fsck-tests 027: check exits 1 naming the extent item" {
 	fixture refused/fsck-027
 	WANT=$BAD027

@@ -435,12 +435,20 @@ static void test_leaf(void)
 				    -EUCLEAN, "generation is 0");
 			unpatch();
 
-			/* a half-dropped tree is skipped by the full walk, even if its root is gone */
+			/*
+			 * A half-dropped tree is skipped by the full walk.  Tree 5
+			 * stands in for one here; its root directory is read at
+			 * open, as the kernel does at every mount, so its root block
+			 * must stay readable.
+			 */
 			patch_begin(p, nodesize);
 			btrfs_set_root_refs(ri, 0);
 			btrfs_set_root_drop_progress(ri, &prog);
 			btrfs_set_root_drop_level(ri, 1);
 			recsum_block(p);
+			img[fs_root_phys + 500] ^= 1;
+			EXPECT_FAIL("tree 5 half dropped, root block gone",
+				    full_read(img_size, 0, msg), msg, -EUCLEAN, "checksum mismatch");
 			img[fs_root_phys + 500] ^= 1;
 			{
 				struct btrfs_io_dev *dev;
@@ -459,10 +467,123 @@ static void test_leaf(void)
 					btrfs_io_close(dev);
 				}
 			}
-			img[fs_root_phys + 500] ^= 1;
 			unpatch();
 		}
 	}
+	CHECK(full_read(img_size, 0, msg) == 0, "restored: %s", msg);
+}
+
+/* Item @slot of the leaf at @phys: its key (out), its header and payload */
+static struct btrfs_item *leaf_item(u64 phys, u32 slot, struct btrfs_key *key, u8 **data)
+{
+	struct btrfs_item *it = (struct btrfs_item *)(img + phys + sizeof(struct btrfs_header) +
+						      slot * sizeof(struct btrfs_item));
+
+	btrfs_item_key(it, key);
+	*data = img + phys + sizeof(struct btrfs_header) + btrfs_item_offset(it);
+	return it;
+}
+
+/* Physical offset of the root block of tree @id, through its ROOT_ITEM */
+static u64 tree_phys(u64 id)
+{
+	u64 p = phys_of(btrfs_super_root(sb_at(65536)), 1);
+
+	for (u32 i = 0; p && i < btrfs_header_nritems(hdr_at(p)); i++) {
+		struct btrfs_key k;
+		u8 *data;
+
+		leaf_item(p, i, &k, &data);
+		if (k.objectid == id && k.type == BTRFS_ROOT_ITEM_KEY)
+			return phys_of(btrfs_root_bytenr((struct btrfs_root_item *)data), 1);
+	}
+	return 0;
+}
+
+/*
+ * What the kernel verifies at mount beyond its tree-checker, on the single
+ * image (one leaf per tree): superblock total_bytes against the devices,
+ * every DEV_EXTENT against the chunks, the root directory of tree 5
+ */
+static void test_mount_checks(void)
+{
+	char msg[BTRFS_ERRMSG_SIZE];
+	const u64 s0 = 65536;
+	struct btrfs_super_block *sb = sb_at(s0);
+	u64 dev_p = tree_phys(BTRFS_DEV_TREE_OBJECTID), fs_p = tree_phys(BTRFS_FS_TREE_OBJECTID);
+	u64 chunk_p = phys_of(btrfs_super_chunk_root(sb), 1);
+	u64 total = btrfs_super_total_bytes(sb), last_end = 0;
+	struct btrfs_dev_extent *last = NULL;
+	struct btrfs_item *last_it = NULL;
+	struct btrfs_dev_item *di = NULL;
+	u32 last_slot = 0;
+	struct btrfs_key k;
+	u8 *data;
+
+	CHECK(dev_p && fs_p && chunk_p, "trees 3, 4, 5 found: %llu %llu %llu",
+	      (unsigned long long)chunk_p, (unsigned long long)dev_p, (unsigned long long)fs_p);
+	if (!dev_p || !fs_p || !chunk_p)
+		return;
+
+	/* total_bytes may exceed the devices (the kernel accepts it), not fall short */
+	patch_begin(s0, 4096);
+	btrfs_set_super_total_bytes(sb, total + 4096);
+	recsum_super(s0);
+	CHECK(full_read(img_size, 0, msg) == 0, "super total_bytes above the device: %s", msg);
+	btrfs_set_super_total_bytes(sb, total - 4096);
+	recsum_super(s0);
+	EXPECT_FAIL("super total_bytes below the device", full_read(img_size, 0, msg), msg,
+		    -EUCLEAN, "total_bytes");
+	unpatch();
+
+	for (u32 i = 0; i < btrfs_header_nritems(hdr_at(dev_p)); i++) {
+		struct btrfs_item *it = leaf_item(dev_p, i, &k, &data);
+
+		if (k.type != BTRFS_DEV_EXTENT_KEY)
+			continue;
+		last = (struct btrfs_dev_extent *)data;
+		last_it = it;
+		last_slot = i;
+		last_end = k.offset + btrfs_dev_extent_length(last);
+	}
+	for (u32 i = 0; i < btrfs_header_nritems(hdr_at(chunk_p)); i++) {
+		leaf_item(chunk_p, i, &k, &data);
+		if (k.type == BTRFS_DEV_ITEM_KEY)
+			di = (struct btrfs_dev_item *)data;
+	}
+	CHECK(last && di && last_slot + 1 == btrfs_header_nritems(hdr_at(dev_p)),
+	      "the dev tree leaf ends with a device extent: slot %u", last_slot);
+	if (!last || !di)
+		return;
+
+#define DEV_CASE(name, phys, code, substr) do {						patch_begin(phys, nodesize);							code;										recsum_block(phys);								EXPECT_FAIL(name, full_read(img_size, 0, msg), msg, -EUCLEAN, substr);		unpatch();								} while (0)
+	DEV_CASE("device extent of no chunk", dev_p,
+		 btrfs_set_dev_extent_chunk_offset(last, 1ULL << 40), "which does not exist");
+	DEV_CASE("device extent longer than a stripe", dev_p,
+		 btrfs_set_dev_extent_length(last, btrfs_dev_extent_length(last) + 4096),
+		 "a stripe of chunk");
+	/* one more key type after the device extents: the walk stops before the last one */
+	DEV_CASE("chunk stripe without device extent", dev_p,
+		 btrfs_set_disk_key_type(&last_it->key, BTRFS_DEV_EXTENT_KEY + 1),
+		 "0 of its 1 stripes have a device extent");
+	/* still above bytes_used (the tree-checker's rule), below the last extent's end */
+	CHECK(btrfs_dev_item_bytes_used(di) <= last_end - 4096, "device has a hole: %llu %llu",
+	      (unsigned long long)btrfs_dev_item_bytes_used(di), (unsigned long long)last_end);
+	DEV_CASE("device extent beyond the device", chunk_p,
+		 btrfs_set_dev_item_total_bytes(di, last_end - 4096), "ends beyond the device");
+#undef DEV_CASE
+
+	/* tree 5 without the inode item of its root directory: an unknown key type instead */
+	leaf_item(fs_p, 0, &k, &data);
+	CHECK(k.objectid == BTRFS_FIRST_FREE_OBJECTID && k.type == BTRFS_INODE_ITEM_KEY,
+	      "tree 5 starts with inode 256: (%llu %u)", (unsigned long long)k.objectid, k.type);
+	patch_begin(fs_p, nodesize);
+	btrfs_set_disk_key_type(&((struct btrfs_item *)(img + fs_p + sizeof(struct btrfs_header)))->key,
+				BTRFS_INODE_ITEM_KEY + 1);
+	recsum_block(fs_p);
+	EXPECT_FAIL("tree 5 without its root directory", full_read(img_size, 0, msg), msg,
+		    -EUCLEAN, "subvolume 5: no inode item for its root directory");
+	unpatch();
 	CHECK(full_read(img_size, 0, msg) == 0, "restored: %s", msg);
 }
 
@@ -659,6 +780,7 @@ int main(void)
 	if (make_image("single", 300, "-m single -d single") == 0 && load("single") == 0) {
 		test_super();
 		test_leaf();
+		test_mount_checks();
 	} else {
 		CHECK(0, "single image");
 	}
