@@ -293,6 +293,12 @@ static void explain_destroy_busy(struct vc_fs *fs, u64 qgroupid)
 	else if (p.nr_parents)
 		vc_fs_set_error(fs, "qgroup %s is still a member of %s: remove it first with "
 				"'volctl qgroup remove'", qb, p.parents);
+	else if (btrfs_qgroup_level(qgroupid) == 0 &&
+		 btrfs_qgroup_subvolid(qgroupid) != BTRFS_FS_TREE_OBJECTID &&
+		 btrfs_qgroup_subvolid(qgroupid) < BTRFS_FIRST_FREE_OBJECTID)
+		vc_fs_set_error(fs, "qgroup %s is not a subvolume's group, and the kernel keeps "
+				"it while tree %" PRIu64 " exists", qb,
+				btrfs_qgroup_subvolid(qgroupid));
 	else if (btrfs_qgroup_level(qgroupid) == 0)
 		vc_fs_set_error(fs, "qgroup %s belongs to subvolume %" PRIu64 ", which still "
 				"exists or is still being cleaned (or is a simple-quota space "

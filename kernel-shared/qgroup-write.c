@@ -487,6 +487,14 @@ static int destroy_busy(struct btrfs_fs *fs, const struct btrfs_qgroup *qg)
 	}
 	if (btrfs_qgroup_level(qg->qgroupid) == 0 &&
 	    btrfs_read_root(fs, btrfs_qgroup_subvolid(qg->qgroupid), &root) == 0) {
+		u64 sub = btrfs_qgroup_subvolid(qg->qgroupid);
+
+		if (sub != BTRFS_FS_TREE_OBJECTID && sub < BTRFS_FIRST_FREE_OBJECTID) {
+			btrfs_fs_set_error(fs, "qgroup %s is not a subvolume's group, and the "
+					   "kernel keeps it while tree %llu exists", b,
+					   (unsigned long long)sub);
+			return -EBUSY;
+		}
 		btrfs_fs_set_error(fs, "qgroup %s belongs to subvolume %llu, which still exists or "
 				   "is still being cleaned (or is a simple-quota space holder)", b,
 				   (unsigned long long)btrfs_qgroup_subvolid(qg->qgroupid));

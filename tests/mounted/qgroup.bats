@@ -508,3 +508,31 @@ progs_state() {
 	run btrfs qgroup show "$MNT"
 	[[ "$output" != *"0/256 "* ]]
 }
+
+@test "qgroup create refuses 0/2; clear-stale reports a 0/N group the kernel keeps and still exits 0" {
+	# btrfs-progs 6.2 creates 0/2 and 0/3; the kernel keeps 0/2 for ever
+	# (tree 2, the extent tree, exists) while 0/3 can go
+	btrfs qgroup create 0/2 "$MNT"
+	btrfs qgroup create 0/3 "$MNT"
+	run_volctl qgroup create 0/2 "$MNT"
+	assert_status 2
+	run_volctl qgroup create 2 "$MNT"
+	assert_status 2
+	run btrfs qgroup show "$MNT"
+	[[ "$output" != *"1/2 "* ]]
+	run_volctl_split qgroup clear-stale "$MNT"
+	[ "$status" -eq 0 ] || { echo "$out $err"; return 1; }
+	[[ "$out" == *"Delete stale qgroup 0/3"* ]]
+	[[ "$out" != *"0/2"* ]]
+	[[ "$err" == *"qgroup 0/2: not a subvolume's group and the filesystem has a tree 2"* ]]
+	# and again: the group that stays does not make every later run fail
+	run_volctl_split qgroup clear-stale "$MNT"
+	[ "$status" -eq 0 ]
+	[[ "$err" == *"qgroup 0/2"* ]]
+	run btrfs qgroup show "$MNT"
+	[[ "$output" == *"0/2 "* ]]
+	[[ "$output" != *"0/3 "* ]]
+	run_volctl qgroup destroy 0/2 "$MNT"
+	assert_status 1
+	assert_output_contains "qgroup 0/2 is not a subvolume's group, and the kernel keeps it while tree 2 exists"
+}
