@@ -107,11 +107,13 @@ static int inherit_resolve(const struct vc_ctx *ctx, struct vc_fs *fs, struct in
 		if (ia->args[i][0] != '/')
 			continue;
 		ret = sv_path_info(ctx, fs, ia->args[i], &info);
-		if (ret) {
+		if (ret == -EXDEV && vc_fs_error(fs))
+			error("-i %s", vc_fs_error(fs));
+		else if (ret)
 			error("invalid qgroup id or subvolume path '%s': %s", ia->args[i],
 			      strerror(-ret));
+		if (ret)
 			return ret;
-		}
 		if (!info.is_subvol_root) {
 			error("invalid qgroup id or subvolume path '%s': not a subvolume",
 			      ia->args[i]);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <linux/btrfs.h>
 #include <linux/magic.h>
+#include <uuid/uuid.h>
 #include "common/online-internal.h"
 #include "common/path-utils.h"
 
@@ -280,6 +281,46 @@ static int fd_subvolid(int fd, u64 *id)
 	return 0;
 }
 
+static int fd_fsid(int fd, u8 fsid[BTRFS_FSID_SIZE])
+{
+	struct btrfs_ioctl_fs_info_args fi;
+	int ret;
+
+	memset(&fi, 0, sizeof(fi));
+	ret = online_ioctl_fd(fd, BTRFS_IOC_FS_INFO, &fi);
+	if (ret < 0)
+		return ret;
+	memcpy(fsid, fi.fsid, BTRFS_FSID_SIZE);
+	return 0;
+}
+
+/*
+ * A path given beside the one the filesystem was opened with (another
+ * subvolume of a set, a path-form qgroup id, -i) must be on that same
+ * filesystem: ids resolved on another one would name other subvolumes.
+ */
+static int same_fs(struct vc_fs *fs, int fd, const char *path)
+{
+	u8 mine[BTRFS_FSID_SIZE], theirs[BTRFS_FSID_SIZE];
+	char a[37], b[37];
+	int ret;
+
+	ret = fd_fsid(fs->fd, mine);
+	if (!ret)
+		ret = fd_fsid(fd, theirs);
+	if (ret) {
+		vc_fs_set_error(fs, "%s: cannot read the filesystem id: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (!memcmp(mine, theirs, BTRFS_FSID_SIZE))
+		return 0;
+	uuid_unparse_lower(theirs, a);
+	uuid_unparse_lower(mine, b);
+	vc_fs_set_error(fs, "%s: on another filesystem (fsid %s) than %s (fsid %s)", path, a,
+			fs->path, b);
+	return -EXDEV;
+}
+
 static int online_path_info(struct vc_fs *fs, const char *path, struct vc_path_info *info)
 {
 	struct statfs sfs;
@@ -303,6 +344,11 @@ static int online_path_info(struct vc_fs *fs, const char *path, struct vc_path_i
 	if (fd < 0) {
 		ret = -errno;
 		vc_fs_set_error(fs, "%s: cannot open: %s", path, strerror(errno));
+		return ret;
+	}
+	ret = same_fs(fs, fd, path);
+	if (ret) {
+		close(fd);
 		return ret;
 	}
 	ret = fd_subvolid(fd, &info->subvolid);
