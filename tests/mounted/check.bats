@@ -29,8 +29,9 @@ teardown() {
 	run_volctl check --bogus x.img
 	assert_status 2
 	assert_output_contains "unknown option"
-	run_volctl check a.img b.img
+	run_volctl --image a.img check b.img
 	assert_status 2
+	assert_output_contains "not both"
 }
 
 @test "check: a missing image is an error, not a crash" {
@@ -124,7 +125,13 @@ EOF
 	require_root_loop
 	mkfs_mount 256M
 	run_volctl_split check --qgroup-report "$IMG"
-	[[ "$err" == *"mounted: the filesystem may change"* ]]
+	[[ "$err" == *"image is mounted on $MNT: the filesystem may change"* ]]
+	# every read through --image says so too
+	run_volctl_split --image "$IMG" subvolume list /
+	[ "$status" -eq 0 ]
+	[[ "$err" == *"image is mounted on $MNT: the filesystem may change"* ]]
+	run_volctl_split --image "$IMG" inspect tree -t root
+	[[ "$err" == *"image is mounted on $MNT"* ]]
 	cleanup_mount
 	run_volctl_split check --qgroup-report "$IMG"
 	[ "$status" -eq 0 ]
