@@ -562,6 +562,16 @@ static int show_compute(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	return ret;
 }
 
+/* Dirty data written, then a commit: the numbers read next include it. */
+static void sync_first(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path)
+{
+	int ret = CMD_OP(ctx, sync, fs);
+
+	if (ret && ret != -EOPNOTSUPP)
+		warning("%s: cannot sync the filesystem first: %s", path, strerror(-ret));
+	vc_fs_clear_error(fs);
+}
+
 static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 		    const struct show_opts *opts)
 {
@@ -571,11 +581,8 @@ static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path
 	struct qgroup_view view = { .list = &list };
 	int ret;
 
-	if (opts->sync && ctx->ops->commit) {
-		ret = ctx->ops->commit(fs, true);
-		if (ret)
-			warning("%s: cannot sync the filesystem first: %s", path, strerror(-ret));
-	}
+	if (opts->sync)
+		sync_first(ctx, fs, path);
 	ret = quota_state_read(ctx->ops, fs, &list, &view.quota);
 	if (ret) {
 		ret = cmd_report(ctx, fs, ret, path);
@@ -748,11 +755,7 @@ static int clear_stale_run(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 	int ret, failed = 0;
 	size_t nr_stale = 0;
 
-	if (ctx->ops->commit) {
-		ret = ctx->ops->commit(fs, true);
-		if (ret)
-			warning("%s: cannot sync the filesystem first: %s", path, strerror(-ret));
-	}
+	sync_first(ctx, fs, path);
 	ret = quota_state_read(ctx->ops, fs, &list, &st);
 	if (!ret && !st.enabled) {
 		error("%s: quota is not enabled (run 'volctl quota enable %s')", path, path);
@@ -886,7 +889,7 @@ static const char *const show_details[] = {
 	OPTLINE("--sort=[+|-]KEY[,...]", "sort by qgroupid, rfer, excl, max_rfer, max_excl, path"),
 	OPTLINE("--tree", "draw the hierarchy as a tree, with limits as used/limit and how "
 		"full\n\teach limited group is"),
-	OPTLINE("--sync", "commit the filesystem first, so the numbers are current"),
+	OPTLINE("--sync", "write dirty data and commit first, so the numbers include\n\teverything written so far"),
 	OPTLINE("--compute", "compute the numbers from the trees instead of showing the\n\t"
 		"recorded ones (works with quotas off: one level-0 row per\n\tsubvolume); "
 		"mounted: reads a committed snapshot of the devices"),

@@ -116,6 +116,12 @@ struct vc_backend_ops {
 	int (*subvol_delete)(struct vc_fs *fs, const char *path, u64 subvolid);
 	int (*set_default)(struct vc_fs *fs, u64 subvolid);
 	int (*commit)(struct vc_fs *fs, bool wait);
+	/*
+	 * Write dirty data, then commit, so that numbers read next include
+	 * what was written (btrfs-progs' BTRFS_IOC_SYNC before reading
+	 * qgroups); commit() alone leaves buffered data out.
+	 */
+	int (*sync)(struct vc_fs *fs);
 	/* wait until deleted subvolume @subvolid has been cleaned; -ENOENT if it never existed */
 	int (*wait_cleaned)(struct vc_fs *fs, u64 subvolid, int sleep_seconds);
 

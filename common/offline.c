@@ -687,6 +687,12 @@ static int offline_commit(struct vc_fs *fs, bool wait)
 	return fs->writer.fs ? 0 : not_writable(fs);
 }
 
+/* Nothing is ever dirty on an image between commands, read-only or not */
+static int offline_sync(struct vc_fs *fs)
+{
+	return 0;
+}
+
 /* No cleaner runs on an image: volctl does its work at once */
 static int offline_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_seconds)
 {
@@ -752,6 +758,7 @@ const struct vc_backend_ops vc_offline_ops = {
 	.subvol_delete = offline_subvol_delete,
 	.set_default = offline_set_default,
 	.commit = offline_commit,
+	.sync = offline_sync,
 	.wait_cleaned = offline_wait_cleaned,
 	.quota_ctl = offline_quota_ctl,
 	.rescan_start = offline_rescan_start,
