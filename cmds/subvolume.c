@@ -741,8 +741,10 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 		goto out;
 	/*
 	 * A path for the message: through @arg when the subvolume lies below
-	 * @arg's subvolume (or @arg is in the top level).  Without privilege
-	 * or a path the id is enough.
+	 * @arg's subvolume (or @arg is in the top level); otherwise, as
+	 * btrfs-progs prints it, @arg joined with its path from the top level
+	 * (the mount cannot reach it).  Without privilege, or for a subvolume
+	 * no directory refers to any more, the id is enough.
 	 */
 	src = vc_fs_item_source(fs);
 	if (sv_path_info(ctx, fs, arg, &info) == 0 && btrfs_subvol_list_load(&src, &l) == 0) {
@@ -757,6 +759,8 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 			if (dir)
 				shown = path_join2(dir, rel);
 			free(dir);
+		} else if (s && s->path && s->path[0]) {
+			shown = path_join2(arg, s->path);
 		}
 	}
 	vc_fs_clear_error(fs);

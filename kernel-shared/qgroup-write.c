@@ -375,7 +375,8 @@ static int change_relation(struct btrfs_trans_handle *trans, u64 src, u64 dst, b
 		ret = -EINVAL;
 	} else if (!s || !s->has_info || !d || !d->has_info) {
 		btrfs_fs_set_error(fs, "qgroup %s does not exist", (!s || !s->has_info) ? sb : db);
-		ret = -ENOENT;
+		/* the kernel's errnos: EINVAL for an assign, ENOENT for a remove */
+		ret = assign ? -EINVAL : -ENOENT;
 	}
 	if (!ret) {
 		for (size_t i = 0; i < s->nr_parents; i++)

@@ -46,7 +46,7 @@ progs_state() {
 
 	run_volctl qgroup create 1/10 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 1/10 already exists" ]
+	[ "$output" = "error: qgroup 1/10 already exists (File exists)" ]
 	run_volctl qgroup create 0/300 "$MNT"
 	assert_status 1
 	assert_output_contains "qgroup 0/300: level-0 qgroups belong to subvolumes"
@@ -58,7 +58,7 @@ progs_state() {
 	assert_output_contains "2/10 "
 	run_volctl qgroup destroy 1/10 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 1/10 does not exist" ]
+	[ "$output" = "error: qgroup 1/10 does not exist (No such file or directory)" ]
 }
 
 @test "qgroup assign and remove, by id and by absolute path" {
@@ -80,7 +80,7 @@ progs_state() {
 
 	run_volctl qgroup assign 0/256 1/1 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 0/256 is already a member of 1/1" ]
+	[ "$output" = "error: qgroup 0/256 is already a member of 1/1 (File exists)" ]
 
 	run_volctl qgroup remove "$MNT/a" 1/1 "$MNT"
 	assert_status 0
@@ -89,7 +89,7 @@ progs_state() {
 	assert_output_contains "1/1 2/1 0/257"
 	run_volctl qgroup remove 0/256 1/1 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 0/256 is not a member of 1/1" ]
+	[ "$output" = "error: qgroup 0/256 is not a member of 1/1 (No such file or directory)" ]
 	# a bare subvolume id means 0/ID
 	run_volctl qgroup remove 257 1/1 "$MNT"
 	assert_status 0
@@ -157,7 +157,7 @@ progs_state() {
 
 	run_volctl qgroup limit 1M 1/99 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 1/99 does not exist" ]
+	[ "$output" = "error: qgroup 1/99 does not exist (No such file or directory)" ]
 }
 
 @test "qgroup show: the text table matches btrfs-progs' layout" {
@@ -371,10 +371,10 @@ progs_state() {
 	assert_output_contains "qgroup 0/257 belongs to subvolume 257"
 	run_volctl qgroup assign 0/256 1/5 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 1/5 does not exist" ]
+	[ "$output" = "error: qgroup 1/5 does not exist (Invalid argument)" ]
 	run_volctl qgroup assign 0/999 1/1 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 0/999 does not exist" ]
+	[ "$output" = "error: qgroup 0/999 does not exist (Invalid argument)" ]
 	run_volctl qgroup assign 1/1 1/2 "$MNT"
 	assert_status 2
 	assert_output_contains "cannot assign 1/1 to 1/2: the parent's level must be higher"

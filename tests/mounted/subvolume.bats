@@ -14,6 +14,7 @@ setup() {
 
 teardown() {
 	cd /
+	[ -z "${SWAPFILE:-}" ] || swapoff "$SWAPFILE" 2>/dev/null || true
 	cleanup_mount
 }
 
@@ -49,7 +50,7 @@ subvol_names() {
 	"$VOLCTL" subvolume create a
 	run_volctl_split subvolume create x a y
 	[ "$status" -eq 1 ]
-	[ "$err" = "error: a: already exists" ]
+	[ "$err" = "error: a: already exists (File exists)" ]
 	[[ "$out" == *"'./x'"* && "$out" == *"'./y'"* ]]
 	[ "$(subvol_names)" = "a x y " ]
 }
@@ -97,7 +98,7 @@ subvol_names() {
 	btrfs qgroup show -p . | grep -E '^0/256 .* 1/100 ' >/dev/null
 	run_volctl subvolume create -i 1/999 e
 	assert_status 1
-	[ "$output" = "error: qgroup 1/999 does not exist" ]
+	[ "$output" = "error: qgroup 1/999 does not exist (No such file or directory)" ]
 	[ ! -e e ]
 	run_volctl subvolume create -i /nonexistent e
 	assert_status 1
@@ -282,7 +283,7 @@ subvol_names() {
 	[ "$(btrfs subvolume get-default .)" = "ID 5 (FS_TREE)" ]
 	run_volctl subvolume set-default 9999 .
 	assert_status 1
-	[ "$output" = "error: subvolume 9999 does not exist" ]
+	[ "$output" = "error: subvolume 9999 does not exist (No such file or directory)" ]
 	run_volctl subvolume set-default a/dir
 	assert_status 1
 	[ "$output" = "error: a/dir: not a subvolume" ]
@@ -293,7 +294,7 @@ subvol_names() {
 	populate
 	run_volctl subvolume delete a
 	assert_status 1
-	[ "$output" = "error: a: subvolume contains other subvolumes (use -R)" ]
+	[ "$output" = "error: a: subvolume contains other subvolumes (use -R) (Directory not empty)" ]
 	[ "$(stat -c %i a)" = 256 ]
 	"$VOLCTL" subvolume set-default 257 .
 	run_volctl subvolume delete b
@@ -325,7 +326,7 @@ Delete subvolume 259 (commit): 'snap-a'" ]
 	[ "$output" = "Delete subvolume 261 (no-commit): './d1/d2/deep'" ]
 	run_volctl subvolume delete -i 9999 .
 	assert_status 1
-	[ "$output" = "error: subvolume 9999: no such subvolume" ]
+	[ "$output" = "error: subvolume 9999: no such subvolume (No such file or directory)" ]
 	run_volctl subvolume delete .
 	assert_status 1
 	[ "$output" = "error: .: the top-level subvolume cannot be deleted" ]
@@ -440,4 +441,32 @@ Delete subvolume 259 (commit): 'snap-a'" ]
 	done
 	[ "$("$VOLCTL" subvolume list . | wc -c)" -gt 65536 ]
 	cmp <("$VOLCTL" subvolume list "d/${long}1") <(btrfs subvolume list "d/${long}1")
+}
+
+@test "delete -i: a subvolume the mount cannot reach is printed with its path from the root tree" {
+	"$VOLCTL" subvolume create s1 s3 >/dev/null
+	local m2=$BATS_TEST_TMPDIR/m2
+	mkdir -p "$m2"
+	mount -o subvol=s1 "$LOOPDEV" "$m2"
+	run_volctl subvolume delete -i 257 "$m2"
+	umount "$m2"
+	assert_status 0
+	# as btrfs-progs: the path argument joined with the path from the top level
+	[ "$output" = "Delete subvolume 257 (no-commit): '$m2/s3'" ]
+	[ ! -e s3 ]
+}
+
+@test "snapshot of a subvolume with an active swapfile: the words and the errno's own text" {
+	command -v swapon >/dev/null || skip "needs swapon (util-linux)"
+	"$VOLCTL" subvolume create sw >/dev/null
+	btrfs filesystem mkswapfile -s 16m sw/swapfile >/dev/null
+	SWAPFILE=$MNT/sw/swapfile
+	swapon "$SWAPFILE"
+	run_volctl subvolume snapshot sw sw-snap
+	swapoff "$SWAPFILE"
+	SWAPFILE=
+	assert_status 1
+	# scripts (and the kernel's own tests) match "Text file busy"
+	[ "$output" = "error: sw: holds an active swapfile (Text file busy)" ]
+	[ ! -e sw-snap ]
 }
