@@ -67,6 +67,19 @@ enum vc_commit {
 	VC_COMMIT_AFTER,		/* delete -c: commit once at the end */
 };
 
+#define VC_QUOTA_MAX_LEVELS 8
+
+/* What the running kernel says about quotas (sysfs), readable without privilege. */
+struct vc_quota_runtime {
+	bool enabled;
+	bool simple;
+	bool inconsistent;
+	int override_limits;		/* quota_override: 0 or 1 */
+	long long drop_threshold;	/* qgroups/drop_subtree_threshold, -1 if absent */
+	size_t total;			/* qgroups/L_ID entries */
+	size_t levels[VC_QUOTA_MAX_LEVELS];	/* per level; the last counts all above */
+};
+
 struct vc_rescan_status {
 	bool running;
 	u64 progress;			/* objectid the rescan has reached */
@@ -98,6 +111,8 @@ struct vc_backend_ops {
 			   const struct btrfs_key *max, btrfs_item_cb cb, void *priv);
 	int (*path_info)(struct vc_fs *fs, const char *path, struct vc_path_info *info);
 	int (*rescan_status)(struct vc_fs *fs, struct vc_rescan_status *st);
+	/* optional, online: the kernel's live quota state from sysfs */
+	int (*quota_runtime)(struct vc_fs *fs, struct vc_quota_runtime *rt);
 
 	/* ---- subvolumes ---- */
 	/* @parents: offline, create missing directories of @path (online the command did) */

@@ -874,6 +874,7 @@ const struct vc_backend_ops vc_online_ops = {
 	.tree_search = online_tree_search,
 	.path_info = online_path_info,
 	.rescan_status = online_rescan_status,
+	.quota_runtime = online_quota_runtime,
 	.subvol_create = online_subvol_create,
 	.snapshot = online_snapshot,
 	.subvol_delete = online_subvol_delete,
