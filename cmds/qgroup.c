@@ -554,10 +554,10 @@ static int show_compute(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 		ret = vc_acct_subvol_qgroups(&res, subvols, list);
 	}
 	view->computed = res.live ? "live_snapshot" : "image";
-	if (!ret && ctx->cfg->format != VC_FORMAT_JSON && !ctx->cfg->quiet)
-		printf("Computed numbers (from %s%s), not the recorded ones\n",
-		       res.live ? "a committed snapshot of the mounted filesystem" : "the image",
-		       view->quota.enabled ? "" : "; quotas are off: one level-0 row per subvolume");
+	if (!ret && ctx->cfg->format != VC_FORMAT_JSON)
+		pr_note(ctx->cfg, "Computed numbers (from %s%s), not the recorded ones",
+			res.live ? "a committed snapshot of the mounted filesystem" : "the image",
+			view->quota.enabled ? "" : "; quotas are off: one level-0 row per subvolume");
 	vc_acct_release(ctx->ops, fs, &res);
 	return ret;
 }

@@ -54,8 +54,8 @@ static void print_text(const struct vc_ctx *ctx, const struct dry_member *m, siz
 
 	if (ctx->cfg->quiet)
 		return;
-	printf("Dry run, nothing deleted: numbers computed from %s\n",
-	       res->live ? "a committed snapshot of the mounted filesystem" : "the image");
+	pr_note(ctx->cfg, "Dry run, nothing deleted: numbers computed from %s",
+		res->live ? "a committed snapshot of the mounted filesystem" : "the image");
 	printf("%-8s %14s %14s  %s\n", "ID", "Referenced", "Exclusive", "Path");
 	for (size_t i = 0; i < n; i++)
 		printf("%-8" PRIu64 " %14s %14s  %s\n", m[i].id, pretty_size(m[i].alone.rfer, units, b1),
