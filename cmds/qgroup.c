@@ -302,7 +302,8 @@ static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *c
 	if (ret)
 		return cmd_usage_error(ctx, "invalid size '%s': %s", size_arg,
 				       parse_strerror(ret, "expected a number with an optional "
-						      "suffix k, m, g, t, p, e, or 'none'"));
+						      "suffix k, m, g, t, p, e or KiB ... EiB (powers "
+						      "of 1024; 1.5G with a suffix), or 'none'"));
 	if (!none && size == (u64)-1)
 		return cmd_usage_error(ctx, "invalid size '%s': value too large", size_arg);
 	if (nargs == 3) {
@@ -862,7 +863,9 @@ static const char *const limit_synopsis[] = {
 };
 static const char *const limit_details[] = {
 	"Set or clear (none) the referenced limit of a qgroup, or with -e its",
-	"exclusive limit.  <size> takes the suffixes k m g t p e (powers of 1024).",
+	"exclusive limit.  <size> takes the suffixes k m g t p e or KiB MiB GiB",
+	"TiB PiB EiB (any case, powers of 1024; MB and GB are refused) and, with",
+	"a suffix, a fraction: 10M, 10MiB, 1.5G (rounded down to a byte).",
 	"Without <qgroupid> the subvolume at <path> is limited.  <qgroupid> may be",
 	"LEVEL/ID, a subvolume id or the absolute path of a subvolume.",
 	"",

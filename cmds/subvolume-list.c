@@ -210,11 +210,12 @@ static const char *const cmd_show_details[] = {
 	"",
 	OPTLINE("-r|--rootid <id>", "show the subvolume with this id"),
 	OPTLINE("-u|--uuid <uuid>", "show the subvolume with this UUID"),
-	OPTLINE("-b|--raw", "quota sizes in bytes"),
+	OPTLINE("-b|--raw", "quota sizes in bytes (whatever unit is given too)"),
 	OPTLINE("-h|--human-readable", "quota sizes with binary units (default)"),
-	OPTLINE("-H|--si", "quota sizes with decimal units"),
-	OPTLINE("--iec", "binary units (KiB, MiB, ...)"),
+	OPTLINE("-H", "quota sizes with decimal units"),
+	OPTLINE("--iec, --si", "binary or decimal units, keeping a fixed unit"),
 	OPTLINE("-k|--kbytes, -m|--mbytes, -g|--gbytes, -t|--tbytes", "a fixed unit"),
+	"The unit options combine as in btrfs-progs: see volctl-subvolume(8).",
 	NULL,
 };
 static const struct cmd_help cmd_show_help = {

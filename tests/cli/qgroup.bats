@@ -92,8 +92,19 @@ QG_CMDS="create destroy assign remove limit show clear-stale"
 	assert_output_contains "0/ID with ID below 256 (other than 5) is refused"
 }
 
+@test "qgroup limit: sizes as people type them get past parsing" {
+	# the failure is the missing path (exit 1), not the size (exit 2)
+	for size in 10M 10m 10MiB 10mib 1.5G 0.5t 512KiB 4096 none; do
+		run_volctl qgroup limit "$size" 0/256 /nonexistent
+		[ "$status" -eq 1 ] || { echo "limit '$size': $status $output"; false; }
+	done
+	run_volctl qgroup limit 10MB 0/256 /nonexistent
+	assert_status 2
+	assert_output_contains "KiB ... EiB (powers of 1024"
+}
+
 @test "qgroup limit: invalid sizes are usage errors naming the argument" {
-	for size in -5 12Q 1e99 18446744073709551616 1.5M 1MB '' M; do
+	for size in -5 12Q 1e99 18446744073709551616 1.5 1MB 10GB '' M; do
 		run_volctl qgroup limit "$size" 0/256 /nonexistent
 		[ "$status" -eq 2 ] || { echo "limit '$size': $status $output"; false; }
 		[[ "$output" == *"invalid size '$size'"* ]] || { echo "$output"; false; }

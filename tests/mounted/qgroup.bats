@@ -554,3 +554,29 @@ progs_state() {
 	assert_status 1
 	assert_output_contains "qgroup 0/2 is not a subvolume's group, and the kernel keeps it while tree 2 exists"
 }
+
+@test "unit options combined print what btrfs-progs prints; sizes as people type them" {
+	btrfs subvolume create "$MNT/a" >/dev/null
+	dd if=/dev/urandom of="$MNT/a/f" bs=1M count=3 status=none
+	btrfs filesystem sync "$MNT"
+	local o
+	for o in "--raw --kbytes" "--kbytes --raw" "--raw --si" "--si --raw" "--si --human-readable" \
+		 "--kbytes --human-readable" "--human-readable --kbytes" "--si --kbytes" "--mbytes --iec"; do
+		# shellcheck disable=SC2086
+		[ "$("$VOLCTL" qgroup show $o "$MNT" | awk '$1 == "0/256" {print $2, $3}')" = \
+		  "$(btrfs qgroup show $o "$MNT" | awk '$1 == "0/256" {print $2, $3}')" ] ||
+			{ echo "qgroup show $o differs"; return 1; }
+	done
+	for o in "-k -H" "-H -k" "-b -m" "--raw -k"; do
+		# shellcheck disable=SC2086
+		[ "$("$VOLCTL" subvolume show $o "$MNT/a" | grep Usage)" = \
+		  "$(btrfs subvolume show $o "$MNT/a" | grep Usage)" ] ||
+			{ echo "subvolume show $o differs"; return 1; }
+	done
+	run_volctl qgroup limit 1.5G "$MNT/a"
+	assert_status 0
+	run_volctl qgroup limit -e 10MiB "$MNT/a"
+	assert_status 0
+	run btrfs qgroup show -re --raw "$MNT"
+	[[ "$output" == *" 1610612736 "*" 10485760 "* ]] || { echo "$output"; return 1; }
+}
