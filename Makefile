@@ -119,12 +119,16 @@ install: $(O)/volctl
 	for l in $(GROUP_LINKS); do ln -sf volctl $(DESTDIR)$(sbindir)/$$l; done
 	for m in $(MANPAGES); do $(INSTALL) -m 644 $$m $(DESTDIR)$(mandir)/man8/; done
 	$(INSTALL) -m 644 completion/volctl $(DESTDIR)$(datadir)/bash-completion/completions/volctl
+	$(MKDIR_P) $(DESTDIR)$(datadir)/volctl $(DESTDIR)$(docdir)
+	$(INSTALL) -m 644 Documentation/volctl.schema.json $(DESTDIR)$(datadir)/volctl/
+	$(INSTALL) -m 644 Documentation/json-schema.md $(DESTDIR)$(docdir)/
 	for l in $(GROUP_LINKS); do \
 		ln -sf volctl $(DESTDIR)$(datadir)/bash-completion/completions/$$l; done
 
 uninstall:
 	rm -f $(DESTDIR)$(sbindir)/volctl $(addprefix $(DESTDIR)$(sbindir)/,$(GROUP_LINKS))
 	rm -f $(addprefix $(DESTDIR)$(mandir)/man8/,$(notdir $(MANPAGES)))
+	rm -f $(DESTDIR)$(datadir)/volctl/volctl.schema.json $(DESTDIR)$(docdir)/json-schema.md
 	rm -f $(DESTDIR)$(datadir)/bash-completion/completions/volctl \
 		$(addprefix $(DESTDIR)$(datadir)/bash-completion/completions/,$(GROUP_LINKS))
 

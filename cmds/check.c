@@ -287,13 +287,15 @@ static void print_json(const struct check_opts *o, const struct check_result *re
 	json_object_close(&w);
 	json_object_open(&w, "quota");
 	json_bool(&w, "enabled", res->quotas);
-	if (res->quotas) {
+	/* every member always there, as in qgroup show's quota object */
+	if (res->quotas)
 		json_str(&w, "mode", res->simple ? "simple" : "full");
-		json_bool(&w, "inconsistent",
-			  res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT);
-		json_bool(&w, "rescan_running",
-			  res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN);
-	}
+	else
+		json_null(&w, "mode");
+	json_bool(&w, "inconsistent", res->quotas &&
+		  (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT));
+	json_bool(&w, "rescan_running", res->quotas &&
+		  (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN));
 	json_object_close(&w);
 	json_array_open(&w, "qgroups");
 	for (size_t i = 0; res->quotas && i < res->list.nr; i++) {
@@ -323,7 +325,6 @@ static void print_json(const struct check_opts *o, const struct check_result *re
 	json_u64(&w, "differences", res->differ);
 	json_bool(&w, "consistent", res->differ == 0);
 	json_document_close(&w);
-	fputc('\n', stdout);
 }
 
 static void warn_anomalies(const struct check_opts *o, const struct check_result *res)
@@ -442,7 +443,6 @@ static void print_repair_json(const struct check_opts *o,
 	json_array_close(&w);
 	json_object_close(&w);
 	json_document_close(&w);
-	fputc('\n', stdout);
 }
 
 /* check --repair-qgroups: verify every tree, then write the computed numbers */

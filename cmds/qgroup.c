@@ -508,6 +508,9 @@ static int build_view(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 			sv = btrfs_subvol_list_find(subvols,
 						    btrfs_qgroup_subvolid(row->qg->qgroupid));
 			row->path = sv ? sv->path : NULL;
+			if (row->path && ctx->cfg->format == VC_FORMAT_JSON &&
+			    ctx->ops->absolute_path)
+				row->abs = ctx->ops->absolute_path(fs, row->path);
 		}
 		view->nr++;
 	}
@@ -616,6 +619,8 @@ static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path
 	if (ret)
 		ret = cmd_report(ctx, NULL, ret, path);
 out:
+	for (size_t i = 0; i < view.nr; i++)
+		free(view.rows[i].abs);
 	free(view.rows);
 	btrfs_subvol_list_release(&subvols);
 	btrfs_qgroup_list_release(&list);

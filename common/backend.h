@@ -110,6 +110,13 @@ struct vc_backend_ops {
 	int (*tree_search)(struct vc_fs *fs, u64 tree_id, const struct btrfs_key *min,
 			   const struct btrfs_key *max, btrfs_item_cb cb, void *priv);
 	int (*path_info)(struct vc_fs *fs, const char *path, struct vc_path_info *info);
+	/*
+	 * Where the subvolume path @tl_path (from the top level, "" for it)
+	 * is for the user: online through the mount that holds the opened
+	 * path, NULL when that mount cannot reach it; offline "/" + @tl_path
+	 * inside the image.  malloc'ed; NULL also without memory.
+	 */
+	char *(*absolute_path)(struct vc_fs *fs, const char *tl_path);
 	int (*rescan_status)(struct vc_fs *fs, struct vc_rescan_status *st);
 	/* optional, online: the kernel's live quota state from sysfs */
 	int (*quota_runtime)(struct vc_fs *fs, struct vc_quota_runtime *rt);

@@ -687,6 +687,16 @@ static int offline_commit(struct vc_fs *fs, bool wait)
 	return fs->writer.fs ? 0 : not_writable(fs);
 }
 
+/* Paths inside the image start at its top level */
+static char *offline_absolute_path(struct vc_fs *fs, const char *tl_path)
+{
+	char *out;
+
+	if (!tl_path || asprintf(&out, "/%s", tl_path) < 0)
+		return NULL;
+	return out;
+}
+
 /* Nothing is ever dirty on an image between commands, read-only or not */
 static int offline_sync(struct vc_fs *fs)
 {
@@ -757,6 +767,7 @@ const struct vc_backend_ops vc_offline_ops = {
 	.snapshot = offline_snapshot,
 	.subvol_delete = offline_subvol_delete,
 	.set_default = offline_set_default,
+	.absolute_path = offline_absolute_path,
 	.commit = offline_commit,
 	.sync = offline_sync,
 	.wait_cleaned = offline_wait_cleaned,

@@ -16,6 +16,9 @@ struct vc_fs {
 	char *path;		/* the path it was opened with, for messages */
 	void *search_buf;	/* TREE_SEARCH_V2 arguments + result buffer, reused */
 	size_t search_buf_size;
+	bool mnt_probed;	/* mnt_target and mnt_root looked up */
+	char *mnt_target;	/* the mount point holding path, NULL if unknown */
+	char *mnt_root;		/* what of the filesystem is mounted there: "/", "/a" */
 };
 
 /* ioctl on fs->fd; returns 0 or -errno */

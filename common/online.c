@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <linux/btrfs.h>
 #include <linux/magic.h>
+#include <libmount.h>
 #include <uuid/uuid.h>
 #include "common/online-internal.h"
 #include "common/path-utils.h"
@@ -125,6 +126,8 @@ static void online_close(struct vc_fs *fs)
 {
 	if (!fs)
 		return;
+	free(fs->mnt_target);
+	free(fs->mnt_root);
 	if (fs->fd >= 0)
 		close(fs->fd);
 	free(fs->search_buf);
@@ -356,6 +359,63 @@ static int online_path_info(struct vc_fs *fs, const char *path, struct vc_path_i
 	if (ret)
 		vc_fs_set_error(fs, "%s: cannot look up its subvolume: %s", path, strerror(-ret));
 	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* absolute paths                                                      */
+/* ------------------------------------------------------------------ */
+
+/* The mount point holding fs->path and the part of the filesystem mounted there. */
+static void mount_probe(struct vc_fs *fs)
+{
+	struct libmnt_table *tb;
+	struct libmnt_fs *mfs = NULL;
+	char *real;
+
+	fs->mnt_probed = true;
+	real = realpath(fs->path, NULL);
+	tb = real ? mnt_new_table_from_file("/proc/self/mountinfo") : NULL;
+	/*
+	 * From the table, not from st_dev changes: every subvolume root has
+	 * its own st_dev and would pass for a mount point.  Backward: the
+	 * last one mounted on a target is the one seen.
+	 */
+	if (tb)
+		mfs = mnt_table_find_mountpoint(tb, real, MNT_ITER_BACKWARD);
+	if (mfs && mnt_fs_get_root(mfs) && mnt_fs_get_target(mfs) &&
+	    !strcmp(mnt_fs_get_fstype(mfs) ?: "", "btrfs")) {
+		fs->mnt_root = strdup(mnt_fs_get_root(mfs));
+		fs->mnt_target = strdup(mnt_fs_get_target(mfs));
+	}
+	free(real);
+	mnt_unref_table(tb);
+}
+
+static char *online_absolute_path(struct vc_fs *fs, const char *tl_path)
+{
+	const char *root, *rest;
+	size_t len;
+	char *out;
+
+	if (!fs->mnt_probed)
+		mount_probe(fs);
+	if (!fs->mnt_target || !fs->mnt_root || !tl_path)
+		return NULL;
+	/* mountinfo's root is the path from the top level, "/" for all of it */
+	root = fs->mnt_root + strspn(fs->mnt_root, "/");
+	len = strlen(root);
+	if (!len)
+		rest = tl_path;
+	else if (!strncmp(tl_path, root, len) && (!tl_path[len] || tl_path[len] == '/'))
+		rest = tl_path + len + strspn(tl_path + len, "/");
+	else
+		return NULL;	/* outside what is mounted there */
+	if (!*rest)
+		return strdup(fs->mnt_target);
+	if (asprintf(&out, "%s%s%s", fs->mnt_target,
+		     fs->mnt_target[strlen(fs->mnt_target) - 1] == '/' ? "" : "/", rest) < 0)
+		return NULL;
+	return out;
 }
 
 /* ------------------------------------------------------------------ */
@@ -873,6 +933,7 @@ const struct vc_backend_ops vc_online_ops = {
 	.close = online_close,
 	.tree_search = online_tree_search,
 	.path_info = online_path_info,
+	.absolute_path = online_absolute_path,
 	.rescan_status = online_rescan_status,
 	.quota_runtime = online_quota_runtime,
 	.subvol_create = online_subvol_create,

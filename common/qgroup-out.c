@@ -457,6 +457,8 @@ static void json_row(struct json_writer *w, const struct qgroup_row *row)
 	json_limit(w, "max_exclusive", qg->limit.max_excl, has_max_excl(qg));
 	json_str(w, "path", row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ? "" :
 			    row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->path : NULL);
+	json_str(w, "absolute_path", row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ||
+				     row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->abs : NULL);
 	json_str(w, "status", kind_name(row->kind));
 	json_id_list(w, "parents", qg->parents, qg->nr_parents);
 	json_id_list(w, "children", qg->children, qg->nr_children);
@@ -480,10 +482,13 @@ int qgroup_print_json(FILE *out, const struct qgroup_view *view)
 		json_str(&w, "source", view->computed);
 		json_object_close(&w);
 	}
-	json_array_open(&w, "qgroup-show");
-	for (size_t i = 0; i < view->nr; i++)
-		json_row(&w, &view->rows[i]);
-	json_array_close(&w);
+	/* the version-1 name follows for one release (the values did not change) */
+	for (int pass = 0; pass < 2; pass++) {
+		json_array_open(&w, pass ? "qgroup-show" : "qgroup_show");
+		for (size_t i = 0; i < view->nr; i++)
+			json_row(&w, &view->rows[i]);
+		json_array_close(&w);
+	}
 	json_document_close(&w);
 	return 0;
 }
@@ -501,49 +506,61 @@ static size_t top_level(const struct quota_state *st)
 	return top;
 }
 
+static void status_members(struct json_writer *w, const char *name, const char *path,
+			   const struct quota_state *st);
+
 static void status_json(FILE *out, const char *path, const struct quota_state *st)
 {
-	size_t top = top_level(st);
 	struct json_writer w;
 
 	json_document_open(&w, out);
-	json_object_open(&w, "quota-status");
-	json_str(&w, "path", path);
-	json_bool(&w, "enabled", st->enabled);
+	for (int pass = 0; pass < 2; pass++)
+		status_members(&w, pass ? "quota-status" : "quota_status", path, st);
+	json_document_close(&w);
+}
+
+/* The quota_status object; the version-1 name too for one release, its values as now */
+static void status_members(struct json_writer *w, const char *name, const char *path,
+			   const struct quota_state *st)
+{
+	size_t top = top_level(st);
+
+	json_object_open(w, name);
+	json_str(w, "path", path);
+	json_bool(w, "enabled", st->enabled);
 	if (st->enabled)
-		json_str(&w, "mode", st->simple ? "simple" : "full");
+		json_str(w, "mode", st->simple ? "simple" : "full");
 	else
-		json_null(&w, "mode");
-	json_bool(&w, "inconsistent", st->inconsistent);
+		json_null(w, "mode");
+	json_bool(w, "inconsistent", st->inconsistent);
 	if (st->rescan_unknown)
-		json_null(&w, "rescan_running");
+		json_null(w, "rescan_running");
 	else
-		json_bool(&w, "rescan_running", st->rescan_running);
+		json_bool(w, "rescan_running", st->rescan_running);
 	if (st->rescan_running)
-		json_u64(&w, "rescan_progress", st->rescan_progress);
+		json_u64(w, "rescan_progress", st->rescan_progress);
 	else
-		json_null(&w, "rescan_progress");
-	json_u64(&w, "total_count", st->total);
-	json_array_open(&w, "levels");
+		json_null(w, "rescan_progress");
+	json_u64(w, "total_count", st->total);
+	json_array_open(w, "levels");
 	for (size_t l = 0; st->total && l <= top; l++) {
 		if (!st->levels[l] && l)
 			continue;
-		json_object_open(&w, NULL);
-		json_u64(&w, "level", l);
-		json_u64(&w, "count", st->levels[l]);
-		json_object_close(&w);
+		json_object_open(w, NULL);
+		json_u64(w, "level", l);
+		json_u64(w, "count", st->levels[l]);
+		json_object_close(w);
 	}
-	json_array_close(&w);
+	json_array_close(w);
 	if (st->enabled && st->override_limits >= 0)
-		json_bool(&w, "override_limits", st->override_limits);
+		json_bool(w, "override_limits", st->override_limits);
 	else
-		json_null(&w, "override_limits");
+		json_null(w, "override_limits");
 	if (st->enabled && st->drop_threshold >= 0)
-		json_u64(&w, "drop_subtree_threshold", (u64)st->drop_threshold);
+		json_u64(w, "drop_subtree_threshold", (u64)st->drop_threshold);
 	else
-		json_null(&w, "drop_subtree_threshold");
-	json_object_close(&w);
-	json_document_close(&w);
+		json_null(w, "drop_subtree_threshold");
+	json_object_close(w);
 }
 
 int quota_print_status(FILE *out, const char *path, const struct quota_state *st, bool json)

@@ -25,6 +25,7 @@ struct qgroup_row {
 	const struct btrfs_qgroup *qg;
 	enum btrfs_qgroup_kind kind;
 	const char *path;	/* subvolume path ("" for the top level), NULL if none */
+	char *abs;		/* where that is for the user (ops->absolute_path), or NULL */
 };
 
 /* Quota state as shown by quota status and in the "quota" JSON object. */
@@ -72,7 +73,7 @@ int qgroup_print_table(FILE *out, const struct qgroup_view *view,
 /* The hierarchy: groups without parents at the root, members below (libsmartcols). */
 int qgroup_print_tree(FILE *out, const struct qgroup_view *view,
 		      const struct qgroup_show_opts *opts);
-/* {"__header", "quota": {...}, "qgroup-show": [...]} */
+/* {"__header", "quota": {...}, "qgroup_show": [...], "qgroup-show": [...] (version 1)} */
 int qgroup_print_json(FILE *out, const struct qgroup_view *view);
 
 /*

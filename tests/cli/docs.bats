@@ -319,6 +319,9 @@ completion_table() {
 		cmp "$DOC/$p.8" "$root/usr/share/man/man8/$p.8" || { echo "man page $p"; return 1; }
 	done
 	cmp "$COMPLETION" "$root/usr/share/bash-completion/completions/volctl"
+	# the JSON schema and its description
+	cmp "$DOC/volctl.schema.json" "$root/usr/share/volctl/volctl.schema.json"
+	cmp "$DOC/json-schema.md" "$root/usr/share/doc/volctl/json-schema.md"
 	# man finds the installed pages by name
 	if command -v man >/dev/null; then
 		for p in $PAGES; do
@@ -403,23 +406,23 @@ keys_documented_in() {
 @test "the jq examples in the man pages work on real output" {
 	need_groff
 	fixture_image
-	run bash -c "'$VOLCTL' --image '$IMG' --format json subvolume list / | jq -r '.[\"subvolume-list\"][].path'"
+	run bash -c "'$VOLCTL' --image '$IMG' --format json subvolume list / | jq -r '.subvolume_list[].path'"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *snap-a* ]]
 	run bash -c "'$VOLCTL' --image '$IMG' --format json qgroup show / |
-		jq -r '.[\"qgroup-show\"][] | select(.exclusive > 8192) | .qgroupid'"
+		jq -r '.qgroup_show[] | select(.exclusive > 8192) | .qgroupid'"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *1/100* ]]
-	run bash -c "'$VOLCTL' --image '$IMG' --format json quota status / | jq -e '.[\"quota-status\"].inconsistent == false'"
+	run bash -c "'$VOLCTL' --image '$IMG' --format json quota status / | jq -e '.quota_status.inconsistent == false'"
 	[ "$status" -eq 0 ]
 	run bash -c "'$VOLCTL' --format json inspect super --all '$IMG' |
 		jq -r '.superblocks[] | \"\\(.mirror) \\(.generation) \\(.csum_status)\"'"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"0 "*" match"* ]]
 	# the same jq filters are the ones the pages show
-	render volctl | grep -qF "jq -r '.[\"subvolume-list\"][].path'"
-	render volctl-qgroup | grep -qF "jq -r '.[\"qgroup-show\"][] | select(.exclusive"
-	render volctl-quota | grep -qF "jq '.[\"quota-status\"].inconsistent'"
+	render volctl | grep -qF "jq -r '.subvolume_list[].path'"
+	render volctl-qgroup | grep -qF "jq -r '.qgroup_show[] | select(.exclusive"
+	render volctl-quota | grep -qF "jq '.quota_status.inconsistent'"
 	render volctl-inspect | grep -qF ".superblocks[] | \"\\(.mirror) \\(.generation) \\(.csum_status)\""
 }
 

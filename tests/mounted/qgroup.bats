@@ -241,7 +241,7 @@ progs_state() {
 	assert_status 0
 	assert_json
 	j=$output
-	[ "$(jq -r '.__header.version' <<<"$j")" = 1 ]
+	[ "$(jq -r '.__header.version' <<<"$j")" = 2 ]
 	[ "$(jq -c '.quota' <<<"$j")" = '{"enabled":true,"mode":"full","inconsistent":false,"rescan_running":false}' ]
 	[ "$(jq -r '[."qgroup-show"[].qgroupid] | join(" ")' <<<"$j")" = "0/5 0/256 0/257 1/1" ]
 	[ "$(jq -c '."qgroup-show"[0] | [.path, .status, .level, .id]' <<<"$j")" = '["","toplevel",0,5]' ]

@@ -99,7 +99,7 @@ teardown() {
 	run_volctl --format json quota status "$MNT"
 	assert_status 0
 	assert_json
-	[ "$(jq -r '.__header.version' <<<"$output")" = 1 ]
+	[ "$(jq -r '.__header.version' <<<"$output")" = 2 ]
 	[ "$(jq -r '."quota-status".enabled' <<<"$output")" = false ]
 	[ "$(jq -r '."quota-status".mode' <<<"$output")" = null ]
 

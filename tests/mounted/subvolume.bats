@@ -182,7 +182,7 @@ subvol_names() {
 	run_volctl --format json subvolume list .
 	assert_status 0
 	assert_json
-	[ "$(jq -r '.__header.version' <<<"$output")" = 1 ]
+	[ "$(jq -r '.__header.version' <<<"$output")" = 2 ]
 	[ "$(jq '."subvolume-list" | length' <<<"$output")" = 6 ]
 	[ "$(jq -r '."subvolume-list"[] | select(.id == 258) | .path' <<<"$output")" = a/dir/nested ]
 	[ "$(jq '."subvolume-list"[] | select(.id == 258) | .top_level' <<<"$output")" = 256 ]
