@@ -470,3 +470,22 @@ Delete subvolume 259 (commit): 'snap-a'" ]
 	[ "$output" = "error: sw: holds an active swapfile (Text file busy)" ]
 	[ ! -e sw-snap ]
 }
+
+@test "JSON absolute_path: through the mount holding PATH, null where that mount cannot reach" {
+	"$VOLCTL" subvolume create s1 s2 >/dev/null
+	mkdir s1/dir
+	"$VOLCTL" subvolume create s1/dir/inner >/dev/null
+	local m2=$BATS_TEST_TMPDIR/m2
+	mkdir -p "$m2"
+	mount -o subvol=s1 "$LOOPDEV" "$m2"
+	run_volctl --format json subvolume list "$m2"
+	local list=$output
+	run_volctl --format json qgroup show --compute "$m2"
+	umount "$m2"
+	[ "$(jq -r '.subvolume_list[] | select(.path == "s2") | .absolute_path' <<<"$list")" = null ]
+	[ "$(jq -r '.subvolume_list[] | select(.name == "s1") | .absolute_path' <<<"$list")" = "$m2" ]
+	[ "$(jq -r '.subvolume_list[] | select(.name == "inner") | .absolute_path' <<<"$list")" = "$m2/dir/inner" ]
+	[ "$(jq -r '.qgroup_show[] | select(.path == "s1/dir/inner") | .absolute_path' <<<"$output")" = "$m2/dir/inner" ]
+	run_volctl --format json subvolume show "$MNT/s2"
+	[ "$(jq -r '.subvolume_show.absolute_path' <<<"$output")" = "$MNT/s2" ]
+}
