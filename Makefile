@@ -26,13 +26,12 @@ endif
 WARNINGS = -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wshadow -Wvla
 ifeq ($(D),1)
 OPT = -O0 -g3
-else
-OPT = $(CFLAGS_CONFIGURE)
 endif
+# CPPFLAGS, CFLAGS and LDFLAGS (Makefile.inc) appear once each, after ours
 CPPFLAGS_ALL = -D_GNU_SOURCE -I. -Ikernel-shared -DVOLCTL_VERSION='"$(PACKAGE_VERSION)"' \
-	       -DVOLCTL_FAULT_INJECTION=$(FAULT_INJECTION)
-CFLAGS_ALL = -std=gnu11 $(WARNINGS) $(OPT) $(LIBS_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
-LDFLAGS_ALL = $(LDFLAGS_CONFIGURE) $(EXTRA_LDFLAGS) $(LDFLAGS)
+	       -DVOLCTL_FAULT_INJECTION=$(FAULT_INJECTION) $(CPPFLAGS)
+CFLAGS_ALL = -std=gnu11 $(WARNINGS) $(LIBS_CFLAGS) $(CFLAGS) $(OPT) $(EXTRA_CFLAGS)
+LDFLAGS_ALL = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 KSHARED_SRC = $(sort $(filter-out kernel-shared/gen-%,$(wildcard kernel-shared/*.c)))
 COMMON_SRC  = $(sort $(wildcard common/*.c))
