@@ -8,7 +8,10 @@
 #   make check-asan      the same tests with a build under AddressSanitizer + UBSan (in build-asan/)
 #   make check-api       kernel-shared/ must not print, exit or use common/ or cmds/
 #   make fuzz            build and run the libFuzzer targets for FUZZ_SECONDS each
-#   make install         DESTDIR, prefix, sbindir, mandir honoured
+#   make install         DESTDIR, prefix, sbindir, mandir, docdir honoured
+#   make dist            volctl-VERSION.tar.gz, configure included
+#   make distcheck       dist, then configure, make, make check (DISTCHECK_TARGETS),
+#                        install and uninstall from the unpacked tarball
 #   V=1 shows commands, D=1 builds without optimisation, O=DIR puts objects in DIR
 
 ifeq ($(wildcard Makefile.inc),)
@@ -51,12 +54,15 @@ GROUP_LINKS = volctl-subvolume volctl-quota volctl-qgroup
 MANPAGES = $(sort $(wildcard Documentation/*.8))
 
 .PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api \
-	install uninstall fuzz bench
+	install uninstall fuzz bench dist distcheck
 all: $(O)/volctl
 
 $(O)/volctl: $(MAIN_OBJ) $(CMDS_OBJ) $(LIB_OBJ)
 	@echo "    [LD]     $@"
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) $(ALL_LIBS)
+
+# the version and the flags come from there
+$(MAIN_OBJ): Makefile.inc
 
 $(O)/%.o: %.c
 	@$(MKDIR_P) $(dir $@)
@@ -138,6 +144,17 @@ clean:
 
 distclean: clean
 	rm -rf Makefile.inc config.log config.status autom4te.cache configure config aclocal.m4
+	rm -f $(PACKAGE_TARNAME)-*.tar.gz
+
+# ---- release tarball ---------------------------------------------------------------------
+DIST_NAME = $(PACKAGE_TARNAME)-$(PACKAGE_VERSION)
+# what distcheck runs in the unpacked tree after make
+DISTCHECK_TARGETS ?= check
+dist:
+	$(Q)scripts/make-dist.sh $(DIST_NAME)
+
+distcheck: dist
+	$(Q)scripts/distcheck.sh $(DIST_NAME) $(DISTCHECK_TARGETS)
 
 # ---- demo (offline, no root) -------------------------------------------------------------
 .PHONY: demo
