@@ -15,9 +15,13 @@
 #   V=1 shows commands, D=1 builds without optimisation, O=DIR puts objects in DIR
 
 ifeq ($(wildcard Makefile.inc),)
+# cleaning works unconfigured (debian/rules clean runs first)
+ifeq ($(filter clean distclean maintainer-clean,$(MAKECMDGOALS)),)
 $(error Makefile.inc is missing: run ./autogen.sh && ./configure first)
 endif
+else
 include Makefile.inc
+endif
 
 O ?= .
 ifeq ($(V),1)
@@ -54,7 +58,7 @@ GROUP_LINKS = volctl-subvolume volctl-quota volctl-qgroup
 MANPAGES = $(sort $(wildcard Documentation/*.8))
 
 .PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api \
-	install uninstall fuzz bench dist distcheck
+	install uninstall fuzz bench dist distcheck maintainer-clean
 all: $(O)/volctl
 
 $(O)/volctl: $(MAIN_OBJ) $(CMDS_OBJ) $(LIB_OBJ)
@@ -142,9 +146,14 @@ clean:
 	rm -f volctl $(UNIT_BIN)
 	rm -rf build-asan build-fuzz
 
+# distclean leaves ./configure, which a release tarball ships; maintainer-clean
+# also removes what ./autogen.sh makes
 distclean: clean
-	rm -rf Makefile.inc config.log config.status autom4te.cache configure config aclocal.m4
-	rm -f $(PACKAGE_TARNAME)-*.tar.gz
+	rm -rf Makefile.inc config.log config.status autom4te.cache
+	rm -f volctl-*.tar.gz
+
+maintainer-clean: distclean
+	rm -rf configure config aclocal.m4
 
 # ---- release tarball ---------------------------------------------------------------------
 DIST_NAME = $(PACKAGE_TARNAME)-$(PACKAGE_VERSION)

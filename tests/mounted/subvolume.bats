@@ -346,10 +346,19 @@ Delete subvolume 259 (commit): 'snap-a'" ]
 	! btrfs qgroup show . | grep -q '^0/256 '
 	btrfs qgroup show . | grep -q '^0/257 '
 	! btrfs subvolume list -d . | grep -q 'ID 256 '
-	# without quotas the option is harmless
+	# without -v the outcome for the group is still said, on stdout
+	"$VOLCTL" subvolume create q3 >/dev/null
+	run_volctl_split subvolume delete --delete-qgroup q3
+	[ "$status" -eq 0 ]
+	[[ "$out" == *"Delete subvolume 258 (no-commit): 'q3'"* ]]
+	[[ "$out" == *"Delete qgroup 0/258"* || "$out" == *"Qgroup 0/258 already removed by the kernel"* ]] ||
+		{ echo "$out"; return 1; }
+	! btrfs qgroup show . | grep -q '^0/258 '
+	# without quotas the option is harmless, and says so
 	btrfs quota disable .
 	run_volctl subvolume delete --delete-qgroup q2
 	assert_status 0
+	assert_output_contains "No qgroup 0/257 to delete: quotas are disabled"
 }
 
 @test "sync: waits for queued deletions; an id that never existed is an error" {
