@@ -62,5 +62,5 @@ setup() {
 	run_volctl check --help
 	assert_status 0
 	assert_output_contains "usage: volctl check [--qgroup-report] [--show] <image>..."
-	assert_output_contains "--image once per device"
+	assert_output_contains "global option --image once per device"
 }
