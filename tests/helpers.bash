@@ -7,6 +7,7 @@
 #   mkfs_mount [SIZE] [MKFS OPTS...]
 #                          make an image in $BATS_TEST_TMPDIR, loop-mount it at $MNT
 #   cleanup_mount          unmount and detach (call from teardown; safe to call twice)
+#   let_nobody_reach_mnt   chmod o+x the private directories above $MNT
 #   assert_status N, assert_output_contains STR, assert_json (output parses with jq)
 
 : "${VOLCTL:=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/volctl}"
@@ -36,6 +37,15 @@ require_root_loop() {
 		skip "needs loop devices (/dev/loop-control missing)"
 	fi
 	command -v mkfs.btrfs >/dev/null || skip "needs mkfs.btrfs (Debian btrfs-progs)"
+}
+
+# Let user nobody reach $MNT through this run's private directories
+let_nobody_reach_mnt() {
+	local d=$MNT
+	while [ "$d" != / ] && [[ "$d" == "$BATS_RUN_TMPDIR"* ]]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
 }
 
 mkfs_mount() {

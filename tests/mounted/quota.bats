@@ -74,12 +74,7 @@ teardown() {
 	[ "${lines[9]}" = "  Rescan:                  not running" ]
 	# without privilege the quota tree is closed: sysfs gives the same lines
 	command -v setpriv >/dev/null || skip "needs setpriv"
-	# let nobody reach the mount point inside this run's private directories
-	local d=$MNT
-	while [ "$d" != / ] && [[ "$d" == "$BATS_RUN_TMPDIR"* ]]; do
-		chmod o+x "$d"
-		d=$(dirname "$d")
-	done
+	let_nobody_reach_mnt
 	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" quota status "$MNT"
 	assert_status 0
 	[ "$(head -n 9 <<<"$output")" = "$expect" ] || { echo "$output"; return 1; }

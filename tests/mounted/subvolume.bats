@@ -412,12 +412,7 @@ Delete subvolume 259 (commit): 'snap-a'" ]
 @test "without privilege: delete by nobody fails with the reason, nothing changes" {
 	command -v setpriv >/dev/null || skip "needs setpriv"
 	"$VOLCTL" subvolume create a >/dev/null
-	# let nobody reach the mount point inside this run's private directories
-	local d=$MNT
-	while [ "$d" != / ] && [[ "$d" == "$BATS_RUN_TMPDIR"* ]]; do
-		chmod o+x "$d"
-		d=$(dirname "$d")
-	done
+	let_nobody_reach_mnt
 	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" subvolume delete "$MNT/a"
 	[ "$status" -eq 1 ]
 	[[ "$output" == "error: $MNT/a: "* ]]
