@@ -10,7 +10,9 @@ targets=${*:-check}
 top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tar -C "$tmp" -xzf "$top/$name.tar.gz"
+# our own copy: another make dist may replace the one in $top meanwhile
+cp "$top/$name.tar.gz" "$tmp/"
+tar -C "$tmp" -xzf "$tmp/$name.tar.gz"
 cd "$tmp/$name"
 [ ! -e .git ] || { echo "distcheck: .git in the tarball" >&2; exit 1; }
 ./configure --enable-fault-injection >/dev/null
@@ -25,6 +27,10 @@ left=$(find "$tmp/root" -type f | head -5)
 [ -z "$left" ] || { echo "distcheck: uninstall left $left" >&2; exit 1; }
 make dist >/dev/null
 tar -tzf "$name.tar.gz" | sort >"$tmp/again"
-tar -tzf "$top/$name.tar.gz" | sort >"$tmp/first"
-cmp -s "$tmp/first" "$tmp/again" || { echo "distcheck: the tarball's dist differs" >&2; exit 1; }
+tar -tzf "$tmp/$name.tar.gz" | sort >"$tmp/first"
+if ! cmp -s "$tmp/first" "$tmp/again"; then
+	diff "$tmp/first" "$tmp/again" >&2
+	echo "distcheck: the tarball's dist differs" >&2
+	exit 1
+fi
 echo "    [DISTCHECK] $name.tar.gz: configure, make, make $targets, install, uninstall, dist: ok"
