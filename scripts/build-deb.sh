@@ -12,7 +12,8 @@ out=${1:-}
 version=$(sed -n 's/^AC_INIT(\[volctl\], \[\([^]]*\)\].*/\1/p' "$top/configure.ac")
 name=volctl-$version
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# BUILD_DEB_KEEP=1 keeps the scratch directory (build log, package) for a look
+trap '[ -n "${BUILD_DEB_KEEP:-}" ] && echo "kept $tmp" >&2 || rm -rf "$tmp"' EXIT
 fail() { echo "build-deb: $*" >&2; exit 1; }
 
 "$top/scripts/make-dist.sh" "$name" >/dev/null
@@ -45,7 +46,7 @@ for g in subvolume quota qgroup; do
 	[ "$(readlink "$root/usr/share/bash-completion/completions/volctl-$g")" = volctl ] ||
 		fail "completion link volctl-$g"
 done
-"$root/usr/sbin/volctl-qgroup" help | grep -q "usage: volctl qgroup" || fail "volctl-qgroup help"
+[[ "$("$root/usr/sbin/volctl-qgroup" help)" == *"usage: volctl qgroup"* ]] || fail "volctl-qgroup help"
 [ -f "$root/usr/share/bash-completion/completions/volctl" ] || fail "no bash completion"
 n=0
 for page in "$top"/Documentation/*.8; do
@@ -53,21 +54,27 @@ for page in "$top"/Documentation/*.8; do
 	gz=$root/usr/share/man/man8/$p.gz
 	[ -f "$gz" ] || fail "no man page $p.gz"
 	zcat "$gz" | cmp -s - "$page" || fail "man page $p differs from the source"
-	zcat "$gz" | grep -q "^\.TH .*\"volctl $version\"" || fail "man page $p: .TH without $version"
+	grep -q "^\.TH .*\"volctl $version\"" <(zcat "$gz") || fail "man page $p: .TH without $version"
 	n=$((n + 1))
 done
 [ "$n" -ge 7 ] || fail "only $n man pages"
 cmp -s "$root/usr/share/volctl/volctl.schema.json" "$top/Documentation/volctl.schema.json" ||
 	fail "schema not at /usr/share/volctl/volctl.schema.json"
-[ -f "$root/usr/share/doc/volctl/json-schema.md" ] || fail "no json-schema.md in the doc dir"
+# dh_compress gzips documentation over 4 KiB
+[ -f "$root/usr/share/doc/volctl/json-schema.md" ] || [ -f "$root/usr/share/doc/volctl/json-schema.md.gz" ] ||
+	fail "no json-schema.md in the doc dir"
 [ -f "$root/usr/share/doc/volctl/copyright" ] || fail "no copyright"
 [ -f "$root/usr/share/doc/volctl/changelog.gz" ] || fail "no changelog.gz"
 # nothing outside /usr, no stray build files
 stray=$(cd "$root" && find . -mindepth 1 -maxdepth 1 ! -name usr)
 [ -z "$stray" ] || fail "files outside /usr: $stray"
 # built with dpkg-buildflags: fortified calls, full RELRO, PIE
-readelf -d "$root/usr/sbin/volctl" | grep -q BIND_NOW || fail "not linked with -z now"
-readelf -h "$root/usr/sbin/volctl" | grep -q 'DYN (' || fail "not PIE"
-readelf --dyn-syms -W "$root/usr/sbin/volctl" | grep -q '__[a-z]*_chk' || fail "no fortified calls"
+# (whole outputs first: with pipefail, grep -q would make readelf die of SIGPIPE)
+dyn=$(readelf -d "$root/usr/sbin/volctl")
+hdr=$(readelf -h "$root/usr/sbin/volctl")
+syms=$(readelf --dyn-syms -W "$root/usr/sbin/volctl")
+grep -q BIND_NOW <<<"$dyn" || fail "not linked with -z now"
+grep -q 'DYN (' <<<"$hdr" || fail "not PIE"
+grep -q '__[a-z]*_chk' <<<"$syms" || fail "no fortified calls"
 echo "    [DEB]    files, links, man pages, completion and schema in place"
 [ -z "$out" ] || cp "$deb" "$out/"
