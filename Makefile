@@ -11,13 +11,20 @@
 #   make soak            the engine against the kernel on SEEDS random kernel-made images
 #                        (root; SEEDS=200 SIZE=small|large FIRST=1, tests/kdiff/kdiff.py)
 #   make fuzz            build and run the libFuzzer targets for FUZZ_SECONDS each
-#   make install         DESTDIR, prefix, sbindir, mandir honoured
+#   make install         DESTDIR, prefix, sbindir, mandir, docdir honoured
+#   make dist            volctl-VERSION.tar.gz, configure included
+#   make distcheck       dist, then configure, make, make check (DISTCHECK_TARGETS),
+#                        install and uninstall from the unpacked tarball
 #   V=1 shows commands, D=1 builds without optimisation, O=DIR puts objects in DIR
 
 ifeq ($(wildcard Makefile.inc),)
+# cleaning works unconfigured (debian/rules clean runs first)
+ifeq ($(filter clean distclean maintainer-clean,$(MAKECMDGOALS)),)
 $(error Makefile.inc is missing: run ./autogen.sh && ./configure first)
 endif
+else
 include Makefile.inc
+endif
 
 O ?= .
 ifeq ($(V),1)
@@ -29,13 +36,12 @@ endif
 WARNINGS = -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wshadow -Wvla
 ifeq ($(D),1)
 OPT = -O0 -g3
-else
-OPT = $(CFLAGS_CONFIGURE)
 endif
+# CPPFLAGS, CFLAGS and LDFLAGS (Makefile.inc) appear once each, after ours
 CPPFLAGS_ALL = -D_GNU_SOURCE -I. -Ikernel-shared -DVOLCTL_VERSION='"$(PACKAGE_VERSION)"' \
-	       -DVOLCTL_FAULT_INJECTION=$(FAULT_INJECTION)
-CFLAGS_ALL = -std=gnu11 $(WARNINGS) $(OPT) $(LIBS_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
-LDFLAGS_ALL = $(LDFLAGS_CONFIGURE) $(EXTRA_LDFLAGS) $(LDFLAGS)
+	       -DVOLCTL_FAULT_INJECTION=$(FAULT_INJECTION) $(CPPFLAGS)
+CFLAGS_ALL = -std=gnu11 $(WARNINGS) $(LIBS_CFLAGS) $(CFLAGS) $(OPT) $(EXTRA_CFLAGS)
+LDFLAGS_ALL = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 KSHARED_SRC = $(sort $(filter-out kernel-shared/gen-%,$(wildcard kernel-shared/*.c)))
 COMMON_SRC  = $(sort $(wildcard common/*.c))
@@ -56,12 +62,15 @@ GROUP_LINKS = volctl-subvolume volctl-quota volctl-qgroup
 MANPAGES = $(sort $(wildcard Documentation/*.8))
 
 .PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api check-powercut \
-	install uninstall fuzz bench soak
+	install uninstall fuzz bench soak dist distcheck maintainer-clean
 all: $(O)/volctl
 
 $(O)/volctl: $(MAIN_OBJ) $(CMDS_OBJ) $(LIB_OBJ)
 	@echo "    [LD]     $@"
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS_ALL) $(ALL_LIBS)
+
+# the version and the flags come from there
+$(MAIN_OBJ): Makefile.inc
 
 $(O)/%.o: %.c
 	@$(MKDIR_P) $(dir $@)
@@ -145,12 +154,16 @@ install: $(O)/volctl
 	for l in $(GROUP_LINKS); do ln -sf volctl $(DESTDIR)$(sbindir)/$$l; done
 	for m in $(MANPAGES); do $(INSTALL) -m 644 $$m $(DESTDIR)$(mandir)/man8/; done
 	$(INSTALL) -m 644 completion/volctl $(DESTDIR)$(datadir)/bash-completion/completions/volctl
+	$(MKDIR_P) $(DESTDIR)$(datadir)/volctl $(DESTDIR)$(docdir)
+	$(INSTALL) -m 644 Documentation/volctl.schema.json $(DESTDIR)$(datadir)/volctl/
+	$(INSTALL) -m 644 Documentation/json-schema.md $(DESTDIR)$(docdir)/
 	for l in $(GROUP_LINKS); do \
 		ln -sf volctl $(DESTDIR)$(datadir)/bash-completion/completions/$$l; done
 
 uninstall:
 	rm -f $(DESTDIR)$(sbindir)/volctl $(addprefix $(DESTDIR)$(sbindir)/,$(GROUP_LINKS))
 	rm -f $(addprefix $(DESTDIR)$(mandir)/man8/,$(notdir $(MANPAGES)))
+	rm -f $(DESTDIR)$(datadir)/volctl/volctl.schema.json $(DESTDIR)$(docdir)/json-schema.md
 	rm -f $(DESTDIR)$(datadir)/bash-completion/completions/volctl \
 		$(addprefix $(DESTDIR)$(datadir)/bash-completion/completions/,$(GROUP_LINKS))
 
@@ -159,8 +172,24 @@ clean:
 	rm -f volctl $(UNIT_BIN) $(POWERCUT)
 	rm -rf build-asan build-fuzz
 
+# distclean leaves ./configure, which a release tarball ships; maintainer-clean
+# also removes what ./autogen.sh makes
 distclean: clean
-	rm -rf Makefile.inc config.log config.status autom4te.cache configure config aclocal.m4
+	rm -rf Makefile.inc config.log config.status autom4te.cache
+	rm -f volctl-*.tar.gz
+
+maintainer-clean: distclean
+	rm -rf configure config aclocal.m4
+
+# ---- release tarball ---------------------------------------------------------------------
+DIST_NAME = $(PACKAGE_TARNAME)-$(PACKAGE_VERSION)
+# what distcheck runs in the unpacked tree after make
+DISTCHECK_TARGETS ?= check
+dist:
+	$(Q)scripts/make-dist.sh $(DIST_NAME)
+
+distcheck: dist
+	$(Q)scripts/distcheck.sh $(DIST_NAME) $(DISTCHECK_TARGETS)
 
 # ---- demo (offline, no root) -------------------------------------------------------------
 .PHONY: demo

@@ -68,6 +68,7 @@ static void print_main_usage(FILE *out)
 		"  --super N            offline: use superblock mirror N (0, 1, 2)\n"
 		"  --help               this help\n"
 		"  --version            print the version\n"
+		"The long forms also work after the group and the command.\n"
 		"\n"
 		"Groups:\n");
 	for (g = top_groups; *g; g++)
@@ -151,6 +152,99 @@ static bool wants_help(int argc, char **argv)
 
 enum { OPT_FORMAT = 256, OPT_IMAGE, OPT_SUPER, OPT_HELP, OPT_VERSION };
 
+static int set_format(struct vc_config *cfg, const char *value)
+{
+	if (!strcmp(value, "text")) {
+		cfg->format = VC_FORMAT_TEXT;
+	} else if (!strcmp(value, "json")) {
+		cfg->format = VC_FORMAT_JSON;
+	} else {
+		error("invalid output format '%s': use text or json", value);
+		return -VC_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int add_image(struct vc_config *cfg, char *value)
+{
+	if (!value[0]) {
+		error("--image: empty path");
+		return -VC_EXIT_USAGE;
+	}
+	if (cfg->nr_images == VC_MAX_IMAGES) {
+		error("too many --image options: at most %d", VC_MAX_IMAGES);
+		return -VC_EXIT_USAGE;
+	}
+	cfg->images[cfg->nr_images++] = value;
+	return 0;
+}
+
+static int set_super(struct vc_config *cfg, const char *value)
+{
+	char *end;
+
+	errno = 0;
+	cfg->super_mirror = (int)strtol(value, &end, 10);
+	if (errno || *end || end == value || cfg->super_mirror < 0 || cfg->super_mirror > 2) {
+		error("invalid superblock mirror '%s': use 0, 1 or 2", value);
+		return -VC_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * The long global options also work after the group and the command
+ * (volctl qgroup show --format json /mnt), as each command's --help says;
+ * they are taken out of @argv before the command parses it.  Up to "--"
+ * only, and only the long forms: -q and -v mean other things to some
+ * commands (subvolume list -q).
+ */
+static int take_global_options(struct vc_config *cfg, int *argc, char **argv)
+{
+	static const char *const with_value[] = { "--format", "--image", "--super" };
+	int i, out = 0, ret;
+
+	for (i = 0; i < *argc && strcmp(argv[i], "--"); i++) {
+		char *arg = argv[i], *value = NULL;
+		size_t k, len;
+
+		if (!strcmp(arg, "--quiet")) {
+			cfg->quiet = true;
+			continue;
+		}
+		if (!strcmp(arg, "--verbose")) {
+			cfg->verbose++;
+			continue;
+		}
+		for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
+			len = strlen(with_value[k]);
+			if (!strncmp(arg, with_value[k], len) && (!arg[len] || arg[len] == '='))
+				break;
+		}
+		if (k == sizeof(with_value) / sizeof(with_value[0])) {
+			argv[out++] = arg;
+			continue;
+		}
+		if (arg[len] == '=') {
+			value = arg + len + 1;
+		} else if (i + 1 < *argc) {
+			value = argv[++i];
+		} else {
+			error("global option '%s' requires an argument", arg);
+			return -VC_EXIT_USAGE;
+		}
+		ret = k == 0 ? set_format(cfg, value) : k == 1 ? add_image(cfg, value) :
+		      set_super(cfg, value);
+		if (ret)
+			return ret;
+	}
+	for (; i < *argc; i++)
+		argv[out++] = argv[i];
+	argv[out] = NULL;
+	*argc = out;
+	return 0;
+}
+
 static int parse_global_options(struct vc_config *cfg, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -163,21 +257,15 @@ static int parse_global_options(struct vc_config *cfg, int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
-	int c;
+	int c, ret;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:qv", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "text")) {
-				cfg->format = VC_FORMAT_TEXT;
-			} else if (!strcmp(optarg, "json")) {
-				cfg->format = VC_FORMAT_JSON;
-			} else {
-				error("invalid output format '%s': use text or json", optarg);
-				return -VC_EXIT_USAGE;
-			}
+			ret = set_format(cfg, optarg);
+			if (ret)
+				return ret;
 			break;
 		case 'q':
 			cfg->quiet = true;
@@ -186,24 +274,14 @@ static int parse_global_options(struct vc_config *cfg, int argc, char **argv)
 			cfg->verbose++;
 			break;
 		case OPT_IMAGE:
-			if (!optarg[0]) {
-				error("--image: empty path");
-				return -VC_EXIT_USAGE;
-			}
-			if (cfg->nr_images == VC_MAX_IMAGES) {
-				error("too many --image options: at most %d", VC_MAX_IMAGES);
-				return -VC_EXIT_USAGE;
-			}
-			cfg->images[cfg->nr_images++] = optarg;
+			ret = add_image(cfg, optarg);
+			if (ret)
+				return ret;
 			break;
 		case OPT_SUPER:
-			errno = 0;
-			cfg->super_mirror = (int)strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || cfg->super_mirror < 0 ||
-			    cfg->super_mirror > 2) {
-				error("invalid superblock mirror '%s': use 0, 1 or 2", optarg);
-				return -VC_EXIT_USAGE;
-			}
+			ret = set_super(cfg, optarg);
+			if (ret)
+				return ret;
 			break;
 		case OPT_HELP:
 			print_main_usage(stdout);
@@ -297,6 +375,15 @@ static int run_command(const struct vc_config *cfg, const struct cmd_struct *cmd
 	ret = check_command_flags(cfg, cmd, prog);
 	if (ret)
 		return ret;
+	/*
+	 * -q: no normal output from any command, text or JSON (errors and
+	 * warnings go to stderr as ever).  Done here once, so that no
+	 * command can forget it.
+	 */
+	if (cfg->quiet && !freopen("/dev/null", "w", stdout)) {
+		error("cannot redirect standard output for --quiet: %s", strerror(errno));
+		return VC_EXIT_FAILURE;
+	}
 	ctx.ops = cfg->nr_images ? &vc_offline_ops : &vc_online_ops;
 	optind = 0;	/* restart getopt for the command's own options */
 	ret = cmd->fn(cmd, &ctx, argc, argv);
@@ -341,6 +428,9 @@ int main(int argc, char **argv)
 		return first <= -1000 ? VC_EXIT_OK : -first;
 	argc -= first;
 	argv += first;
+	ret = take_global_options(&cfg, &argc, argv);
+	if (ret)
+		return -ret;
 	if (!grp) {
 		if (argc < 1) {
 			print_main_usage(stderr);

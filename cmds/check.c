@@ -55,7 +55,10 @@ struct check_opts {
 	bool qgroup_report;
 	bool show;
 	bool repair_qgroups;
-	const char *image;
+	const char *image;		/* the first member, for messages */
+	const char *const *images;	/* every member given */
+	int nr_images;
+	char missing[256];		/* devids of members not found, "" if none */
 };
 
 struct check_result {
@@ -115,15 +118,20 @@ static int progress_cb(void *priv, enum btrfs_acct_phase phase, u64 done)
 	return 0;
 }
 
-static int open_image(const struct vc_ctx *ctx, const char *image, struct vc_image *img)
+static int open_image(const struct vc_ctx *ctx, struct check_opts *o, struct vc_image *img)
 {
-	const char *paths[1] = { image };
 	int ret;
 
-	ret = vc_image_open(img, paths, 1, ctx->cfg->super_mirror, CHECK_CACHE_BLOCKS);
-	if (ret)
+	ret = vc_image_open(img, o->images, o->nr_images, ctx->cfg->super_mirror,
+			    CHECK_CACHE_BLOCKS);
+	if (ret) {
 		error("%s", img->err);
-	return ret;
+		return ret;
+	}
+	/* like btrfs check: say so, then check what can be read */
+	vc_image_missing(img, o->missing, sizeof(o->missing));
+	vc_image_warn(img, o->images, o->nr_images);
+	return 0;
 }
 
 static int count_block(void *priv, const struct extent_buffer *eb,
@@ -263,6 +271,10 @@ static void print_json(const struct check_opts *o, const struct check_result *re
 	json_document_open(&w, stdout);
 	json_object_open(&w, "check");
 	json_str(&w, "image", o->image);
+	json_array_open(&w, "missing_devices");
+	for (const char *p = o->missing; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
+		json_u64(&w, NULL, strtoull(p, NULL, 10));
+	json_array_close(&w);
 	json_object_open(&w, "trees");
 	if (!o->qgroup_report)
 		json_u64(&w, "blocks_verified", res->walked_blocks);
@@ -288,13 +300,15 @@ static void print_json(const struct check_opts *o, const struct check_result *re
 	json_object_close(&w);
 	json_object_open(&w, "quota");
 	json_bool(&w, "enabled", res->quotas);
-	if (res->quotas) {
+	/* every member always there, as in qgroup show's quota object */
+	if (res->quotas)
 		json_str(&w, "mode", res->simple ? "simple" : "full");
-		json_bool(&w, "inconsistent",
-			  res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT);
-		json_bool(&w, "rescan_running",
-			  res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN);
-	}
+	else
+		json_null(&w, "mode");
+	json_bool(&w, "inconsistent", res->quotas &&
+		  (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT));
+	json_bool(&w, "rescan_running", res->quotas &&
+		  (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN));
 	json_object_close(&w);
 	json_array_open(&w, "qgroups");
 	for (size_t i = 0; res->quotas && i < res->list.nr; i++) {
@@ -324,7 +338,6 @@ static void print_json(const struct check_opts *o, const struct check_result *re
 	json_u64(&w, "differences", res->differ);
 	json_bool(&w, "consistent", res->differ == 0);
 	json_document_close(&w);
-	fputc('\n', stdout);
 }
 
 static void warn_anomalies(const struct check_opts *o, const struct check_result *res)
@@ -454,7 +467,6 @@ static void print_repair_json(const struct check_opts *o,
 	json_array_close(&w);
 	json_object_close(&w);
 	json_document_close(&w);
-	fputc('\n', stdout);
 }
 
 /* check --repair-qgroups: verify every tree, then write the computed numbers */
@@ -467,7 +479,8 @@ static int run_repair(const struct vc_ctx *ctx, const struct check_opts *o)
 	bool written = false;
 	int ret;
 
-	ret = vc_writer_open(o->image, ctx->cfg->super_mirror, &wr, err, sizeof(err));
+	ret = vc_writer_open_multi(o->images, (size_t)o->nr_images, ctx->cfg->super_mirror, &wr,
+				   err, sizeof(err));
 	if (ret < 0) {
 		error("%s", err);
 		return VC_EXIT_FAILURE;
@@ -504,7 +517,6 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	};
 	struct check_opts o = { 0 };
 	struct check_result res = { 0 };
-	char err[PATH_MAX + 512];
 	struct vc_image img = { 0 };
 	bool readonly = false;
 	int c, ret;
@@ -527,22 +539,28 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 			return VC_EXIT_USAGE;
 		}
 	}
-	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
-	if (ret)
-		return ret;
-	o.image = argv[optind];
-	if (ctx->cfg->nr_images)
-		return cmd_usage_error(ctx, "the image is an argument of check, not --image");
+	if (ctx->cfg->nr_images && argc > optind)
+		return cmd_usage_error(ctx, "give the images as arguments or with --image, not both");
+	if (ctx->cfg->nr_images) {
+		o.images = ctx->cfg->images;
+		o.nr_images = ctx->cfg->nr_images;
+	} else {
+		ret = cmd_check_argc_min(ctx, argc - optind, 1);
+		if (ret)
+			return ret;
+		if (argc - optind > VC_MAX_IMAGES)
+			return cmd_usage_error(ctx, "too many images: at most %d", VC_MAX_IMAGES);
+		o.images = (const char *const *)argv + optind;
+		o.nr_images = argc - optind;
+	}
+	o.image = o.images[0];
 	if (o.repair_qgroups && (o.qgroup_report || o.show || readonly))
 		return cmd_usage_error(ctx, "--repair-qgroups cannot be combined with %s",
 				       readonly ? "--readonly" : o.show ? "--show" :
 				       "--qgroup-report");
 	if (o.repair_qgroups)
 		return run_repair(ctx, &o);
-	/* a live filesystem changes under the reader; btrfs check refuses, we warn */
-	if (vc_storage_check_unmounted(o.image, err, sizeof(err)) == -EBUSY)
-		warning("%s: the filesystem may change while it is read, numbers may differ", err);
-	if (open_image(ctx, o.image, &img))
+	if (open_image(ctx, &o, &img))
 		return VC_EXIT_FAILURE;
 	ret = run_check(ctx, &o, img.bfs, &res);
 	if (!ret) {
@@ -564,8 +582,8 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 }
 
 static const char *const check_synopsis[] = {
-	"check [--qgroup-report] [--show] <image>",
-	"check --repair-qgroups <image>",
+	"check [--qgroup-report] [--show] <image>...",
+	"check --repair-qgroups <image>...",
 	NULL,
 };
 
@@ -578,6 +596,9 @@ static const char *const check_details[] = {
 	"numbers are inconsistent or a rescan is running).",
 	"With --repair-qgroups, write the computed numbers instead (refused on a",
 	"mounted image) and print each group that changed.",
+	"Give every device of a multi-device filesystem, as arguments or with the",
+	"global option --image once per device; a missing member (degraded) and a",
+	"mounted image are named in a warning.",
 	"",
 	OPTLINE("--qgroup-report", "only verify qgroups (and the trees that takes)"),
 	OPTLINE("--show", "print the computed and recorded numbers of every qgroup"),

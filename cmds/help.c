@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "cmds/commands.h"
 #include "common/messages.h"
 
@@ -109,14 +110,30 @@ int cmd_not_offline(const struct vc_ctx *ctx)
 	return VC_EXIT_FAILURE;
 }
 
+/*
+ * Whether @msg may be printed without the text of @err appended.  A backend
+ * message says in words what an errno meant ("holds an active swapfile"),
+ * but scripts match the errno's own text ("Text file busy"), so it is kept
+ * beside the words: unless the message has it already, or the errno is
+ * volctl's own label rather than a failure (EMEDIUMTYPE: not btrfs).
+ */
+static bool err_text_kept(const char *msg, int err)
+{
+	if (err >= 0 || err == -EMEDIUMTYPE)
+		return true;
+	return strstr(msg, strerror(-err)) != NULL;
+}
+
 int cmd_report(const struct vc_ctx *ctx, struct vc_fs *fs, int err, const char *object)
 {
 	const char *msg = fs ? vc_fs_error(fs) : NULL;
 
 	if (err == -EOPNOTSUPP && ctx->cfg->nr_images && !msg)
 		return cmd_not_offline(ctx);
-	if (msg)
+	if (msg && err_text_kept(msg, err))
 		error("%s", msg);
+	else if (msg)
+		error("%s (%s)", msg, strerror(-err));
 	else
 		error_errno(err, "%s", object);
 	return VC_EXIT_FAILURE;

@@ -655,21 +655,20 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 	struct tree_opts o;
 	struct vc_image img;
 	struct vc_dump d;
-	int ret;
+	const char *const *paths;
+	int ret, nr_paths;
 
 	ret = tree_parse_opts(ctx, argc, argv, &o);
 	if (ret)
 		return ret;
-	if (argc - optind > 0)
-		ret = vc_image_open(&img, (const char *const *)argv + optind, argc - optind,
-				    ctx->cfg->super_mirror, WALK_CACHE_BLOCKS);
-	else
-		ret = vc_image_open(&img, ctx->cfg->images, ctx->cfg->nr_images,
-				    ctx->cfg->super_mirror, WALK_CACHE_BLOCKS);
+	paths = argc > optind ? (const char *const *)argv + optind : ctx->cfg->images;
+	nr_paths = argc > optind ? argc - optind : ctx->cfg->nr_images;
+	ret = vc_image_open(&img, paths, nr_paths, ctx->cfg->super_mirror, WALK_CACHE_BLOCKS);
 	if (ret) {
 		error("%s", img.err);
 		return VC_EXIT_FAILURE;
 	}
+	vc_image_warn(&img, paths, nr_paths);
 	vc_dump_init(&d, stdout, ctx->cfg->format == VC_FORMAT_JSON);
 	d.csum_type = img.bfs->csum_type;
 	w.d = &d;

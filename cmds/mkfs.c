@@ -30,7 +30,7 @@ static const char *const mkfs_details[] = {
 	"target is refused, and an existing Btrfs is only overwritten with -f.",
 	"",
 	"Options:",
-	OPTLINE("-s|--byte-count SIZE", "use SIZE bytes (suffixes K, M, G, T); default: all"),
+	OPTLINE("-s|--byte-count SIZE", "use SIZE bytes (10G, 512MiB, 1.5G: see volctl(8)); default: all"),
 	OPTLINE("-n|--nodesize SIZE", "tree block size, 4K to 64K, default 16K"),
 	OPTLINE("--csum crc32c|xxhash|sha256|blake2", "checksum algorithm, default crc32c"),
 	OPTLINE("-L|--label LABEL", "filesystem label"),

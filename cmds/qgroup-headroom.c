@@ -98,8 +98,8 @@ static void print_text(const struct vc_ctx *ctx, const struct headroom *h, unsig
 
 	if (ctx->cfg->quiet)
 		return;
-	printf("Limits on qgroup %s and the groups above it (%s numbers):\n",
-	       btrfs_qgroupid_str(h->qgroupid, qb), h->numbers);
+	pr_note(ctx->cfg, "Limits on qgroup %s and the groups above it (%s numbers):",
+		btrfs_qgroupid_str(h->qgroupid, qb), h->numbers);
 	if (!h->nr) {
 		printf("No limit applies: the headroom is not limited by quotas\n");
 		return;

@@ -94,11 +94,46 @@ static const char *qgid(u64 id, char *buf)
 	return btrfs_qgroupid_str(id, buf);
 }
 
+/* Whether a subvolume can have @qgroupid as its level-0 group: 0/5 or 0/256 and up. */
+static bool qgid_is_subvol(u64 qgroupid)
+{
+	u64 sub = btrfs_qgroup_subvolid(qgroupid);
+
+	return !btrfs_qgroup_level(qgroupid) &&
+	       (sub == BTRFS_FS_TREE_OBJECTID || sub >= BTRFS_FIRST_FREE_OBJECTID);
+}
+
 /* ---- create / destroy ---- */
+
+/*
+ * create and destroy take only LEVEL/ID, as btrfs-progs does: a bare "1"
+ * could mean 0/1 or 1/1.  create also refuses, before any ioctl, a level-0
+ * id that no subvolume can have (below 256, other than the top level 5):
+ * the kernel accepts some of them and then can never destroy the group.
+ * Other level-0 ids are left to the kernel (current ones refuse them).
+ */
+static int qgid_parse_strict(const struct vc_ctx *ctx, const char *text, bool create, u64 *id)
+{
+	u64 sub;
+	int ret;
+
+	ret = parse_qgroupid_strict(text, id);
+	if (ret == -EINVAL && !parse_u64(text, &sub))
+		return cmd_usage_error(ctx, "invalid qgroup id '%s': expected LEVEL/ID, a bare "
+				       "id is not accepted here (0/%s or 1/%s?)", text, text, text);
+	if (ret)
+		return cmd_usage_error(ctx, "invalid qgroup id '%s': %s", text,
+				       parse_strerror(ret, "expected LEVEL/ID"));
+	if (create && !btrfs_qgroup_level(*id) && !qgid_is_subvol(*id))
+		return cmd_usage_error(ctx, "invalid qgroup id '%s': no subvolume can have the "
+				       "level-0 id %" PRIu64 " (create groups of level 1 or higher)",
+				       text, btrfs_qgroup_subvolid(*id));
+	return 0;
+}
 
 static int qgroup_create_destroy(const struct vc_ctx *ctx, int argc, char **argv, bool create)
 {
-	struct qgid_arg arg;
+	struct qgid_arg arg = { 0 };
 	struct vc_fs *fs;
 	int c, ret;
 
@@ -107,7 +142,7 @@ static int qgroup_create_destroy(const struct vc_ctx *ctx, int argc, char **argv
 	ret = cmd_check_argc_exact(ctx, argc - optind, 2);
 	if (ret)
 		return ret;
-	ret = qgid_parse(ctx, argv[optind], false, &arg);
+	ret = qgid_parse_strict(ctx, argv[optind], create, &arg.id);
 	if (ret)
 		return ret;
 	if (!(create ? ctx->ops->qgroup_create : ctx->ops->qgroup_destroy))
@@ -267,7 +302,8 @@ static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *c
 	if (ret)
 		return cmd_usage_error(ctx, "invalid size '%s': %s", size_arg,
 				       parse_strerror(ret, "expected a number with an optional "
-						      "suffix k, m, g, t, p, e, or 'none'"));
+						      "suffix k, m, g, t, p, e or KiB ... EiB (powers "
+						      "of 1024; 1.5G with a suffix), or 'none'"));
 	if (!none && size == (u64)-1)
 		return cmd_usage_error(ctx, "invalid size '%s': value too large", size_arg);
 	if (nargs == 3) {
@@ -472,6 +508,9 @@ static int build_view(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 			sv = btrfs_subvol_list_find(subvols,
 						    btrfs_qgroup_subvolid(row->qg->qgroupid));
 			row->path = sv ? sv->path : NULL;
+			if (row->path && ctx->cfg->format == VC_FORMAT_JSON &&
+			    ctx->ops->absolute_path)
+				row->abs = ctx->ops->absolute_path(fs, row->path);
 		}
 		view->nr++;
 	}
@@ -519,12 +558,22 @@ static int show_compute(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 		ret = vc_acct_subvol_qgroups(&res, subvols, list);
 	}
 	view->computed = res.live ? "live_snapshot" : "image";
-	if (!ret && ctx->cfg->format != VC_FORMAT_JSON && !ctx->cfg->quiet)
-		printf("Computed numbers (from %s%s), not the recorded ones\n",
-		       res.live ? "a committed snapshot of the mounted filesystem" : "the image",
-		       view->quota.enabled ? "" : "; quotas are off: one level-0 row per subvolume");
+	if (!ret && ctx->cfg->format != VC_FORMAT_JSON)
+		pr_note(ctx->cfg, "Computed numbers (from %s%s), not the recorded ones",
+			res.live ? "a committed snapshot of the mounted filesystem" : "the image",
+			view->quota.enabled ? "" : "; quotas are off: one level-0 row per subvolume");
 	vc_acct_release(ctx->ops, fs, &res);
 	return ret;
+}
+
+/* Dirty data written, then a commit: the numbers read next include it. */
+static void sync_first(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path)
+{
+	int ret = CMD_OP(ctx, sync, fs);
+
+	if (ret && ret != -EOPNOTSUPP)
+		warning("%s: cannot sync the filesystem first: %s", path, strerror(-ret));
+	vc_fs_clear_error(fs);
 }
 
 static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
@@ -536,11 +585,8 @@ static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path
 	struct qgroup_view view = { .list = &list };
 	int ret;
 
-	if (opts->sync && ctx->ops->commit) {
-		ret = ctx->ops->commit(fs, true);
-		if (ret)
-			warning("%s: cannot sync the filesystem first: %s", path, strerror(-ret));
-	}
+	if (opts->sync)
+		sync_first(ctx, fs, path);
 	ret = quota_state_read(ctx->ops, fs, &list, &view.quota);
 	if (ret) {
 		ret = cmd_report(ctx, fs, ret, path);
@@ -573,6 +619,8 @@ static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path
 	if (ret)
 		ret = cmd_report(ctx, NULL, ret, path);
 out:
+	for (size_t i = 0; i < view.nr; i++)
+		free(view.rows[i].abs);
 	free(view.rows);
 	btrfs_subvol_list_release(&subvols);
 	btrfs_qgroup_list_release(&list);
@@ -676,6 +724,22 @@ static int clear_one(const struct vc_ctx *ctx, struct vc_fs *fs, const struct qg
 	default:
 		return 0;
 	}
+	if (!qgid_is_subvol(qg->qgroupid)) {
+		/*
+		 * 0/N with N below 256 and not 5 (made by a qgroup create
+		 * that did not check): the kernel destroys it only when no
+		 * tree N exists.  One it keeps is reported, not a failure:
+		 * clear-stale must not fail on every run from then on.
+		 */
+		ret = ctx->ops->qgroup_destroy(fs, qg->qgroupid);
+		if (!ret)
+			pr_out(ctx->cfg, "Delete stale qgroup %s\n", qb);
+		else if (ret == -EBUSY)
+			warning("qgroup %s: not a subvolume's group and the filesystem has a tree "
+				"%" PRIu64 ", so it cannot be destroyed; left in place", qb,
+				btrfs_qgroup_subvolid(qg->qgroupid));
+		return ret == -EBUSY ? 0 : ret ? cmd_report(ctx, fs, ret, qb) : 0;
+	}
 	pr_out(ctx->cfg, "Delete stale qgroup %s\n", qb);
 	ret = ctx->ops->qgroup_destroy(fs, qg->qgroupid);
 	if (!ret)
@@ -697,11 +761,7 @@ static int clear_stale_run(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 	int ret, failed = 0;
 	size_t nr_stale = 0;
 
-	if (ctx->ops->commit) {
-		ret = ctx->ops->commit(fs, true);
-		if (ret)
-			warning("%s: cannot sync the filesystem first: %s", path, strerror(-ret));
-	}
+	sync_first(ctx, fs, path);
 	ret = quota_state_read(ctx->ops, fs, &list, &st);
 	if (!ret && !st.enabled) {
 		error("%s: quota is not enabled (run 'volctl quota enable %s')", path, path);
@@ -759,8 +819,10 @@ static int cmd_qgroup_clear_stale(const struct cmd_struct *cmd, const struct vc_
 
 static const char *const create_synopsis[] = { "qgroup create <qgroupid> <path>", NULL };
 static const char *const create_details[] = {
-	"Create a quota group of level 1 or higher (LEVEL/ID).  Level-0 groups",
-	"belong to subvolumes and are created with them.",
+	"Create a quota group.  <qgroupid> is LEVEL/ID with LEVEL 1 or higher; a",
+	"bare id is refused.  Level-0 groups belong to subvolumes and are created",
+	"with them: 0/ID with ID below 256 (other than 5) is refused, any other",
+	"level-0 id is passed to the kernel, which refuses it too (Linux 6.x).",
 	NULL,
 };
 static const struct cmd_help create_help = {
@@ -769,8 +831,8 @@ static const struct cmd_help create_help = {
 
 static const char *const destroy_synopsis[] = { "qgroup destroy <qgroupid> <path>", NULL };
 static const char *const destroy_details[] = {
-	"Destroy a quota group.  It must have no members and be a member of no",
-	"group; a level-0 group can only go once its subvolume is gone.",
+	"Destroy a quota group, given as LEVEL/ID (a bare id is refused).  It must",
+	"have no members; a level-0 group can only go once its subvolume is gone.",
 	NULL,
 };
 static const struct cmd_help destroy_help = {
@@ -806,7 +868,9 @@ static const char *const limit_synopsis[] = {
 };
 static const char *const limit_details[] = {
 	"Set or clear (none) the referenced limit of a qgroup, or with -e its",
-	"exclusive limit.  <size> takes the suffixes k m g t p e (powers of 1024).",
+	"exclusive limit.  <size> takes the suffixes k m g t p e or KiB MiB GiB",
+	"TiB PiB EiB (any case, powers of 1024; MB and GB are refused) and, with",
+	"a suffix, a fraction: 10M, 10MiB, 1.5G (rounded down to a byte).",
 	"Without <qgroupid> the subvolume at <path> is limited.  <qgroupid> may be",
 	"LEVEL/ID, a subvolume id or the absolute path of a subvolume.",
 	"",
@@ -833,7 +897,7 @@ static const char *const show_details[] = {
 	OPTLINE("--sort=[+|-]KEY[,...]", "sort by qgroupid, rfer, excl, max_rfer, max_excl, path"),
 	OPTLINE("--tree", "draw the hierarchy as a tree, with limits as used/limit and how "
 		"full\n\teach limited group is"),
-	OPTLINE("--sync", "commit the filesystem first, so the numbers are current"),
+	OPTLINE("--sync", "write dirty data and commit first, so the numbers include\n\teverything written so far"),
 	OPTLINE("--compute", "compute the numbers from the trees instead of showing the\n\t"
 		"recorded ones (works with quotas off: one level-0 row per\n\tsubvolume); "
 		"mounted: reads a committed snapshot of the devices"),
@@ -853,7 +917,9 @@ static const char *const clear_stale_synopsis[] = { "qgroup clear-stale <path>",
 static const char *const clear_stale_details[] = {
 	"Destroy the level-0 qgroups whose subvolume no longer exists.  Groups of",
 	"subvolumes that are still being cleaned are skipped and named; run",
-	"'volctl subvolume sync <path>' first to wait for them.",
+	"'volctl subvolume sync <path>' first to wait for them.  A group 0/ID with",
+	"ID below 256 (not 5) that the kernel keeps because tree ID exists is",
+	"reported with a warning and left; it does not make the exit status 1.",
 	NULL,
 };
 static const struct cmd_help clear_stale_help = {

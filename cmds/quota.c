@@ -259,14 +259,13 @@ static int cmd_quota_status(const struct cmd_struct *cmd, const struct vc_ctx *c
 	ret = cmd_open(ctx, path, false, &fs);
 	if (ret)
 		return ret;
-	ret = quota_state_read(ctx->ops, fs, &list, &st);
+	ret = quota_state_read_status(ctx->ops, fs, &list, &st);
 	if (ret) {
 		ret = cmd_report(ctx, fs, ret, path);
 	} else if (is_enabled) {
 		ret = st.enabled ? VC_EXIT_OK : VC_EXIT_FAILURE;
 	} else if (!ctx->cfg->quiet || ctx->cfg->format == VC_FORMAT_JSON) {
-		quota_print_status(stdout, path, &st, st.enabled ? &list : NULL,
-				   ctx->cfg->format == VC_FORMAT_JSON);
+		quota_print_status(stdout, path, &st, ctx->cfg->format == VC_FORMAT_JSON);
 	}
 	btrfs_qgroup_list_release(&list);
 	ctx->ops->close(fs);

@@ -42,6 +42,7 @@ struct dry_set {
 
 struct dry_member {
 	const char *path;
+	char *abs;			/* ops->absolute_path of it, or NULL */
 	u64 id;
 	struct btrfs_acct_counts alone;
 };
@@ -54,8 +55,8 @@ static void print_text(const struct vc_ctx *ctx, const struct dry_member *m, siz
 
 	if (ctx->cfg->quiet)
 		return;
-	printf("Dry run, nothing deleted: numbers computed from %s\n",
-	       res->live ? "a committed snapshot of the mounted filesystem" : "the image");
+	pr_note(ctx->cfg, "Dry run, nothing deleted: numbers computed from %s",
+		res->live ? "a committed snapshot of the mounted filesystem" : "the image");
 	printf("%-8s %14s %14s  %s\n", "ID", "Referenced", "Exclusive", "Path");
 	for (size_t i = 0; i < n; i++)
 		printf("%-8" PRIu64 " %14s %14s  %s\n", m[i].id, pretty_size(m[i].alone.rfer, units, b1),
@@ -83,6 +84,7 @@ static void print_json(const struct dry_member *m, size_t n, const struct dry_se
 		json_object_open(&w, NULL);
 		json_u64(&w, "id", m[i].id);
 		json_str(&w, "path", m[i].path);
+		json_str(&w, "absolute_path", m[i].abs);
 		json_u64(&w, "referenced", m[i].alone.rfer);
 		json_u64(&w, "exclusive", m[i].alone.excl);
 		json_object_close(&w);
@@ -131,6 +133,22 @@ static int resolve_members(const struct vc_ctx *ctx, struct vc_fs *fs, char **pa
 	return 0;
 }
 
+/* Where each member is for the user, through its path from the top level */
+static void members_abs(const struct vc_ctx *ctx, struct vc_fs *fs, struct dry_member *m,
+			size_t n)
+{
+	struct btrfs_subvol_list l = { 0 };
+	const struct btrfs_subvol *s;
+
+	if (!ctx->ops->absolute_path || sv_load_list(ctx, fs, &l))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		s = btrfs_subvol_list_find(&l, m[i].id);
+		m[i].abs = s && s->path ? ctx->ops->absolute_path(fs, s->path) : NULL;
+	}
+	btrfs_subvol_list_release(&l);
+}
+
 /**
  * sv_delete_dry_run - print what deleting the subvolumes @paths would free
  * All paths must be on one filesystem (the one holding the first).
@@ -162,6 +180,8 @@ int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, unsigned i
 	ret = resolve_members(ctx, fs, paths, nr, m, &n);
 	if (ret)
 		goto out_close;
+	if (ctx->cfg->format == VC_FORMAT_JSON)
+		members_abs(ctx, fs, m, n);
 	ret = vc_acct_compute(ctx->ops, fs, false, 0, &res);
 	if (ret) {
 		error("%s: %s", paths[0], res.err);
@@ -192,6 +212,8 @@ out_release:
 out_close:
 	cmd_close(ctx, fs);
 out_free:
+	for (int i = 0; i < nr; i++)
+		free(m[i].abs);
 	free(ids);
 	free(m);
 	return ret;

@@ -33,7 +33,7 @@ static u64 subvol_ogen(const struct btrfs_subvol *s)
  * (NULL when unreachable).  Members in JSON-schema order.
  */
 static void subvol_emit(struct kvout *kv, const struct btrfs_subvol *s, const char *path,
-			u64 top_level)
+			const char *abs, u64 top_level)
 {
 	bool top = s->id == BTRFS_FS_TREE_OBJECTID;
 	bool ro = s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY;
@@ -41,6 +41,7 @@ static void subvol_emit(struct kvout *kv, const struct btrfs_subvol *s, const ch
 	kvout_u64(kv, NULL, "id", s->id);
 	kvout_str(kv, "Name: \t\t\t", "name", top ? "<FS_TREE>" : s->name, "-");
 	kvout_str(kv, NULL, "path", path, NULL);
+	kvout_str(kv, NULL, "absolute_path", abs, NULL);
 	kvout_uuid(kv, "UUID: \t\t\t", "uuid", s->root.uuid);
 	kvout_uuid(kv, "Parent UUID: \t\t", "parent_uuid", s->root.parent_uuid);
 	kvout_uuid(kv, "Received UUID: \t\t", "received_uuid", s->root.received_uuid);
@@ -48,22 +49,42 @@ static void subvol_emit(struct kvout *kv, const struct btrfs_subvol *s, const ch
 	kvout_u64(kv, "Subvolume ID: \t\t", NULL, s->id);
 	kvout_u64(kv, "Generation: \t\t", "generation", s->root.generation);
 	kvout_u64(kv, "Gen at creation: \t", "cgeneration", subvol_ogen(s));
-	kvout_u64(kv, "Parent ID: \t\t", "parent", s->parent_id);
-	kvout_u64(kv, "Top level ID: \t\t", "top_level", top_level);
+	kvout_u64_set(kv, "Parent ID: \t\t", "parent", s->parent_id, s->parent_id != 0);
+	kvout_u64_set(kv, "Top level ID: \t\t", "top_level", top_level, top_level != 0);
 	kvout_str(kv, "Flags: \t\t\t", NULL, ro ? "readonly" : "-", "-");
 	kvout_array_open(kv, "flags");
 	if (ro)
 		kvout_item(kv, NULL, "readonly");
 	kvout_array_close(kv);
-	kvout_u64(kv, "Send transid: \t\t", "stransid", s->root.stransid);
+	kvout_u64_set(kv, "Send transid: \t\t", "stransid", s->root.stransid,
+		      s->root.stransid != 0);
 	kvout_time(kv, "Send time: \t\t", "stime", s->root.stime.sec);
-	kvout_u64(kv, "Receive transid: \t", "rtransid", s->root.rtransid);
+	kvout_u64_set(kv, "Receive transid: \t", "rtransid", s->root.rtransid,
+		      s->root.rtransid != 0);
 	kvout_time(kv, "Receive time: \t\t", "rtime", s->root.rtime.sec);
 	kvout_u64(kv, NULL, "ctransid", s->root.ctransid);
 	kvout_time(kv, NULL, "ctime", s->root.ctime.sec);
-	kvout_u64(kv, NULL, "dirid", s->dirid);
+	kvout_u64_set(kv, NULL, "dirid", s->dirid, s->dirid != 0);
 	kvout_bool(kv, NULL, "snapshot", s->root_offset != 0);
 	kvout_bool(kv, NULL, "deleted", s->deleted);
+}
+
+/* Where @s is for the user (see ops->absolute_path); NULL if unknown. malloc'ed. */
+static char *subvol_abs(const struct vc_ctx *ctx, struct vc_fs *fs, const struct btrfs_subvol *s)
+{
+	if (!s->path || !ctx->ops->absolute_path)
+		return NULL;
+	return ctx->ops->absolute_path(fs, s->path);
+}
+
+/*
+ * JSON member names are snake_case since document version 2; the version-1
+ * name of a document is printed after it, with version-1 values, for one
+ * release (Documentation/json-schema.md).  Text has one pass.
+ */
+static int json_passes(const struct kvout *kv)
+{
+	return kv->json ? 2 : 1;
 }
 
 struct qgroup_items {
@@ -210,11 +231,12 @@ static const char *const cmd_show_details[] = {
 	"",
 	OPTLINE("-r|--rootid <id>", "show the subvolume with this id"),
 	OPTLINE("-u|--uuid <uuid>", "show the subvolume with this UUID"),
-	OPTLINE("-b|--raw", "quota sizes in bytes"),
+	OPTLINE("-b|--raw", "quota sizes in bytes (whatever unit is given too)"),
 	OPTLINE("-h|--human-readable", "quota sizes with binary units (default)"),
-	OPTLINE("-H|--si", "quota sizes with decimal units"),
-	OPTLINE("--iec", "binary units (KiB, MiB, ...)"),
+	OPTLINE("-H", "quota sizes with decimal units"),
+	OPTLINE("--iec, --si", "binary or decimal units, keeping a fixed unit"),
 	OPTLINE("-k|--kbytes, -m|--mbytes, -g|--gbytes, -t|--tbytes", "a fixed unit"),
+	"The unit options combine as in btrfs-progs: see volctl-subvolume(8).",
 	NULL,
 };
 static const struct cmd_help cmd_show_help = {
@@ -259,6 +281,7 @@ static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx 
 	struct kvout kv;
 	unsigned int units;
 	const char *rootid = NULL, *uuid = NULL, *path;
+	char *abs = NULL;
 	u64 id = 0;
 	u8 u[16];
 	int c, ret;
@@ -312,20 +335,25 @@ static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx 
 		warning("subvolume %llu is read-write and has received_uuid set: an incremental "
 			"send from it can fail; clear received_uuid or make it read-only",
 			(unsigned long long)s->id);
+	abs = subvol_abs(ctx, fs, s);
 	kvout_init(&kv, ctx->cfg, stdout, units);
 	kvout_document_open(&kv);
-	kvout_object_open(&kv, "subvolume-show");
-	kvout_heading(&kv, s->id == BTRFS_FS_TREE_OBJECTID ? "/" :
-			   s->path ? s->path : "DELETED");
-	subvol_emit(&kv, s, s->path, s->parent_id);
-	ret = show_snapshots(&kv, &l, s);
-	if (!ret)
-		ret = show_quota(&kv, fs, s->id);
-	kvout_object_close(&kv);
+	for (int pass = 0; pass < json_passes(&kv) && !ret; pass++) {
+		kv.v1 = pass;
+		kvout_object_open(&kv, pass ? "subvolume-show" : "subvolume_show");
+		kvout_heading(&kv, s->id == BTRFS_FS_TREE_OBJECTID ? "/" :
+				   s->path ? s->path : "DELETED");
+		subvol_emit(&kv, s, s->path, abs, s->parent_id);
+		ret = show_snapshots(&kv, &l, s);
+		if (!ret)
+			ret = show_quota(&kv, fs, s->id);
+		kvout_object_close(&kv);
+	}
 	kvout_document_close(&kv);
 	if (ret)
 		cmd_report(ctx, fs, ret, "cannot read the quota tree");
 out:
+	free(abs);
 	btrfs_subvol_list_release(&l);
 	cmd_close(ctx, fs);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
@@ -701,20 +729,31 @@ static int list_stream_text(const struct list_opts *o, const struct btrfs_subvol
 	return ret;
 }
 
-static void list_print_json(const struct vc_ctx *ctx, const struct list_row *rows, size_t nr)
+static void list_print_json(const struct vc_ctx *ctx, struct vc_fs *fs,
+			    const struct list_row *rows, size_t nr)
 {
+	char **abs = calloc(nr ? nr : 1, sizeof(*abs));
 	struct kvout kv;
 
+	for (size_t i = 0; abs && i < nr; i++)
+		abs[i] = subvol_abs(ctx, fs, rows[i].s);
 	kvout_init(&kv, ctx->cfg, stdout, UNITS_DEFAULT);
 	kvout_document_open(&kv);
-	kvout_array_open(&kv, "subvolume-list");
-	for (size_t i = 0; i < nr; i++) {
-		kvout_object_open(&kv, NULL);
-		subvol_emit(&kv, rows[i].s, rows[i].path, rows[i].top_level);
-		kvout_object_close(&kv);
+	for (int pass = 0; pass < json_passes(&kv); pass++) {
+		kv.v1 = pass;
+		kvout_array_open(&kv, pass ? "subvolume-list" : "subvolume_list");
+		for (size_t i = 0; i < nr; i++) {
+			kvout_object_open(&kv, NULL);
+			subvol_emit(&kv, rows[i].s, rows[i].path, abs ? abs[i] : NULL,
+				    rows[i].top_level);
+			kvout_object_close(&kv);
+		}
+		kvout_array_close(&kv);
 	}
-	kvout_array_close(&kv);
 	kvout_document_close(&kv);
+	for (size_t i = 0; abs && i < nr; i++)
+		free(abs[i]);
+	free(abs);
 }
 
 static int list_run(const struct vc_ctx *ctx, struct list_opts *o, const char *path)
@@ -773,7 +812,7 @@ static int list_run(const struct vc_ctx *ctx, struct list_opts *o, const char *p
 	if (ctx->cfg->quiet)
 		goto out;
 	if (ctx->cfg->format == VC_FORMAT_JSON)
-		list_print_json(ctx, rows, nr);
+		list_print_json(ctx, fs, rows, nr);
 	else if ((ret = list_print_text(o, rows, nr)) != 0)
 		error("out of memory");
 out:
@@ -903,11 +942,18 @@ static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct 
 	}
 	kvout_init(&kv, ctx->cfg, stdout, UNITS_DEFAULT);
 	if (kv.json) {
+		char *abs = subvol_abs(ctx, fs, s);
+
 		kvout_document_open(&kv);
-		kvout_object_open(&kv, "subvolume-get-default");
-		subvol_emit(&kv, s, s->path, s->parent_id);
-		kvout_object_close(&kv);
+		for (int pass = 0; pass < json_passes(&kv); pass++) {
+			kv.v1 = pass;
+			kvout_object_open(&kv, pass ? "subvolume-get-default" :
+					  "subvolume_get_default");
+			subvol_emit(&kv, s, s->path, abs, s->parent_id);
+			kvout_object_close(&kv);
+		}
 		kvout_document_close(&kv);
+		free(abs);
 	} else if (id == BTRFS_FS_TREE_OBJECTID) {
 		pr_out(ctx->cfg, "ID 5 (FS_TREE)\n");
 	} else {

@@ -107,11 +107,13 @@ static int inherit_resolve(const struct vc_ctx *ctx, struct vc_fs *fs, struct in
 		if (ia->args[i][0] != '/')
 			continue;
 		ret = sv_path_info(ctx, fs, ia->args[i], &info);
-		if (ret) {
+		if (ret == -EXDEV && vc_fs_error(fs))
+			error("-i %s", vc_fs_error(fs));
+		else if (ret)
 			error("invalid qgroup id or subvolume path '%s': %s", ia->args[i],
 			      strerror(-ret));
+		if (ret)
 			return ret;
-		}
 		if (!info.is_subvol_root) {
 			error("invalid qgroup id or subvolume path '%s': not a subvolume",
 			      ia->args[i]);
@@ -482,7 +484,7 @@ static const char *const cmd_delete_details[] = {
 		"(exclusive bytes of the set, as a level-1 qgroup holding\n\tthem would show "
 		"after a rescan) and each subvolume's own;\n\traw device space freed is larger "
 		"by the metadata profile\n\t(DUP: tree blocks twice).  Also --format json"),
-	OPTLINE("--delete-qgroup", "wait until the subvolume is cleaned, then destroy its\n\t0/<id> qgroup if the kernel has not removed it already"),
+	OPTLINE("--delete-qgroup", "wait until the subvolume is cleaned, then destroy its\n\t0/<id> qgroup if the kernel has not removed it already;\n\tprints which of the two happened"),
 	OPTLINE("-v|--verbose", "show progress"),
 	NULL,
 };
@@ -537,9 +539,10 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	}
 	vc_fs_clear_error(fs);
 	ret = qgroup_present(fs, id, &present);
+	/* what became of the group is normal output, like the Delete line */
 	if (ret == -ENOENT) {
-		if (o->verbose)
-			pr_verbose(ctx->cfg, 0, "quotas are disabled: no qgroup to delete");
+		pr_out(ctx->cfg, "No qgroup 0/%llu to delete: quotas are disabled\n",
+		       (unsigned long long)id);
 		return 0;
 	}
 	if (ret) {
@@ -547,26 +550,23 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return ret;
 	}
 	if (!present) {
-		if (o->verbose)
-			pr_verbose(ctx->cfg, 0, "qgroup 0/%llu removed by the kernel",
-				   (unsigned long long)id);
+		pr_out(ctx->cfg, "Qgroup 0/%llu already removed by the kernel\n",
+		       (unsigned long long)id);
 		return 0;
 	}
 	vc_fs_clear_error(fs);
 	ret = CMD_OP(ctx, qgroup_destroy, fs, id);
 	if (ret == -ENOENT) {
 		/* the kernel removed it between our look and our destroy */
-		if (o->verbose)
-			pr_verbose(ctx->cfg, 0, "qgroup 0/%llu removed by the kernel",
-				   (unsigned long long)id);
+		pr_out(ctx->cfg, "Qgroup 0/%llu already removed by the kernel\n",
+		       (unsigned long long)id);
 		return 0;
 	}
 	if (ret) {
 		cmd_report(ctx, fs, ret, "cannot destroy the qgroup");
 		return ret;
 	}
-	if (o->verbose)
-		pr_verbose(ctx->cfg, 0, "qgroup 0/%llu destroyed", (unsigned long long)id);
+	pr_out(ctx->cfg, "Delete qgroup 0/%llu\n", (unsigned long long)id);
 	return 0;
 }
 
@@ -739,8 +739,10 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 		goto out;
 	/*
 	 * A path for the message: through @arg when the subvolume lies below
-	 * @arg's subvolume (or @arg is in the top level).  Without privilege
-	 * or a path the id is enough.
+	 * @arg's subvolume (or @arg is in the top level); otherwise, as
+	 * btrfs-progs prints it, @arg joined with its path from the top level
+	 * (the mount cannot reach it).  Without privilege, or for a subvolume
+	 * no directory refers to any more, the id is enough.
 	 */
 	src = vc_fs_item_source(fs);
 	if (sv_path_info(ctx, fs, arg, &info) == 0 && btrfs_subvol_list_load(&src, &l) == 0) {
@@ -755,6 +757,8 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 			if (dir)
 				shown = path_join2(dir, rel);
 			free(dir);
+		} else if (s && s->path && s->path[0]) {
+			shown = path_join2(arg, s->path);
 		}
 	}
 	vc_fs_clear_error(fs);

@@ -67,6 +67,19 @@ enum vc_commit {
 	VC_COMMIT_AFTER,		/* delete -c: commit once at the end */
 };
 
+#define VC_QUOTA_MAX_LEVELS 8
+
+/* What the running kernel says about quotas (sysfs), readable without privilege. */
+struct vc_quota_runtime {
+	bool enabled;
+	bool simple;
+	bool inconsistent;
+	int override_limits;		/* quota_override: 0 or 1 */
+	long long drop_threshold;	/* qgroups/drop_subtree_threshold, -1 if absent */
+	size_t total;			/* qgroups/L_ID entries */
+	size_t levels[VC_QUOTA_MAX_LEVELS];	/* per level; the last counts all above */
+};
+
 struct vc_rescan_status {
 	bool running;
 	u64 progress;			/* objectid the rescan has reached */
@@ -97,7 +110,16 @@ struct vc_backend_ops {
 	int (*tree_search)(struct vc_fs *fs, u64 tree_id, const struct btrfs_key *min,
 			   const struct btrfs_key *max, btrfs_item_cb cb, void *priv);
 	int (*path_info)(struct vc_fs *fs, const char *path, struct vc_path_info *info);
+	/*
+	 * Where the subvolume path @tl_path (from the top level, "" for it)
+	 * is for the user: online through the mount that holds the opened
+	 * path, NULL when that mount cannot reach it; offline "/" + @tl_path
+	 * inside the image.  malloc'ed; NULL also without memory.
+	 */
+	char *(*absolute_path)(struct vc_fs *fs, const char *tl_path);
 	int (*rescan_status)(struct vc_fs *fs, struct vc_rescan_status *st);
+	/* optional, online: the kernel's live quota state from sysfs */
+	int (*quota_runtime)(struct vc_fs *fs, struct vc_quota_runtime *rt);
 
 	/* ---- subvolumes ---- */
 	/* @parents: offline, create missing directories of @path (online the command did) */
@@ -116,6 +138,12 @@ struct vc_backend_ops {
 	int (*subvol_delete)(struct vc_fs *fs, const char *path, u64 subvolid);
 	int (*set_default)(struct vc_fs *fs, u64 subvolid);
 	int (*commit)(struct vc_fs *fs, bool wait);
+	/*
+	 * Write dirty data, then commit, so that numbers read next include
+	 * what was written (btrfs-progs' BTRFS_IOC_SYNC before reading
+	 * qgroups); commit() alone leaves buffered data out.
+	 */
+	int (*sync)(struct vc_fs *fs);
 	/* wait until deleted subvolume @subvolid has been cleaned; -ENOENT if it never existed */
 	int (*wait_cleaned)(struct vc_fs *fs, u64 subvolid, int sleep_seconds);
 

@@ -121,6 +121,17 @@ void kvout_u64(struct kvout *kv, const char *label, const char *key, uint64_t va
 		json_u64(&kv->jw, key, value);
 }
 
+void kvout_u64_set(struct kvout *kv, const char *label, const char *key, uint64_t value,
+		   bool set)
+{
+	if (want_text(kv, label))
+		fprintf(kv->out, "\t%s%" PRIu64 "\n", label, value);
+	if (want_json(kv, key) && (set || kv->v1))
+		json_u64(&kv->jw, key, value);
+	else if (want_json(kv, key))
+		json_null(&kv->jw, key);
+}
+
 void kvout_bool(struct kvout *kv, const char *label, const char *key, bool value)
 {
 	if (want_text(kv, label))
@@ -151,7 +162,10 @@ void kvout_time(struct kvout *kv, const char *label, const char *key, int64_t se
 		format_time(sec, true, true, buf, sizeof(buf));
 		json_str(&kv->jw, key, buf[0] ? buf : NULL);
 		snprintf(name, sizeof(name), "%s_sec", key);
-		json_s64(&kv->jw, name, sec);
+		if (sec || kv->v1)
+			json_s64(&kv->jw, name, sec);
+		else
+			json_null(&kv->jw, name);
 	}
 }
 
@@ -166,7 +180,9 @@ void kvout_size(struct kvout *kv, const char *label, const char *key, uint64_t b
 		else
 			fprintf(kv->out, "\t%s%s\n", label, pretty_size(bytes, kv->units, buf));
 	}
-	if (want_json(kv, key))
+	if (want_json(kv, key) && dash_if_zero && !bytes && !kv->v1)
+		json_null(&kv->jw, key);
+	else if (want_json(kv, key))
 		json_u64(&kv->jw, key, bytes);
 }
 

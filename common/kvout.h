@@ -24,6 +24,11 @@ struct kvout {
 	bool json;
 	bool quiet;
 	unsigned int units;		/* common/units.h mode for kvout_size() */
+	/*
+	 * JSON under a version-1 key kept for one release: unset values as
+	 * version 1 printed them (0, not null).
+	 */
+	bool v1;
 	struct json_writer jw;
 };
 
@@ -43,17 +48,21 @@ void kvout_array_close(struct kvout *kv);
 void kvout_str(struct kvout *kv, const char *label, const char *key, const char *value,
 	       const char *text_null);
 void kvout_u64(struct kvout *kv, const char *label, const char *key, uint64_t value);
+/* The same, but JSON null when !@set (text prints @value) */
+void kvout_u64_set(struct kvout *kv, const char *label, const char *key, uint64_t value,
+		   bool set);
 void kvout_bool(struct kvout *kv, const char *label, const char *key, bool value);
 /* UUID: canonical lowercase; all-zero is "-" in text, null in JSON */
 void kvout_uuid(struct kvout *kv, const char *label, const char *key, const uint8_t uuid[16]);
 /*
  * Time: text "YYYY-MM-DD HH:MM:SS +ZZZZ" in local time; JSON an ISO 8601
  * string "YYYY-MM-DDTHH:MM:SS+ZZ:ZZ" plus a "<key>_sec" number.  Zero is "-"
- * in text and null in JSON.
+ * in text and null in JSON (both members).
  */
 void kvout_time(struct kvout *kv, const char *label, const char *key, int64_t sec);
 /* Byte count: text through pretty_size() with kv->units (or "-" if 0 and
- * @dash_if_zero); JSON the raw number. */
+ * @dash_if_zero, a limit that is not set); JSON the raw number, or null for
+ * such an unset 0. */
 void kvout_size(struct kvout *kv, const char *label, const char *key, uint64_t bytes,
 		bool dash_if_zero);
 /* Array element inside kvout_array_open(): text "\t<text_prefix><value>" */

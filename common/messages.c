@@ -64,3 +64,14 @@ void pr_out(const struct vc_config *cfg, const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 }
+
+void pr_note(const struct vc_config *cfg, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cfg->quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg("", 0, fmt, ap);
+	va_end(ap);
+}

@@ -17,6 +17,12 @@ void error_errno(int err, const char *fmt, ...) __attribute__((format(printf, 2,
 /* informational line on stderr when cfg->verbose >= level */
 void pr_verbose(const struct vc_config *cfg, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * An explanatory note about output that follows (where numbers come from),
+ * on stderr unless cfg->quiet: scripts reading stdout see only the data.
+ */
+void pr_note(const struct vc_config *cfg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* normal output line on stdout unless cfg->quiet */
 void pr_out(const struct vc_config *cfg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

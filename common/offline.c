@@ -32,6 +32,7 @@
 #include "common/offline-write.h"
 #include "common/offline-write-subvol.h"
 #include "common/offline-write-qgroup.h"
+#include "common/storage.h"
 #include "kernel-shared/csum.h"
 #include "kernel-shared/items.h"
 
@@ -214,6 +215,7 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 		  u32 cache_blocks)
 {
 	u64 devids[VC_IMAGE_MAX_DEVS];
+	u8 fsid[BTRFS_FSID_SIZE];
 	struct btrfs_super_block sb;
 	struct btrfs_open_args args;
 	char msg[BTRFS_ERRMSG_SIZE] = "";
@@ -235,6 +237,18 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 		ret = image_read_super(img, dev, paths[i], mirror, &sb);
 		if (ret)
 			goto fail;
+		if (!i)
+			memcpy(fsid, sb.fsid, BTRFS_FSID_SIZE);
+		if (memcmp(fsid, sb.fsid, BTRFS_FSID_SIZE)) {
+			char a[37], b[37];
+
+			uuid_unparse_lower(sb.fsid, a);
+			uuid_unparse_lower(fsid, b);
+			snprintf(img->err, sizeof(img->err), "%s: a device of another filesystem "
+				 "(fsid %s) than %s (fsid %s)", paths[i], a, paths[0], b);
+			ret = -EINVAL;
+			goto fail;
+		}
 		if (devid_known(devids, nr_devids, btrfs_dev_item_devid(&sb.dev_item))) {
 			snprintf(img->err, sizeof(img->err), "%s: device %llu given twice", paths[i],
 				 (unsigned long long)btrfs_dev_item_devid(&sb.dev_item));
@@ -276,6 +290,40 @@ int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, 
 fail:
 	vc_image_close(img);
 	return ret;
+}
+
+size_t vc_image_missing(const struct vc_image *img, char *list, size_t size)
+{
+	size_t nr = 0, len = 0;
+
+	if (size)
+		list[0] = '\0';
+	for (size_t i = 0; img->bfs && i < img->bfs->nr_devices; i++) {
+		const struct btrfs_device *dev = img->bfs->devices[i];
+
+		if (dev->io)
+			continue;
+		nr++;
+		if (len + 24 < size)
+			len += (size_t)snprintf(list + len, size - len, "%s%llu", len ? ", " : "",
+						(unsigned long long)dev->devid);
+	}
+	return nr;
+}
+
+void vc_image_warn(const struct vc_image *img, const char *const *paths, int nr_paths)
+{
+	char list[256], err[512];
+	size_t nr = vc_image_missing(img, list, sizeof(list));
+
+	if (nr)
+		warning("%s: degraded: device%s %s of the filesystem missing; give every member "
+			"(--image once per device), copies on the missing device%s are not read",
+			img->name, nr == 1 ? "" : "s", list, nr == 1 ? "" : "s");
+	for (int i = 0; i < nr_paths; i++)
+		if (vc_storage_check_unmounted(paths[i], err, sizeof(err)) == -EBUSY)
+			warning("%s: the filesystem may change while it is read, numbers and "
+				"trees may not agree", err);
 }
 
 void vc_image_close(struct vc_image *img)
@@ -553,6 +601,7 @@ static int offline_open(struct vc_fs **fsp, const struct vc_config *cfg, const c
 		vc_fs_set_error(fs, "%s", fs->img.err);
 		return ret;
 	}
+	vc_image_warn(&fs->img, cfg->images, cfg->nr_images);
 	for (size_t i = fs->img.nr_given; i < fs->img.nr_devs; i++)
 		pr_verbose(cfg, 1, "%s: using %s, another device of the filesystem",
 			   fs->img.name, fs->img.devs[i]->name);
@@ -639,6 +688,22 @@ static int offline_commit(struct vc_fs *fs, bool wait)
 	return fs->writer.fs ? 0 : not_writable(fs);
 }
 
+/* Paths inside the image start at its top level */
+static char *offline_absolute_path(struct vc_fs *fs, const char *tl_path)
+{
+	char *out;
+
+	if (!tl_path || asprintf(&out, "/%s", tl_path) < 0)
+		return NULL;
+	return out;
+}
+
+/* Nothing is ever dirty on an image between commands, read-only or not */
+static int offline_sync(struct vc_fs *fs)
+{
+	return 0;
+}
+
 /* No cleaner runs on an image: volctl does its work at once */
 static int offline_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_seconds)
 {
@@ -703,7 +768,9 @@ const struct vc_backend_ops vc_offline_ops = {
 	.snapshot = offline_snapshot,
 	.subvol_delete = offline_subvol_delete,
 	.set_default = offline_set_default,
+	.absolute_path = offline_absolute_path,
 	.commit = offline_commit,
+	.sync = offline_sync,
 	.wait_cleaned = offline_wait_cleaned,
 	.quota_ctl = offline_quota_ctl,
 	.rescan_start = offline_rescan_start,

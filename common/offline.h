@@ -37,6 +37,19 @@ struct vc_image {
 int vc_image_open(struct vc_image *img, const char *const *paths, int nr_paths, int mirror,
 		  u32 cache_blocks);
 
+/**
+ * vc_image_missing - devices of the filesystem that are not open (degraded)
+ * @list:	receives their devids, comma-separated
+ * Return: how many are missing
+ */
+size_t vc_image_missing(const struct vc_image *img, char *list, size_t size);
+
+/**
+ * vc_image_warn - warn on stderr that reading @img may not give the whole
+ * truth: devices missing (degraded), or one of @paths mounted
+ */
+void vc_image_warn(const struct vc_image *img, const char *const *paths, int nr_paths);
+
 /** vc_image_close - release everything; safe on a failed or zeroed image */
 void vc_image_close(struct vc_image *img);
 

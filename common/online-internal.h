@@ -16,6 +16,9 @@ struct vc_fs {
 	char *path;		/* the path it was opened with, for messages */
 	void *search_buf;	/* TREE_SEARCH_V2 arguments + result buffer, reused */
 	size_t search_buf_size;
+	bool mnt_probed;	/* mnt_target and mnt_root looked up */
+	char *mnt_target;	/* the mount point holding path, NULL if unknown */
+	char *mnt_root;		/* what of the filesystem is mounted there: "/", "/a" */
 };
 
 /* ioctl on fs->fd; returns 0 or -errno */
@@ -28,6 +31,7 @@ int online_quota_ctl(struct vc_fs *fs, enum vc_quota_mode mode);
 int online_rescan_start(struct vc_fs *fs);
 int online_rescan_wait(struct vc_fs *fs);
 int online_rescan_status(struct vc_fs *fs, struct vc_rescan_status *st);
+int online_quota_runtime(struct vc_fs *fs, struct vc_quota_runtime *rt);
 int online_qgroup_create(struct vc_fs *fs, u64 qgroupid);
 int online_qgroup_destroy(struct vc_fs *fs, u64 qgroupid);
 int online_qgroup_assign(struct vc_fs *fs, u64 src, u64 dst, bool assign);

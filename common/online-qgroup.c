@@ -15,6 +15,7 @@
  * when the kernel could not update the numbers in place and has marked the
  * qgroups inconsistent (a rescan is needed).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -23,8 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <dirent.h>
 #include <unistd.h>
 #include <linux/btrfs.h>
+#include <uuid/uuid.h>
 #include "common/online-internal.h"
 
 #ifndef BTRFS_QUOTA_CTL_ENABLE_SIMPLE_QUOTA
@@ -293,6 +296,12 @@ static void explain_destroy_busy(struct vc_fs *fs, u64 qgroupid)
 	else if (p.nr_parents)
 		vc_fs_set_error(fs, "qgroup %s is still a member of %s: remove it first with "
 				"'volctl qgroup remove'", qb, p.parents);
+	else if (btrfs_qgroup_level(qgroupid) == 0 &&
+		 btrfs_qgroup_subvolid(qgroupid) != BTRFS_FS_TREE_OBJECTID &&
+		 btrfs_qgroup_subvolid(qgroupid) < BTRFS_FIRST_FREE_OBJECTID)
+		vc_fs_set_error(fs, "qgroup %s is not a subvolume's group, and the kernel keeps "
+				"it while tree %" PRIu64 " exists", qb,
+				btrfs_qgroup_subvolid(qgroupid));
 	else if (btrfs_qgroup_level(qgroupid) == 0)
 		vc_fs_set_error(fs, "qgroup %s belongs to subvolume %" PRIu64 ", which still "
 				"exists or is still being cleaned (or is a simple-quota space "
@@ -450,4 +459,80 @@ int online_qgroup_limit(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 max_rfer,
 	else
 		vc_fs_set_error(fs, "qgroup %s: cannot set the limit: %s", qb, strerror(-ret));
 	return ret;
+}
+
+/* ---- the kernel's live state in sysfs ---- */
+
+/* First line of /sys/fs/btrfs/<fsid>/<name>, trailing whitespace cut; -errno */
+static int sysfs_read(const char *dir, const char *name, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)size, f))
+		buf[0] = '\0';
+	fclose(f);
+	len = strlen(buf);
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	return 0;
+}
+
+/*
+ * /sys/fs/btrfs/<fsid>/qgroups/ exists while quotas are on; mode,
+ * inconsistent and drop_subtree_threshold live there, quota_override one
+ * level up, and one directory L_ID per qgroup.  All world-readable: this is
+ * how btrfs-progs' quota status works without privilege.
+ */
+int online_quota_runtime(struct vc_fs *fs, struct vc_quota_runtime *rt)
+{
+	struct btrfs_ioctl_fs_info_args fi = { 0 };
+	char dir[96], qdir[112], buf[64], fsid[37];
+	struct dirent *de;
+	DIR *d;
+	int ret;
+
+	memset(rt, 0, sizeof(*rt));
+	rt->drop_threshold = -1;
+	ret = qioctl(fs, BTRFS_IOC_FS_INFO, &fi);
+	if (ret < 0)
+		return ret;
+	uuid_unparse_lower(fi.fsid, fsid);
+	snprintf(dir, sizeof(dir), "/sys/fs/btrfs/%s", fsid);
+	snprintf(qdir, sizeof(qdir), "%s/qgroups", dir);
+	d = opendir(qdir);
+	if (!d) {
+		ret = -errno;
+		if (ret != -ENOENT)
+			return ret;
+		return access(dir, F_OK) ? -ENOENT : 0;	/* no qgroups/: disabled */
+	}
+	rt->enabled = true;
+	while ((de = readdir(d))) {
+		unsigned long level;
+		char *end;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		level = strtoul(de->d_name, &end, 10);
+		if (*end != '_')
+			continue;
+		rt->total++;
+		rt->levels[level < VC_QUOTA_MAX_LEVELS ? level : VC_QUOTA_MAX_LEVELS - 1]++;
+	}
+	closedir(d);
+	if (!sysfs_read(qdir, "mode", buf, sizeof(buf)))
+		rt->simple = !strcmp(buf, "squota");
+	if (!sysfs_read(qdir, "inconsistent", buf, sizeof(buf)))
+		rt->inconsistent = atoi(buf) != 0;
+	if (!sysfs_read(qdir, "drop_subtree_threshold", buf, sizeof(buf)))
+		rt->drop_threshold = atoll(buf);
+	if (!sysfs_read(dir, "quota_override", buf, sizeof(buf)))
+		rt->override_limits = atoi(buf) != 0;
+	return 0;
 }

@@ -24,6 +24,8 @@
 #include <unistd.h>
 #include <linux/btrfs.h>
 #include <linux/magic.h>
+#include <libmount.h>
+#include <uuid/uuid.h>
 #include "common/online-internal.h"
 #include "common/path-utils.h"
 
@@ -124,6 +126,8 @@ static void online_close(struct vc_fs *fs)
 {
 	if (!fs)
 		return;
+	free(fs->mnt_target);
+	free(fs->mnt_root);
 	if (fs->fd >= 0)
 		close(fs->fd);
 	free(fs->search_buf);
@@ -280,6 +284,46 @@ static int fd_subvolid(int fd, u64 *id)
 	return 0;
 }
 
+static int fd_fsid(int fd, u8 fsid[BTRFS_FSID_SIZE])
+{
+	struct btrfs_ioctl_fs_info_args fi;
+	int ret;
+
+	memset(&fi, 0, sizeof(fi));
+	ret = online_ioctl_fd(fd, BTRFS_IOC_FS_INFO, &fi);
+	if (ret < 0)
+		return ret;
+	memcpy(fsid, fi.fsid, BTRFS_FSID_SIZE);
+	return 0;
+}
+
+/*
+ * A path given beside the one the filesystem was opened with (another
+ * subvolume of a set, a path-form qgroup id, -i) must be on that same
+ * filesystem: ids resolved on another one would name other subvolumes.
+ */
+static int same_fs(struct vc_fs *fs, int fd, const char *path)
+{
+	u8 mine[BTRFS_FSID_SIZE], theirs[BTRFS_FSID_SIZE];
+	char a[37], b[37];
+	int ret;
+
+	ret = fd_fsid(fs->fd, mine);
+	if (!ret)
+		ret = fd_fsid(fd, theirs);
+	if (ret) {
+		vc_fs_set_error(fs, "%s: cannot read the filesystem id: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (!memcmp(mine, theirs, BTRFS_FSID_SIZE))
+		return 0;
+	uuid_unparse_lower(theirs, a);
+	uuid_unparse_lower(mine, b);
+	vc_fs_set_error(fs, "%s: on another filesystem (fsid %s) than %s (fsid %s)", path, a,
+			fs->path, b);
+	return -EXDEV;
+}
+
 static int online_path_info(struct vc_fs *fs, const char *path, struct vc_path_info *info)
 {
 	struct statfs sfs;
@@ -305,11 +349,73 @@ static int online_path_info(struct vc_fs *fs, const char *path, struct vc_path_i
 		vc_fs_set_error(fs, "%s: cannot open: %s", path, strerror(errno));
 		return ret;
 	}
+	ret = same_fs(fs, fd, path);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
 	ret = fd_subvolid(fd, &info->subvolid);
 	close(fd);
 	if (ret)
 		vc_fs_set_error(fs, "%s: cannot look up its subvolume: %s", path, strerror(-ret));
 	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* absolute paths                                                      */
+/* ------------------------------------------------------------------ */
+
+/* The mount point holding fs->path and the part of the filesystem mounted there. */
+static void mount_probe(struct vc_fs *fs)
+{
+	struct libmnt_table *tb;
+	struct libmnt_fs *mfs = NULL;
+	char *real;
+
+	fs->mnt_probed = true;
+	real = realpath(fs->path, NULL);
+	tb = real ? mnt_new_table_from_file("/proc/self/mountinfo") : NULL;
+	/*
+	 * From the table, not from st_dev changes: every subvolume root has
+	 * its own st_dev and would pass for a mount point.  Backward: the
+	 * last one mounted on a target is the one seen.
+	 */
+	if (tb)
+		mfs = mnt_table_find_mountpoint(tb, real, MNT_ITER_BACKWARD);
+	if (mfs && mnt_fs_get_root(mfs) && mnt_fs_get_target(mfs) &&
+	    !strcmp(mnt_fs_get_fstype(mfs) ?: "", "btrfs")) {
+		fs->mnt_root = strdup(mnt_fs_get_root(mfs));
+		fs->mnt_target = strdup(mnt_fs_get_target(mfs));
+	}
+	free(real);
+	mnt_unref_table(tb);
+}
+
+static char *online_absolute_path(struct vc_fs *fs, const char *tl_path)
+{
+	const char *root, *rest;
+	size_t len;
+	char *out;
+
+	if (!fs->mnt_probed)
+		mount_probe(fs);
+	if (!fs->mnt_target || !fs->mnt_root || !tl_path)
+		return NULL;
+	/* mountinfo's root is the path from the top level, "/" for all of it */
+	root = fs->mnt_root + strspn(fs->mnt_root, "/");
+	len = strlen(root);
+	if (!len)
+		rest = tl_path;
+	else if (!strncmp(tl_path, root, len) && (!tl_path[len] || tl_path[len] == '/'))
+		rest = tl_path + len + strspn(tl_path + len, "/");
+	else
+		return NULL;	/* outside what is mounted there */
+	if (!*rest)
+		return strdup(fs->mnt_target);
+	if (asprintf(&out, "%s%s%s", fs->mnt_target,
+		     fs->mnt_target[strlen(fs->mnt_target) - 1] == '/' ? "" : "/", rest) < 0)
+		return NULL;
+	return out;
 }
 
 /* ------------------------------------------------------------------ */
@@ -642,6 +748,25 @@ static int online_commit(struct vc_fs *fs, bool wait)
 	return ret;
 }
 
+/*
+ * BTRFS_IOC_SYNC starts writeback of all dirty data, waits for it and
+ * commits; syncfs() does the same through the VFS where the ioctl is
+ * refused (it never is on Linux 3.x and later, but costs nothing to allow).
+ */
+static int online_sync(struct vc_fs *fs)
+{
+	int ret;
+
+	vc_fs_clear_error(fs);
+	ret = online_ioctl(fs, BTRFS_IOC_SYNC, NULL);
+	if (ret == -ENOTTY || ret == -EINVAL)
+		ret = syncfs(fs->fd) < 0 ? -errno : 0;
+	if (ret >= 0)
+		return 0;
+	vc_fs_set_error(fs, "%s: cannot sync the filesystem: %s", fs->path, strerror(-ret));
+	return ret;
+}
+
 struct root_probe {
 	bool found;		/* ROOT_ITEM present */
 	bool linked;		/* ROOT_BACKREF present: not deleted */
@@ -759,12 +884,15 @@ const struct vc_backend_ops vc_online_ops = {
 	.close = online_close,
 	.tree_search = online_tree_search,
 	.path_info = online_path_info,
+	.absolute_path = online_absolute_path,
 	.rescan_status = online_rescan_status,
+	.quota_runtime = online_quota_runtime,
 	.subvol_create = online_subvol_create,
 	.snapshot = online_snapshot,
 	.subvol_delete = online_subvol_delete,
 	.set_default = online_set_default,
 	.commit = online_commit,
+	.sync = online_sync,
 	.wait_cleaned = online_wait_cleaned,
 	.quota_ctl = online_quota_ctl,
 	.rescan_start = online_rescan_start,

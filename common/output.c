@@ -12,7 +12,12 @@
 #include "common/messages.h"
 #include "common/output.h"
 
-#define JSON_SCHEMA_VERSION "1"
+/*
+ * 2: every member name snake_case (the version-1 names of the top-level
+ * members are printed too, for one release), unset values null,
+ * absolute_path added.  See Documentation/json-schema.md.
+ */
+#define JSON_SCHEMA_VERSION "2"
 
 void json_write_escaped(FILE *out, const char *s)
 {

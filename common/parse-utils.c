@@ -42,13 +42,35 @@ int parse_u64(const char *s, uint64_t *out)
 	return *end ? -EINVAL : 0;
 }
 
+/*
+ * The multiplier a size suffix stands for: one letter b k m g t p e (any
+ * case), or KiB MiB ... EiB (any case); all powers of 1024.  Decimal units
+ * ("MB") are refused: btrfs-progs reads "10M" as MiB, and "10MB" is too
+ * easily meant as 10^7.  Returns the shift (0 for bytes), or -1.
+ */
+static int size_suffix_shift(const char *suf)
+{
+	static const char letters[] = "bkmgtpe";
+	const char *pos;
+
+	if (!*suf)
+		return 0;
+	pos = strchr(letters, tolower((unsigned char)*suf));
+	if (!pos)
+		return -1;
+	if (!suf[1])
+		return 10 * (int)(pos - letters);
+	if (pos != letters && strlen(suf) == 3 && tolower((unsigned char)suf[1]) == 'i' &&
+	    tolower((unsigned char)suf[2]) == 'b')
+		return 10 * (int)(pos - letters);
+	return -1;
+}
+
 int parse_size(const char *s, bool allow_none, uint64_t *out, bool *is_none)
 {
-	static const char suffixes[] = "bkmgtpe";
-	const char *end, *pos;
-	uint64_t v;
-	unsigned int shift;
-	int ret;
+	const char *end, *suf;
+	uint64_t v, frac = 0, scale = 1;
+	int shift, ret;
 
 	if (is_none)
 		*is_none = false;
@@ -65,16 +87,33 @@ int parse_size(const char *s, bool allow_none, uint64_t *out, bool *is_none)
 	ret = parse_digits(s, &v, &end);
 	if (ret)
 		return ret;
-	if (*end) {
-		if (end[1])
+	suf = end;
+	if (*end == '.') {
+		/* a fraction of a unit, "1.5G": at most 18 digits, rounded down */
+		for (suf = end + 1; isdigit((unsigned char)*suf); suf++) {
+			if (scale >= 1000000000000000000ULL)
+				return -EINVAL;
+			frac = frac * 10 + (uint64_t)(*suf - '0');
+			scale *= 10;
+		}
+		if (suf == end + 1)
 			return -EINVAL;
-		pos = strchr(suffixes, tolower((unsigned char)*end));
-		if (!pos)
-			return -EINVAL;
-		shift = 10 * (unsigned int)(pos - suffixes);
-		if (shift && v > (UINT64_MAX >> shift))
+	}
+	shift = size_suffix_shift(suf);
+	if (shift < 0)
+		return -EINVAL;
+	if (scale > 1 && !shift)
+		return -EINVAL;		/* a fraction of a byte */
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	v <<= shift;
+	if (scale > 1) {
+		/* frac / scale of 2^shift, without overflow: shift <= 60, scale <= 10^18 */
+		unsigned __int128 part = ((unsigned __int128)frac << shift) / scale;
+
+		if (v > UINT64_MAX - (uint64_t)part)
 			return -ERANGE;
-		v <<= shift;
+		v += (uint64_t)part;
 	}
 	*out = v;
 	return 0;

@@ -17,9 +17,11 @@
 int parse_u64(const char *s, uint64_t *out);
 
 /*
- * A size: decimal digits, then optionally one suffix b k m g t p e (any
- * case, binary multiples: k = 1024).  With @allow_none, "none" (any case)
- * sets *is_none and *out = 0.
+ * A size: decimal digits, then optionally a suffix b k m g t p e or KiB MiB
+ * GiB TiB PiB EiB (any case, binary multiples: k = KiB = 1024).  With a
+ * suffix other than b the number may have a fraction ("1.5G"), rounded down
+ * to a whole byte.  Decimal units (MB, GB) are refused.  With @allow_none,
+ * "none" (any case) sets *is_none and *out = 0.
  */
 int parse_size(const char *s, bool allow_none, uint64_t *out, bool *is_none);
 

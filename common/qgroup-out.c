@@ -457,6 +457,8 @@ static void json_row(struct json_writer *w, const struct qgroup_row *row)
 	json_limit(w, "max_exclusive", qg->limit.max_excl, has_max_excl(qg));
 	json_str(w, "path", row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ? "" :
 			    row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->path : NULL);
+	json_str(w, "absolute_path", row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ||
+				     row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->abs : NULL);
 	json_str(w, "status", kind_name(row->kind));
 	json_id_list(w, "parents", qg->parents, qg->nr_parents);
 	json_id_list(w, "children", qg->children, qg->nr_children);
@@ -480,78 +482,94 @@ int qgroup_print_json(FILE *out, const struct qgroup_view *view)
 		json_str(&w, "source", view->computed);
 		json_object_close(&w);
 	}
-	json_array_open(&w, "qgroup-show");
-	for (size_t i = 0; i < view->nr; i++)
-		json_row(&w, &view->rows[i]);
-	json_array_close(&w);
+	/* the version-1 name follows for one release (the values did not change) */
+	for (int pass = 0; pass < 2; pass++) {
+		json_array_open(&w, pass ? "qgroup-show" : "qgroup_show");
+		for (size_t i = 0; i < view->nr; i++)
+			json_row(&w, &view->rows[i]);
+		json_array_close(&w);
+	}
 	json_document_close(&w);
 	return 0;
 }
 
 /* ---- quota status ---- */
 
-#define MAX_LEVEL_COUNTS 8
-
-static size_t count_levels(const struct btrfs_qgroup_list *list, size_t *counts)
+/* Levels with groups, from 0 to the highest (level 0 always when enabled) */
+static size_t top_level(const struct quota_state *st)
 {
 	size_t top = 0;
 
-	memset(counts, 0, MAX_LEVEL_COUNTS * sizeof(*counts));
-	for (size_t i = 0; list && i < list->nr; i++) {
-		size_t level = btrfs_qgroup_level(list->groups[i].qgroupid);
-
-		if (level >= MAX_LEVEL_COUNTS)
-			level = MAX_LEVEL_COUNTS - 1;
-		counts[level]++;
-		if (level > top)
-			top = level;
-	}
+	for (size_t l = 0; l < QUOTA_MAX_LEVELS; l++)
+		if (st->levels[l])
+			top = l;
 	return top;
 }
 
-static void status_json(FILE *out, const char *path, const struct quota_state *st,
-			const struct btrfs_qgroup_list *list)
+static void status_members(struct json_writer *w, const char *name, const char *path,
+			   const struct quota_state *st);
+
+static void status_json(FILE *out, const char *path, const struct quota_state *st)
 {
-	size_t counts[MAX_LEVEL_COUNTS], top = count_levels(list, counts);
 	struct json_writer w;
 
 	json_document_open(&w, out);
-	json_object_open(&w, "quota-status");
-	json_str(&w, "path", path);
-	json_bool(&w, "enabled", st->enabled);
-	if (st->enabled)
-		json_str(&w, "mode", st->simple ? "simple" : "full");
-	else
-		json_null(&w, "mode");
-	json_bool(&w, "inconsistent", st->inconsistent);
-	json_bool(&w, "rescan_running", st->rescan_running);
-	if (st->rescan_running)
-		json_u64(&w, "rescan_progress", st->rescan_progress);
-	else
-		json_null(&w, "rescan_progress");
-	json_u64(&w, "total_count", list ? list->nr : 0);
-	json_array_open(&w, "levels");
-	for (size_t l = 0; list && list->nr && l <= top; l++) {
-		if (!counts[l] && l)
-			continue;
-		json_object_open(&w, NULL);
-		json_u64(&w, "level", l);
-		json_u64(&w, "count", counts[l]);
-		json_object_close(&w);
-	}
-	json_array_close(&w);
-	json_object_close(&w);
+	for (int pass = 0; pass < 2; pass++)
+		status_members(&w, pass ? "quota-status" : "quota_status", path, st);
 	json_document_close(&w);
 }
 
-int quota_print_status(FILE *out, const char *path, const struct quota_state *st,
-		       const struct btrfs_qgroup_list *list, bool json)
+/* The quota_status object; the version-1 name too for one release, its values as now */
+static void status_members(struct json_writer *w, const char *name, const char *path,
+			   const struct quota_state *st)
 {
-	size_t counts[MAX_LEVEL_COUNTS], top;
-	char label[16];
+	size_t top = top_level(st);
+
+	json_object_open(w, name);
+	json_str(w, "path", path);
+	json_bool(w, "enabled", st->enabled);
+	if (st->enabled)
+		json_str(w, "mode", st->simple ? "simple" : "full");
+	else
+		json_null(w, "mode");
+	json_bool(w, "inconsistent", st->inconsistent);
+	if (st->rescan_unknown)
+		json_null(w, "rescan_running");
+	else
+		json_bool(w, "rescan_running", st->rescan_running);
+	if (st->rescan_running)
+		json_u64(w, "rescan_progress", st->rescan_progress);
+	else
+		json_null(w, "rescan_progress");
+	json_u64(w, "total_count", st->total);
+	json_array_open(w, "levels");
+	for (size_t l = 0; st->total && l <= top; l++) {
+		if (!st->levels[l] && l)
+			continue;
+		json_object_open(w, NULL);
+		json_u64(w, "level", l);
+		json_u64(w, "count", st->levels[l]);
+		json_object_close(w);
+	}
+	json_array_close(w);
+	if (st->enabled && st->override_limits >= 0)
+		json_bool(w, "override_limits", st->override_limits);
+	else
+		json_null(w, "override_limits");
+	if (st->enabled && st->drop_threshold >= 0)
+		json_u64(w, "drop_subtree_threshold", (u64)st->drop_threshold);
+	else
+		json_null(w, "drop_subtree_threshold");
+	json_object_close(w);
+}
+
+int quota_print_status(FILE *out, const char *path, const struct quota_state *st, bool json)
+{
+	size_t top = top_level(st);
+	char label[32], num[32];
 
 	if (json) {
-		status_json(out, path, st, list);
+		status_json(out, path, st);
 		return 0;
 	}
 	fprintf(out, "Quotas on %s:\n", path);
@@ -559,26 +577,34 @@ int quota_print_status(FILE *out, const char *path, const struct quota_state *st
 		fprintf(out, "  Enabled: no\n");
 		return 0;
 	}
-	top = count_levels(list, counts);
+	/* btrfs-progs' lines, in its order */
 	fprintf(out, "  %-25s%s\n", "Enabled:", "yes");
 	fprintf(out, "  %-25s%s\n", "Mode:",
 		st->simple ? "squota (simplified accounting)" : "qgroup (full accounting)");
 	fprintf(out, "  %-25s%s\n", "Inconsistent:",
 		st->inconsistent ? "yes (rescan needed)" : "no");
-	if (st->rescan_running && st->rescan_progress != (u64)-1)
+	fprintf(out, "  %-25s%s\n", "Override limits:",
+		st->override_limits < 0 ? "-" : st->override_limits ? "yes" : "no");
+	snprintf(num, sizeof(num), "%lld", st->drop_threshold);
+	fprintf(out, "  %-25s%s\n", "Drop subtree threshold:", st->drop_threshold < 0 ? "-" : num);
+	fprintf(out, "  %-25s%zu\n", "Total count:", st->total);
+	fprintf(out, "  %-25s%zu\n", "Level 0:", st->levels[0]);
+	/* then volctl's */
+	for (size_t l = 1; l <= top; l++) {
+		if (!st->levels[l])
+			continue;
+		snprintf(label, sizeof(label), "Level %zu:", l);
+		fprintf(out, "  %-25s%zu\n", label, st->levels[l]);
+	}
+	if (st->rescan_unknown)
+		fprintf(out, "  %-25s%s\n", "Rescan:", "unknown (reading it needs CAP_SYS_ADMIN)");
+	else if (st->rescan_running && st->rescan_progress != (u64)-1)
 		fprintf(out, "  %-25srunning (at objectid %" PRIu64 ")\n", "Rescan:",
 			st->rescan_progress);
 	else if (st->rescan_running)
 		fprintf(out, "  %-25s%s\n", "Rescan:", "running");
 	else
 		fprintf(out, "  %-25s%s\n", "Rescan:", "not running");
-	fprintf(out, "  %-25s%zu\n", "Total count:", list ? list->nr : 0);
-	for (size_t l = 0; l <= top; l++) {
-		if (!counts[l] && l)
-			continue;
-		snprintf(label, sizeof(label), "Level %zu:", l);
-		fprintf(out, "  %-25s%zu\n", label, counts[l]);
-	}
 	if (st->rescan_running)
 		fprintf(out, "Note: a rescan is running; the numbers are incomplete until it "
 			"finishes ('volctl quota rescan -W %s' waits for it)\n", path);
@@ -590,6 +616,30 @@ int quota_print_status(FILE *out, const char *path, const struct quota_state *st
 
 /* ---- reading the state through the backend ---- */
 
+static void count_levels(const struct btrfs_qgroup_list *list, struct quota_state *st)
+{
+	st->total = list->nr;
+	for (size_t i = 0; i < list->nr; i++) {
+		size_t level = btrfs_qgroup_level(list->groups[i].qgroupid);
+
+		st->levels[level < QUOTA_MAX_LEVELS ? level : QUOTA_MAX_LEVELS - 1]++;
+	}
+}
+
+/* The kernel's live view (sysfs) where there is one: fresher than the quota tree. */
+static void apply_runtime(const struct vc_backend_ops *ops, struct vc_fs *fs,
+			  struct quota_state *st)
+{
+	struct vc_quota_runtime rt;
+
+	if (!ops->quota_runtime || ops->quota_runtime(fs, &rt) || !rt.enabled)
+		return;
+	/* the on-disk flag changes only at commit; like btrfs-progs, trust either */
+	st->inconsistent |= rt.inconsistent;
+	st->override_limits = rt.override_limits;
+	st->drop_threshold = rt.drop_threshold;
+}
+
 int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
 		     struct btrfs_qgroup_list *list, struct quota_state *st)
 {
@@ -598,6 +648,8 @@ int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
 	int ret;
 
 	memset(st, 0, sizeof(*st));
+	st->override_limits = -1;
+	st->drop_threshold = -1;
 	memset(list, 0, sizeof(*list));
 	if (!ops->tree_search)
 		return -EOPNOTSUPP;
@@ -615,6 +667,17 @@ int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
 		st->rescan_running = true;
 		st->rescan_progress = list->status.rescan;
 	}
+	count_levels(list, st);
+	/*
+	 * Both are kernel settings that are not stored: offline, give what
+	 * every mount starts with (and volctl's offline writes never override
+	 * a limit).
+	 */
+	if (!ops->quota_runtime) {
+		st->override_limits = 0;
+		st->drop_threshold = QUOTA_DROP_SUBTREE_THRES_DEFAULT;
+	}
+	apply_runtime(ops, fs, st);
 	/* the kernel's view is fresher than the on-disk flag; offline has only the flag */
 	if (ops->rescan_status && !ops->rescan_status(fs, &rs)) {
 		st->rescan_running = rs.running;
@@ -622,5 +685,28 @@ int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
 			st->rescan_progress = rs.progress;
 	}
 	vc_fs_clear_error(fs);
+	return 0;
+}
+
+int quota_state_read_status(const struct vc_backend_ops *ops, struct vc_fs *fs,
+			    struct btrfs_qgroup_list *list, struct quota_state *st)
+{
+	struct vc_quota_runtime rt;
+	int ret = quota_state_read(ops, fs, list, st);
+
+	/* without privilege the quota tree is closed, sysfs is not (btrfs-progs uses only it) */
+	if (ret != -EPERM || !ops->quota_runtime || ops->quota_runtime(fs, &rt))
+		return ret;
+	vc_fs_clear_error(fs);
+	st->enabled = rt.enabled;
+	if (!rt.enabled)
+		return 0;
+	st->simple = rt.simple;
+	st->inconsistent = rt.inconsistent;
+	st->override_limits = rt.override_limits;
+	st->drop_threshold = rt.drop_threshold;
+	st->rescan_unknown = true;
+	st->total = rt.total;
+	memcpy(st->levels, rt.levels, sizeof(st->levels));
 	return 0;
 }

@@ -17,10 +17,15 @@
 #include "kernel-shared/qgroup-list.h"
 #include "kernel-shared/subvol-list.h"
 
+#define QUOTA_MAX_LEVELS VC_QUOTA_MAX_LEVELS
+/* the kernel's drop subtree threshold when a filesystem is mounted */
+#define QUOTA_DROP_SUBTREE_THRES_DEFAULT 3
+
 struct qgroup_row {
 	const struct btrfs_qgroup *qg;
 	enum btrfs_qgroup_kind kind;
 	const char *path;	/* subvolume path ("" for the top level), NULL if none */
+	char *abs;		/* where that is for the user (ops->absolute_path), or NULL */
 };
 
 /* Quota state as shown by quota status and in the "quota" JSON object. */
@@ -29,7 +34,12 @@ struct quota_state {
 	bool simple;		/* squota mode */
 	bool inconsistent;
 	bool rescan_running;
+	bool rescan_unknown;	/* the kernel would not say (no privilege) */
 	u64 rescan_progress;
+	int override_limits;	/* the kernel ignores limits: 1, 0; -1 unknown */
+	long long drop_threshold; /* the kernel's drop subtree threshold, -1 unknown */
+	size_t total;		/* qgroups */
+	size_t levels[QUOTA_MAX_LEVELS];	/* per level; the last counts all above */
 };
 
 struct qgroup_view {
@@ -63,7 +73,7 @@ int qgroup_print_table(FILE *out, const struct qgroup_view *view,
 /* The hierarchy: groups without parents at the root, members below (libsmartcols). */
 int qgroup_print_tree(FILE *out, const struct qgroup_view *view,
 		      const struct qgroup_show_opts *opts);
-/* {"__header", "quota": {...}, "qgroup-show": [...]} */
+/* {"__header", "quota": {...}, "qgroup_show": [...], "qgroup-show": [...] (version 1)} */
 int qgroup_print_json(FILE *out, const struct qgroup_view *view);
 
 /*
@@ -75,8 +85,15 @@ int qgroup_print_json(FILE *out, const struct qgroup_view *view);
 int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
 		     struct btrfs_qgroup_list *list, struct quota_state *st);
 
-/* quota status, text (btrfs-progs layout) or JSON. */
-int quota_print_status(FILE *out, const char *path, const struct quota_state *st,
-		       const struct btrfs_qgroup_list *list, bool json);
+/*
+ * quota_state_read() for "quota status": without privilege (the quota tree
+ * cannot be read) the state comes from the kernel's sysfs files instead, as
+ * btrfs-progs reads it; the rescan state is then unknown.
+ */
+int quota_state_read_status(const struct vc_backend_ops *ops, struct vc_fs *fs,
+			    struct btrfs_qgroup_list *list, struct quota_state *st);
+
+/* quota status, text (btrfs-progs' lines in its order, then volctl's) or JSON. */
+int quota_print_status(FILE *out, const char *path, const struct quota_state *st, bool json);
 
 #endif

@@ -8,38 +8,51 @@
 static const char *const suffix_binary[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 static const char *const suffix_decimal[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
 
+/*
+ * btrfs-progs' rule (common/units.c there): a mode (raw, base 1024, base
+ * 1000) and a fixed unit, set apart.  --raw, --human-readable, -h and -H
+ * set both, the fixed unit cleared; --iec and --si set only the mode;
+ * --kbytes ... set only the unit.  Raw mode prints bytes whatever the
+ * unit, so "--raw --kbytes" and "--kbytes --raw" both print bytes, while
+ * "--raw --si" is human-readable base 1000.
+ */
+enum unit_kind { U_RAW, U_HUMAN, U_HUMAN_SI, U_IEC, U_SI, U_FIXED };
+
 struct unit_opt {
 	const char *name;
 	char shortopt;
-	int kind;	/* 0 raw, 1 human, 2 iec, 3 si, 4.. fixed exponent + 3 */
+	enum unit_kind kind;
+	unsigned int fixed;	/* U_FIXED: 1 = K ... 4 = T */
 };
 
 static const struct unit_opt unit_opts[] = {
-	{ "--raw", 'b', 0 },
-	{ "--human-readable", 'h', 1 },
-	{ "--iec", 0, 2 },
-	{ "--si", 'H', 3 },
-	{ "--kbytes", 'k', 4 },
-	{ "--mbytes", 'm', 5 },
-	{ "--gbytes", 'g', 6 },
-	{ "--tbytes", 't', 7 },
+	{ "--raw", 'b', U_RAW, 0 },
+	{ "--human-readable", 'h', U_HUMAN, 0 },
+	{ NULL, 'H', U_HUMAN_SI, 0 },
+	{ "--iec", 0, U_IEC, 0 },
+	{ "--si", 0, U_SI, 0 },
+	{ "--kbytes", 'k', U_FIXED, 1 },
+	{ "--mbytes", 'm', U_FIXED, 2 },
+	{ "--gbytes", 'g', U_FIXED, 3 },
+	{ "--tbytes", 't', U_FIXED, 4 },
 };
 
-static unsigned int apply_unit(unsigned int mode, int kind)
+static unsigned int apply_unit(unsigned int mode, const struct unit_opt *u)
 {
-	switch (kind) {
-	case 0:
-		return mode | UNITS_RAW;
-	case 1:
-		return mode & ~(UNITS_RAW | UNITS_FIXED_MASK);
-	case 2:
+	switch (u->kind) {
+	case U_RAW:
+		return UNITS_RAW;
+	case U_HUMAN:
+		return UNITS_DEFAULT;
+	case U_HUMAN_SI:
+		return UNITS_DECIMAL;
+	case U_IEC:
 		return mode & ~(UNITS_RAW | UNITS_DECIMAL);
-	case 3:
-		/* -H / --si: human-readable with base 1000 */
+	case U_SI:
 		return (mode & ~UNITS_RAW) | UNITS_DECIMAL;
+	case U_FIXED:
 	default:
-		mode &= ~(UNITS_RAW | UNITS_FIXED_MASK);
-		return mode | ((unsigned int)(kind - 3) << UNITS_FIXED_SHIFT);
+		return (mode & ~UNITS_FIXED_MASK) | (u->fixed << UNITS_FIXED_SHIFT);
 	}
 }
 
@@ -48,7 +61,7 @@ static const struct unit_opt *match_unit(const char *arg, bool short_opts)
 	for (size_t i = 0; i < sizeof(unit_opts) / sizeof(unit_opts[0]); i++) {
 		const struct unit_opt *u = &unit_opts[i];
 
-		if (!strcmp(arg, u->name))
+		if (u->name && !strcmp(arg, u->name))
 			return u;
 		if (short_opts && u->shortopt && arg[0] == '-' && arg[1] == u->shortopt &&
 		    !arg[2])
@@ -69,7 +82,7 @@ unsigned int units_from_args(int *argc, char **argv, bool short_opts)
 			break;
 		u = match_unit(argv[i], short_opts);
 		if (u) {
-			mode = apply_unit(mode, u->kind);
+			mode = apply_unit(mode, u);
 			continue;
 		}
 		argv[out++] = argv[i];

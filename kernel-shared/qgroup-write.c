@@ -375,7 +375,8 @@ static int change_relation(struct btrfs_trans_handle *trans, u64 src, u64 dst, b
 		ret = -EINVAL;
 	} else if (!s || !s->has_info || !d || !d->has_info) {
 		btrfs_fs_set_error(fs, "qgroup %s does not exist", (!s || !s->has_info) ? sb : db);
-		ret = -ENOENT;
+		/* the kernel's errnos: EINVAL for an assign, ENOENT for a remove */
+		ret = assign ? -EINVAL : -ENOENT;
 	}
 	if (!ret) {
 		for (size_t i = 0; i < s->nr_parents; i++)
@@ -487,6 +488,14 @@ static int destroy_busy(struct btrfs_fs *fs, const struct btrfs_qgroup *qg)
 	}
 	if (btrfs_qgroup_level(qg->qgroupid) == 0 &&
 	    btrfs_read_root(fs, btrfs_qgroup_subvolid(qg->qgroupid), &root) == 0) {
+		u64 sub = btrfs_qgroup_subvolid(qg->qgroupid);
+
+		if (sub != BTRFS_FS_TREE_OBJECTID && sub < BTRFS_FIRST_FREE_OBJECTID) {
+			btrfs_fs_set_error(fs, "qgroup %s is not a subvolume's group, and the "
+					   "kernel keeps it while tree %llu exists", b,
+					   (unsigned long long)sub);
+			return -EBUSY;
+		}
 		btrfs_fs_set_error(fs, "qgroup %s belongs to subvolume %llu, which still exists or "
 				   "is still being cleaned (or is a simple-quota space holder)", b,
 				   (unsigned long long)btrfs_qgroup_subvolid(qg->qgroupid));

@@ -11,6 +11,7 @@
 #   freeze_mid_drop MNT IMG ID COPY
 #                          copy of IMG taken while the kernel's drop of subvolume ID is
 #                          under way (fsfreeze): a deterministic half-dropped image
+#   let_nobody_reach_mnt   chmod o+x the private directories above $MNT
 #   assert_status N, assert_output_contains STR, assert_json (output parses with jq)
 
 # "run ! cmd": a negated command that fails the test wherever it stands
@@ -43,6 +44,15 @@ require_root_loop() {
 		skip "needs loop devices (/dev/loop-control missing)"
 	fi
 	command -v mkfs.btrfs >/dev/null || skip "needs mkfs.btrfs (Debian btrfs-progs)"
+}
+
+# Let user nobody reach $MNT through this run's private directories
+let_nobody_reach_mnt() {
+	local d=$MNT
+	while [ "$d" != / ] && [[ "$d" == "$BATS_RUN_TMPDIR"* ]]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
 }
 
 mkfs_mount() {

@@ -52,7 +52,7 @@ wrapped_refs() {
 	# 0/256 was 53,248 bytes short; qgroup show --compute uses the same engine
 	run_volctl --format json --image "$IMG" qgroup show --compute /
 	assert_status 0
-	[ "$(jq '.["qgroup-show"][] | select(.qgroupid == "0/256") | .referenced' <<<"$output")" -eq 32985088 ]
+	[ "$(jq '.["qgroup_show"][] | select(.qgroupid == "0/256") | .referenced' <<<"$output")" -eq 32985088 ]
 }
 
 @test "exact: bgt-quota (block-group tree, 3 levels, limits): every group equal, no warning" {

@@ -57,10 +57,10 @@ state() {
 	qg=$("$VOLCTL" --format json --image "$img" qgroup show --raw / 2>/dev/null) || qg='{}'
 	jq -cn --argjson s "$sup" --argjson l "$list" --argjson c "$chk" --argjson d "$def" \
 		--argjson q "$qg" '{gen: $s.superblocks[0].generation,
-		subvols: [$l."subvolume-list"[] | {id, path, parent, flags, generation}],
+		subvols: [$l."subvolume_list"[] | {id, path, parent, flags, generation}],
 		deleted: $c.check.trees.deleted_subvolumes,
 		default: $d."subvolume-get-default".id, quota: $c.check.quota,
-		groups: [($q."qgroup-show" // [])[] | {qgroupid, referenced, exclusive,
+		groups: [($q."qgroup_show" // [])[] | {qgroupid, referenced, exclusive,
 			max_referenced, max_exclusive, parents}]}'
 }
 

@@ -187,6 +187,62 @@ completion_table() {
 	[ "$checked" -gt 0 ] || skip "the binary has no command options yet"
 }
 
+# Option names at the start of the tagged paragraphs ("-c, --commit-after")
+# of a rendered page section on stdin.
+man_options() {
+	awk '/^       -/ {
+		line = $0; sub(/^ +/, "", line)
+		n = split(line, w, /[ ,]+/)
+		for (i = 1; i <= n; i++) {
+			if (w[i] !~ /^--?[A-Za-z]/)
+				break
+			o = w[i]; sub(/[=\[].*/, "", o); print o
+		}
+	}' | sort -u
+}
+
+@test "every option a man page documents for a command is in that command's --help" {
+	need_groff
+	local g c o help globals checked=0
+	globals=$(global_options)
+	for g in $(binary_groups); do
+		for c in $(binary_commands "$g"); do
+			help=$("$VOLCTL" "$g" "$c" --help | help_options)
+			for o in $(subsection "volctl-$g" "$c" | man_options); do
+				echo "$help" | grep -qx -- "$o" || echo "$globals" | grep -qx -- "$o" ||
+					{ echo "volctl-$g.8, '$c': $o is not in 'volctl $g $c --help'"; return 1; }
+				checked=$((checked + 1))
+			done
+		done
+	done
+	[ "$checked" -gt 50 ]
+}
+
+@test "volctl(8) lists exactly the commands of each group" {
+	need_groff
+	local g listed cmds
+	for g in $(binary_groups); do
+		listed=$(render volctl | grep -A1 -E "^       volctl $g command" | tail -n1 |
+			sed -E 's/.*\): //; s/[.]$//; s/, /\n/g' | sort)
+		cmds=$(binary_commands "$g" | sort)
+		[ "$listed" = "$cmds" ] ||
+			{ echo "volctl.8 lists for $g:" $listed "; the binary has:" $cmds; return 1; }
+	done
+}
+
+@test "volctl-check(8) and volctl-mkfs(8) document exactly the options of their --help" {
+	need_groff
+	local c page help globals
+	globals=$(global_options)
+	for c in check mkfs; do
+		page=$(render "volctl-$c" | awk '/^OPTIONS/ { on = 1; next } /^[A-Z]/ { on = 0 } on' |
+			man_options | grep -vxF -f <(echo "$globals") || true)
+		help=$("$VOLCTL" "$c" --help | help_options | grep -vxF -f <(echo "$globals") || true)
+		[ -n "$help" ]
+		[ "$page" = "$help" ] || { echo "volctl-$c.8 OPTIONS:" $page "; --help:" $help; return 1; }
+	done
+}
+
 @test "every global option of volctl --help is in volctl(8) and in the completion" {
 	need_groff
 	local o opts
@@ -319,6 +375,9 @@ completion_table() {
 		cmp "$DOC/$p.8" "$root/usr/share/man/man8/$p.8" || { echo "man page $p"; return 1; }
 	done
 	cmp "$COMPLETION" "$root/usr/share/bash-completion/completions/volctl"
+	# the JSON schema and its description
+	cmp "$DOC/volctl.schema.json" "$root/usr/share/volctl/volctl.schema.json"
+	cmp "$DOC/json-schema.md" "$root/usr/share/doc/volctl/json-schema.md"
 	# man finds the installed pages by name
 	if command -v man >/dev/null; then
 		for p in $PAGES; do
@@ -403,23 +462,23 @@ keys_documented_in() {
 @test "the jq examples in the man pages work on real output" {
 	need_groff
 	fixture_image
-	run bash -c "'$VOLCTL' --image '$IMG' --format json subvolume list / | jq -r '.[\"subvolume-list\"][].path'"
+	run bash -c "'$VOLCTL' --image '$IMG' --format json subvolume list / | jq -r '.subvolume_list[].path'"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *snap-a* ]]
 	run bash -c "'$VOLCTL' --image '$IMG' --format json qgroup show / |
-		jq -r '.[\"qgroup-show\"][] | select(.exclusive > 8192) | .qgroupid'"
+		jq -r '.qgroup_show[] | select(.exclusive > 8192) | .qgroupid'"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *1/100* ]]
-	run bash -c "'$VOLCTL' --image '$IMG' --format json quota status / | jq -e '.[\"quota-status\"].inconsistent == false'"
+	run bash -c "'$VOLCTL' --image '$IMG' --format json quota status / | jq -e '.quota_status.inconsistent == false'"
 	[ "$status" -eq 0 ]
 	run bash -c "'$VOLCTL' --format json inspect super --all '$IMG' |
 		jq -r '.superblocks[] | \"\\(.mirror) \\(.generation) \\(.csum_status)\"'"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"0 "*" match"* ]]
 	# the same jq filters are the ones the pages show
-	render volctl | grep -qF "jq -r '.[\"subvolume-list\"][].path'"
-	render volctl-qgroup | grep -qF "jq -r '.[\"qgroup-show\"][] | select(.exclusive"
-	render volctl-quota | grep -qF "jq '.[\"quota-status\"].inconsistent'"
+	render volctl | grep -qF "jq -r '.subvolume_list[].path'"
+	render volctl-qgroup | grep -qF "jq -r '.qgroup_show[] | select(.exclusive"
+	render volctl-quota | grep -qF "jq '.quota_status.inconsistent'"
 	render volctl-inspect | grep -qF ".superblocks[] | \"\\(.mirror) \\(.generation) \\(.csum_status)\""
 }
 

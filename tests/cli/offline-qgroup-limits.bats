@@ -60,7 +60,7 @@ qg() {
 	# the top level's blocks are shared with s1: copying them makes them s1's alone
 	vc subvolume create /a
 	assert_status 1
-	[[ "$output" =~ ^"error: qgroup 0/256: exclusive limit $excl would be exceeded by "[0-9]+" bytes"$ ]]
+	[[ "$output" =~ ^"error: qgroup 0/256: exclusive limit $excl would be exceeded by "[0-9]+" bytes (Disk quota exceeded)"$ ]]
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	vc_ok qgroup limit -e none 0/256 /
 	vc_ok subvolume create /a
@@ -92,7 +92,7 @@ qg() {
 	before=$(sha256sum <"$IMG")
 	vc subvolume snapshot -i 1/1 / /s3
 	assert_status 1
-	[[ "$output" =~ ^"error: qgroup 2/1: referenced limit $rfer would be exceeded by "([0-9]+)" bytes"$ ]]
+	[[ "$output" =~ ^"error: qgroup 2/1: referenced limit $rfer would be exceeded by "([0-9]+)" bytes (Disk quota exceeded)"$ ]]
 	local over=${BASH_REMATCH[1]}
 	[ "$over" -gt 0 ]
 	[ "$(sha256sum <"$IMG")" = "$before" ]

@@ -69,7 +69,7 @@ default_location() {
 	before=$(sha256sum <"$IMG")
 	vc subvolume set-default 999 /
 	assert_status 1
-	[ "$output" = "error: subvolume 999 does not exist" ]
+	[ "$output" = "error: subvolume 999 does not exist (No such file or directory)" ]
 	vc subvolume set-default 1 /
 	assert_status 1
 	vc subvolume set-default /nope
@@ -157,7 +157,7 @@ default_location() {
 	before=$(sha256sum <"$IMG")
 	vc qgroup create 1/1 /
 	assert_status 1
-	[ "$output" = "error: qgroup 1/1 already exists" ]
+	[ "$output" = "error: qgroup 1/1 already exists (File exists)" ]
 	vc qgroup create 0/300 /
 	assert_status 1
 	assert_output_contains "level-0 qgroups belong to subvolumes"
@@ -169,7 +169,7 @@ default_location() {
 	assert_output_contains "qgroup 0/256 belongs to subvolume 256"
 	vc qgroup destroy 1/9 /
 	assert_status 1
-	[ "$output" = "error: qgroup 1/9 does not exist" ]
+	[ "$output" = "error: qgroup 1/9 does not exist (No such file or directory)" ]
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	vc qgroup remove 0/256 1/1 /
 	assert_status 0
@@ -231,13 +231,13 @@ default_location() {
 	before=$(sha256sum <"$IMG")
 	vc qgroup assign 0/257 1/1 /
 	assert_status 1
-	[ "$output" = "error: qgroup 0/257 is already a member of 1/1" ]
+	[ "$output" = "error: qgroup 0/257 is already a member of 1/1 (File exists)" ]
 	vc qgroup remove 0/256 1/1 /
 	assert_status 1
-	[ "$output" = "error: qgroup 0/256 is not a member of 1/1" ]
+	[ "$output" = "error: qgroup 0/256 is not a member of 1/1 (No such file or directory)" ]
 	vc qgroup assign 0/999 1/1 /
 	assert_status 1
-	[ "$output" = "error: qgroup 0/999 does not exist" ]
+	[ "$output" = "error: qgroup 0/999 does not exist (Invalid argument)" ]
 	vc qgroup assign 1/1 1/2 /
 	assert_status 2
 	[ "$(sha256sum <"$IMG")" = "$before" ]
@@ -268,7 +268,7 @@ default_location() {
 	[[ "$output" != *"max_referenced 104857600"* ]]
 	vc qgroup limit 1M 1/7 /
 	assert_status 1
-	[ "$output" = "error: qgroup 1/7 does not exist" ]
+	[ "$output" = "error: qgroup 1/7 does not exist (No such file or directory)" ]
 }
 
 @test "limits are exact offline: an assign past a limit is refused, naming group, limit, overshoot" {
@@ -283,7 +283,7 @@ default_location() {
 	before=$(sha256sum <"$IMG")
 	vc qgroup assign 0/257 1/1 /
 	assert_status 1
-	[ "$output" = "error: qgroup 1/1: referenced limit 20480 would be exceeded by 12288 bytes" ]
+	[ "$output" = "error: qgroup 1/1: referenced limit 20480 would be exceeded by 12288 bytes (Disk quota exceeded)" ]
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	vc qgroup limit -e 16K 1/1 /
 	vc qgroup limit none 1/1 /
@@ -400,7 +400,7 @@ assign_state() {
 	before=$(sha256sum <"$IMG")
 	vc subvolume create -i 1/1 /z
 	assert_status 1
-	[ "$output" = "error: qgroup 1/1: referenced limit 8192 would be exceeded by 8192 bytes" ]
+	[ "$output" = "error: qgroup 1/1: referenced limit 8192 would be exceeded by 8192 bytes (Disk quota exceeded)" ]
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	vc qgroup limit 16K 1/1 /
 	vc subvolume create -i 1/1 /z

@@ -57,15 +57,54 @@ QG_CMDS="create destroy assign remove limit show clear-stale"
 
 @test "qgroup: valid ids at the boundaries get past parsing" {
 	# parsing succeeds, so the failure is the missing path (exit 1, not 2)
-	for id in 65535/1 0/281474976710655 281474976710655 1/0; do
+	for id in 65535/1 0/281474976710655 1/0; do
 		run_volctl qgroup destroy "$id" /nonexistent
 		assert_status 1
 		assert_output_contains "/nonexistent"
 	done
+	run_volctl qgroup assign 281474976710655 1/1 /nonexistent
+	assert_status 1
+}
+
+@test "qgroup create, destroy: bare ids and level-0 ids no subvolume can have are refused before anything is opened" {
+	# exit 2 on a path that does not exist: refused before any open or ioctl
+	for id in 1 2 257; do
+		for c in create destroy; do
+			run_volctl qgroup "$c" "$id" /nonexistent
+			assert_status 2
+			assert_output_contains "invalid qgroup id '$id': expected LEVEL/ID, a bare id is not accepted"
+		done
+	done
+	for id in 0/1 0/2 0/255 0/4; do
+		run_volctl qgroup create "$id" /nonexistent
+		assert_status 2
+		assert_output_contains "no subvolume can have the level-0 id"
+		# destroying one is allowed: that is how a group made by mistake goes
+		run_volctl qgroup destroy "$id" /nonexistent
+		assert_status 1
+	done
+	# ids a subvolume can have are left to the kernel, which decides
+	for id in 0/5 0/256 0/300 1/1; do
+		run_volctl qgroup create "$id" /nonexistent
+		assert_status 1
+	done
+	run_volctl qgroup create --help
+	assert_output_contains "0/ID with ID below 256 (other than 5) is refused"
+}
+
+@test "qgroup limit: sizes as people type them get past parsing" {
+	# the failure is the missing path (exit 1), not the size (exit 2)
+	for size in 10M 10m 10MiB 10mib 1.5G 0.5t 512KiB 4096 none; do
+		run_volctl qgroup limit "$size" 0/256 /nonexistent
+		[ "$status" -eq 1 ] || { echo "limit '$size': $status $output"; false; }
+	done
+	run_volctl qgroup limit 10MB 0/256 /nonexistent
+	assert_status 2
+	assert_output_contains "KiB ... EiB (powers of 1024"
 }
 
 @test "qgroup limit: invalid sizes are usage errors naming the argument" {
-	for size in -5 12Q 1e99 18446744073709551616 1.5M 1MB M; do
+	for size in -5 12Q 1e99 18446744073709551616 1.5 1MB 10GB '' M; do
 		run_volctl qgroup limit "$size" 0/256 /nonexistent
 		[ "$status" -eq 2 ] || { echo "limit '$size': $status $output"; false; }
 		[[ "$output" == *"invalid size '$size'"* ]] || { echo "$output"; false; }

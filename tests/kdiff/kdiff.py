@@ -701,7 +701,7 @@ def recheck(volctl, img, opts, chk, mismatch):
 
 def compare_show(volctl, img, chk):
     doc, _ = volctl_json(volctl, "--image", img, "qgroup", "show", "--compute", "/")
-    got = {g["qgroupid"]: (g["referenced"], g["exclusive"]) for g in doc["qgroup-show"]}
+    got = {g["qgroupid"]: (g["referenced"], g["exclusive"]) for g in doc["qgroup_show"]}
     for g in chk["qgroups"]:
         want = (g["recorded_referenced"], g["recorded_exclusive"])
         if got.get(g["qgroupid"]) != want:
@@ -711,7 +711,7 @@ def compare_show(volctl, img, chk):
 
 def subvol_list(volctl, img):
     doc, _ = volctl_json(volctl, "--image", img, "subvolume", "list", "/")
-    return [(s["id"], s["path"]) for s in doc["subvolume-list"]]
+    return [(s["id"], s["path"]) for s in doc["subvolume_list"]]
 
 
 def compare_dry_run(rng, volctl, img, opts):

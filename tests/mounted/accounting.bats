@@ -338,7 +338,7 @@ qg_field() {
 	for i in $(seq 1 10); do head -c 9000 /dev/urandom >"$MNT/b/f$i"; done
 	sync
 	"$VOLCTL" --format json qgroup show "$MNT" |
-		jq -r '."qgroup-show"[] | "\(.qgroupid) \(.referenced) \(.exclusive)"' | sort \
+		jq -r '."qgroup_show"[] | "\(.qgroupid) \(.referenced) \(.exclusive)"' | sort \
 		>"$BATS_TEST_TMPDIR/kernel.txt"
 	cleanup_mount
 	run_volctl --format json check --qgroup-report "$IMG"

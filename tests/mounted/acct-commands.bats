@@ -55,7 +55,7 @@ kernel_numbers() {
 
 volctl_computed() {
 	"$VOLCTL" "$@" --format json qgroup show --compute "${QSHOW_PATH:-$MNT}" |
-		jq -r '."qgroup-show"[] | "\(.qgroupid) \(.referenced) \(.exclusive)"' | sort
+		jq -r '."qgroup_show"[] | "\(.qgroupid) \(.referenced) \(.exclusive)"' | sort
 }
 
 # df "used" of a block group type, in bytes (logical: DUP counted once)

@@ -29,8 +29,9 @@ teardown() {
 	run_volctl check --bogus x.img
 	assert_status 2
 	assert_output_contains "unknown option"
-	run_volctl check a.img b.img
+	run_volctl --image a.img check b.img
 	assert_status 2
+	assert_output_contains "not both"
 }
 
 @test "check: a missing image is an error, not a crash" {
@@ -126,6 +127,12 @@ EOF
 	mkfs_mount 256M
 	run_volctl_split check --qgroup-report "$IMG"
 	[[ "$err" == *"$IMG: loop device $LOOPDEV is mounted on $MNT: the filesystem may change"* ]]
+	# every read through --image says so too
+	run_volctl_split --image "$IMG" subvolume list /
+	[ "$status" -eq 0 ]
+	[[ "$err" == *"$IMG: loop device $LOOPDEV is mounted on $MNT: the filesystem may change"* ]]
+	run_volctl_split --image "$IMG" inspect tree -t root
+	[[ "$err" == *"loop device $LOOPDEV is mounted on $MNT"* ]]
 	cleanup_mount
 	run_volctl_split check --qgroup-report "$IMG"
 	[ "$status" -eq 0 ]

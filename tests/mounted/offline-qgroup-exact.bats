@@ -249,7 +249,7 @@ kernel_agrees() {
 	before=$(sha256sum <"$copy")
 	run_volctl --image "$copy" subvolume create -i 1/1 /z
 	assert_status 1
-	[ "$output" = "error: qgroup 1/1: referenced limit 1 would be exceeded by 4095 bytes" ]
+	[ "$output" = "error: qgroup 1/1: referenced limit 1 would be exceeded by 4095 bytes (Disk quota exceeded)" ]
 	run_volctl --image "$copy" subvolume snapshot -i 1/1 /src /sn
 	assert_status 1
 	assert_output_contains "error: qgroup 1/1: referenced limit 1 would be exceeded by"

@@ -46,7 +46,7 @@ progs_state() {
 
 	run_volctl qgroup create 1/10 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 1/10 already exists" ]
+	[ "$output" = "error: qgroup 1/10 already exists (File exists)" ]
 	run_volctl qgroup create 0/300 "$MNT"
 	assert_status 1
 	assert_output_contains "qgroup 0/300: level-0 qgroups belong to subvolumes"
@@ -58,7 +58,7 @@ progs_state() {
 	assert_output_contains "2/10 "
 	run_volctl qgroup destroy 1/10 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 1/10 does not exist" ]
+	[ "$output" = "error: qgroup 1/10 does not exist (No such file or directory)" ]
 }
 
 @test "qgroup assign and remove, by id and by absolute path" {
@@ -80,7 +80,7 @@ progs_state() {
 
 	run_volctl qgroup assign 0/256 1/1 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 0/256 is already a member of 1/1" ]
+	[ "$output" = "error: qgroup 0/256 is already a member of 1/1 (File exists)" ]
 
 	run_volctl qgroup remove "$MNT/a" 1/1 "$MNT"
 	assert_status 0
@@ -89,7 +89,7 @@ progs_state() {
 	assert_output_contains "1/1 2/1 0/257"
 	run_volctl qgroup remove 0/256 1/1 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 0/256 is not a member of 1/1" ]
+	[ "$output" = "error: qgroup 0/256 is not a member of 1/1 (No such file or directory)" ]
 	# a bare subvolume id means 0/ID
 	run_volctl qgroup remove 257 1/1 "$MNT"
 	assert_status 0
@@ -157,7 +157,7 @@ progs_state() {
 
 	run_volctl qgroup limit 1M 1/99 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 1/99 does not exist" ]
+	[ "$output" = "error: qgroup 1/99 does not exist (No such file or directory)" ]
 }
 
 @test "qgroup show: the text table matches btrfs-progs' layout" {
@@ -241,7 +241,7 @@ progs_state() {
 	assert_status 0
 	assert_json
 	j=$output
-	[ "$(jq -r '.__header.version' <<<"$j")" = 1 ]
+	[ "$(jq -r '.__header.version' <<<"$j")" = 2 ]
 	[ "$(jq -c '.quota' <<<"$j")" = '{"enabled":true,"mode":"full","inconsistent":false,"rescan_running":false}' ]
 	[ "$(jq -r '[."qgroup-show"[].qgroupid] | join(" ")' <<<"$j")" = "0/5 0/256 0/257 1/1" ]
 	[ "$(jq -c '."qgroup-show"[0] | [.path, .status, .level, .id]' <<<"$j")" = '["","toplevel",0,5]' ]
@@ -372,10 +372,10 @@ progs_state() {
 	assert_output_contains "qgroup 0/257 belongs to subvolume 257"
 	run_volctl qgroup assign 0/256 1/5 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 1/5 does not exist" ]
+	[ "$output" = "error: qgroup 1/5 does not exist (Invalid argument)" ]
 	run_volctl qgroup assign 0/999 1/1 "$MNT"
 	assert_status 1
-	[ "$output" = "error: qgroup 0/999 does not exist" ]
+	[ "$output" = "error: qgroup 0/999 does not exist (Invalid argument)" ]
 	run_volctl qgroup assign 1/1 1/2 "$MNT"
 	assert_status 2
 	assert_output_contains "cannot assign 1/1 to 1/2: the parent's level must be higher"
@@ -464,6 +464,24 @@ progs_state() {
 	assert_output_contains "16.00KiB"
 }
 
+@test "qgroup show --sync and clear-stale count buffered data, as btrfs-progs' sync does" {
+	btrfs subvolume create "$MNT/a" >/dev/null
+	btrfs filesystem sync "$MNT"
+	# 128 MiB still in the page cache: a bare commit would not count it
+	dd if=/dev/zero of="$MNT/a/big" bs=1M count=128 status=none
+	run_volctl qgroup show --sync --raw "$MNT"
+	assert_status 0
+	local ours
+	ours=$(awk '$1 == "0/256" {print $2}' <<<"$output")
+	[ "$ours" -ge 134217728 ] || { echo "0/256 referenced $ours after --sync"; return 1; }
+	# the same number btrfs-progs reads (nothing left to sync now)
+	[ "$(btrfs qgroup show --raw "$MNT" | awk '$1 == "0/256" {print $2}')" = "$ours" ]
+	dd if=/dev/zero of="$MNT/a/big2" bs=1M count=64 status=none
+	run_volctl qgroup clear-stale "$MNT"
+	assert_status 0
+	[ "$(btrfs qgroup show --raw "$MNT" | awk '$1 == "0/256" {print $2}')" -ge 201326592 ]
+}
+
 @test "qgroup limit: works from inside a subvolume that is over its quota" {
 	btrfs subvolume create "$MNT/d" >/dev/null
 	dd if=/dev/urandom of="$MNT/d/f" bs=1M count=3 status=none
@@ -508,4 +526,58 @@ progs_state() {
 	assert_status 0
 	run btrfs qgroup show "$MNT"
 	[[ "$output" != *"0/256 "* ]]
+}
+
+@test "qgroup create refuses 0/2; clear-stale reports a 0/N group the kernel keeps and still exits 0" {
+	# btrfs-progs 6.2 creates 0/2 and 0/3; the kernel keeps 0/2 for ever
+	# (tree 2, the extent tree, exists) while 0/3 can go
+	btrfs qgroup create 0/2 "$MNT"
+	btrfs qgroup create 0/3 "$MNT"
+	run_volctl qgroup create 0/2 "$MNT"
+	assert_status 2
+	run_volctl qgroup create 2 "$MNT"
+	assert_status 2
+	run btrfs qgroup show "$MNT"
+	[[ "$output" != *"1/2 "* ]]
+	run_volctl_split qgroup clear-stale "$MNT"
+	[ "$status" -eq 0 ] || { echo "$out $err"; return 1; }
+	[[ "$out" == *"Delete stale qgroup 0/3"* ]]
+	[[ "$out" != *"0/2"* ]]
+	[[ "$err" == *"qgroup 0/2: not a subvolume's group and the filesystem has a tree 2"* ]]
+	# and again: the group that stays does not make every later run fail
+	run_volctl_split qgroup clear-stale "$MNT"
+	[ "$status" -eq 0 ]
+	[[ "$err" == *"qgroup 0/2"* ]]
+	run btrfs qgroup show "$MNT"
+	[[ "$output" == *"0/2 "* ]]
+	[[ "$output" != *"0/3 "* ]]
+	run_volctl qgroup destroy 0/2 "$MNT"
+	assert_status 1
+	assert_output_contains "qgroup 0/2 is not a subvolume's group, and the kernel keeps it while tree 2 exists"
+}
+
+@test "unit options combined print what btrfs-progs prints; sizes as people type them" {
+	btrfs subvolume create "$MNT/a" >/dev/null
+	dd if=/dev/urandom of="$MNT/a/f" bs=1M count=3 status=none
+	btrfs filesystem sync "$MNT"
+	local o
+	for o in "--raw --kbytes" "--kbytes --raw" "--raw --si" "--si --raw" "--si --human-readable" \
+		 "--kbytes --human-readable" "--human-readable --kbytes" "--si --kbytes" "--mbytes --iec"; do
+		# shellcheck disable=SC2086
+		[ "$("$VOLCTL" qgroup show $o "$MNT" | awk '$1 == "0/256" {print $2, $3}')" = \
+		  "$(btrfs qgroup show $o "$MNT" | awk '$1 == "0/256" {print $2, $3}')" ] ||
+			{ echo "qgroup show $o differs"; return 1; }
+	done
+	for o in "-k -H" "-H -k" "-b -m" "--raw -k"; do
+		# shellcheck disable=SC2086
+		[ "$("$VOLCTL" subvolume show $o "$MNT/a" | grep Usage)" = \
+		  "$(btrfs subvolume show $o "$MNT/a" | grep Usage)" ] ||
+			{ echo "subvolume show $o differs"; return 1; }
+	done
+	run_volctl qgroup limit 1.5G "$MNT/a"
+	assert_status 0
+	run_volctl qgroup limit -e 10MiB "$MNT/a"
+	assert_status 0
+	run btrfs qgroup show -re --raw "$MNT"
+	[[ "$output" == *" 1610612736 "*" 10485760 "* ]] || { echo "$output"; return 1; }
 }

@@ -52,11 +52,49 @@ teardown() {
 	[ "${lines[1]}" = "  Enabled: no" ]
 }
 
+@test "quota status: btrfs-progs' lines in its order, then volctl's; the same without root (sysfs)" {
+	btrfs quota enable "$MNT"
+	btrfs subvolume create "$MNT/a" >/dev/null
+	btrfs qgroup create 1/1 "$MNT"
+	btrfs quota rescan -w "$MNT" >/dev/null
+	local threshold override expect
+	threshold=$(cat "/sys/fs/btrfs/$(btrfs filesystem show "$MNT" | awk '/uuid:/ {print $NF}')/qgroups/drop_subtree_threshold")
+	expect="Quotas on $MNT:
+  Enabled:                 yes
+  Mode:                    qgroup (full accounting)
+  Inconsistent:            no
+  Override limits:         no
+  Drop subtree threshold:  $threshold
+  Total count:             3
+  Level 0:                 2
+  Level 1:                 1"
+	run_volctl quota status "$MNT"
+	assert_status 0
+	[ "$(head -n 9 <<<"$output")" = "$expect" ] || { echo "$output"; return 1; }
+	[ "${lines[9]}" = "  Rescan:                  not running" ]
+	# without privilege the quota tree is closed: sysfs gives the same lines
+	command -v setpriv >/dev/null || skip "needs setpriv"
+	let_nobody_reach_mnt
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" quota status "$MNT"
+	assert_status 0
+	[ "$(head -n 9 <<<"$output")" = "$expect" ] || { echo "$output"; return 1; }
+	assert_output_contains "Rescan:                  unknown (reading it needs CAP_SYS_ADMIN)"
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" --format json quota status "$MNT"
+	assert_status 0
+	[ "$(jq -c '."quota-status" | [.enabled, .total_count, .rescan_running, .override_limits, .drop_subtree_threshold]' <<<"$output")" = "[true,3,null,false,$threshold]" ]
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" quota status --is-enabled "$MNT"
+	assert_status 0
+	btrfs quota disable "$MNT"
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" quota status "$MNT"
+	assert_status 0
+	[ "${lines[1]}" = "  Enabled: no" ]
+}
+
 @test "quota status --format json" {
 	run_volctl --format json quota status "$MNT"
 	assert_status 0
 	assert_json
-	[ "$(jq -r '.__header.version' <<<"$output")" = 1 ]
+	[ "$(jq -r '.__header.version' <<<"$output")" = 2 ]
 	[ "$(jq -r '."quota-status".enabled' <<<"$output")" = false ]
 	[ "$(jq -r '."quota-status".mode' <<<"$output")" = null ]
 

@@ -133,8 +133,24 @@ static void test_parse_size(void)
 	check_size("-5", -EDOM, 0, false);
 	check_size("12Q", -EINVAL, 0, false);
 	check_size("1e99", -EINVAL, 0, false);
-	check_size("1.5M", -EINVAL, 0, false);
+	check_size("1.5M", 0, 3ULL << 19, false);
+	check_size("1.5G", 0, 3ULL << 29, false);
+	check_size("10MiB", 0, 10ULL << 20, false);
+	check_size("10mib", 0, 10ULL << 20, false);
+	check_size("2KiB", 0, 2048, false);
+	check_size("0.1k", 0, 102, false);		/* 102.4, rounded down */
+	check_size("15.9999e", 0, (15ULL << 60) + (uint64_t)(((unsigned __int128)9999 << 60) / 10000), false);
+	check_size("16.0e", -ERANGE, 0, false);
+	check_size("1.5", -EINVAL, 0, false);		/* a fraction of a byte */
+	check_size("1.5b", -EINVAL, 0, false);
+	check_size("1.M", -EINVAL, 0, false);
+	check_size(".5M", -EINVAL, 0, false);
+	check_size("1.5.5M", -EINVAL, 0, false);
 	check_size("1MB", -EINVAL, 0, false);
+	check_size("1kB", -EINVAL, 0, false);
+	check_size("1BiB", -EINVAL, 0, false);
+	check_size("1Mi", -EINVAL, 0, false);
+	check_size("1 M", -EINVAL, 0, false);
 	check_size("M", -EINVAL, 0, false);
 	check_size("", -EINVAL, 0, false);
 	check_size("nonex", -EINVAL, 0, false);
@@ -246,6 +262,47 @@ static void test_units_from_args(void)
 	}
 }
 
+/* Unit options combined, and what btrfs-progs prints for 3162112 bytes with them */
+static void test_units_combined(void)
+{
+	static const struct {
+		const char *args;
+		bool short_opts;
+		const char *want;
+	} cases[] = {
+		{ "--raw --kbytes", false, "3162112" },		/* raw keeps printing bytes */
+		{ "--kbytes --raw", false, "3162112" },
+		{ "--raw --si", false, "3.16MB" },		/* --si sets the mode only */
+		{ "--si --raw", false, "3162112" },
+		{ "--si --human-readable", false, "3.02MiB" },	/* back to base 1024 */
+		{ "--human-readable --kbytes", false, "3088.00KiB" },
+		{ "--kbytes --human-readable", false, "3.02MiB" },
+		{ "--si --kbytes", false, "3162.11kB" },
+		{ "--kbytes --si", false, "3162.11kB" },
+		{ "--kbytes --iec", false, "3088.00KiB" },
+		{ "--mbytes --kbytes", false, "3088.00KiB" },
+		{ "-k -H", true, "3.16MB" },			/* -H clears the unit */
+		{ "-H -k", true, "3162.11kB" },
+		{ "-b -m", true, "3162112" },
+		{ "-m -h", true, "3.02MiB" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[256], *argv[8], *save = NULL, out[UNITS_BUFSIZE];
+		int argc = 0;
+
+		snprintf(buf, sizeof(buf), "show %s", cases[i].args);
+		for (char *t = strtok_r(buf, " ", &save); t && argc < 7; t = strtok_r(NULL, " ", &save))
+			argv[argc++] = t;
+		argv[argc] = NULL;
+		pretty_size(3162112, units_from_args(&argc, argv, cases[i].short_opts), out);
+		if (strcmp(out, cases[i].want))
+			printf("units '%s': got %s, want %s\n", cases[i].args, out, cases[i].want);
+		CHECK(!strcmp(out, cases[i].want));
+		CHECK(argc == 1);
+	}
+}
+
 int main(void)
 {
 	test_parse_u64();
@@ -253,6 +310,7 @@ int main(void)
 	test_parse_qgroupid();
 	test_pretty_size();
 	test_units_from_args();
+	test_units_combined();
 	printf("%d passed, %d failed, 0 skipped\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -1,0 +1,106 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# The one JSON contract: every document of every command that supports
+# --format json validates against Documentation/volctl.schema.json (snake_case
+# member names at every depth, unset values null, header version 2), and the
+# version-1 top-level names are still there for one release.  No root needed.
+
+load ../helpers
+load ../fixtures/fixture-helpers
+
+TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+SCHEMA=$TOP/Documentation/volctl.schema.json
+
+# validate NAME: the document on stdin against the schema
+validate() {
+	local f=$BATS_TEST_TMPDIR/$1.json rc=0
+	cat >"$f"
+	[ -s "$f" ] || { echo "$1: no document"; return 1; }
+	python3 "$TOP/tests/json-validate.py" "$SCHEMA" "$f" || rc=$?
+	[ "$rc" -ne 77 ] || skip "needs python3-jsonschema"
+	[ "$rc" -eq 0 ] || { echo "$1: does not validate"; return 1; }
+}
+
+# Every command with JSON, on fixture $1 (offline)
+validate_all() {
+	local n=$1 img a files=()
+	fixture "$n"
+	img=$IMG
+	for a in "${IMGS[@]}"; do
+		[ "$a" = --image ] || files+=("$a")
+	done
+	"$VOLCTL" "${IMGS[@]}" --format json subvolume list -a / | validate "$n-list"
+	"$VOLCTL" "${IMGS[@]}" --format json subvolume list -d / | validate "$n-list-d"
+	"$VOLCTL" "${IMGS[@]}" --format json subvolume show / | validate "$n-show-top"
+	"$VOLCTL" "${IMGS[@]}" --format json subvolume show /a | validate "$n-show"
+	"$VOLCTL" "${IMGS[@]}" --format json subvolume get-default / | validate "$n-getdef"
+	"$VOLCTL" "${IMGS[@]}" --format json subvolume delete --dry-run /a /snap-a | validate "$n-dry"
+	"$VOLCTL" "${IMGS[@]}" --format json qgroup show --compute / | validate "$n-compute"
+	"$VOLCTL" "${IMGS[@]}" --format json quota status / | validate "$n-status"
+	"$VOLCTL" --format json check "${files[@]}" | validate "$n-check"
+	"$VOLCTL" --format json inspect super --all "$img" | validate "$n-super"
+	"$VOLCTL" --format json inspect tree -t root "${files[@]}" | validate "$n-tree"
+	"$VOLCTL" --format json inspect tree --walk-only "${files[@]}" | validate "$n-walk"
+	if "$VOLCTL" "${IMGS[@]}" quota status --is-enabled /; then
+		"$VOLCTL" "${IMGS[@]}" --format json qgroup show / | validate "$n-qgroup"
+		"$VOLCTL" "${IMGS[@]}" --format json qgroup show -F /a | validate "$n-qgroup-F"
+		"$VOLCTL" "${IMGS[@]}" --format json qgroup headroom /a | validate "$n-headroom"
+	fi
+}
+
+@test "json schema: every command's document validates (rich4k: quotas, limits, deleted subvolume)" {
+	validate_all rich4k
+	# the one writing command with JSON
+	cp "$IMG" "$BATS_TEST_TMPDIR/w.img"
+	"$VOLCTL" --format json check --repair-qgroups "$BATS_TEST_TMPDIR/w.img" | validate repair
+}
+
+@test "json schema: noquota16k, squota4k and raid1 (two devices) validate too" {
+	validate_all noquota16k
+	validate_all squota4k
+	validate_all raid1
+}
+
+@test "json schema: unset values are null, member names snake_case, version 2" {
+	fixture rich4k
+	local doc
+	doc=$("$VOLCTL" "${IMGS[@]}" --format json subvolume show /)
+	[ "$(jq -r '.__header.version' <<<"$doc")" = 2 ]
+	# the top level has no parent and was never sent: null, not 0
+	[ "$(jq -c '.subvolume_show | [.parent, .top_level, .dirid, .stransid, .stime_sec]' <<<"$doc")" = \
+	  "[null,null,null,null,null]" ]
+	# version-1 values under the version-1 name, for one release
+	[ "$(jq -c '."subvolume-show" | [.parent, .top_level, .dirid, .stransid, .stime_sec]' <<<"$doc")" = \
+	  "[0,0,0,0,0]" ]
+	doc=$("$VOLCTL" "${IMGS[@]}" --format json subvolume show /a)
+	[ "$(jq -c '.subvolume_show.qgroup.limit' <<<"$doc")" = '{"referenced":10485760,"exclusive":null}' ]
+	[ "$(jq -c '."subvolume-show".qgroup.limit' <<<"$doc")" = '{"referenced":10485760,"exclusive":0}' ]
+	[ "$(jq -r '.subvolume_show.absolute_path' <<<"$doc")" = /a ]
+	doc=$("$VOLCTL" "${IMGS[@]}" --format json qgroup show /)
+	[ "$(jq -c '.qgroup_show == ."qgroup-show"' <<<"$doc")" = true ]
+	[ "$(jq -r '.qgroup_show[] | select(.qgroupid == "0/256") | .absolute_path' <<<"$doc")" = /a ]
+	doc=$("$VOLCTL" "${IMGS[@]}" --format json subvolume list /)
+	[ "$(jq -c '[.subvolume_list[].id] == [."subvolume-list"[].id]' <<<"$doc")" = true ]
+}
+
+@test "json schema: the schema refuses what version 1 printed (a hyphenated name alone, 0 for unset)" {
+	local f=$BATS_TEST_TMPDIR/old.json rc=0
+	cat >"$f" <<'JSON'
+{ "__header": { "version": "1" },
+  "qgroup-show": [] }
+JSON
+	python3 "$TOP/tests/json-validate.py" "$SCHEMA" "$f" >/dev/null || rc=$?
+	[ "$rc" -ne 77 ] || skip "needs python3-jsonschema"
+	[ "$rc" -eq 1 ]
+	fixture rich4k
+	"$VOLCTL" "${IMGS[@]}" --format json subvolume show / |
+		jq '.subvolume_show.parent = 0' >"$f"
+	rc=0
+	python3 "$TOP/tests/json-validate.py" "$SCHEMA" "$f" >/dev/null || rc=$?
+	[ "$rc" -eq 1 ]
+	"$VOLCTL" "${IMGS[@]}" --format json subvolume show / |
+		jq '.subvolume_show["Bad-Key"] = 1' >"$f"
+	rc=0
+	python3 "$TOP/tests/json-validate.py" "$SCHEMA" "$f" >/dev/null || rc=$?
+	[ "$rc" -eq 1 ]
+}
