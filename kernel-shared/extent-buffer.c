@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "csum.h"
+#include "extent-buffer.h"
 #include "fs.h"
 #include "tree-checker.h"
 

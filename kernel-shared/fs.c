@@ -11,33 +11,12 @@
  * the reason in args->errmsg.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "csum.h"
+#include "ctree.h"
 #include "fs.h"
 #include "members.h"
-
-void btrfs_fs_set_error(struct btrfs_fs *fs, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(fs->errmsg, sizeof(fs->errmsg), fmt, ap);
-	va_end(ap);
-}
-
-void btrfs_fs_set_error_once(struct btrfs_fs *fs, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fs->errmsg[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(fs->errmsg, sizeof(fs->errmsg), fmt, ap);
-	va_end(ap);
-}
 
 /* Read every device's superblock, keep the newest, check they agree */
 static int open_supers(struct btrfs_fs *fs, const struct btrfs_open_args *args)
@@ -106,6 +85,20 @@ static void init_from_super(struct btrfs_fs *fs)
 		memcpy(fs->metadata_uuid, fs->fsid, BTRFS_FSID_SIZE);
 }
 
+static int chunk_tree_item(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	return btrfs_chunk_tree_add_item(priv, key, data, len);
+}
+
+/* Every DEV_ITEM and CHUNK_ITEM of the chunk tree into the device list and chunk map */
+static int read_chunk_tree(struct btrfs_fs *fs)
+{
+	struct btrfs_key min = { 0, 0, 0 };
+	struct btrfs_key max = { (u64)-1, 0xff, (u64)-1 };
+
+	return btrfs_iterate_items(fs->chunk_root, &min, &max, chunk_tree_item, fs);
+}
+
 static int open_trees(struct btrfs_fs *fs)
 {
 	struct btrfs_root *root;
@@ -119,7 +112,7 @@ static int open_trees(struct btrfs_fs *fs)
 		return ret;
 	memcpy(fs->chunk_tree_uuid, btrfs_header_chunk_tree_uuid(btrfs_eb_header(root->node)),
 	       BTRFS_UUID_SIZE);
-	ret = btrfs_read_chunk_tree(fs);
+	ret = read_chunk_tree(fs);
 	if (ret < 0) {
 		btrfs_fs_set_error_once(fs, "chunk tree: cannot be read");
 		return ret;

@@ -263,10 +263,9 @@ int btrfs_read_sys_chunk_array(struct btrfs_fs *fs)
 	return 0;
 }
 
-static int chunk_tree_item(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+int btrfs_chunk_tree_add_item(struct btrfs_fs *fs, const struct btrfs_key *key, const void *data,
+			      u32 len)
 {
-	struct btrfs_fs *fs = priv;
-
 	if (key->type == BTRFS_DEV_ITEM_KEY) {
 		const struct btrfs_dev_item *di = data;
 		struct btrfs_device *dev;
@@ -300,14 +299,6 @@ static int chunk_tree_item(void *priv, const struct btrfs_key *key, const void *
 		return btrfs_chunk_map_insert(fs, key->offset, data, len);
 	}
 	return 0;
-}
-
-int btrfs_read_chunk_tree(struct btrfs_fs *fs)
-{
-	struct btrfs_key min = { 0, 0, 0 };
-	struct btrfs_key max = { (u64)-1, 0xff, (u64)-1 };
-
-	return btrfs_iterate_items(fs->chunk_root, &min, &max, chunk_tree_item, fs);
 }
 
 struct btrfs_device *btrfs_device_find(const struct btrfs_fs *fs, u64 devid, const u8 *uuid)

@@ -95,8 +95,13 @@ const struct btrfs_chunk_map *btrfs_chunk_map_lookup(const struct btrfs_fs *fs, 
 /** btrfs_read_sys_chunk_array - parse the superblock's sys_chunk_array */
 int btrfs_read_sys_chunk_array(struct btrfs_fs *fs);
 
-/** btrfs_read_chunk_tree - add every DEV_ITEM and CHUNK_ITEM of the chunk tree */
-int btrfs_read_chunk_tree(struct btrfs_fs *fs);
+/**
+ * btrfs_chunk_tree_add_item - take one item of the chunk tree: a DEV_ITEM
+ * registers its device, a CHUNK_ITEM goes into the chunk map (fs.c feeds
+ * every item of the tree when it opens the filesystem); others are ignored
+ */
+int btrfs_chunk_tree_add_item(struct btrfs_fs *fs, const struct btrfs_key *key, const void *data,
+			      u32 len);
 
 /**
  * btrfs_device_add - register a device by devid/uuid

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ctree.h"
 #include "fs.h"
 #include "walk.h"
 
