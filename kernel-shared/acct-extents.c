@@ -117,27 +117,17 @@ static bool position_in_cached_leaf(struct btrfs_path *path, const struct btrfs_
 {
 	const struct extent_buffer *leaf = path->nodes[0];
 	struct btrfs_key k;
-	u32 lo = 0, hi;
+	bool found;
 
 	if (!leaf || btrfs_eb_nritems(leaf) == 0)
 		return false;
-	hi = btrfs_eb_nritems(leaf);
 	btrfs_eb_item_key(leaf, 0, &k);
 	if (btrfs_key_cmp(key, &k) < 0)
 		return false;
-	btrfs_eb_item_key(leaf, hi - 1, &k);
+	btrfs_eb_item_key(leaf, btrfs_eb_nritems(leaf) - 1, &k);
 	if (btrfs_key_cmp(key, &k) > 0)
 		return false;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		btrfs_eb_item_key(leaf, mid, &k);
-		if (btrfs_key_cmp(&k, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	path->slots[0] = (int)lo;
+	path->slots[0] = (int)btrfs_eb_bin_search(leaf, key, &found);
 	return true;
 }
 

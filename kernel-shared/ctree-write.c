@@ -62,34 +62,6 @@ static u32 leaf_free_space(struct extent_buffer *eb)
 	return leaf_data_end_before(eb, nr) - nr * (u32)sizeof(struct btrfs_item);
 }
 
-static u32 bin_search(const struct extent_buffer *eb, const struct btrfs_key *key, bool *found)
-{
-	u32 lo = 0, hi = btrfs_eb_nritems(eb);
-	bool leaf = btrfs_eb_level(eb) == 0;
-
-	*found = false;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		struct btrfs_key k;
-		int cmp;
-
-		if (leaf)
-			btrfs_eb_item_key(eb, mid, &k);
-		else
-			btrfs_eb_node_key(eb, mid, &k);
-		cmp = btrfs_key_cmp(&k, key);
-		if (cmp < 0) {
-			lo = mid + 1;
-		} else if (cmp > 0) {
-			hi = mid;
-		} else {
-			*found = true;
-			return mid;
-		}
-	}
-	return lo;
-}
-
 /*
  * Make @eb writable: return it (referenced) if allocated in T, else a copy
  * that replaces it in @parent at @pslot, or as the root of @root.
@@ -383,7 +355,7 @@ again:
 					goto fail;
 				goto again;
 			}
-			slot = bin_search(eb, key, &found);
+			slot = btrfs_eb_bin_search(eb, key, &found);
 			if (!found && slot > 0)
 				slot--;
 			path->slots[level] = (int)slot;
@@ -393,7 +365,7 @@ again:
 			level--;
 			continue;
 		}
-		slot = bin_search(eb, key, &found);
+		slot = btrfs_eb_bin_search(eb, key, &found);
 		path->slots[0] = (int)slot;
 		if (ins_len > 0 && !found && leaf_free_space(eb) < (u32)ins_len) {
 			if (btrfs_eb_nritems(eb) == 1) {

@@ -207,4 +207,40 @@ static inline void btrfs_eb_first_key(const struct extent_buffer *eb, struct btr
 		btrfs_eb_node_key(eb, 0, key);
 }
 
+/**
+ * btrfs_eb_bin_search - first slot of leaf or node @eb whose key is >= @key
+ * @found:	set when that key equals @key
+ *
+ * Return: the slot, nritems when every key is smaller.  The one binary
+ * search of the reader, the writer and the accounting engine's path cache.
+ */
+static inline u32 btrfs_eb_bin_search(const struct extent_buffer *eb, const struct btrfs_key *key,
+				      bool *found)
+{
+	u32 lo = 0, hi = btrfs_eb_nritems(eb);
+	bool leaf = btrfs_eb_level(eb) == 0;
+
+	*found = false;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		struct btrfs_key k;
+		int cmp;
+
+		if (leaf)
+			btrfs_eb_item_key(eb, mid, &k);
+		else
+			btrfs_eb_node_key(eb, mid, &k);
+		cmp = btrfs_key_cmp(&k, key);
+		if (cmp < 0) {
+			lo = mid + 1;
+		} else if (cmp > 0) {
+			hi = mid;
+		} else {
+			*found = true;
+			return mid;
+		}
+	}
+	return lo;
+}
+
 #endif /* VOLCTL_KERNEL_SHARED_EXTENT_BUFFER_H */
