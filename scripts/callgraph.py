@@ -186,8 +186,16 @@ def list_files():
     return ks, outside
 
 
+LAYER_OF = {}		# file -> layer, filled by main() when the README has them
+
+
 def module(path):
-    return re.sub(r'\.[ch]$', '', os.path.basename(path))
+    """x.c and x.h are one module, unless the layer table puts them apart"""
+    stem = re.sub(r'\.[ch]$', '', path)
+    other = stem + ('.h' if path.endswith('.c') else '.c')
+    if other in LAYER_OF and path in LAYER_OF and LAYER_OF[other] != LAYER_OF[path]:
+        return os.path.basename(path)
+    return os.path.basename(stem)
 
 
 def resolve_include(inc, ks_set):
@@ -348,6 +356,7 @@ def main(argv):
     layers = read_layers()
     problems = []
     where = layer_map(ks, layers, problems) if layers else {}
+    LAYER_OF.update(where)
 
     if '--check' in argv:
         if not layers:
@@ -402,8 +411,22 @@ def main(argv):
     mods = sorted({module(p) for p in ks})
     comps = sccs(mods, medges)
     print('# cycles (modules that reach each other by includes and calls)')
+    mlayers = {}
+    for p in ks:
+        if p in where:
+            mlayers.setdefault(module(p), set()).add(where[p])
+    cross = 0
+
+    def layer_note(c):
+        nonlocal cross
+        ls = sorted(set().union(*(mlayers.get(m, set()) for m in c)))
+        if len(ls) > 1:
+            cross += 1
+            return ' (ACROSS layers %s)' % ', '.join(str(x) for x in ls)
+        return ' (layer %d)' % ls[0] if ls else ''
+
     for c in comps:
-        print('cycle of %d: %s' % (len(c), ' '.join(c)))
+        print('cycle of %d%s: %s' % (len(c), layer_note(c), ' '.join(c)))
         print('    e.g. %s' % ' -> '.join(short_cycle(c, medges)))
     cedges = {}
     for p in ks:
@@ -413,7 +436,7 @@ def main(argv):
     ccomps = sccs(mods, cedges)
     print('# call cycles (calls only)')
     for c in ccomps:
-        print('cycle of %d: %s' % (len(c), ' '.join(c)))
+        print('cycle of %d%s: %s' % (len(c), layer_note(c), ' '.join(c)))
         print('    e.g. %s' % ' -> '.join(short_cycle(c, cedges)))
     print()
 
@@ -426,6 +449,8 @@ def main(argv):
     print('cycles %d (largest %d modules), call cycles %d (largest %d modules)'
           % (len(comps), max([len(c) for c in comps] or [0]),
              len(ccomps), max([len(c) for c in ccomps] or [0])))
+    if layers:
+        print('cycles across layers (includes and calls, then calls only): %d' % cross)
     if layers:
         for pr in problems:
             print('layer table: %s' % pr)
