@@ -25,7 +25,6 @@
 #include "accounting.h"
 #include "qgroup-list.h"
 #include "qgroup-write.h"
-#include "qgroup-recompute.h"
 
 #define QG_ITEM_SIZE	40
 
@@ -828,11 +827,6 @@ int btrfs_quota_disable(struct btrfs_trans_handle *trans)
 	root->has_item = false;
 	trans->quota_on = false;
 	return 0;
-}
-
-int btrfs_quota_rescan(struct btrfs_trans_handle *trans)
-{
-	return btrfs_qgroup_repair(trans, NULL);
 }
 
 /* ---- limits on subvolume creation ---- */
