@@ -456,6 +456,25 @@ u8 *btrfs_path_item_ptr(struct btrfs_path *path, u32 *len)
 	return eb_ptr(leaf, BTRFS_LEAF_DATA_OFFSET + btrfs_item_offset(it));
 }
 
+int btrfs_leaf_append(u8 *buf, u32 len, const struct btrfs_key *key, const void *data, u32 size)
+{
+	struct btrfs_header *h = (struct btrfs_header *)buf;
+	u32 nr = btrfs_header_nritems(h);
+	struct btrfs_item *items = (struct btrfs_item *)(buf + BTRFS_LEAF_DATA_OFFSET);
+	u32 end = nr ? btrfs_item_offset(&items[nr - 1]) : btrfs_leaf_data_size(len);
+	u32 hdrs = (nr + 1) * (u32)sizeof(struct btrfs_item);
+
+	if (end < hdrs || end - hdrs < size)
+		return -EOVERFLOW;
+	btrfs_set_item_key(&items[nr], key);
+	btrfs_set_item_offset(&items[nr], end - size);
+	btrfs_set_item_size(&items[nr], size);
+	if (size)
+		memcpy(buf + BTRFS_LEAF_DATA_OFFSET + end - size, data, size);
+	btrfs_set_header_nritems(h, nr + 1);
+	return 0;
+}
+
 /* Remove pointer @slot from path->nodes[level]; an emptied block goes away */
 static int del_ptr(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		   struct btrfs_path *path, int level, u32 slot)
