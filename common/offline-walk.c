@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include "common/offline.h"
 #include "kernel-shared/items.h"
+#include "kernel-shared/u64map.h"
 
 /* Largest single read: runs of adjacent blocks are split at this size */
 #define WALK_MAX_READ	(2U << 20)
@@ -55,7 +56,6 @@ struct walk_list {
 
 /* A visited block and what the first pointer to it promised */
 struct seen_entry {
-	u64 bytenr;			/* 0 = empty slot */
 	u64 generation;
 	struct btrfs_key first_key;
 	u8 level;
@@ -66,9 +66,10 @@ struct walk_ctx {
 	struct btrfs_fs *fs;
 	struct vc_walk_stats *stats;
 	struct walk_list next;
-	/* visited blocks: open addressing on bytenr */
+	/* visited blocks: bytenr -> index in seen[] */
+	struct btrfs_u64map seen_map;
 	struct seen_entry *seen;
-	size_t seen_size, seen_nr;
+	u32 seen_nr, seen_alloc;
 	u8 *buf;
 	/* descriptors only for read-ahead hints, one per device */
 	const struct btrfs_device *hint_dev[WALK_HINT_DEVS];
@@ -91,14 +92,6 @@ static int list_add(struct walk_list *l, const struct walk_block *b)
 	return 0;
 }
 
-static size_t seen_hash(u64 v, size_t size)
-{
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdULL;
-	v ^= v >> 33;
-	return (size_t)v & (size - 1);
-}
-
 /*
  * 1 if @b's block was visited before, 0 after recording it, <0 on error.
  * A block reached again (shared by snapshots) must be promised the same
@@ -107,30 +100,23 @@ static size_t seen_hash(u64 v, size_t size)
 static int seen_test_and_set(struct walk_ctx *w, const struct walk_block *b)
 {
 	struct seen_entry *e;
-	size_t i;
+	u32 idx;
+	int ret;
 
-	if ((w->seen_nr + 1) * 2 > w->seen_size) {
-		size_t ns = w->seen_size ? w->seen_size * 2 : 4096;
-		struct seen_entry *n = calloc(ns, sizeof(*n));
+	if (w->seen_nr == w->seen_alloc) {
+		u32 na = w->seen_alloc ? w->seen_alloc * 2 : 4096;
+		struct seen_entry *n = realloc(w->seen, (size_t)na * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		for (size_t j = 0; j < w->seen_size; j++) {
-			if (!w->seen[j].bytenr)
-				continue;
-			for (i = seen_hash(w->seen[j].bytenr, ns); n[i].bytenr; i = (i + 1) & (ns - 1))
-				;
-			n[i] = w->seen[j];
-		}
-		free(w->seen);
 		w->seen = n;
-		w->seen_size = ns;
+		w->seen_alloc = na;
 	}
-	for (i = seen_hash(b->bytenr, w->seen_size); w->seen[i].bytenr;
-	     i = (i + 1) & (w->seen_size - 1)) {
-		e = &w->seen[i];
-		if (e->bytenr != b->bytenr)
-			continue;
+	ret = btrfs_u64map_insert(&w->seen_map, b->bytenr, w->seen_nr, &idx);
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		e = &w->seen[idx];
 		if (e->level != b->level || e->generation != b->generation ||
 		    (e->has_first_key && b->has_first_key &&
 		     btrfs_key_cmp(&e->first_key, &b->first_key))) {
@@ -141,13 +127,11 @@ static int seen_test_and_set(struct walk_ctx *w, const struct walk_block *b)
 		}
 		return 1;
 	}
-	e = &w->seen[i];
-	e->bytenr = b->bytenr;
+	e = &w->seen[w->seen_nr++];
 	e->generation = b->generation;
 	e->level = b->level;
 	e->has_first_key = b->has_first_key;
 	e->first_key = b->first_key;
-	w->seen_nr++;
 	return 0;
 }
 
@@ -430,8 +414,10 @@ int vc_walk_verify(struct btrfs_fs *fs, const u64 *tree_id, struct vc_walk_stats
 	int ret;
 
 	w.buf = malloc(WALK_MAX_READ);
-	if (!w.buf)
+	if (!w.buf || btrfs_u64map_init(&w.seen_map, 4096)) {
+		free(w.buf);
 		return -ENOMEM;
+	}
 	if (tree_id) {
 		struct btrfs_root *root;
 
@@ -473,6 +459,7 @@ int vc_walk_verify(struct btrfs_fs *fs, const u64 *tree_id, struct vc_walk_stats
 	free(cur.b);
 	free(w.next.b);
 	free(w.seen);
+	btrfs_u64map_release(&w.seen_map);
 	free(w.buf);
 	for (int i = 0; i < w.nr_hint; i++)
 		if (w.hint_fd[i] >= 0)
