@@ -18,11 +18,9 @@
  * strictly decrease along every pointer, so a corrupt image cannot loop.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "common/offline.h"
 #include "kernel-shared/items.h"
 #include "kernel-shared/u64map.h"
@@ -31,7 +29,6 @@
 #define WALK_MAX_READ	(2U << 20)
 /* How far ahead of the current read the kernel is asked to read */
 #define WALK_AHEAD	(32U << 20)
-#define WALK_HINT_DEVS	16
 /* One hint covers at most this much, bridging gaps up to WALK_HINT_GAP */
 #define WALK_HINT_MAX	(4U << 20)
 #define WALK_HINT_GAP	(256U << 10)
@@ -71,10 +68,6 @@ struct walk_ctx {
 	struct seen_entry *seen;
 	u32 seen_nr, seen_alloc;
 	u8 *buf;
-	/* descriptors only for read-ahead hints, one per device */
-	const struct btrfs_device *hint_dev[WALK_HINT_DEVS];
-	int hint_fd[WALK_HINT_DEVS];
-	int nr_hint;
 };
 
 static int list_add(struct walk_list *l, const struct walk_block *b)
@@ -256,55 +249,29 @@ static size_t run_end(const struct walk_list *cur, size_t n, size_t i, u32 nodes
 	return j;
 }
 
-/* A read-only descriptor on @dev's file, only for posix_fadvise() */
-static int hint_fd(struct walk_ctx *w, const struct btrfs_device *dev)
-{
-	int fd;
-
-	for (int i = 0; i < w->nr_hint; i++)
-		if (w->hint_dev[i] == dev)
-			return w->hint_fd[i];
-	if (w->nr_hint == WALK_HINT_DEVS)
-		return -1;
-	fd = open(dev->io->name, O_RDONLY | O_CLOEXEC);
-	w->hint_dev[w->nr_hint] = dev;
-	w->hint_fd[w->nr_hint++] = fd;
-	return fd;
-}
-
 /*
  * Tell the kernel about the runs after the one being read, up to
  * WALK_AHEAD bytes, so the device works while we verify (the plain read we
  * compare with gets the same from the kernel's sequential read-ahead).
+ * One hint covers a whole stretch, small gaps included: a few big requests
+ * keep the device busier than many small ones.
  */
 static void hint_ahead(struct walk_ctx *w, const struct walk_list *cur, size_t n,
 		       size_t from, size_t *hinted)
 {
 	u32 nodesize = w->fs->nodesize;
+	struct btrfs_readahead ra;
 
 	if (*hinted < from)
 		*hinted = from;
-	while (*hinted < n && (*hinted - from) * nodesize < WALK_AHEAD) {
+	btrfs_readahead_init(&ra, WALK_HINT_GAP, WALK_HINT_MAX);
+	for (; *hinted < n && (*hinted - from) * nodesize < WALK_AHEAD; (*hinted)++) {
 		const struct walk_block *b = &cur->b[*hinted];
-		u64 start = b->physical, end = b->physical + nodesize;
-		size_t j = *hinted + 1;
-		int fd = b->dev ? hint_fd(w, b->dev) : -1;
 
-		/*
-		 * One hint for a whole stretch, small gaps included: a few big
-		 * requests keep the device busier than many small ones.
-		 */
-		while (j < n && cur->b[j].dev == b->dev && b->dev &&
-		       cur->b[j].physical >= end &&
-		       cur->b[j].physical - end <= WALK_HINT_GAP &&
-		       cur->b[j].physical + nodesize - start <= WALK_HINT_MAX) {
-			end = cur->b[j].physical + nodesize;
-			j++;
-		}
-		if (fd >= 0)
-			posix_fadvise(fd, start, end - start, POSIX_FADV_WILLNEED);
-		*hinted = j;
+		if (b->dev)
+			btrfs_readahead_add(&ra, b->dev->io, b->physical, nodesize);
 	}
+	btrfs_readahead_flush(&ra);
 }
 
 /* One breadth-first pass over @cur: read in device order, verify, queue children. */
@@ -461,9 +428,6 @@ int vc_walk_verify(struct btrfs_fs *fs, const u64 *tree_id, struct vc_walk_stats
 	free(w.seen);
 	btrfs_u64map_release(&w.seen_map);
 	free(w.buf);
-	for (int i = 0; i < w.nr_hint; i++)
-		if (w.hint_fd[i] >= 0)
-			close(w.hint_fd[i]);
 	if (ret) {
 		free(stats);
 		return ret;
