@@ -415,13 +415,13 @@ def main(argv):
     for p in ks:
         if p in where:
             mlayers.setdefault(module(p), set()).add(where[p])
-    cross = 0
+
+    def layers_of(c):
+        return sorted(set().union(*(mlayers.get(m, set()) for m in c)))
 
     def layer_note(c):
-        nonlocal cross
-        ls = sorted(set().union(*(mlayers.get(m, set()) for m in c)))
+        ls = layers_of(c)
         if len(ls) > 1:
-            cross += 1
             return ' (ACROSS layers %s)' % ', '.join(str(x) for x in ls)
         return ' (layer %d)' % ls[0] if ls else ''
 
@@ -450,7 +450,9 @@ def main(argv):
           % (len(comps), max([len(c) for c in comps] or [0]),
              len(ccomps), max([len(c) for c in ccomps] or [0])))
     if layers:
-        print('cycles across layers (includes and calls, then calls only): %d' % cross)
+        print('cycles across layers: %d (includes and calls), %d (calls only)'
+              % (sum(len(layers_of(c)) > 1 for c in comps),
+                 sum(len(layers_of(c)) > 1 for c in ccomps)))
     if layers:
         for pr in problems:
             print('layer table: %s' % pr)
