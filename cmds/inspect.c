@@ -11,12 +11,10 @@
  * every block without printing them: the benchmark and a quick check.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 #include "cmds/commands.h"
 #include "common/messages.h"
 #include "common/offline.h"
@@ -266,112 +264,13 @@ static int parse_tree_id(const char *s, u64 *id)
 /* What a walk counts, per tree and in total */
 #define tree_count vc_walk_stats
 
-/* Read-ahead descriptors, one per device of the image (see prefetch_children) */
-#define PREFETCH_MAX_DEVS	16
-
 struct tree_walk {
 	struct vc_dump *d;
 	bool walk_only;
 	bool in_tree;			/* a per-tree container is open */
 	struct tree_count cur;
 	struct tree_count total;
-	const struct btrfs_device *pf_dev[PREFETCH_MAX_DEVS];
-	int pf_fd[PREFETCH_MAX_DEVS];
-	int nr_pf;
 };
-
-/* A read-only descriptor on @dev's file, only to give the kernel hints. */
-static int prefetch_fd(struct tree_walk *w, const struct btrfs_device *dev)
-{
-	int fd;
-
-	for (int i = 0; i < w->nr_pf; i++)
-		if (w->pf_dev[i] == dev)
-			return w->pf_fd[i];
-	if (w->nr_pf == PREFETCH_MAX_DEVS || !dev->io)
-		return -1;
-	fd = open(dev->io->name, O_RDONLY | O_CLOEXEC);
-	w->pf_dev[w->nr_pf] = dev;
-	w->pf_fd[w->nr_pf++] = fd;
-	return fd;
-}
-
-static void prefetch_release(struct tree_walk *w)
-{
-	for (int i = 0; i < w->nr_pf; i++)
-		if (w->pf_fd[i] >= 0)
-			close(w->pf_fd[i]);
-	w->nr_pf = 0;
-}
-
-struct pf_range {
-	int fd;
-	u64 physical;
-};
-
-static int pf_range_cmp(const void *a, const void *b)
-{
-	const struct pf_range *x = a, *y = b;
-
-	if (x->fd != y->fd)
-		return x->fd < y->fd ? -1 : 1;
-	if (x->physical != y->physical)
-		return x->physical < y->physical ? -1 : 1;
-	return 0;
-}
-
-/* Largest range per hint: the kernel caps one call to the read-ahead window */
-#define PREFETCH_CHUNK		(2ULL << 20)
-
-/* Children closer than this are read ahead together with the gap between them */
-#define PREFETCH_MAX_GAP_BLOCKS	4
-
-/*
- * Ask the kernel to start reading the @n tree blocks at logical @ptrs
- * (POSIX_FADV_WILLNEED), sorted by device offset and merged into few
- * ranges: the reads then overlap instead of waiting for one block at a
- * time.  Only a hint: errors are ignored, the reader still reads and
- * verifies every block itself.
- */
-static void prefetch_blocks(struct tree_walk *w, struct btrfs_fs *fs, const u64 *ptrs, u32 n)
-{
-	u64 gap = (u64)PREFETCH_MAX_GAP_BLOCKS * fs->nodesize;
-	struct pf_range *r;
-	u32 nr = 0;
-
-	r = malloc((size_t)n * sizeof(*r));
-	if (!r)
-		return;
-	for (u32 i = 0; i < n; i++) {
-		struct btrfs_io_stripe st;
-		int fd;
-
-		if (btrfs_map_block(fs, ptrs[i], fs->nodesize, 1, &st) || !st.dev)
-			continue;
-		fd = prefetch_fd(w, st.dev);
-		if (fd < 0)
-			continue;
-		r[nr].fd = fd;
-		r[nr++].physical = st.physical;
-	}
-	qsort(r, nr, sizeof(*r), pf_range_cmp);
-	for (u32 i = 0; i < nr;) {
-		u64 start = r[i].physical, end = start + fs->nodesize;
-		u32 j = i + 1;
-
-		while (j < nr && r[j].fd == r[i].fd && r[j].physical <= end + gap) {
-			if (r[j].physical + fs->nodesize > end)
-				end = r[j].physical + fs->nodesize;
-			j++;
-		}
-		/* the kernel reads at most its read-ahead window per call */
-		for (u64 off = start; off < end; off += PREFETCH_CHUNK)
-			posix_fadvise(r[i].fd, off, end - off < PREFETCH_CHUNK ? end - off :
-				      PREFETCH_CHUNK, POSIX_FADV_WILLNEED);
-		i = j;
-	}
-	free(r);
-}
 
 /* Append the child pointers of node @eb to the growing array *@ptrs. */
 static int collect_ptrs(const struct extent_buffer *eb, u64 **ptrs, u32 *n, u32 *alloc)
@@ -399,8 +298,7 @@ static int collect_ptrs(const struct extent_buffer *eb, u64 **ptrs, u32 *n, u32 
  * level streams like a sequential read instead of stalling at each level 1
  * node.  A level 1 node below a level 2 node has nothing left to do.
  */
-static void walk_prefetch(struct tree_walk *w, const struct extent_buffer *eb,
-			  const struct btrfs_walk_info *info)
+static void walk_prefetch(const struct extent_buffer *eb, const struct btrfs_walk_info *info)
 {
 	struct btrfs_fs *fs = eb->fs;
 	u8 level = btrfs_eb_level(eb);
@@ -411,7 +309,7 @@ static void walk_prefetch(struct tree_walk *w, const struct extent_buffer *eb,
 		return;
 	if (collect_ptrs(eb, &ptrs, &n, &alloc))
 		return;
-	prefetch_blocks(w, fs, ptrs, n);
+	btrfs_readahead_tree_blocks(fs, ptrs, n);
 	if (level == 2) {
 		u32 nr_children = n;
 
@@ -438,7 +336,7 @@ static void walk_prefetch(struct tree_walk *w, const struct extent_buffer *eb,
 		}
 		/* a bad child is the walk's to report, with its own message */
 		btrfs_fs_clear_error(fs);
-		prefetch_blocks(w, fs, ptrs, n);
+		btrfs_readahead_tree_blocks(fs, ptrs, n);
 	}
 	free(ptrs);
 }
@@ -520,7 +418,7 @@ static int walk_cb(void *priv, const struct extent_buffer *eb, const struct btrf
 	if (!w->in_tree || info->tree_id != w->cur.tree_id)
 		walk_open_tree(w, info->tree_id);
 	walk_count(w, eb);
-	walk_prefetch(w, eb, info);
+	walk_prefetch(eb, info);
 	if (!w->walk_only)
 		vc_dump_block(w->d, eb);
 	return 0;
@@ -712,7 +610,6 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 		vc_image_set_error(&img, ret);
 		error("%s", img.err);
 	}
-	prefetch_release(&w);
 	vc_image_close(&img);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }

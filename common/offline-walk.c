@@ -18,19 +18,17 @@
  * strictly decrease along every pointer, so a corrupt image cannot loop.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "common/offline.h"
 #include "kernel-shared/items.h"
+#include "kernel-shared/u64map.h"
 
 /* Largest single read: runs of adjacent blocks are split at this size */
 #define WALK_MAX_READ	(2U << 20)
 /* How far ahead of the current read the kernel is asked to read */
 #define WALK_AHEAD	(32U << 20)
-#define WALK_HINT_DEVS	16
 /* One hint covers at most this much, bridging gaps up to WALK_HINT_GAP */
 #define WALK_HINT_MAX	(4U << 20)
 #define WALK_HINT_GAP	(256U << 10)
@@ -55,7 +53,6 @@ struct walk_list {
 
 /* A visited block and what the first pointer to it promised */
 struct seen_entry {
-	u64 bytenr;			/* 0 = empty slot */
 	u64 generation;
 	struct btrfs_key first_key;
 	u8 level;
@@ -66,14 +63,11 @@ struct walk_ctx {
 	struct btrfs_fs *fs;
 	struct vc_walk_stats *stats;
 	struct walk_list next;
-	/* visited blocks: open addressing on bytenr */
+	/* visited blocks: bytenr -> index in seen[] */
+	struct btrfs_u64map seen_map;
 	struct seen_entry *seen;
-	size_t seen_size, seen_nr;
+	u32 seen_nr, seen_alloc;
 	u8 *buf;
-	/* descriptors only for read-ahead hints, one per device */
-	const struct btrfs_device *hint_dev[WALK_HINT_DEVS];
-	int hint_fd[WALK_HINT_DEVS];
-	int nr_hint;
 };
 
 static int list_add(struct walk_list *l, const struct walk_block *b)
@@ -91,14 +85,6 @@ static int list_add(struct walk_list *l, const struct walk_block *b)
 	return 0;
 }
 
-static size_t seen_hash(u64 v, size_t size)
-{
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdULL;
-	v ^= v >> 33;
-	return (size_t)v & (size - 1);
-}
-
 /*
  * 1 if @b's block was visited before, 0 after recording it, <0 on error.
  * A block reached again (shared by snapshots) must be promised the same
@@ -107,30 +93,23 @@ static size_t seen_hash(u64 v, size_t size)
 static int seen_test_and_set(struct walk_ctx *w, const struct walk_block *b)
 {
 	struct seen_entry *e;
-	size_t i;
+	u32 idx;
+	int ret;
 
-	if ((w->seen_nr + 1) * 2 > w->seen_size) {
-		size_t ns = w->seen_size ? w->seen_size * 2 : 4096;
-		struct seen_entry *n = calloc(ns, sizeof(*n));
+	if (w->seen_nr == w->seen_alloc) {
+		u32 na = w->seen_alloc ? w->seen_alloc * 2 : 4096;
+		struct seen_entry *n = realloc(w->seen, (size_t)na * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		for (size_t j = 0; j < w->seen_size; j++) {
-			if (!w->seen[j].bytenr)
-				continue;
-			for (i = seen_hash(w->seen[j].bytenr, ns); n[i].bytenr; i = (i + 1) & (ns - 1))
-				;
-			n[i] = w->seen[j];
-		}
-		free(w->seen);
 		w->seen = n;
-		w->seen_size = ns;
+		w->seen_alloc = na;
 	}
-	for (i = seen_hash(b->bytenr, w->seen_size); w->seen[i].bytenr;
-	     i = (i + 1) & (w->seen_size - 1)) {
-		e = &w->seen[i];
-		if (e->bytenr != b->bytenr)
-			continue;
+	ret = btrfs_u64map_insert(&w->seen_map, b->bytenr, w->seen_nr, &idx);
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		e = &w->seen[idx];
 		if (e->level != b->level || e->generation != b->generation ||
 		    (e->has_first_key && b->has_first_key &&
 		     btrfs_key_cmp(&e->first_key, &b->first_key))) {
@@ -141,13 +120,11 @@ static int seen_test_and_set(struct walk_ctx *w, const struct walk_block *b)
 		}
 		return 1;
 	}
-	e = &w->seen[i];
-	e->bytenr = b->bytenr;
+	e = &w->seen[w->seen_nr++];
 	e->generation = b->generation;
 	e->level = b->level;
 	e->has_first_key = b->has_first_key;
 	e->first_key = b->first_key;
-	w->seen_nr++;
 	return 0;
 }
 
@@ -272,55 +249,29 @@ static size_t run_end(const struct walk_list *cur, size_t n, size_t i, u32 nodes
 	return j;
 }
 
-/* A read-only descriptor on @dev's file, only for posix_fadvise() */
-static int hint_fd(struct walk_ctx *w, const struct btrfs_device *dev)
-{
-	int fd;
-
-	for (int i = 0; i < w->nr_hint; i++)
-		if (w->hint_dev[i] == dev)
-			return w->hint_fd[i];
-	if (w->nr_hint == WALK_HINT_DEVS)
-		return -1;
-	fd = open(dev->io->name, O_RDONLY | O_CLOEXEC);
-	w->hint_dev[w->nr_hint] = dev;
-	w->hint_fd[w->nr_hint++] = fd;
-	return fd;
-}
-
 /*
  * Tell the kernel about the runs after the one being read, up to
  * WALK_AHEAD bytes, so the device works while we verify (the plain read we
  * compare with gets the same from the kernel's sequential read-ahead).
+ * One hint covers a whole stretch, small gaps included: a few big requests
+ * keep the device busier than many small ones.
  */
 static void hint_ahead(struct walk_ctx *w, const struct walk_list *cur, size_t n,
 		       size_t from, size_t *hinted)
 {
 	u32 nodesize = w->fs->nodesize;
+	struct btrfs_readahead ra;
 
 	if (*hinted < from)
 		*hinted = from;
-	while (*hinted < n && (*hinted - from) * nodesize < WALK_AHEAD) {
+	btrfs_readahead_init(&ra, WALK_HINT_GAP, WALK_HINT_MAX);
+	for (; *hinted < n && (*hinted - from) * nodesize < WALK_AHEAD; (*hinted)++) {
 		const struct walk_block *b = &cur->b[*hinted];
-		u64 start = b->physical, end = b->physical + nodesize;
-		size_t j = *hinted + 1;
-		int fd = b->dev ? hint_fd(w, b->dev) : -1;
 
-		/*
-		 * One hint for a whole stretch, small gaps included: a few big
-		 * requests keep the device busier than many small ones.
-		 */
-		while (j < n && cur->b[j].dev == b->dev && b->dev &&
-		       cur->b[j].physical >= end &&
-		       cur->b[j].physical - end <= WALK_HINT_GAP &&
-		       cur->b[j].physical + nodesize - start <= WALK_HINT_MAX) {
-			end = cur->b[j].physical + nodesize;
-			j++;
-		}
-		if (fd >= 0)
-			posix_fadvise(fd, start, end - start, POSIX_FADV_WILLNEED);
-		*hinted = j;
+		if (b->dev)
+			btrfs_readahead_add(&ra, b->dev->io, b->physical, nodesize);
 	}
+	btrfs_readahead_flush(&ra);
 }
 
 /* One breadth-first pass over @cur: read in device order, verify, queue children. */
@@ -430,8 +381,10 @@ int vc_walk_verify(struct btrfs_fs *fs, const u64 *tree_id, struct vc_walk_stats
 	int ret;
 
 	w.buf = malloc(WALK_MAX_READ);
-	if (!w.buf)
+	if (!w.buf || btrfs_u64map_init(&w.seen_map, 4096)) {
+		free(w.buf);
 		return -ENOMEM;
+	}
 	if (tree_id) {
 		struct btrfs_root *root;
 
@@ -473,10 +426,8 @@ int vc_walk_verify(struct btrfs_fs *fs, const u64 *tree_id, struct vc_walk_stats
 	free(cur.b);
 	free(w.next.b);
 	free(w.seen);
+	btrfs_u64map_release(&w.seen_map);
 	free(w.buf);
-	for (int i = 0; i < w.nr_hint; i++)
-		if (w.hint_fd[i] >= 0)
-			close(w.hint_fd[i]);
 	if (ret) {
 		free(stats);
 		return ret;

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
 
 #define VC_IMAGE_MAX_DEVS	64

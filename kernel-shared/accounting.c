@@ -30,65 +30,18 @@
 
 /* ---- block table ---- */
 
-static inline u32 block_hash(u64 bytenr, u32 size)
-{
-	return (u32)((bytenr * 0x9E3779B97F4A7C15ULL) >> 32) & (size - 1);
-}
-
-static int table_grow(struct acct_block_table *t)
-{
-	u32 size = t->size ? t->size * 2 : 4096;
-	u32 *slots = calloc(size, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (u32 i = 0; i < t->nr; i++) {
-		u32 h = block_hash(t->blocks[i].bytenr, size);
-
-		while (slots[h])
-			h = (h + 1) & (size - 1);
-		slots[h] = i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->size = size;
-	return 0;
-}
-
 static struct acct_block *table_find(const struct acct_block_table *t, u64 bytenr)
 {
-	u32 h;
+	u32 idx;
 
-	if (!t->size)
-		return NULL;
-	h = block_hash(bytenr, t->size);
-	while (t->slots[h]) {
-		struct acct_block *b = &t->blocks[t->slots[h] - 1];
-
-		if (b->bytenr == bytenr)
-			return b;
-		h = (h + 1) & (t->size - 1);
-	}
-	return NULL;
+	return btrfs_u64map_find(&t->index, bytenr, &idx) ? &t->blocks[idx] : NULL;
 }
 
 /* Index of the block at @bytenr, inserted (zeroed) if new; *@is_new says which */
 static int table_insert(struct acct_block_table *t, u64 bytenr, u32 *idx, bool *is_new)
 {
-	struct acct_block *b = table_find(t, bytenr);
-	u32 h;
 	int ret;
 
-	if (b) {
-		*idx = (u32)(b - t->blocks);
-		*is_new = false;
-		return 0;
-	}
-	if ((t->nr + 1) * 2 > t->size) {
-		ret = table_grow(t);
-		if (ret)
-			return ret;
-	}
 	if (t->nr == t->alloc) {
 		u32 na = t->alloc ? t->alloc * 2 : 4096;
 		struct acct_block *nb = realloc(t->blocks, (size_t)na * sizeof(*nb));
@@ -98,14 +51,15 @@ static int table_insert(struct acct_block_table *t, u64 bytenr, u32 *idx, bool *
 		t->blocks = nb;
 		t->alloc = na;
 	}
-	h = block_hash(bytenr, t->size);
-	while (t->slots[h])
-		h = (h + 1) & (t->size - 1);
+	ret = btrfs_u64map_insert(&t->index, bytenr, t->nr, idx);
+	if (ret < 0)
+		return ret;
+	*is_new = ret == 0;
+	if (ret)
+		return 0;
 	memset(&t->blocks[t->nr], 0, sizeof(t->blocks[t->nr]));
 	t->blocks[t->nr].bytenr = bytenr;
-	t->slots[h] = t->nr + 1;
 	*idx = t->nr++;
-	*is_new = true;
 	return 0;
 }
 
@@ -660,7 +614,9 @@ int btrfs_acct_run(struct btrfs_fs *fs, const struct btrfs_acct_options *opts,
 		free(acct);
 		return ret;
 	}
-	ret = acct_progress(acct, BTRFS_ACCT_PHASE_ROOTS, 0);
+	ret = btrfs_u64map_init(&acct->table.index, 512);
+	if (!ret)
+		ret = acct_progress(acct, BTRFS_ACCT_PHASE_ROOTS, 0);
 	if (!ret)
 		ret = load_roots(acct);
 	if (!ret)
@@ -690,7 +646,7 @@ void btrfs_acct_free(struct btrfs_acct *acct)
 	acct_paths_release(acct);
 	btrfs_rootsets_release(&acct->sets);
 	free(acct->table.blocks);
-	free(acct->table.slots);
+	btrfs_u64map_release(&acct->table.index);
 	free(acct->roots);
 	free(acct->set_bytes);
 	free(acct);

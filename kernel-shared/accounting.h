@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "format.h"
+#include "u64map.h"
 
 struct btrfs_fs;
 struct btrfs_qgroup_list;
@@ -55,11 +56,6 @@ struct btrfs_qgroup_list;
  * dense tree numbers when that is no longer than its member list, else as
  * the list (tree ids sorted); btrfs_rootsets_copy() lists either kind.
  */
-struct btrfs_rootset_memo {
-	u32 a, b;		/* a < b; a == 0 marks an empty slot (union with 0 is trivial) */
-	u32 result;
-};
-
 /* A memoised union of three or more sets (acct-rootset.c) */
 struct btrfs_rootset_many {
 	u64 hash;		/* of the sorted ids; 0 with n == 0 marks an empty entry */
@@ -72,25 +68,20 @@ struct btrfs_rootsets {
 	size_t nr_members, alloc_members;
 	size_t *start;		/* set id -> offset in members */
 	u32 *len;		/* set id -> member count */
-	u64 *hash;		/* set id -> content hash (of its dense bitmap's words) */
 	size_t *bits_at;	/* set id -> its own bitmap in set_bits, or (size_t)-1 */
 	u32 *bits_words;	/* set id -> words of that bitmap */
 	u64 *set_bits;		/* bitmaps of the sets that keep one, concatenated */
 	size_t nr_set_bits, alloc_set_bits;
 	u32 nr, alloc;		/* sets, including the empty one */
-	u32 *table;		/* open addressing: set id, 0 = empty slot */
-	u32 table_size;		/* power of two */
-	struct btrfs_rootset_memo *memo;
-	u32 memo_size;		/* power of two */
-	u32 memo_nr;
+	struct btrfs_u64map table;	/* content hash (of the dense bitmap's words) -> set ids */
+	struct btrfs_u64map memo;	/* a << 32 | b (a < b) -> id of a ∪ b */
 	u32 memo_max;		/* cleared when it reaches this many entries */
 	/* tree ids numbered densely in order of appearance, for bitmap unions */
 	u32 *member_dense;	/* dense number of each member, parallel to members */
 	/* (sets kept as a bitmap have no member list) */
 	u64 *dense_ids;		/* dense number -> tree id */
 	u32 nr_dense, alloc_dense;
-	u32 *dense_table;	/* open addressing: dense number + 1, 0 = empty slot */
-	u32 dense_table_size;	/* power of two */
+	struct btrfs_u64map dense_map;	/* tree id -> dense number */
 	bool dense_sorted;	/* ids appeared in increasing order: dense order is id order */
 	u64 *bitmap;		/* the set being built; all zero between calls */
 	size_t bitmap_words;	/* covers nr_dense */

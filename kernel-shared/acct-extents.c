@@ -39,23 +39,12 @@
 #define MAX_COMPRESSED_RAM	(128ULL * 1024)
 
 /*
- * Every fs tree leaf's set by bytenr, 16 bytes a leaf in one open-addressed
- * array (bytenr 0 marks an empty slot; no tree block lives there).  Back
- * refs name leaves in no useful order, so each lookup is a cache miss: one
- * here instead of two in the block table (slot, then block), and the
- * parents of one extent are looked up together after a prefetch of each,
- * so their misses overlap.
+ * Every fs tree leaf's set by bytenr, in a u64 map of its own (16 bytes a
+ * leaf).  Back refs name leaves in no useful order, so each lookup is a
+ * cache miss: one here instead of two in the block table (slot, then
+ * block), and the parents of one extent are looked up together after a
+ * prefetch of each, so their misses overlap.
  */
-struct leaf_slot {
-	u64 bytenr;
-	u32 set;
-};
-
-struct leaf_map {
-	struct leaf_slot *slots;
-	u64 mask;		/* size - 1, size a power of two */
-};
-
 struct extent_rec {
 	bool active;		/* a data extent is open */
 	u64 bytenr;
@@ -66,7 +55,7 @@ struct extent_rec {
 	size_t nr_leaf_sets, alloc_leaf_sets;
 	u64 *parents;		/* SHARED_DATA_REF leaves, looked up when the extent closes */
 	size_t nr_parents, alloc_parents;
-	struct leaf_map map;
+	struct btrfs_u64map map;	/* fs tree leaf bytenr -> its set */
 };
 
 struct scan_ctx {
@@ -117,76 +106,34 @@ static bool position_in_cached_leaf(struct btrfs_path *path, const struct btrfs_
 {
 	const struct extent_buffer *leaf = path->nodes[0];
 	struct btrfs_key k;
-	u32 lo = 0, hi;
+	bool found;
 
 	if (!leaf || btrfs_eb_nritems(leaf) == 0)
 		return false;
-	hi = btrfs_eb_nritems(leaf);
 	btrfs_eb_item_key(leaf, 0, &k);
 	if (btrfs_key_cmp(key, &k) < 0)
 		return false;
-	btrfs_eb_item_key(leaf, hi - 1, &k);
+	btrfs_eb_item_key(leaf, btrfs_eb_nritems(leaf) - 1, &k);
 	if (btrfs_key_cmp(key, &k) > 0)
 		return false;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		btrfs_eb_item_key(leaf, mid, &k);
-		if (btrfs_key_cmp(&k, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	path->slots[0] = (int)lo;
+	path->slots[0] = (int)btrfs_eb_bin_search(leaf, key, &found);
 	return true;
 }
 
-static inline u64 leaf_hash(const struct leaf_map *m, u64 bytenr)
-{
-	return ((bytenr * 0x9E3779B97F4A7C15ULL) >> 20) & m->mask;
-}
-
-static int leaf_map_build(struct btrfs_acct *acct, struct leaf_map *m)
+static int leaf_map_build(struct btrfs_acct *acct, struct btrfs_u64map *m)
 {
 	const struct acct_block_table *t = &acct->table;
-	u64 size = 1024, leaves = 0;
+	u32 leaves = 0;
+	int ret;
 
 	for (u32 i = 0; i < t->nr; i++)
 		leaves += t->blocks[i].level == 0;
-	while (size < leaves * 2)
-		size *= 2;
-	m->slots = calloc(size, sizeof(*m->slots));
-	if (!m->slots)
-		return -ENOMEM;
-	m->mask = size - 1;
-	for (u32 i = 0; i < t->nr; i++) {
-		const struct acct_block *b = &t->blocks[i];
-		u64 h;
-
-		if (b->level != 0)
-			continue;
-		h = leaf_hash(m, b->bytenr);
-		while (m->slots[h].bytenr)
-			h = (h + 1) & m->mask;
-		m->slots[h].bytenr = b->bytenr;
-		m->slots[h].set = b->set;
+	ret = btrfs_u64map_init(m, leaves);
+	for (u32 i = 0; !ret && i < t->nr; i++) {
+		if (t->blocks[i].level == 0)
+			ret = btrfs_u64map_add(m, t->blocks[i].bytenr, t->blocks[i].set);
 	}
-	return 0;
-}
-
-/* The set of the fs tree leaf at @bytenr; false if no fs tree reaches such a leaf */
-static inline bool leaf_map_find(const struct leaf_map *m, u64 bytenr, u32 *set)
-{
-	u64 h = leaf_hash(m, bytenr);
-
-	while (m->slots[h].bytenr) {
-		if (m->slots[h].bytenr == bytenr) {
-			*set = m->slots[h].set;
-			return true;
-		}
-		h = (h + 1) & m->mask;
-	}
-	return false;
+	return ret;
 }
 
 static int push_leaf_set(struct extent_rec *rec, u32 set)
@@ -211,7 +158,7 @@ static int union_leaf(struct extent_rec *rec, u64 leaf, bool *found)
 {
 	u32 set;
 
-	if (!leaf_map_find(&rec->map, leaf, &set))
+	if (!btrfs_u64map_find(&rec->map, leaf, &set))
 		return 0;
 	*found = true;
 	return push_leaf_set(rec, set);
@@ -256,15 +203,15 @@ static bool is_reloc_leaf(struct btrfs_acct *acct, u64 bytenr)
 
 static int resolve_parents(struct btrfs_acct *acct, struct extent_rec *rec)
 {
-	const struct leaf_map *m = &rec->map;
+	const struct btrfs_u64map *m = &rec->map;
 	int ret = 0;
 
 	for (size_t i = 0; i < rec->nr_parents; i++)
-		__builtin_prefetch(&m->slots[leaf_hash(m, rec->parents[i])]);
+		btrfs_u64map_prefetch(m, rec->parents[i]);
 	for (size_t i = 0; !ret && i < rec->nr_parents; i++) {
 		u32 set;
 
-		if (leaf_map_find(m, rec->parents[i], &set))
+		if (btrfs_u64map_find(m, rec->parents[i], &set))
 			ret = push_leaf_set(rec, set);
 		else if (is_reloc_leaf(acct, rec->parents[i]))
 			acct->stats.reloc_refs++;
@@ -536,6 +483,6 @@ int acct_scan_extents(struct btrfs_acct *acct)
 		ret = close_extent(acct, &ctx.rec);
 	free(ctx.rec.leaf_sets);
 	free(ctx.rec.parents);
-	free(ctx.rec.map.slots);
+	btrfs_u64map_release(&ctx.rec.map);
 	return ret;
 }

@@ -8,6 +8,7 @@
 
 #include "accounting.h"
 #include "ctree.h"
+#include "u64map.h"
 
 #define ACCT_BLOCK_ROOT		(1U << 0)	/* root block of some fs tree */
 #define ACCT_BLOCK_READ		(1U << 1)	/* read and verified */
@@ -22,12 +23,11 @@ struct acct_block {
 	u8 flags;
 };
 
-/* Blocks by bytenr: open addressing over indexes into blocks[] (+1, 0 = empty) */
+/* Blocks by bytenr: index maps bytenr to the block's place in blocks[] */
 struct acct_block_table {
 	struct acct_block *blocks;
 	u32 nr, alloc;
-	u32 *slots;
-	u32 size;		/* power of two */
+	struct btrfs_u64map index;
 };
 
 #define ACCT_PATH_CACHE	16

@@ -32,14 +32,6 @@
 #define MANY_POOL		(1U << 20)
 #define NO_BITS			((size_t)-1)
 
-static inline u32 mix32(u64 v)
-{
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdULL;
-	v ^= v >> 33;
-	return (u32)v;
-}
-
 /* Content hash of a set: over its bitmap's non-zero words, so length does not matter */
 static u64 hash_words(const u64 *w, size_t words)
 {
@@ -54,41 +46,20 @@ static u64 hash_words(const u64 *w, size_t words)
 	return h ^ (h >> 29);
 }
 
-static int table_rehash(struct btrfs_rootsets *rs, u32 size)
-{
-	u32 *t = calloc(size, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (u32 id = 1; id < rs->nr; id++) {
-		u32 h = mix32(rs->hash[id]) & (size - 1);
-
-		while (t[h])
-			h = (h + 1) & (size - 1);
-		t[h] = id;
-	}
-	free(rs->table);
-	rs->table = t;
-	rs->table_size = size;
-	return 0;
-}
-
 int btrfs_rootsets_init(struct btrfs_rootsets *rs)
 {
 	memset(rs, 0, sizeof(*rs));
 	rs->alloc = 64;
 	rs->start = calloc(rs->alloc, sizeof(*rs->start));
 	rs->len = calloc(rs->alloc, sizeof(*rs->len));
-	rs->hash = calloc(rs->alloc, sizeof(*rs->hash));
 	rs->bits_at = calloc(rs->alloc, sizeof(*rs->bits_at));
 	rs->bits_words = calloc(rs->alloc, sizeof(*rs->bits_words));
-	rs->memo_size = 1024;
-	rs->memo = calloc(rs->memo_size, sizeof(*rs->memo));
 	rs->memo_max = MEMO_MAX_DEFAULT;
 	rs->nr = 1;	/* the empty set */
 	rs->dense_sorted = true;
-	if (!rs->start || !rs->len || !rs->hash || !rs->bits_at || !rs->bits_words ||
-	    !rs->memo || table_rehash(rs, 256)) {
+	if (!rs->start || !rs->len || !rs->bits_at || !rs->bits_words ||
+	    btrfs_u64map_init(&rs->memo, 512) || btrfs_u64map_init(&rs->table, 128) ||
+	    btrfs_u64map_init(&rs->dense_map, 128)) {
 		btrfs_rootsets_release(rs);
 		return -ENOMEM;
 	}
@@ -101,15 +72,14 @@ void btrfs_rootsets_release(struct btrfs_rootsets *rs)
 	free(rs->members);
 	free(rs->start);
 	free(rs->len);
-	free(rs->hash);
 	free(rs->bits_at);
 	free(rs->bits_words);
 	free(rs->set_bits);
-	free(rs->table);
-	free(rs->memo);
+	btrfs_u64map_release(&rs->table);
+	btrfs_u64map_release(&rs->memo);
 	free(rs->member_dense);
 	free(rs->dense_ids);
-	free(rs->dense_table);
+	btrfs_u64map_release(&rs->dense_map);
 	free(rs->bitmap);
 	free(rs->many);
 	free(rs->many_ids);
@@ -133,65 +103,19 @@ static int bitmap_reserve(struct btrfs_rootsets *rs)
 	return 0;
 }
 
-static int dense_table_grow(struct btrfs_rootsets *rs)
-{
-	u32 size = rs->dense_table_size ? rs->dense_table_size * 2 : 256;
-	u32 *t = calloc(size, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (u32 d = 0; d < rs->nr_dense; d++) {
-		u32 h = mix32(rs->dense_ids[d]) & (size - 1);
-
-		while (t[h])
-			h = (h + 1) & (size - 1);
-		t[h] = d + 1;
-	}
-	free(rs->dense_table);
-	rs->dense_table = t;
-	rs->dense_table_size = size;
-	return 0;
-}
-
 /* The dense number of tree id @root; false if it has none */
-static bool dense_lookup(const struct btrfs_rootsets *rs, u64 root, u32 *d)
+static inline bool dense_lookup(const struct btrfs_rootsets *rs, u64 root, u32 *d)
 {
-	u32 h;
-
-	if (!rs->dense_table_size)
-		return false;
-	h = mix32(root) & (rs->dense_table_size - 1);
-	while (rs->dense_table[h]) {
-		if (rs->dense_ids[rs->dense_table[h] - 1] == root) {
-			*d = rs->dense_table[h] - 1;
-			return true;
-		}
-		h = (h + 1) & (rs->dense_table_size - 1);
-	}
-	return false;
+	return btrfs_u64map_find(&rs->dense_map, root, d);
 }
 
 /* The dense number of tree id @root, given one if it is new (@add) */
 static int dense_number(struct btrfs_rootsets *rs, u64 root, bool add, u32 *d)
 {
-	u32 h;
 	int ret;
 
 	if (!add)
 		return dense_lookup(rs, root, d) ? 0 : -ENOENT;
-	if ((u64)(rs->nr_dense + 1) * 2 > rs->dense_table_size) {
-		ret = dense_table_grow(rs);
-		if (ret)
-			return ret;
-	}
-	h = mix32(root) & (rs->dense_table_size - 1);
-	while (rs->dense_table[h]) {
-		if (rs->dense_ids[rs->dense_table[h] - 1] == root) {
-			*d = rs->dense_table[h] - 1;
-			return 0;
-		}
-		h = (h + 1) & (rs->dense_table_size - 1);
-	}
 	if (rs->nr_dense == rs->alloc_dense) {
 		u32 na = rs->alloc_dense ? rs->alloc_dense * 2 : 64;
 		u64 *n = realloc(rs->dense_ids, na * sizeof(*n));
@@ -201,10 +125,12 @@ static int dense_number(struct btrfs_rootsets *rs, u64 root, bool add, u32 *d)
 		rs->dense_ids = n;
 		rs->alloc_dense = na;
 	}
+	ret = btrfs_u64map_insert(&rs->dense_map, root, rs->nr_dense, d);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	if (rs->nr_dense && root < rs->dense_ids[rs->nr_dense - 1])
 		rs->dense_sorted = false;
 	rs->dense_ids[rs->nr_dense] = root;
-	rs->dense_table[h] = rs->nr_dense + 1;
 	*d = rs->nr_dense++;
 	return bitmap_reserve(rs);
 }
@@ -257,7 +183,6 @@ static int grow_sets(struct btrfs_rootsets *rs)
 	u32 na = rs->alloc * 2;
 	size_t *ns, *nb;
 	u32 *nl, *nw;
-	u64 *nh;
 
 	if (!(ns = realloc(rs->start, na * sizeof(*ns))))
 		return -ENOMEM;
@@ -265,9 +190,6 @@ static int grow_sets(struct btrfs_rootsets *rs)
 	if (!(nl = realloc(rs->len, na * sizeof(*nl))))
 		return -ENOMEM;
 	rs->len = nl;
-	if (!(nh = realloc(rs->hash, na * sizeof(*nh))))
-		return -ENOMEM;
-	rs->hash = nh;
 	if (!(nb = realloc(rs->bits_at, na * sizeof(*nb))))
 		return -ENOMEM;
 	rs->bits_at = nb;
@@ -337,7 +259,7 @@ static u32 list_bits(const struct btrfs_rootsets *rs, const u64 *bits, size_t wo
  * bitmap of its own when that is no longer than its member list, else as a
  * member list (tree ids sorted, and their dense numbers).
  */
-static int add_set(struct btrfs_rootsets *rs, size_t words, u32 n, u64 h, u32 slot, u32 *id)
+static int add_set(struct btrfs_rootsets *rs, size_t words, u32 n, u64 h, u32 *id)
 {
 	size_t used = 0;
 	int ret;
@@ -376,12 +298,11 @@ static int add_set(struct btrfs_rootsets *rs, size_t words, u32 n, u64 h, u32 sl
 			  rs->members + rs->nr_members);
 		rs->nr_members += n;
 	}
+	ret = btrfs_u64map_add(&rs->table, h, rs->nr);
+	if (ret)
+		return ret;
 	rs->len[rs->nr] = n;
-	rs->hash[rs->nr] = h;
-	rs->table[slot] = rs->nr;
 	*id = rs->nr++;
-	if ((u64)rs->nr * 2 > rs->table_size)
-		return table_rehash(rs, rs->table_size * 2);
 	return 0;
 }
 
@@ -389,7 +310,7 @@ static int add_set(struct btrfs_rootsets *rs, size_t words, u32 n, u64 h, u32 sl
 static int intern_bitmap(struct btrfs_rootsets *rs, u32 *id)
 {
 	size_t words = rs->bitmap_words;
-	u32 n = 0, slot;
+	u32 n = 0, pos, cand;
 	u64 h;
 	int ret = 0;
 
@@ -400,17 +321,14 @@ static int intern_bitmap(struct btrfs_rootsets *rs, u32 *id)
 		return 0;
 	}
 	h = hash_words(rs->bitmap, words);
-	slot = mix32(h) & (rs->table_size - 1);
-	while (rs->table[slot]) {
-		u32 cand = rs->table[slot];
-
-		if (rs->hash[cand] == h && rs->len[cand] == n && same_as_bitmap(rs, cand)) {
+	pos = btrfs_u64map_first(&rs->table, h);
+	while (btrfs_u64map_next(&rs->table, h, &pos, &cand)) {
+		if (rs->len[cand] == n && same_as_bitmap(rs, cand)) {
 			*id = cand;
 			goto out;
 		}
-		slot = (slot + 1) & (rs->table_size - 1);
 	}
-	ret = add_set(rs, words, n, h, slot, id);
+	ret = add_set(rs, words, n, h, id);
 out:
 	memset(rs->bitmap, 0, words * sizeof(*rs->bitmap));
 	return ret;
@@ -436,52 +354,16 @@ int btrfs_rootsets_single(struct btrfs_rootsets *rs, u64 root, u32 *id)
 	return btrfs_rootsets_intern(rs, &root, 1, id);
 }
 
-static int memo_grow(struct btrfs_rootsets *rs)
-{
-	u32 size = rs->memo_size * 2;
-	struct btrfs_rootset_memo *m = calloc(size, sizeof(*m));
-
-	if (!m)
-		return -ENOMEM;
-	for (u32 i = 0; i < rs->memo_size; i++) {
-		const struct btrfs_rootset_memo *e = &rs->memo[i];
-		u32 h;
-
-		if (!e->a)
-			continue;
-		h = mix32(((u64)e->a << 32) | e->b) & (size - 1);
-		while (m[h].a)
-			h = (h + 1) & (size - 1);
-		m[h] = *e;
-	}
-	free(rs->memo);
-	rs->memo = m;
-	rs->memo_size = size;
-	return 0;
-}
-
+/* Remember a ∪ b (a < b); a cache: not remembering is fine */
 static void memo_store(struct btrfs_rootsets *rs, u32 a, u32 b, u32 result)
 {
-	u32 h;
-
-	if (rs->memo_nr >= rs->memo_max) {
-		memset(rs->memo, 0, rs->memo_size * sizeof(*rs->memo));
-		rs->memo_nr = 0;
-	}
-	if ((rs->memo_nr + 1) * 2 > rs->memo_size && memo_grow(rs))
-		return;		/* a cache: not remembering is fine */
-	h = mix32(((u64)a << 32) | b) & (rs->memo_size - 1);
-	while (rs->memo[h].a)
-		h = (h + 1) & (rs->memo_size - 1);
-	rs->memo[h].a = a;
-	rs->memo[h].b = b;
-	rs->memo[h].result = result;
-	rs->memo_nr++;
+	if (rs->memo.nr >= rs->memo_max)
+		btrfs_u64map_clear(&rs->memo);
+	btrfs_u64map_insert(&rs->memo, (u64)a << 32 | b, result, NULL);
 }
 
 int btrfs_rootsets_union(struct btrfs_rootsets *rs, u32 a, u32 b, u32 *out)
 {
-	u32 h;
 	int ret;
 
 	rs->unions++;
@@ -499,14 +381,9 @@ int btrfs_rootsets_union(struct btrfs_rootsets *rs, u32 a, u32 b, u32 *out)
 		a = b;
 		b = t;
 	}
-	h = mix32(((u64)a << 32) | b) & (rs->memo_size - 1);
-	while (rs->memo[h].a) {
-		if (rs->memo[h].a == a && rs->memo[h].b == b) {
-			rs->memo_hits++;
-			*out = rs->memo[h].result;
-			return 0;
-		}
-		h = (h + 1) & (rs->memo_size - 1);
+	if (btrfs_u64map_find(&rs->memo, (u64)a << 32 | b, out)) {
+		rs->memo_hits++;
+		return 0;
 	}
 	or_set(rs, a);
 	or_set(rs, b);

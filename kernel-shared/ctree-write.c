@@ -62,34 +62,6 @@ static u32 leaf_free_space(struct extent_buffer *eb)
 	return leaf_data_end_before(eb, nr) - nr * (u32)sizeof(struct btrfs_item);
 }
 
-static u32 bin_search(const struct extent_buffer *eb, const struct btrfs_key *key, bool *found)
-{
-	u32 lo = 0, hi = btrfs_eb_nritems(eb);
-	bool leaf = btrfs_eb_level(eb) == 0;
-
-	*found = false;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		struct btrfs_key k;
-		int cmp;
-
-		if (leaf)
-			btrfs_eb_item_key(eb, mid, &k);
-		else
-			btrfs_eb_node_key(eb, mid, &k);
-		cmp = btrfs_key_cmp(&k, key);
-		if (cmp < 0) {
-			lo = mid + 1;
-		} else if (cmp > 0) {
-			hi = mid;
-		} else {
-			*found = true;
-			return mid;
-		}
-	}
-	return lo;
-}
-
 /*
  * Make @eb writable: return it (referenced) if allocated in T, else a copy
  * that replaces it in @parent at @pslot, or as the root of @root.
@@ -383,7 +355,7 @@ again:
 					goto fail;
 				goto again;
 			}
-			slot = bin_search(eb, key, &found);
+			slot = btrfs_eb_bin_search(eb, key, &found);
 			if (!found && slot > 0)
 				slot--;
 			path->slots[level] = (int)slot;
@@ -393,7 +365,7 @@ again:
 			level--;
 			continue;
 		}
-		slot = bin_search(eb, key, &found);
+		slot = btrfs_eb_bin_search(eb, key, &found);
 		path->slots[0] = (int)slot;
 		if (ins_len > 0 && !found && leaf_free_space(eb) < (u32)ins_len) {
 			if (btrfs_eb_nritems(eb) == 1) {
@@ -482,6 +454,25 @@ u8 *btrfs_path_item_ptr(struct btrfs_path *path, u32 *len)
 		*len = btrfs_item_size(it);
 	btrfs_mark_buffer_dirty(leaf);
 	return eb_ptr(leaf, BTRFS_LEAF_DATA_OFFSET + btrfs_item_offset(it));
+}
+
+int btrfs_leaf_append(u8 *buf, u32 len, const struct btrfs_key *key, const void *data, u32 size)
+{
+	struct btrfs_header *h = (struct btrfs_header *)buf;
+	u32 nr = btrfs_header_nritems(h);
+	struct btrfs_item *items = (struct btrfs_item *)(buf + BTRFS_LEAF_DATA_OFFSET);
+	u32 end = nr ? btrfs_item_offset(&items[nr - 1]) : btrfs_leaf_data_size(len);
+	u32 hdrs = (nr + 1) * (u32)sizeof(struct btrfs_item);
+
+	if (end < hdrs || end - hdrs < size)
+		return -EOVERFLOW;
+	btrfs_set_item_key(&items[nr], key);
+	btrfs_set_item_offset(&items[nr], end - size);
+	btrfs_set_item_size(&items[nr], size);
+	if (size)
+		memcpy(buf + BTRFS_LEAF_DATA_OFFSET + end - size, data, size);
+	btrfs_set_header_nritems(h, nr + 1);
+	return 0;
 }
 
 /* Remove pointer @slot from path->nodes[level]; an emptied block goes away */

@@ -56,4 +56,15 @@ int btrfs_update_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 /** btrfs_path_item_ptr - writable data of the item at the path (CoW path only) */
 u8 *btrfs_path_item_ptr(struct btrfs_path *path, u32 *len);
 
+/**
+ * btrfs_leaf_append - append item @key with a copy of @data (@size bytes)
+ * to the new leaf in @buf (@len bytes, zeroed when it was started)
+ *
+ * The one leaf builder: mkfs, a new subvolume's tree and a new quota tree
+ * fill their leaves with it.  Keys must come in increasing order; the
+ * header's nritems counts the items.
+ * Return: 0, -EOVERFLOW when the item does not fit.
+ */
+int btrfs_leaf_append(u8 *buf, u32 len, const struct btrfs_key *key, const void *data, u32 size);
+
 #endif /* VOLCTL_KERNEL_SHARED_CTREE_WRITE_H */

@@ -14,7 +14,6 @@
 #include <string.h>
 #include "fs.h"
 #include "ctree.h"
-#include "ctree-write.h"
 
 void btrfs_path_init(struct btrfs_path *path)
 {
@@ -91,35 +90,6 @@ static int read_child(struct btrfs_root *root, struct btrfs_path *path, int leve
 	return 0;
 }
 
-/* First slot whose key is >= @key; *found when equal */
-static u32 bin_search(const struct extent_buffer *eb, const struct btrfs_key *key, bool *found)
-{
-	u32 lo = 0, hi = btrfs_eb_nritems(eb);
-	bool leaf = btrfs_eb_level(eb) == 0;
-
-	*found = false;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		struct btrfs_key k;
-		int cmp;
-
-		if (leaf)
-			btrfs_eb_item_key(eb, mid, &k);
-		else
-			btrfs_eb_node_key(eb, mid, &k);
-		cmp = btrfs_key_cmp(&k, key);
-		if (cmp < 0) {
-			lo = mid + 1;
-		} else if (cmp > 0) {
-			hi = mid;
-		} else {
-			*found = true;
-			return mid;
-		}
-	}
-	return lo;
-}
-
 int btrfs_root_load_node(struct btrfs_root *root)
 {
 	struct btrfs_fs *fs = root->fs;
@@ -146,10 +116,8 @@ int btrfs_search_slot(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	int level;
 	int ret;
 
-	if (trans && cow)
-		return btrfs_search_cow(trans, root, key, path, ins_len);	/* ctree-write.c */
 	if (trans || cow || ins_len)
-		return -EROFS;	/* changes need a transaction and cow */
+		return -EROFS;	/* the writer's search is btrfs_search_cow() (ctree-write.c) */
 	btrfs_path_release(path);
 	ret = btrfs_root_load_node(root);
 	if (ret < 0)
@@ -159,7 +127,7 @@ int btrfs_search_slot(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	for (;;) {
 		struct extent_buffer *eb = path->nodes[level];
 		bool found;
-		u32 slot = bin_search(eb, key, &found);
+		u32 slot = btrfs_eb_bin_search(eb, key, &found);
 
 		if (level == 0) {
 			path->slots[0] = (int)slot;

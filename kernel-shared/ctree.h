@@ -6,10 +6,10 @@
  * fields for the root and chunk trees) and a reference to its root block.
  * A struct btrfs_path is the chain of referenced extent buffers from the
  * root down to a leaf with the slot taken in each, exactly what a
- * copy-on-write search needs to rewrite along the way: btrfs_search_slot()
- * already takes the transaction handle, insert length and cow flag of the
- * kernel's interface; until the writer lands, a non-NULL handle or cow is
- * -EROFS.
+ * copy-on-write search needs to rewrite along the way.  This is the reader:
+ * btrfs_search_slot() keeps the kernel's arguments (transaction handle,
+ * insert length, cow flag) but never changes a tree, and refuses them with
+ * -EROFS; the writer searches with btrfs_search_cow() (ctree-write.h).
  *
  * Every descent checks the child against its parent pointer (generation,
  * level, first key) and that the child's keys stay below the parent's next
@@ -86,14 +86,14 @@ bool btrfs_root_node_loaded(const struct btrfs_fs *fs, u64 id);
 void btrfs_root_unload_node(struct btrfs_root *root);
 
 /**
- * btrfs_search_slot - find @key in @root
- * @trans:	transaction for a copy-on-write search; NULL to read
- * @ins_len:	>0 bytes the caller will insert, <0 for deletion, 0 to read
- * @cow:	copy the path for modification (needs @trans)
+ * btrfs_search_slot - find @key in @root, read-only
+ * @trans:	must be NULL (a copy-on-write search is btrfs_search_cow())
+ * @ins_len:	must be 0
+ * @cow:	must be 0
  *
  * Return: 0 and the path at the item when found; 1 and the path at the slot
  * where @key would be inserted (which may be nritems of the leaf) when not;
- * <0 on error (the path is released).
+ * -EROFS when asked to prepare a change; <0 on error (the path is released).
  */
 int btrfs_search_slot(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		      const struct btrfs_key *key, struct btrfs_path *path, int ins_len, int cow);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "csum.h"
+#include "extent-buffer.h"
 #include "fs.h"
 #include "tree-checker.h"
 
@@ -429,14 +430,21 @@ int btrfs_write_tree_block(struct btrfs_fs *fs, struct extent_buffer *eb)
 	return 0;
 }
 
-struct ra_range {
+void btrfs_readahead_flush(struct btrfs_readahead *ra)
+{
+	if (ra->io)
+		btrfs_io_readahead(ra->io, ra->start, ra->end - ra->start);
+	ra->io = NULL;
+}
+
+struct ra_block {
 	struct btrfs_io_dev *io;
 	u64 physical;
 };
 
 static int ra_cmp(const void *a, const void *b)
 {
-	const struct ra_range *x = a, *y = b;
+	const struct ra_block *x = a, *y = b;
 
 	if (x->io != y->io)
 		return x->io < y->io ? -1 : 1;
@@ -447,13 +455,14 @@ static int ra_cmp(const void *a, const void *b)
 
 /* Neighbours closer than this many blocks are read ahead as one range */
 #define RA_MAX_GAP_BLOCKS	4
+/* The kernel reads at most its read-ahead window per hint */
 #define RA_MAX_RANGE		(2ULL << 20)
 
 void btrfs_readahead_tree_blocks(struct btrfs_fs *fs, const u64 *bytenrs, u32 nr)
 {
 	char saved[BTRFS_ERRMSG_SIZE];
-	u64 gap = (u64)RA_MAX_GAP_BLOCKS * fs->nodesize;
-	struct ra_range *r;
+	struct btrfs_readahead ra;
+	struct ra_block *r;
 	u32 n = 0;
 
 	if (!nr)
@@ -468,7 +477,7 @@ void btrfs_readahead_tree_blocks(struct btrfs_fs *fs, const u64 *bytenrs, u32 nr
 		if (cache_find(&fs->cache, bytenrs[i]))
 			continue;
 		if (btrfs_map_block(fs, bytenrs[i], fs->nodesize, 1, &st) < 0 ||
-		    !st.dev->io->ops->readahead)
+		    !st.dev->io || !st.dev->io->ops->readahead)
 			continue;
 		r[n].io = st.dev->io;
 		r[n].physical = st.physical;
@@ -476,18 +485,9 @@ void btrfs_readahead_tree_blocks(struct btrfs_fs *fs, const u64 *bytenrs, u32 nr
 	}
 	memcpy(fs->errmsg, saved, sizeof(saved));	/* a hint leaves no message */
 	qsort(r, n, sizeof(*r), ra_cmp);
-	for (u32 i = 0; i < n;) {
-		u64 start = r[i].physical, end = start + fs->nodesize;
-		u32 j = i + 1;
-
-		while (j < n && r[j].io == r[i].io && r[j].physical <= end + gap &&
-		       r[j].physical + fs->nodesize - start <= RA_MAX_RANGE) {
-			if (r[j].physical + fs->nodesize > end)
-				end = r[j].physical + fs->nodesize;
-			j++;
-		}
-		btrfs_io_readahead(r[i].io, start, end - start);
-		i = j;
-	}
+	btrfs_readahead_init(&ra, (u64)RA_MAX_GAP_BLOCKS * fs->nodesize, RA_MAX_RANGE);
+	for (u32 i = 0; i < n; i++)
+		btrfs_readahead_add(&ra, r[i].io, r[i].physical, fs->nodesize);
+	btrfs_readahead_flush(&ra);
 	free(r);
 }

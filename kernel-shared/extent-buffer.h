@@ -71,6 +71,44 @@ int btrfs_read_tree_block(struct btrfs_fs *fs, u64 bytenr,
  */
 void btrfs_readahead_tree_blocks(struct btrfs_fs *fs, const u64 *bytenrs, u32 nr);
 
+/*
+ * The one read-ahead batcher.  Blocks are given in device order; neighbours
+ * on one device closer than @gap bytes are merged into one range of at most
+ * @max bytes, and each range becomes one hint (btrfs_io_readahead()).  Used
+ * by btrfs_readahead_tree_blocks() and by walks that sort their blocks
+ * themselves.
+ */
+struct btrfs_readahead {
+	u64 gap;
+	u64 max;
+	struct btrfs_io_dev *io;	/* device of the range being built, NULL: none */
+	u64 start, end;
+};
+
+static inline void btrfs_readahead_init(struct btrfs_readahead *ra, u64 gap, u64 max)
+{
+	*ra = (struct btrfs_readahead){ .gap = gap, .max = max };
+}
+
+/** btrfs_readahead_flush - hint the range being built */
+void btrfs_readahead_flush(struct btrfs_readahead *ra);
+
+/** btrfs_readahead_add - @len bytes at @physical of @io, after those added before */
+static inline void btrfs_readahead_add(struct btrfs_readahead *ra, struct btrfs_io_dev *io,
+				       u64 physical, u64 len)
+{
+	if (ra->io == io && physical >= ra->start && physical <= ra->end + ra->gap &&
+	    physical + len - ra->start <= ra->max) {
+		if (physical + len > ra->end)
+			ra->end = physical + len;
+		return;
+	}
+	btrfs_readahead_flush(ra);
+	ra->io = io;
+	ra->start = physical;
+	ra->end = physical + len;
+}
+
 /**
  * btrfs_verify_tree_block - every check btrfs_read_tree_block() does, on a
  * raw block in @buf (nodesize bytes) read from @bytenr
@@ -205,6 +243,42 @@ static inline void btrfs_eb_first_key(const struct extent_buffer *eb, struct btr
 		btrfs_eb_item_key(eb, 0, key);
 	else
 		btrfs_eb_node_key(eb, 0, key);
+}
+
+/**
+ * btrfs_eb_bin_search - first slot of leaf or node @eb whose key is >= @key
+ * @found:	set when that key equals @key
+ *
+ * Return: the slot, nritems when every key is smaller.  The one binary
+ * search of the reader, the writer and the accounting engine's path cache.
+ */
+static inline u32 btrfs_eb_bin_search(const struct extent_buffer *eb, const struct btrfs_key *key,
+				      bool *found)
+{
+	u32 lo = 0, hi = btrfs_eb_nritems(eb);
+	bool leaf = btrfs_eb_level(eb) == 0;
+
+	*found = false;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		struct btrfs_key k;
+		int cmp;
+
+		if (leaf)
+			btrfs_eb_item_key(eb, mid, &k);
+		else
+			btrfs_eb_node_key(eb, mid, &k);
+		cmp = btrfs_key_cmp(&k, key);
+		if (cmp < 0) {
+			lo = mid + 1;
+		} else if (cmp > 0) {
+			hi = mid;
+		} else {
+			*found = true;
+			return mid;
+		}
+	}
+	return lo;
 }
 
 #endif /* VOLCTL_KERNEL_SHARED_EXTENT_BUFFER_H */

@@ -14,33 +14,12 @@
  * the reason in args->errmsg.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "csum.h"
+#include "ctree.h"
 #include "fs.h"
 #include "members.h"
-
-void btrfs_fs_set_error(struct btrfs_fs *fs, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(fs->errmsg, sizeof(fs->errmsg), fmt, ap);
-	va_end(ap);
-}
-
-void btrfs_fs_set_error_once(struct btrfs_fs *fs, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fs->errmsg[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(fs->errmsg, sizeof(fs->errmsg), fmt, ap);
-	va_end(ap);
-}
 
 /* Read every device's superblock, keep the newest, check they agree */
 static int open_supers(struct btrfs_fs *fs, const struct btrfs_open_args *args)
@@ -109,6 +88,56 @@ static void init_from_super(struct btrfs_fs *fs)
 		memcpy(fs->metadata_uuid, fs->fsid, BTRFS_FSID_SIZE);
 }
 
+static int chunk_tree_item(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	return btrfs_chunk_tree_add_item(priv, key, data, len);
+}
+
+/* Every DEV_ITEM and CHUNK_ITEM of the chunk tree into the device list and chunk map */
+static int read_chunk_tree(struct btrfs_fs *fs)
+{
+	struct btrfs_key min = { 0, 0, 0 };
+	struct btrfs_key max = { (u64)-1, 0xff, (u64)-1 };
+
+	int ret;
+
+	ret = btrfs_iterate_items(fs->chunk_root, &min, &max, chunk_tree_item, fs);
+	if (ret < 0)
+		return ret;
+	return btrfs_check_total_bytes(fs);
+}
+
+static int dev_extent_item(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	return btrfs_dev_extent_check(priv, key, data, len);
+}
+
+/* Every DEV_EXTENT against the chunk map and the devices (volumes.c checks) */
+static int verify_dev_extents(struct btrfs_fs *fs)
+{
+	struct btrfs_key min = { 1, BTRFS_DEV_EXTENT_KEY, 0 };
+	struct btrfs_key max = { (u64)-1, 0xff, (u64)-1 };
+	struct btrfs_dev_extent_check w;
+	bool loaded = btrfs_root_node_loaded(fs, BTRFS_DEV_TREE_OBJECTID);
+	struct btrfs_root *root;
+	int ret;
+
+	ret = btrfs_read_root(fs, BTRFS_DEV_TREE_OBJECTID, &root);
+	if (ret == -ENOENT) {
+		btrfs_fs_set_error(fs, "dev tree: missing");
+		return -EUCLEAN;
+	}
+	if (ret < 0)
+		return ret;
+	ret = btrfs_dev_extent_check_start(&w, fs);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_iterate_items(root, &min, &max, dev_extent_item, &w);
+	if (!loaded)
+		btrfs_root_unload_node(root);
+	return btrfs_dev_extent_check_finish(&w, ret);
+}
+
 static int open_trees(struct btrfs_fs *fs)
 {
 	struct btrfs_root *root;
@@ -122,7 +151,7 @@ static int open_trees(struct btrfs_fs *fs)
 		return ret;
 	memcpy(fs->chunk_tree_uuid, btrfs_header_chunk_tree_uuid(btrfs_eb_header(root->node)),
 	       BTRFS_UUID_SIZE);
-	ret = btrfs_read_chunk_tree(fs);
+	ret = read_chunk_tree(fs);
 	if (ret < 0) {
 		btrfs_fs_set_error_once(fs, "chunk tree: cannot be read");
 		return ret;
@@ -131,7 +160,7 @@ static int open_trees(struct btrfs_fs *fs)
 	if (ret < 0)
 		return ret;
 	/* what the kernel verifies before it mounts, beyond the blocks it reads */
-	ret = btrfs_verify_dev_extents(fs);
+	ret = verify_dev_extents(fs);
 	if (ret < 0)
 		return ret;
 	return btrfs_check_root_dir(fs, BTRFS_FS_TREE_OBJECTID);

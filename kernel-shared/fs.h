@@ -24,8 +24,9 @@
 #include "io.h"
 #include "super.h"
 #include "volumes.h"
-#include "extent-buffer.h"
-#include "ctree.h"
+
+struct btrfs_root;
+struct extent_buffer;
 
 struct btrfs_open_args {
 	struct btrfs_io_dev **devs;	/* opened devices; borrowed, close them after btrfs_fs_close() */
@@ -95,12 +96,28 @@ int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args);
 void btrfs_fs_close(struct btrfs_fs *fs);
 
 /** btrfs_fs_set_error - format the message of the current failure */
+static inline __attribute__((format(printf, 2, 3)))
 void btrfs_fs_set_error(struct btrfs_fs *fs, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(fs->errmsg, sizeof(fs->errmsg), fmt, ap);
+	va_end(ap);
+}
 
 /** btrfs_fs_set_error_once - same, unless a message is already there */
+static inline __attribute__((format(printf, 2, 3)))
 void btrfs_fs_set_error_once(struct btrfs_fs *fs, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+{
+	va_list ap;
+
+	if (fs->errmsg[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(fs->errmsg, sizeof(fs->errmsg), fmt, ap);
+	va_end(ap);
+}
 
 /** btrfs_fs_error - last message, "" if none */
 static inline const char *btrfs_fs_error(const struct btrfs_fs *fs)

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 #include "csum.h"
+#include "ctree-write.h"
 #include "errmsg.h"
 #include "io.h"
 #include "super.h"
@@ -554,26 +555,15 @@ static int finish_block(struct mkfs_ctx *c, int t, u64 bytenr, u8 level, u32 nri
 static int build_leaf(struct mkfs_ctx *c, int t, u32 from, u32 to, u64 bytenr, u8 *buf)
 {
 	struct mk_leaf *l = &c->leaves[t];
-	u32 end = btrfs_leaf_data_size(c->ns);
 
 	memset(buf, 0, c->ns);
 	for (u32 i = from; i < to; i++) {
-		struct btrfs_item *it = (struct btrfs_item *)(buf + BTRFS_LEAF_DATA_OFFSET +
-							      (i - from) * sizeof(struct btrfs_item));
-		u32 hdrs = (i - from + 1) * (u32)sizeof(struct btrfs_item);
-
-		if (end < hdrs || end - hdrs < l->items[i].size) {
+		if (btrfs_leaf_append(buf, c->ns, &l->items[i].key, l->items[i].data,
+				      l->items[i].size)) {
 			btrfs_errmsg_set(c->a->errmsg, "tree %lld: does not fit one leaf",
 					 (long long)tree_ids[t]);
 			return -EOVERFLOW;
 		}
-		end -= l->items[i].size;
-		btrfs_set_item_key(it, &l->items[i].key);
-		btrfs_set_item_offset(it, end);
-		btrfs_set_item_size(it, l->items[i].size);
-		if (l->items[i].size)
-			memcpy(buf + BTRFS_LEAF_DATA_OFFSET + end, l->items[i].data,
-			       l->items[i].size);
 	}
 	return finish_block(c, t, bytenr, 0, to - from, buf);
 }

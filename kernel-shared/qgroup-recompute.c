@@ -188,3 +188,8 @@ int btrfs_qgroup_commit_check_limits(struct btrfs_trans_handle *trans)
 	btrfs_qgroup_list_release(&after);
 	return ret;
 }
+
+int btrfs_quota_rescan(struct btrfs_trans_handle *trans)
+{
+	return btrfs_qgroup_repair(trans, NULL);
+}

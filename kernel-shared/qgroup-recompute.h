@@ -77,4 +77,11 @@ struct btrfs_qgroup_repair_result {
  */
 int btrfs_qgroup_repair(struct btrfs_trans_handle *trans, struct btrfs_qgroup_repair_result *res);
 
+/**
+ * btrfs_quota_rescan - recompute every qgroup's numbers with the engine and
+ * clear RESCAN and INCONSISTENT (btrfs_qgroup_repair() without the report)
+ * Return: 0, -ENOTCONN (quotas off), -EINVAL (simple quotas), <0.
+ */
+int btrfs_quota_rescan(struct btrfs_trans_handle *trans);
+
 #endif /* VOLCTL_KERNEL_SHARED_QGROUP_RECOMPUTE_H */

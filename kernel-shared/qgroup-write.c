@@ -25,7 +25,6 @@
 #include "accounting.h"
 #include "qgroup-list.h"
 #include "qgroup-write.h"
-#include "qgroup-recompute.h"
 
 #define QG_ITEM_SIZE	40
 
@@ -629,25 +628,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Append item @key with @data to the new leaf @eb (keys in order) */
-static void leaf_append(struct extent_buffer *eb, const struct btrfs_key *key, const void *data,
-			u32 size)
-{
-	struct btrfs_header *h = (struct btrfs_header *)eb->data;
-	u32 nr = btrfs_header_nritems(h);
-	struct btrfs_item *it = (struct btrfs_item *)(eb->data + BTRFS_LEAF_DATA_OFFSET +
-						      nr * sizeof(struct btrfs_item));
-	u32 end = nr ? btrfs_item_offset((struct btrfs_item *)(eb->data + BTRFS_LEAF_DATA_OFFSET +
-					 (nr - 1) * sizeof(struct btrfs_item))) :
-		btrfs_leaf_data_size(eb->len);
-
-	btrfs_set_item_key(it, key);
-	btrfs_set_item_offset(it, end - size);
-	btrfs_set_item_size(it, size);
-	memcpy(eb->data + BTRFS_LEAF_DATA_OFFSET + end - size, data, size);
-	btrfs_set_header_nritems(h, nr + 1);
-}
-
 /* The one leaf of a new quota tree: STATUS, every INFO, every LIMIT */
 static int build_quota_leaf(struct btrfs_trans_handle *trans, const struct idset *ids,
 			    const struct btrfs_acct_counts *counts, bool simple, u64 *bytenr,
@@ -674,23 +654,23 @@ static int build_quota_leaf(struct btrfs_trans_handle *trans, const struct idset
 	/* simple: extents of T and older count nothing (enable_gen = T + 1, kernel) */
 	if (simple)
 		put_le64(buf + 32, trans->transid + 1);
-	leaf_append(leaf, &key, buf, sizeof(buf));
+	ret = btrfs_leaf_append(leaf->data, leaf->len, &key, buf, sizeof(buf));
 	key.type = BTRFS_QGROUP_INFO_KEY;
-	for (size_t i = 0; ids && i < ids->nr; i++) {
+	for (size_t i = 0; !ret && ids && i < ids->nr; i++) {
 		key.offset = ids->ids[i];
 		info_fill(buf, trans->transid, counts[i].rfer, counts[i].excl);
-		leaf_append(leaf, &key, buf, sizeof(buf));
+		ret = btrfs_leaf_append(leaf->data, leaf->len, &key, buf, sizeof(buf));
 	}
 	key.type = BTRFS_QGROUP_LIMIT_KEY;
 	memset(buf, 0, sizeof(buf));
-	for (size_t i = 0; ids && i < ids->nr; i++) {
+	for (size_t i = 0; !ret && ids && i < ids->nr; i++) {
 		key.offset = ids->ids[i];
-		leaf_append(leaf, &key, buf, sizeof(buf));
+		ret = btrfs_leaf_append(leaf->data, leaf->len, &key, buf, sizeof(buf));
 	}
 	*bytenr = leaf->start;
 	*full = ids != NULL;
 	free_extent_buffer(leaf);
-	return 0;
+	return ret;
 }
 
 static int insert_quota_root_item(struct btrfs_trans_handle *trans, u64 bytenr)
@@ -837,11 +817,6 @@ int btrfs_quota_disable(struct btrfs_trans_handle *trans)
 	root->has_item = false;
 	trans->quota_on = false;
 	return 0;
-}
-
-int btrfs_quota_rescan(struct btrfs_trans_handle *trans)
-{
-	return btrfs_qgroup_repair(trans, NULL);
 }
 
 /* ---- limits on subvolume creation ---- */

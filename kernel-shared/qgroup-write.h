@@ -39,13 +39,6 @@ int btrfs_quota_enable(struct btrfs_trans_handle *trans, bool simple);
  */
 int btrfs_quota_disable(struct btrfs_trans_handle *trans);
 
-/**
- * btrfs_quota_rescan - recompute every qgroup's numbers with the engine and
- * clear RESCAN and INCONSISTENT
- * Return: 0, -ENOTCONN (quotas off), -EINVAL (simple quotas), <0.
- */
-int btrfs_quota_rescan(struct btrfs_trans_handle *trans);
-
 /** btrfs_qgroup_create - INFO + LIMIT of a new qgroup; -EEXIST, -EINVAL, -ENOTCONN */
 int btrfs_qgroup_create(struct btrfs_trans_handle *trans, u64 qgroupid);
 

@@ -227,25 +227,6 @@ static void set_time(struct btrfs_timespec *ts, const struct btrfs_subvol_create
 	btrfs_set_timespec_nsec(ts, a->now_nsec);
 }
 
-/* Append item @key with @data to leaf @eb (keys must come in order) */
-static void leaf_append(struct extent_buffer *eb, const struct btrfs_key *key, const void *data,
-			u32 size)
-{
-	struct btrfs_header *h = (struct btrfs_header *)eb->data;
-	u32 nr = btrfs_header_nritems(h);
-	struct btrfs_item *it = (struct btrfs_item *)(eb->data + BTRFS_LEAF_DATA_OFFSET +
-						      nr * sizeof(struct btrfs_item));
-	u32 end = nr ? btrfs_item_offset((struct btrfs_item *)(eb->data + BTRFS_LEAF_DATA_OFFSET +
-					 (nr - 1) * sizeof(struct btrfs_item))) :
-		btrfs_leaf_data_size(eb->len);
-
-	btrfs_set_item_key(it, key);
-	btrfs_set_item_offset(it, end - size);
-	btrfs_set_item_size(it, size);
-	memcpy(eb->data + BTRFS_LEAF_DATA_OFFSET + end - size, data, size);
-	btrfs_set_header_nritems(h, nr + 1);
-}
-
 static int make_tree(struct btrfs_trans_handle *trans, const struct btrfs_subvol_create_args *a,
 		     u64 id, u64 *bytenr)
 {
@@ -270,17 +251,18 @@ static int make_tree(struct btrfs_trans_handle *trans, const struct btrfs_subvol
 	set_time(btrfs_inode_mtime(&ii), a);
 	set_time(btrfs_inode_otime(&ii), a);
 	key = (struct btrfs_key){ BTRFS_FIRST_FREE_OBJECTID, BTRFS_INODE_ITEM_KEY, 0 };
-	leaf_append(leaf, &key, &ii, sizeof(ii));
+	ret = btrfs_leaf_append(leaf->data, leaf->len, &key, &ii, sizeof(ii));
 	memset(ref, 0, sizeof(ref));
 	btrfs_set_inode_ref_index((struct btrfs_inode_ref *)ref, 0);
 	btrfs_set_inode_ref_name_len((struct btrfs_inode_ref *)ref, 2);
 	memcpy(ref + sizeof(struct btrfs_inode_ref), "..", 2);
 	key = (struct btrfs_key){ BTRFS_FIRST_FREE_OBJECTID, BTRFS_INODE_REF_KEY,
 				  BTRFS_FIRST_FREE_OBJECTID };
-	leaf_append(leaf, &key, ref, sizeof(ref));
+	if (!ret)
+		ret = btrfs_leaf_append(leaf->data, leaf->len, &key, ref, sizeof(ref));
 	*bytenr = leaf->start;
 	free_extent_buffer(leaf);
-	return 0;
+	return ret;
 }
 
 static int insert_root_item(struct btrfs_trans_handle *trans,

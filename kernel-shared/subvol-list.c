@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "subvol-list.h"
+#include "u64map.h"
 
 /* No real directory tree is deeper than this; deeper means a cycle. */
 #define INODE_PATH_MAX_DEPTH	4096
@@ -22,85 +23,78 @@
 
 struct dir_entry {
 	u64 tree;
-	u64 ino;		/* 0: empty slot */
+	u64 ino;
 	char *path;
 };
 
 struct dir_cache {
-	size_t nr, cap;		/* cap is a power of two */
-	struct dir_entry *slots;
+	struct btrfs_u64map index;	/* dir_key(tree, ino) -> entries under that key */
+	struct dir_entry *entries;
+	u32 nr, alloc;
 };
 
-static size_t dir_hash(u64 tree, u64 ino, size_t cap)
+/* Both numbers folded into one key; entries under a key are told apart by both */
+static inline u64 dir_key(u64 tree, u64 ino)
 {
 	u64 h = (tree * 0x9E3779B97F4A7C15ULL) ^ (ino * 0xC2B2AE3D27D4EB4FULL);
 
-	h ^= h >> 29;
-	return (size_t)h & (cap - 1);
+	return h ^ (h >> 29);
 }
 
-static struct dir_entry *dir_cache_slot(const struct dir_cache *c, u64 tree, u64 ino)
+static struct dir_entry *dir_cache_find(const struct dir_cache *c, u64 tree, u64 ino)
 {
-	size_t i = dir_hash(tree, ino, c->cap);
+	u64 key = dir_key(tree, ino);
+	u32 pos = btrfs_u64map_first(&c->index, key), idx;
 
-	while (c->slots[i].ino && (c->slots[i].tree != tree || c->slots[i].ino != ino))
-		i = (i + 1) & (c->cap - 1);
-	return &c->slots[i];
+	while (btrfs_u64map_next(&c->index, key, &pos, &idx)) {
+		if (c->entries[idx].tree == tree && c->entries[idx].ino == ino)
+			return &c->entries[idx];
+	}
+	return NULL;
 }
 
 static const char *dir_cache_get(const struct dir_cache *c, u64 tree, u64 ino)
 {
-	const struct dir_entry *e;
+	const struct dir_entry *e = c ? dir_cache_find(c, tree, ino) : NULL;
 
-	if (!c || !c->cap)
-		return NULL;
-	e = dir_cache_slot(c, tree, ino);
-	return e->ino ? e->path : NULL;
-}
-
-static int dir_cache_grow(struct dir_cache *c)
-{
-	struct dir_cache bigger = { .cap = c->cap ? c->cap * 2 : 64 };
-
-	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
-	if (!bigger.slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->cap; i++) {
-		if (c->slots[i].ino)
-			*dir_cache_slot(&bigger, c->slots[i].tree, c->slots[i].ino) = c->slots[i];
-	}
-	bigger.nr = c->nr;
-	free(c->slots);
-	*c = bigger;
-	return 0;
+	return e ? e->path : NULL;
 }
 
 /* Takes ownership of @path (freed on failure). */
 static int dir_cache_put(struct dir_cache *c, u64 tree, u64 ino, char *path)
 {
-	struct dir_entry *e;
+	struct dir_entry *e = dir_cache_find(c, tree, ino);
 
-	if ((c->nr + 1) * 2 > c->cap && dir_cache_grow(c)) {
+	if (e) {
+		free(e->path);
+		e->path = path;
+		return 0;
+	}
+	if (c->nr == c->alloc) {
+		u32 na = c->alloc ? c->alloc * 2 : 32;
+		struct dir_entry *n = realloc(c->entries, (size_t)na * sizeof(*n));
+
+		if (!n) {
+			free(path);
+			return -ENOMEM;
+		}
+		c->entries = n;
+		c->alloc = na;
+	}
+	if (btrfs_u64map_add(&c->index, dir_key(tree, ino), c->nr)) {
 		free(path);
 		return -ENOMEM;
 	}
-	e = dir_cache_slot(c, tree, ino);
-	if (e->ino) {
-		free(e->path);
-	} else {
-		e->tree = tree;
-		e->ino = ino;
-		c->nr++;
-	}
-	e->path = path;
+	c->entries[c->nr++] = (struct dir_entry){ tree, ino, path };
 	return 0;
 }
 
 static void dir_cache_release(struct dir_cache *c)
 {
-	for (size_t i = 0; i < c->cap; i++)
-		free(c->slots[i].path);
-	free(c->slots);
+	for (u32 i = 0; i < c->nr; i++)
+		free(c->entries[i].path);
+	free(c->entries);
+	btrfs_u64map_release(&c->index);
 	memset(c, 0, sizeof(*c));
 }
 

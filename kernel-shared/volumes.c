@@ -263,10 +263,9 @@ int btrfs_read_sys_chunk_array(struct btrfs_fs *fs)
 	return 0;
 }
 
-static int chunk_tree_item(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+int btrfs_chunk_tree_add_item(struct btrfs_fs *fs, const struct btrfs_key *key, const void *data,
+			      u32 len)
 {
-	struct btrfs_fs *fs = priv;
-
 	if (key->type == BTRFS_DEV_ITEM_KEY) {
 		const struct btrfs_dev_item *di = data;
 		struct btrfs_device *dev;
@@ -307,7 +306,7 @@ static int chunk_tree_item(void *priv, const struct btrfs_key *key, const void *
  * sum of the DEV_ITEM sizes of the devices it opened (missing ones and the
  * replace target, devid 0, do not count)
  */
-static int check_total_bytes(struct btrfs_fs *fs)
+int btrfs_check_total_bytes(struct btrfs_fs *fs)
 {
 	u64 super_total = btrfs_super_total_bytes(&fs->super);
 	u64 sum = 0;
@@ -326,17 +325,6 @@ static int check_total_bytes(struct btrfs_fs *fs)
 	return -EUCLEAN;
 }
 
-int btrfs_read_chunk_tree(struct btrfs_fs *fs)
-{
-	struct btrfs_key min = { 0, 0, 0 };
-	struct btrfs_key max = { (u64)-1, 0xff, (u64)-1 };
-	int ret;
-
-	ret = btrfs_iterate_items(fs->chunk_root, &min, &max, chunk_tree_item, fs);
-	if (ret < 0)
-		return ret;
-	return check_total_bytes(fs);
-}
 
 struct btrfs_device *btrfs_device_find(const struct btrfs_fs *fs, u64 devid, const u8 *uuid)
 {
@@ -584,17 +572,10 @@ int btrfs_write_logical(struct btrfs_fs *fs, u64 logical, const void *buf, u64 l
 	return 0;
 }
 
-struct dev_extent_walk {
-	struct btrfs_fs *fs;
-	u32 *matched;			/* per chunk of fs->chunks: its device extents seen */
-	u64 prev_devid;
-	u64 prev_end;
-};
-
 /* One DEV_EXTENT against the chunk map and its device (the kernel's order) */
-static int dev_extent_item(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+int btrfs_dev_extent_check(struct btrfs_dev_extent_check *w, const struct btrfs_key *key,
+			   const void *data, u32 len)
 {
-	struct dev_extent_walk *w = priv;
 	struct btrfs_fs *fs = w->fs;
 	const struct btrfs_dev_extent *de = data;
 	const struct btrfs_chunk_map *map;
@@ -663,38 +644,29 @@ static int dev_extent_item(void *priv, const struct btrfs_key *key, const void *
 	return 0;
 }
 
-int btrfs_verify_dev_extents(struct btrfs_fs *fs)
+int btrfs_dev_extent_check_start(struct btrfs_dev_extent_check *w, struct btrfs_fs *fs)
 {
-	struct btrfs_key min = { 1, BTRFS_DEV_EXTENT_KEY, 0 };
-	struct btrfs_key max = { (u64)-1, 0xff, (u64)-1 };
-	struct dev_extent_walk w = { .fs = fs };
-	bool loaded = btrfs_root_node_loaded(fs, BTRFS_DEV_TREE_OBJECTID);
-	struct btrfs_root *root;
-	int ret;
+	memset(w, 0, sizeof(*w));
+	w->fs = fs;
+	w->matched = calloc(fs->nr_chunks ? fs->nr_chunks : 1, sizeof(*w->matched));
+	return w->matched ? 0 : -ENOMEM;
+}
 
-	ret = btrfs_read_root(fs, BTRFS_DEV_TREE_OBJECTID, &root);
-	if (ret == -ENOENT) {
-		btrfs_fs_set_error(fs, "dev tree: missing");
-		return -EUCLEAN;
-	}
-	if (ret < 0)
-		return ret;
-	w.matched = calloc(fs->nr_chunks ? fs->nr_chunks : 1, sizeof(*w.matched));
-	if (!w.matched)
-		return -ENOMEM;
-	ret = btrfs_iterate_items(root, &min, &max, dev_extent_item, &w);
-	if (!loaded)
-		btrfs_root_unload_node(root);
+int btrfs_dev_extent_check_finish(struct btrfs_dev_extent_check *w, int ret)
+{
+	struct btrfs_fs *fs = w->fs;
+
 	for (size_t i = 0; !ret && i < fs->nr_chunks; i++) {
 		const struct btrfs_chunk_map *map = fs->chunks[i];
 
-		if (w.matched[i] == map->num_stripes)
+		if (w->matched[i] == map->num_stripes)
 			continue;
 		btrfs_fs_set_error(fs, "chunk %llu: %u of its %u stripes have a device extent",
-				   (unsigned long long)map->start, w.matched[i], map->num_stripes);
+				   (unsigned long long)map->start, w->matched[i], map->num_stripes);
 		ret = -EUCLEAN;
 	}
-	free(w.matched);
+	free(w->matched);
+	w->matched = NULL;
 	return ret;
 }
 

@@ -96,16 +96,24 @@ const struct btrfs_chunk_map *btrfs_chunk_map_lookup(const struct btrfs_fs *fs, 
 int btrfs_read_sys_chunk_array(struct btrfs_fs *fs);
 
 /**
- * btrfs_read_chunk_tree - add every DEV_ITEM and CHUNK_ITEM of the chunk tree
- *
- * Then the superblock's total_bytes must cover the DEV_ITEM sizes of the
- * devices opened, or the kernel refuses to mount: -EUCLEAN.
+ * btrfs_chunk_tree_add_item - take one item of the chunk tree: a DEV_ITEM
+ * registers its device, a CHUNK_ITEM goes into the chunk map (fs.c feeds
+ * every item of the tree when it opens the filesystem); others are ignored
  */
-int btrfs_read_chunk_tree(struct btrfs_fs *fs);
+int btrfs_chunk_tree_add_item(struct btrfs_fs *fs, const struct btrfs_key *key, const void *data,
+			      u32 len);
 
 /**
- * btrfs_verify_dev_extents - every DEV_EXTENT of the dev tree against the
- * chunk map, as the kernel does before it mounts
+ * btrfs_check_total_bytes - the superblock's total_bytes must cover the
+ * DEV_ITEM sizes of the devices opened, or the kernel refuses to mount
+ *
+ * Call once the chunk tree is in.  Return: 0 or -EUCLEAN (fs->errmsg says why).
+ */
+int btrfs_check_total_bytes(struct btrfs_fs *fs);
+
+/*
+ * Every DEV_EXTENT of the dev tree against the chunk map, as the kernel does
+ * before it mounts; fs.c reads the tree and feeds the items in key order.
  *
  * In key order: no overlap with the previous extent of the device, a chunk
  * at its chunk offset, the length of one stripe of that chunk, one of the
@@ -113,8 +121,29 @@ int btrfs_read_chunk_tree(struct btrfs_fs *fs);
  * extent inside its total_bytes; then every stripe of every chunk has its
  * extent.  Return: 0, -EUCLEAN with the first problem in fs->errmsg, or a
  * read error.
+  */
+struct btrfs_dev_extent_check {
+	struct btrfs_fs *fs;
+	u32 *matched;			/* per chunk of fs->chunks: its device extents seen */
+	u64 prev_devid;
+	u64 prev_end;
+};
+
+/* btrfs_dev_extent_check_start - set @w up for @fs.  Return: 0 or -ENOMEM. */
+int btrfs_dev_extent_check_start(struct btrfs_dev_extent_check *w, struct btrfs_fs *fs);
+
+/*
+ * btrfs_dev_extent_check - one item of the dev tree.  Return: 0 to go on,
+ * 1 past the device extents (stop), -EUCLEAN with fs->errmsg set.
  */
-int btrfs_verify_dev_extents(struct btrfs_fs *fs);
+int btrfs_dev_extent_check(struct btrfs_dev_extent_check *w, const struct btrfs_key *key,
+			   const void *data, u32 len);
+
+/*
+ * btrfs_dev_extent_check_finish - with @ret the walk's result: when it is 0,
+ * every stripe of every chunk must have had its extent.  Frees @w's memory.
+ */
+int btrfs_dev_extent_check_finish(struct btrfs_dev_extent_check *w, int ret);
 
 /**
  * btrfs_device_add - register a device by devid/uuid

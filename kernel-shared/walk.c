@@ -12,66 +12,16 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ctree.h"
 #include "fs.h"
+#include "u64map.h"
 #include "walk.h"
-
-struct u64_set {
-	u64 *slots;		/* 0 = empty; bytenr 0 is never a tree block */
-	size_t size;		/* power of two */
-	size_t nr;
-};
-
-static int set_grow(struct u64_set *s)
-{
-	size_t nsize = s->size ? s->size * 2 : 1024;
-	u64 *n = calloc(nsize, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->size; i++) {
-		u64 v = s->slots[i];
-		size_t h;
-
-		if (!v)
-			continue;
-		h = (size_t)((v * 0x9E3779B97F4A7C15ULL) >> 20) & (nsize - 1);
-		while (n[h])
-			h = (h + 1) & (nsize - 1);
-		n[h] = v;
-	}
-	free(s->slots);
-	s->slots = n;
-	s->size = nsize;
-	return 0;
-}
-
-/* 1 if @v was already there, 0 if added, <0 on error */
-static int set_add(struct u64_set *s, u64 v)
-{
-	size_t h;
-
-	if ((s->nr + 1) * 2 > s->size) {
-		int ret = set_grow(s);
-
-		if (ret < 0)
-			return ret;
-	}
-	h = (size_t)((v * 0x9E3779B97F4A7C15ULL) >> 20) & (s->size - 1);
-	while (s->slots[h]) {
-		if (s->slots[h] == v)
-			return 1;
-		h = (h + 1) & (s->size - 1);
-	}
-	s->slots[h] = v;
-	s->nr++;
-	return 0;
-}
 
 struct walk_ctx {
 	struct btrfs_root *root;
 	btrfs_walk_cb cb;
 	void *priv;
-	struct u64_set *visited;
+	struct btrfs_u64map *visited;
 };
 
 static int walk_block(struct walk_ctx *w, struct extent_buffer *eb,
@@ -82,7 +32,7 @@ static int walk_block(struct walk_ctx *w, struct extent_buffer *eb,
 	int ret;
 
 	if (w->visited) {
-		ret = set_add(w->visited, eb->start);
+		ret = btrfs_u64map_insert(w->visited, eb->start, 0, NULL);
 		if (ret)
 			return ret < 0 ? ret : 0;
 	}
@@ -151,7 +101,7 @@ static int walk_block(struct walk_ctx *w, struct extent_buffer *eb,
 }
 
 static int walk_tree(struct btrfs_root *root, btrfs_walk_cb cb, void *priv,
-		     struct u64_set *visited)
+		     struct btrfs_u64map *visited)
 {
 	struct walk_ctx w = { root, cb, priv, visited };
 	struct btrfs_walk_info info = {
@@ -206,9 +156,9 @@ int btrfs_walk_all_trees(struct btrfs_fs *fs, bool skip_shared, btrfs_walk_cb cb
 {
 	struct btrfs_key min = { 0, BTRFS_ROOT_ITEM_KEY, 0 };
 	struct btrfs_key max = { (u64)-1, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
-	struct u64_set visited = { 0 };
+	struct btrfs_u64map visited = { 0 };
 	struct id_list ids = { 0 };
-	struct u64_set *vp = skip_shared ? &visited : NULL;
+	struct btrfs_u64map *vp = skip_shared ? &visited : NULL;
 	int ret;
 
 	ret = walk_tree(fs->chunk_root, cb, priv, vp);
@@ -244,6 +194,6 @@ int btrfs_walk_all_trees(struct btrfs_fs *fs, bool skip_shared, btrfs_walk_cb cb
 	}
 out:
 	free(ids.ids);
-	free(visited.slots);
+	btrfs_u64map_release(&visited);
 	return ret;
 }

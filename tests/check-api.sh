@@ -20,6 +20,13 @@ ks=$(ls kernel-shared/*.c kernel-shared/*.h 2>/dev/null | grep -v 'gen-')
 check "printing in kernel-shared/" '\b(printf|fprintf|puts|fputs|perror|putchar)\s*\(' $ks
 check "exit/abort in kernel-shared/" '\b(exit|_exit|abort)\s*\(' $ks
 check "getopt in kernel-shared/" '\bgetopt' $ks
+# Layers of kernel-shared/ (the table in kernel-shared/README.md): a file
+# includes and calls only its own layer or lower ones.
+if ! layers=$(python3 scripts/callgraph.py --check); then
+	echo "check-api: kernel-shared/ layers (kernel-shared/README.md):"
+	echo "${layers:-scripts/callgraph.py failed}"
+	bad=1
+fi
 check "kernel-shared/ includes common/ or cmds/" '#include\s+"(common|cmds)/' $ks
 check "common/ includes cmds/" '#include\s+"cmds/' common/*.c common/*.h
 check "ioctl outside the online backend" '\bioctl\s*\(' cmds/*.c kernel-shared/*.c

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kernel-shared/csum.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/walk.h"
 

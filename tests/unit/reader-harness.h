@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/walk.h"
 

@@ -244,7 +244,7 @@ static void test_many_sets(void)
 		}
 	}
 	CHECK(same);
-	CHECK(rs.memo_nr <= 4);
+	CHECK(rs.memo.nr <= 4);
 	CHECK_EQ_U64(rs.nr, 1024);	/* unions created no new sets */
 	btrfs_rootsets_release(&rs);
 }
