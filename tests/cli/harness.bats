@@ -41,8 +41,16 @@ TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
 @test "check-api refuses a bare '! cmd' line in a bats file, not 'run !'" {
 	local d=$BATS_TEST_TMPDIR/tree
-	mkdir -p "$d/tests/cli" "$d/kernel-shared" "$d/common" "$d/cmds"
+	mkdir -p "$d/tests/cli" "$d/scripts"
 	cp "$TOP/tests/check-api.sh" "$d/tests/"
+	cp "$TOP/scripts/callgraph.py" "$d/scripts/"
+	# the layer check reads the sources and kernel-shared/README.md
+	for dir in kernel-shared common cmds; do
+		mkdir -p "$d/$dir"
+		cp "$TOP/$dir"/*.[ch] "$d/$dir/"
+	done
+	cp "$TOP/kernel-shared/README.md" "$d/kernel-shared/"
+	cp "$TOP"/*.[ch] "$d/"
 	printf '@test "x" {\n\trun ! false\n\tif ! true; then false; fi\n}\n' >"$d/tests/cli/good.bats"
 	run "$d/tests/check-api.sh"
 	assert_status 0
