@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # kernel-shared/ is a library: no printing, no exit, no getopt, nothing from
 # common/ or cmds/.  Dependencies point one way: cmds/ -> common/ -> kernel-shared/.
-# Tests: no bare "! cmd" line in a bats file.
+# Tests: no bare "! cmd" line and no "[ a ] && [ b ]" line in a bats file.
 set -u
 cd "$(dirname "$0")/.."
 bad=0
@@ -34,6 +34,10 @@ check "ioctl outside the online backend" '\bioctl\s*\(' cmds/*.c kernel-shared/*
 # test: "! cmd" anywhere else asserts nothing.  Use "run ! cmd".
 check "bare '! cmd' in a bats test (asserts nothing: use 'run ! cmd')" '^\s*! ' \
 	$(find tests -name '*.bats' | sort)
+# likewise a test joined by "&&" asserts nothing when the first one fails
+# (set -e spares every command of an && list but the last): one per line.
+check "tests joined by '&&' in a bats test (the first asserts nothing: one per line)" \
+	'^\s*(\[|\[\[) .*(\]|\]\]) && (\[|\[\[) .*(\]|\]\])\s*$' $(find tests -name '*.bats' | sort)
 if [ $bad -eq 0 ]; then
 	echo "check-api: ok"
 fi

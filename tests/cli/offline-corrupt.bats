@@ -33,7 +33,9 @@ setup() {
 	LEAF=$("$VOLCTL" --format json inspect tree -b "$ROOT" "$IMG" |
 		jq '.trees[0].blocks[0].ptrs[0].blockptr')
 	LEAF_PHYS=$(phys_of "$LEAF")
-	[ "$ROOT_PHYS" -gt 0 ] && [ "$CHUNK_PHYS" -gt 0 ] && [ "$LEAF_PHYS" -gt 0 ]
+	[ "$ROOT_PHYS" -gt 0 ]
+	[ "$CHUNK_PHYS" -gt 0 ]
+	[ "$LEAF_PHYS" -gt 0 ]
 }
 
 set_le() {

@@ -123,5 +123,6 @@ check_clean() {
 		[ "$rc" -eq 0 ] && break
 	done
 	[ "$rc" -eq 0 ]
-	[ "$nold" -gt 3 ] && [ "$nnew" -ge 1 ]
+	[ "$nold" -gt 3 ]
+	[ "$nnew" -ge 1 ]
 }

@@ -55,7 +55,8 @@ check_clean() {
 	local auuid puuid
 	auuid=$(grep -A12 "(256 ROOT_ITEM 0)" <<<"$output" | awk '$1 == "uuid" {print $2; exit}')
 	puuid=$(grep -A12 "(257 ROOT_ITEM $gen)" <<<"$output" | awk '$1 == "parent_uuid" {print $2; exit}')
-	[ -n "$auuid" ] && [ "$auuid" = "$puuid" ]
+	[ -n "$auuid" ]
+	[ "$auuid" = "$puuid" ]
 	run btrfs inspect-internal dump-tree -t 5 "$IMG"
 	assert_output_contains "location key (257 ROOT_ITEM 18446744073709551615)"
 	run_volctl --image "$IMG" subvolume list -s /
@@ -165,7 +166,8 @@ check_clean() {
 	excl257=$(awk '$1 == "0/257" {print $3}' <<<"$output")
 	[ "$rfer5" = "$rfer257" ]
 	[ "$rfer5" -gt 100000 ]
-	[ "$excl5" = 16384 ] && [ "$excl257" = 16384 ]
+	[ "$excl5" = 16384 ]
+	[ "$excl257" = 16384 ]
 	run btrfs inspect-internal dump-tree -t 8 "$IMG"
 	[[ "$output" != *"INCONSISTENT"* ]]
 }

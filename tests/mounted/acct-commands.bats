@@ -74,7 +74,9 @@ df_used() {
 		<<<"$output" | sort)
 	[ "$pred" -gt 4000000 ]
 	# nothing was deleted
-	[ -d "$MNT/sv/dir" ] && [ -d "$MNT/s1" ] && [ -d "$MNT/s2" ]
+	[ -d "$MNT/sv/dir" ]
+	[ -d "$MNT/s1" ]
+	[ -d "$MNT/s2" ]
 
 	btrfs quota enable "$MNT"
 	btrfs qgroup create 1/77 "$MNT"

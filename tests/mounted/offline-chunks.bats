@@ -47,6 +47,11 @@ chunk_lines() {
 			p && /^\titem/ { p = 0 } p { print }'
 }
 
+# dev_super_field FILE FIELD: one field of FILE's superblock
+dev_super_field() {
+	btrfs inspect-internal dump-super "$1" | awk -v f="$2" '$1 == f { print $2 }'
+}
+
 @test "the kernel makes the same metadata chunk on the same image" {
 	truncate -s 300M "$IMG"
 	mkfs.btrfs -q -f -n 4096 "$IMG" >/dev/null
@@ -325,14 +330,32 @@ md_same_as_kernel() {
 	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" "${IMGS[@]}" subvolume create /probe >/dev/null 2>&1; then
 		skip "built without --enable-fault-injection"
 	fi
-	local f i n rc before st olds=0 news=0
+	local f i n rc before st out olds=0 news=0
 	mkdir -p "$WORK/pristine"
 	# shellcheck disable=SC2046
 	run "$VOLCTL" "${IMGS[@]}" subvolume create $(seq -f "/s%g" 1 5000)
 	assert_status 0
 	before=$(meta_chunks "${FILES[0]}" | wc -l)
-	# one subvolume at a time until the next one makes the chunk
-	for i in $(seq 5001 9000); do
+	# on a copy, the create that makes the chunk: with -p each create is its
+	# own commit, and the one that made the chunk committed generation
+	# chunk_root_generation (random uuids move the point by a create or two)
+	local gen0 k
+	cp --sparse=always "${FILES[@]}" "$WORK/pristine/"
+	gen0=$(dev_super_field "${FILES[0]}" generation)
+	# shellcheck disable=SC2046
+	run "$VOLCTL" "${IMGS[@]}" subvolume create -p $(seq -f "/s%g" 5001 7000)
+	assert_status 0
+	[ "$(meta_chunks "${FILES[0]}" | wc -l)" -gt "$before" ]
+	k=$(( $(dev_super_field "${FILES[0]}" chunk_root_generation) - gen0 ))
+	[ "$k" -gt 10 ] || { echo "chunk made by create $k" >&2; return 1; }
+	[ "$k" -le 2000 ]
+	for f in "${FILES[@]}"; do cp --sparse=always "$WORK/pristine/${f##*/}" "$f"; done
+	# shellcheck disable=SC2046
+	run "$VOLCTL" "${IMGS[@]}" subvolume create -p $(seq -f "/s%g" 5001 $((5000 + k - 5)))
+	assert_status 0
+	[ "$(meta_chunks "${FILES[0]}" | wc -l)" -eq "$before" ]
+	# then one subvolume at a time until the next one makes the chunk
+	for i in $(seq $((5000 + k - 4)) 7000); do
 		cp --sparse=always "${FILES[@]}" "$WORK/pristine/"
 		"$VOLCTL" "${IMGS[@]}" subvolume create "/s$i" >/dev/null
 		[ "$(meta_chunks "${FILES[0]}" | wc -l)" -eq "$before" ] || break
@@ -344,8 +367,10 @@ md_same_as_kernel() {
 		rc=0
 		VOLCTL_FAIL_AFTER_WRITES=$n "$VOLCTL" "${IMGS[@]}" subvolume create "/s$i" \
 			>/dev/null 2>&1 || rc=$?
-		md_check "${FILES[@]}" || { echo "after $n writes" >&2; return 1; }
+		# one attach for btrfs check and the chunk count
 		md_attach "${FILES[@]}"
+		out=$(btrfs check --readonly "${LOOPS[0]}" 2>&1) ||
+			{ md_detach; echo "after $n writes: btrfs check: $out" >&2; return 1; }
 		st=$(meta_chunks "${LOOPS[0]}" | wc -l)
 		md_detach
 		case $st in

@@ -245,7 +245,8 @@ subvol_id() {
 	for i in $(seq 151 200); do echo "$i" >"$MNT/A/file$i"; done
 	sync
 	umount_img
-	[ "$(subvol_id A)" = 260 ] && [ "$(subvol_id B)" = 261 ]
+	[ "$(subvol_id A)" = 260 ]
+	[ "$(subvol_id B)" = 261 ]
 	# the kernel's drop on a copy
 	cp "$IMG" "$BATS_TEST_TMPDIR/k.img"
 	IMG_ON="$BATS_TEST_TMPDIR/k.img" mount_img -o subvolid=5
@@ -262,7 +263,8 @@ subvol_id() {
 	[ "$n" = "$kn" ]
 	# A's blocks and f1 live on in B: 0/260 keeps its charge, as in the kernel
 	ka=$(qg "$n" 0/260)
-	[ -n "$ka" ] && [ "$ka" != "0 0" ]
+	[ -n "$ka" ]
+	[ "$ka" != "0 0" ]
 	[ -z "$(subvol_id A)" ]
 	# the kernel mounts our image, shows the same and keeps counting
 	m=$(kernel_mark)
@@ -489,7 +491,8 @@ subvol_id() {
 	assert_check_clean "$IMG"
 	[ "$(offline_numbers "$IMG")" = "$kn" ]
 	[ "$(qg "$kn" 0/260)" = "0 0" ]
-	[ -z "$(qg "$kn" 0/261)" ] && [ -z "$(qg "$kn" 0/265)" ]
+	[ -z "$(qg "$kn" 0/261)" ]
+	[ -z "$(qg "$kn" 0/265)" ]
 	# squota leaves the compressed numbers alone: the kernel's 0 stays 0
 	[ -z "$("$VOLCTL" inspect tree -t quota "$IMG" | awk '/_compressed/ && $2 != 0')" ]
 }

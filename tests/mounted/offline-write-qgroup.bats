@@ -73,7 +73,8 @@ populate() {
 	run_volctl --image "$IMG" subvolume set-default 0 /
 	assert_status 0
 	mount_img
-	[ -d "$MNT/a" ] && [ -d "$MNT/c" ]
+	[ -d "$MNT/a" ]
+	[ -d "$MNT/c" ]
 	run btrfs subvolume get-default "$MNT"
 	assert_output_contains "ID 5 (FS_TREE)"
 	umount_img

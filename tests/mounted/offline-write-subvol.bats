@@ -102,7 +102,9 @@ qgroups_stored_vs_rescan() {
 	mount_img
 	[ "$(tail -c 8 "$MNT/sv/f1")" = changed ]
 	[ "$(cat "$MNT/snap/new")" = new ]
-	[ ! -e "$MNT/snap/f2" ] && [ -e "$MNT/sv/f2" ] && [ -e "$MNT/ro/f2" ]
+	[ ! -e "$MNT/snap/f2" ]
+	[ -e "$MNT/sv/f2" ]
+	[ -e "$MNT/ro/f2" ]
 	cmp "$MNT/ro/f3" "$MNT/snap/f3"
 	umount_img
 }
@@ -205,7 +207,9 @@ qgroups_stored_vs_rescan() {
 	assert_status 0
 	check_clean
 	mount_img
-	[ -d "$MNT/ksnap/o2" ] && [ -d "$MNT/osnap/o4" ] && [ ! -e "$MNT/sv/o1" ]
+	[ -d "$MNT/ksnap/o2" ]
+	[ -d "$MNT/osnap/o4" ]
+	[ ! -e "$MNT/sv/o1" ]
 	cmp "$MNT/ksnap/f300" "$MNT/osnap/f300"
 	echo more >>"$MNT/osnap/f200"
 	echo more >>"$MNT/sv/f200"

@@ -134,7 +134,8 @@ umount_img() {
 	run btrfs check --readonly "$IMG"
 	assert_status 0
 	mount_img
-	[ -d "$MNT/snap/x" ] && [ -d "$MNT/src/x" ]
+	[ -d "$MNT/snap/x" ]
+	[ -d "$MNT/src/x" ]
 	umount_img
 	run_volctl --image "$IMG" subvolume create /fine
 	assert_status 0
