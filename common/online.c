@@ -817,6 +817,19 @@ static int wait_poll(struct vc_fs *fs, u64 subvolid, int sleep_seconds)
 }
 
 /*
+ * The cleaner drops deleted subvolumes when the transaction kthread wakes it,
+ * which happens every commit interval (30 s by default).  BTRFS_IOC_SYNC
+ * writes dirty data, commits and then wakes that kthread, so the cleaner
+ * starts at once (a bare commit does not wake it).  If it fails, waiting
+ * still works, only slower.
+ */
+static void kick_cleaner(struct vc_fs *fs)
+{
+	online_ioctl(fs, BTRFS_IOC_SYNC, NULL);
+	vc_fs_clear_error(fs);
+}
+
+/*
  * Without CAP_SYS_ADMIN the root tree cannot be read, but SUBVOL_SYNC_WAIT
  * (Linux 6.13) needs no privilege.  It cannot tell "cleaned" from "never
  * existed", so an unknown id counts as gone here.
@@ -826,6 +839,7 @@ static int wait_unprivileged(struct vc_fs *fs, u64 subvolid)
 	struct btrfs_ioctl_subvol_wait args;
 	int ret;
 
+	kick_cleaner(fs);
 	memset(&args, 0, sizeof(args));
 	args.subvolid = subvolid;
 	args.mode = BTRFS_SUBVOL_SYNC_WAIT_FOR_ONE;
@@ -863,6 +877,7 @@ static int online_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_seconds
 		vc_fs_set_error(fs, "subvolume %llu is not deleted", (unsigned long long)subvolid);
 		return -EEXIST;
 	}
+	kick_cleaner(fs);
 	memset(&args, 0, sizeof(args));
 	args.subvolid = subvolid;
 	args.mode = BTRFS_SUBVOL_SYNC_WAIT_FOR_ONE;

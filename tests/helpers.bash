@@ -7,6 +7,7 @@
 #   mkfs_mount [SIZE] [MKFS OPTS...]
 #                          make an image in $BATS_TEST_TMPDIR, loop-mount it at $MNT
 #   cleanup_mount          unmount and detach (call from teardown; safe to call twice)
+#   wait_cleaned MNT [ID...]  btrfs subvolume sync, the cleaner woken first
 #   slow_drop_data DIR     many small data extents in DIR: a drop of them takes seconds
 #   freeze_mid_drop MNT IMG ID COPY
 #                          copy of IMG taken while the kernel's drop of subvolume ID is
@@ -65,6 +66,12 @@ mkfs_mount() {
 	mkfs.btrfs -q -f "$@" "$IMG" >/dev/null
 	LOOPDEV=$(losetup -f --show "$IMG")
 	mount "$LOOPDEV" "$MNT"
+}
+
+# wait_cleaned MNT [ID...]: btrfs subvolume sync, after a sync that wakes the
+# cleaner now instead of at the next periodic commit (30 s by default)
+wait_cleaned() {
+	btrfs filesystem sync "$1" && btrfs subvolume sync "$@"
 }
 
 cleanup_mount() {

@@ -230,7 +230,7 @@ build_rich_fs() {
 	btrfs qgroup assign --no-rescan 0/257 1/10 "$MNT"
 	kernel_rescan "$MNT"
 	btrfs subvolume delete "$MNT/a" >/dev/null
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	btrfs filesystem sync "$MNT"
 	rescan_and_unmount
 	run_volctl check --qgroup-report "$IMG"
@@ -299,7 +299,7 @@ qg_field() {
 	echo "$mark" >/dev/kmsg
 	LOOPDEV=$(losetup -f --show "$IMG")
 	mount "$LOOPDEV" "$MNT"
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	btrfs filesystem sync "$MNT"
 	cleanup_mount
 	run_volctl_split --format json check --qgroup-report "$IMG"

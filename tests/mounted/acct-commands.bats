@@ -110,7 +110,7 @@ df_used() {
 	[ "$d0" -gt 0 ]
 	m0=$(df_used Metadata)
 	btrfs subvolume delete "$MNT/sv" "$MNT/s1" "$MNT/s2" >/dev/null
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	sync
 	d1=$(df_used Data)
 	m1=$(df_used Metadata)

@@ -101,7 +101,7 @@ kernel_delete() {
 	for v in "$@"; do
 		btrfs subvolume delete "$MNT/$v" >/dev/null
 	done
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	settle_kernel_qgroups
 	umount_img
 }
@@ -320,7 +320,7 @@ del_state() {
 kernel_clean() {
 	cp "$IMG" "$KIMG"
 	mount_img "$KIMG"
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	settle_kernel_qgroups
 	umount_img
 }

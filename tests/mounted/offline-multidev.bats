@@ -214,7 +214,7 @@ every_write_command() {
 	vc subvolume delete /k-snap >/dev/null
 	check_members
 	mount_members
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	run btrfs subvolume list "$MNT"
 	[[ "$output" != *"k-snap"* ]]
 	umount_members

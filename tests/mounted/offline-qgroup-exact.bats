@@ -132,7 +132,7 @@ kernel_agrees() {
 	ours=$(progs_numbers "$MNT")
 	umount_img
 	mount_img
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	kernel_rescan "$MNT"
 	theirs=$(progs_numbers "$MNT")
 	umount_img

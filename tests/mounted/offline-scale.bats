@@ -179,7 +179,7 @@ umount_img() {
 	echo data >"$MNT/snaps/s1/file"
 	btrfs subvolume snapshot "$MNT/sv2" "$MNT/sv2-k" >/dev/null
 	btrfs subvolume delete "$MNT/copies/ro1" >/dev/null
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	kernel_rescan "$MNT"
 	umount_img
 	run btrfs check --readonly "$IMG"

@@ -209,7 +209,7 @@ owner_refs() {
 	echo diverge >"$MNT/n1s/z"
 	btrfs subvolume delete "$MNT/snapA" >/dev/null
 	sync
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	n=$(kernel_numbers "$MNT")
 	[ "$(qg "$n" 0/260 | awk '{print $1}')" -ge 196608 ]
 	umount_img
@@ -251,7 +251,7 @@ subvol_id() {
 	cp "$IMG" "$BATS_TEST_TMPDIR/k.img"
 	IMG_ON="$BATS_TEST_TMPDIR/k.img" mount_img -o subvolid=5
 	btrfs subvolume delete "$MNT/A" >/dev/null
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	sync
 	kn=$(kernel_numbers "$MNT")
 	umount_img
@@ -275,7 +275,7 @@ subvol_id() {
 	head -c 64K /dev/urandom >"$MNT/B/more"
 	rm "$MNT/B/f1"
 	btrfs subvolume delete "$MNT/B" >/dev/null
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	sync
 	kn=$(kernel_numbers "$MNT")
 	umount_img
@@ -426,7 +426,7 @@ subvol_id() {
 	head -c 16K /dev/urandom >"$MNT/top-file"
 	echo changed >>"$MNT/snap-a-again/f1" 2>/dev/null || echo new >"$MNT/snap-a-again/f1"
 	sync
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	umount_img
 	assert_check_clean "$IMG"
 	n=$(offline_numbers "$IMG")
@@ -478,7 +478,7 @@ subvol_id() {
 	# subvolume the kernel left deleted, dropped by sync
 	IMG_ON="$BATS_TEST_TMPDIR/k.img" mount_img -o subvolid=5
 	btrfs subvolume delete "$MNT/snap-a" "$MNT/b" "$MNT/snap-snap" "$MNT/ro-snap" >/dev/null
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	sync
 	umount_img
 	IMG_ON="$BATS_TEST_TMPDIR/k.img" mount_img -o ro,subvolid=5

@@ -168,7 +168,7 @@ qgroups_stored_vs_rescan() {
 	mount_img
 	run btrfs subvolume list -d "$MNT"
 	[[ "$output" != *"DELETED"* ]]
-	btrfs subvolume sync "$MNT"
+	wait_cleaned "$MNT"
 	run btrfs subvolume list "$MNT"
 	[[ "$output" != *"path sv"* ]]
 	[[ "$output" != *"path plain"* ]]
@@ -214,7 +214,7 @@ qgroups_stored_vs_rescan() {
 	echo more >>"$MNT/osnap/f200"
 	echo more >>"$MNT/sv/f200"
 	rm "$MNT/ksnap/f5"
-	btrfs subvolume sync "$MNT"
+	wait_cleaned "$MNT"
 	sync
 	umount_img
 	check_clean

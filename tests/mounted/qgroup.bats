@@ -297,7 +297,7 @@ progs_state() {
 	run ! grep -q '^0/256 .*  s$' <<<"$shown"
 	row=$(grep '^0/256 ' <<<"$shown" || true)
 	[ -z "$row" ] || [[ "$row" == *"<under deletion>" ]]
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	run_volctl qgroup clear-stale "$MNT"
 	assert_status 0
 	run btrfs qgroup show "$MNT"
@@ -417,7 +417,7 @@ progs_state() {
 	st=$(jq -r '."qgroup-show"[] | select(.qgroupid == "0/257") | "\(.status) \(.path)"' <<<"$output")
 	# either still being cleaned, or already removed by the kernel (6.11+)
 	[ -z "$st" ] || [ "$st" = "under-deletion null" ]
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	run_volctl qgroup clear-stale "$MNT"
 	assert_status 0
 	run_volctl qgroup show "$MNT"
@@ -435,7 +435,7 @@ progs_state() {
 	# the snapshot keeps the extents alive; squota leaves them charged to 0/256
 	btrfs subvolume snapshot "$MNT/sq" "$MNT/snap" >/dev/null
 	btrfs subvolume delete "$MNT/sq" >/dev/null
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	btrfs filesystem sync "$MNT"
 	run_volctl qgroup show "$MNT"
 	assert_status 0
@@ -521,7 +521,7 @@ progs_state() {
 	[[ "$output" != *"Delete stale qgroup"* ]]
 	# read-write again, the cleaner finishes and the kernel drops the qgroup
 	mount -o remount,rw "$MNT"
-	btrfs subvolume sync "$MNT" >/dev/null
+	wait_cleaned "$MNT" >/dev/null
 	run_volctl qgroup clear-stale "$MNT"
 	assert_status 0
 	run btrfs qgroup show "$MNT"

@@ -443,6 +443,7 @@ Delete subvolume 259 (commit): 'snap-a'" ]
 	grep -q "stopped by SIGSTOP" "$BATS_TEST_TMPDIR/strace.log"
 	pid=$(pgrep -P "$strace")
 	exec {fa}<&- {fb}<&-
+	btrfs filesystem sync .
 	timeout 60 btrfs subvolume sync . >/dev/null
 	[ -z "$(btrfs subvolume list -d .)" ]
 	kill -CONT "$pid"
