@@ -6,6 +6,7 @@
 #   make check           C unit tests, then every bats suite (mounted tests skip without root/loop)
 #   make check-unit      C unit tests only
 #   make check-asan      the same tests with a build under AddressSanitizer + UBSan (in build-asan/)
+#                        (in parts: build-asan, check-asan-offline, check-asan-mounted)
 #   make check-powercut  the power-cut test of every offline write with more cut points (root)
 #   make check-api       kernel-shared/ must not print, exit or use common/ or cmds/
 #   make soak            the engine against the kernel on SEEDS random kernel-made images
@@ -62,6 +63,7 @@ GROUP_LINKS = volctl-subvolume volctl-quota volctl-qgroup
 MANPAGES = $(sort $(wildcard Documentation/*.8))
 
 .PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api check-powercut \
+	build-asan check-build check-asan-offline check-asan-mounted \
 	install uninstall fuzz bench soak dist distcheck maintainer-clean
 all: $(O)/volctl
 
@@ -113,10 +115,20 @@ check-powercut: $(O)/volctl $(POWERCUT)
 		bats --tap $(BATS_FLAGS) tests/mounted/powercut.bats
 
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+ASAN_MAKE = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	$(MAKE) O=build-asan FAULT_INJECTION=1 EXTRA_CFLAGS="$(ASAN_FLAGS)" EXTRA_LDFLAGS="$(ASAN_FLAGS)"
 check-asan:
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		$(MAKE) O=build-asan FAULT_INJECTION=1 EXTRA_CFLAGS="$(ASAN_FLAGS)" \
-		EXTRA_LDFLAGS="$(ASAN_FLAGS)" check
+	$(ASAN_MAKE) check
+# the same in parts (.ci/run runs the parts without the kernel beside the
+# mounted suites): the build, the suites that need no kernel, the mounted ones
+build-asan:
+	$(ASAN_MAKE) check-build
+# everything the tests run, built
+check-build: $(O)/volctl $(UNIT_BIN) $(POWERCUT)
+check-asan-offline:
+	$(ASAN_MAKE) check-api check-unit check-cli
+check-asan-mounted:
+	$(ASAN_MAKE) check-mounted
 
 check-api:
 	$(Q)tests/check-api.sh
