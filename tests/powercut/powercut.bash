@@ -136,12 +136,19 @@ pc_supers_agree() {
 pc_lists() {
 	local list qg def
 	list=$("$VOLCTL" --format json "${@:2}" subvolume list "$1") || return 1
-	printf '%s\n' "$list"
+	pc_no_mount_paths <<<"$list"
 	[ -n "${PC_FULL_LISTS:-}" ] || return 0
 	qg=$("$VOLCTL" --format json "${@:2}" qgroup show --raw "$1" 2>&1) ||
 		{ [[ "$qg" == *"quota is not enabled"* ]] && qg=off; } || { echo "$qg" >&2; return 1; }
+	[ "$qg" = off ] || qg=$(pc_no_mount_paths <<<"$qg")
 	def=$("$VOLCTL" --format json "${@:2}" subvolume get-default "$1") || return 1
-	printf '%s\n%s\n' "$qg" "$def"
+	printf '%s\n%s\n' "$qg" "$(pc_no_mount_paths <<<"$def")"
+}
+
+# pc_no_mount_paths: the JSON on stdin without absolute_path, which names
+# the mount point online and / offline
+pc_no_mount_paths() {
+	jq 'walk(if type == "object" then del(.absolute_path) else . end)'
 }
 
 # pc_kernel_lists: mount the members read-only through PC_LOOPS, scrub
