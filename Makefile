@@ -74,6 +74,9 @@ $(O)/volctl: $(MAIN_OBJ) $(CMDS_OBJ) $(LIB_OBJ)
 # the version and the flags come from there
 $(MAIN_OBJ): Makefile.inc
 
+# the version is a -D flag from Makefile.inc: a new configure rebuilds what prints it
+$(O)/volctl.o: $(wildcard Makefile.inc)
+
 $(O)/%.o: %.c
 	@$(MKDIR_P) $(dir $@)
 	@echo "    [CC]     $@"

@@ -104,7 +104,7 @@ QG_CMDS="create destroy assign remove limit show clear-stale"
 }
 
 @test "qgroup limit: invalid sizes are usage errors naming the argument" {
-	for size in -5 12Q 1e99 18446744073709551616 1.5 1MB 10GB '' M; do
+	for size in -5 12Q 1e99 18446744073709551616 1.5 1MB 10GB M; do
 		run_volctl qgroup limit "$size" 0/256 /nonexistent
 		[ "$status" -eq 2 ] || { echo "limit '$size': $status $output"; false; }
 		[[ "$output" == *"invalid size '$size'"* ]] || { echo "$output"; false; }
