@@ -5,6 +5,7 @@
 #   make                 build ./volctl
 #   make check           C unit tests, then every bats suite (mounted tests skip without root/loop)
 #   make check-unit      C unit tests only
+#   make check-release   the release and build tests (tests/release: version, tarball, flags)
 #   make check-asan      the same tests with a build under AddressSanitizer + UBSan (in build-asan/)
 #                        (in parts: build-asan, check-asan-offline, check-asan-mounted)
 #   make check-powercut  the power-cut test of every offline write with more cut points (root)
@@ -63,7 +64,7 @@ GROUP_LINKS = volctl-subvolume volctl-quota volctl-qgroup
 MANPAGES = $(sort $(wildcard Documentation/*.8))
 
 .PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api check-powercut \
-	build-asan check-build check-asan-offline check-asan-mounted \
+	build-asan check-build check-asan-offline check-asan-mounted check-release \
 	install uninstall fuzz bench soak dist distcheck maintainer-clean
 all: $(O)/volctl
 
@@ -99,7 +100,7 @@ $(O)/tests/unit/test-%: tests/unit/test-%.c $(LIB_OBJ)
 
 # ---- tests -----------------------------------------------------------------------------
 BATS_FLAGS ?=
-check: check-api check-unit check-cli check-mounted
+check: check-api check-unit check-cli check-release check-mounted
 
 check-unit: $(UNIT_BIN)
 	$(Q)tests/run-unit.sh $(UNIT_BIN)
@@ -111,6 +112,12 @@ check-cli: $(O)/volctl $(POWERCUT)
 check-mounted: $(O)/volctl $(POWERCUT)
 	$(Q)VOLCTL=$(abspath $(O)/volctl) POWERCUT=$(abspath $(POWERCUT)) \
 		tests/run-bats.sh mounted tests/mounted $(BATS_FLAGS)
+
+# the release and the build: version, COPYING, quick start in a tarball,
+# build flags (no root; apart from check-cli since the sanitizer build and
+# the tarball's own tests need not build the tree again)
+check-release: $(O)/volctl
+	$(Q)VOLCTL=$(abspath $(O)/volctl) tests/run-bats.sh release tests/release $(BATS_FLAGS)
 
 # the power-cut test with many more subsets of the unflushed writes (root, loop devices)
 check-powercut: $(O)/volctl $(POWERCUT)

@@ -11,14 +11,23 @@ load ../fixtures/fixture-helpers
 TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 SCHEMA=$TOP/Documentation/volctl.schema.json
 
-# validate NAME: the document on stdin against the schema
+# validate NAME: keep the document on stdin for validate_done
 validate() {
-	local f=$BATS_TEST_TMPDIR/$1.json rc=0
+	local f=$BATS_TEST_TMPDIR/docs/$1.json
+	mkdir -p "$BATS_TEST_TMPDIR/docs"
 	cat >"$f"
 	[ -s "$f" ] || { echo "$1: no document"; return 1; }
-	python3 "$TOP/tests/json-validate.py" "$SCHEMA" "$f" || rc=$?
+}
+
+# validate_done: every kept document against the schema, in one python run
+# (each run costs about a second of interpreter and jsonschema start)
+validate_done() {
+	local rc=0 n
+	n=$(find "$BATS_TEST_TMPDIR/docs" -name '*.json' | wc -l)
+	[ "$n" -gt 0 ] || { echo "no documents kept"; return 1; }
+	python3 "$TOP/tests/json-validate.py" "$SCHEMA" "$BATS_TEST_TMPDIR"/docs/*.json || rc=$?
 	[ "$rc" -ne 77 ] || skip "needs python3-jsonschema"
-	[ "$rc" -eq 0 ] || { echo "$1: does not validate"; return 1; }
+	[ "$rc" -eq 0 ] || { echo "of $n documents, those above do not validate"; return 1; }
 }
 
 # Every command with JSON, on fixture $1 (offline)
@@ -53,12 +62,14 @@ validate_all() {
 	# the one writing command with JSON
 	cp "$IMG" "$BATS_TEST_TMPDIR/w.img"
 	"$VOLCTL" --format json check --repair-qgroups "$BATS_TEST_TMPDIR/w.img" | validate repair
+	validate_done
 }
 
 @test "json schema: noquota16k, squota4k and raid1 (two devices) validate too" {
 	validate_all noquota16k
 	validate_all squota4k
 	validate_all raid1
+	validate_done
 }
 
 @test "json schema: unset values are null, member names snake_case, version 2" {

@@ -42,7 +42,9 @@ run_list() {
 			args=${args//@/$FX_MNT}
 			# shellcheck disable=SC2086
 			timeout 60 "$VOLCTL" $args >"$W/$mode/$cname.out" 2>/dev/null || rc=$?
-			sed -i "s|$FX_MNT||g" "$W/$mode/$cname.out"
+			# absolute paths through the mount: the mount point is / offline
+			sed -i -e "s|$FX_MNT||g" -e 's|"absolute_path": ""|"absolute_path": "/"|g' \
+				"$W/$mode/$cname.out"
 		fi
 		echo "$rc" >"$W/$mode/$cname.rc"
 	done <"$FIXDIR/commands.list"
