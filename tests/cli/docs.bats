@@ -161,7 +161,7 @@ completion_table() {
 				{ echo "volctl-$g.8 documents '$c', which volctl $g help does not list"; return 1; }
 		done
 	done
-	[ "$checked" -gt 0 ] || skip "the binary has no commands yet"
+	[ "$checked" -gt 0 ] || { echo "no command of any group was checked"; return 1; }
 }
 
 @test "every option in each command's --help is documented with that command" {

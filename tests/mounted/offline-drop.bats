@@ -61,7 +61,8 @@ setup_file() {
 
 setup() {
 	require_root_loop
-	[ -f "$BATS_FILE_TMPDIR/base.img" ] || skip "base image not built"
+	# root and loop devices are there: a missing base image is a failure
+	[ -f "$BATS_FILE_TMPDIR/base.img" ] || { echo "setup_file did not build the base image" >&2; return 1; }
 	IMG="$BATS_TEST_TMPDIR/fs.img"
 	KIMG="$BATS_TEST_TMPDIR/kernel.img"
 	MNT="$BATS_TEST_TMPDIR/mnt"
