@@ -321,9 +321,9 @@ static void test_render(void)
 	struct btrfs_subvol_list subvols = { .nr = 3, .subvols = svs };
 	struct qgroup_show_opts opts = { .parent = true, .child = true };
 	struct btrfs_qgroup_list list;
-	struct qgroup_row rows[5];
+	struct qgroup_row rows[5] = { 0 };
 	struct qgroup_view view = { .list = &list, .nr = 5, .rows = rows };
-	char empty[] = "", d[] = "d", snap[] = "snap-a";
+	char empty[] = "", d[] = "d", snap[] = "snap-a", abs_d[] = "/mnt/d";
 	char *out;
 
 	memset(svs, 0, sizeof(svs));
@@ -403,8 +403,10 @@ static void test_render(void)
 	}
 	free(out);
 
+	rows[1].abs = abs_d;
 	out = render(&view, &opts, 2);
 	CHECK(out && strstr(out, "\"qgroupid\": \"1/100\""));
+	CHECK(out && strstr(out, "\"absolute_path\": \"/mnt/d\""));
 	CHECK(out && strstr(out, "\"max_exclusive\": 2097152"));
 	CHECK(out && strstr(out, "\"status\": \"toplevel\""));
 	free(out);
