@@ -11,13 +11,18 @@
  *  - SHARED_DATA_REF(parent): the leaf is named; its set is in the block
  *    table built by the tree walk, copied into a compact leaf map.  The
  *    leaves of one extent are looked up together when the extent closes.
- *  - EXTENT_DATA_REF(root, ino, offset): the items live in leaves of tree
- *    root, at keys (ino, EXTENT_DATA, k) with k - file_extent.offset ==
+ *  - EXTENT_DATA_REF(root, ino, offset, count): the items live in leaves of
+ *    tree root, at keys (ino, EXTENT_DATA, k) with k - file_extent.offset ==
  *    offset in u64 arithmetic, so k lies in [offset, offset + max(extent
  *    size, 128 KiB)) modulo 2^64 (a clone can make the offset wrap below
  *    zero; see resolve_data_ref()).  That range is searched and every leaf
- *    holding an item that points at the extent contributes its set.  The last path of each root is cached, so
- *    consecutive extents of one file cost a binary search in a cached leaf.
+ *    holding an item that points at the extent contributes its set.  As in
+ *    the kernel's backref walk, the search ends once it has met count such
+ *    items in leaves that tree owns and no SHARED_DATA_REF of the extent
+ *    names (the items this ref counts); so these refs are resolved when the
+ *    extent closes, once all of its shared refs are known.  Paths stay at
+ *    the leaves searched last (acct-internal.h), so consecutive extents of a
+ *    few files cost a binary search in a cached leaf.
  *  A ref naming a leaf of a relocation tree (a balance stopped half way)
  *  adds no root, as in the kernel, and is counted apart.  A ref naming a tree
  *  that is gone, a leaf that is not a tree leaf, or a tree and inode with no
@@ -55,7 +60,11 @@ struct extent_rec {
 	size_t nr_leaf_sets, alloc_leaf_sets;
 	u64 *parents;		/* SHARED_DATA_REF leaves, looked up when the extent closes */
 	size_t nr_parents, alloc_parents;
+	struct btrfs_extent_ref_rec *data_refs;	/* EXTENT_DATA_REFs, resolved at close */
+	size_t nr_data_refs, alloc_data_refs;
 	struct btrfs_u64map map;	/* fs tree leaf bytenr -> its set */
+	u32 *shared_mark;	/* per slot of map: serial of the last extent naming the leaf */
+	u32 serial;		/* of the open extent */
 };
 
 struct scan_ctx {
@@ -68,56 +77,79 @@ void acct_paths_release(struct btrfs_acct *acct)
 {
 	for (int i = 0; i < ACCT_PATH_CACHE; i++) {
 		btrfs_path_release(&acct->paths[i].path);
-		acct->paths[i].root_id = 0;
+		acct->path_roots[i] = 0;
 		acct->paths[i].root = NULL;
+		acct->paths[i].used = 0;
+		acct->paths[i].has_range = false;
 	}
 }
 
-/* The cached path of tree @root_id (released if it was another tree's); NULL if gone */
-static int path_for_root(struct btrfs_acct *acct, u64 root_id, struct acct_path_cache **out)
+/* Remember the key range of the leaf @pc's path is at (it moves as the scan goes on) */
+static void note_range(struct acct_path_cache *pc)
 {
-	struct acct_path_cache *pc;
-	struct btrfs_root *root;
+	const struct extent_buffer *leaf = pc->path.nodes[0];
+
+	pc->has_range = leaf && btrfs_eb_nritems(leaf) > 0;
+	if (pc->has_range) {
+		btrfs_eb_item_key(leaf, 0, &pc->first);
+		btrfs_eb_item_key(leaf, btrfs_eb_nritems(leaf) - 1, &pc->last);
+	}
+}
+
+/*
+ * A path of tree @root_id at @key: a kept one whose leaf covers it, else the
+ * oldest one, searched anew.  *@out is NULL if the tree is gone.
+ */
+static int path_at(struct btrfs_acct *acct, u64 root_id, const struct btrfs_key *key,
+		   struct acct_path_cache **out)
+{
+	struct acct_path_cache *pc = NULL;
+	struct btrfs_root *root = NULL;
 	int ret;
 
+	*out = NULL;
 	for (int i = 0; i < ACCT_PATH_CACHE; i++) {
-		if (acct->paths[i].root_id == root_id) {
-			*out = &acct->paths[i];
-			return 0;
+		struct acct_path_cache *c = &acct->paths[i];
+
+		if (acct->path_roots[i] != root_id)
+			continue;
+		root = c->root;
+		if (c->has_range && btrfs_key_cmp(key, &c->first) >= 0 &&
+		    btrfs_key_cmp(key, &c->last) <= 0) {
+			bool found;
+
+			c->path.slots[0] = (int)btrfs_eb_bin_search(c->path.nodes[0], key, &found);
+			pc = c;
+			break;
 		}
 	}
-	ret = btrfs_read_root(acct->fs, root_id, &root);
-	if (ret == -ENOENT) {
-		*out = NULL;
-		return 0;
+	if (!pc) {
+		if (!root) {
+			ret = btrfs_read_root(acct->fs, root_id, &root);
+			if (ret == -ENOENT)
+				return 0;
+			if (ret)
+				return ret;
+		}
+		pc = &acct->paths[0];
+		for (int i = 1; i < ACCT_PATH_CACHE; i++)
+			if (acct->paths[i].used < pc->used)
+				pc = &acct->paths[i];
+		btrfs_path_release(&pc->path);
+		acct->path_roots[pc - acct->paths] = root_id;
+		pc->root = root;
+		pc->has_range = false;
+		acct->stats.searches++;
+		ret = btrfs_search_slot(NULL, root, key, &pc->path, 0, 0);
+		if (ret < 0) {
+			btrfs_path_release(&pc->path);
+			acct->path_roots[pc - acct->paths] = 0;
+			return ret;
+		}
 	}
-	if (ret)
-		return ret;
-	pc = &acct->paths[acct->next_path++ % ACCT_PATH_CACHE];
-	btrfs_path_release(&pc->path);
-	pc->root_id = root_id;
-	pc->root = root;
+	pc->used = ++acct->path_clock;
 	*out = pc;
 	return 0;
-}
-
-/* Point the cached leaf at the first item >= @key if it covers @key; false otherwise */
-static bool position_in_cached_leaf(struct btrfs_path *path, const struct btrfs_key *key)
-{
-	const struct extent_buffer *leaf = path->nodes[0];
-	struct btrfs_key k;
-	bool found;
-
-	if (!leaf || btrfs_eb_nritems(leaf) == 0)
-		return false;
-	btrfs_eb_item_key(leaf, 0, &k);
-	if (btrfs_key_cmp(key, &k) < 0)
-		return false;
-	btrfs_eb_item_key(leaf, btrfs_eb_nritems(leaf) - 1, &k);
-	if (btrfs_key_cmp(key, &k) > 0)
-		return false;
-	path->slots[0] = (int)btrfs_eb_bin_search(leaf, key, &found);
-	return true;
 }
 
 static int leaf_map_build(struct btrfs_acct *acct, struct btrfs_u64map *m)
@@ -209,10 +241,12 @@ static int resolve_parents(struct btrfs_acct *acct, struct extent_rec *rec)
 	for (size_t i = 0; i < rec->nr_parents; i++)
 		btrfs_u64map_prefetch(m, rec->parents[i]);
 	for (size_t i = 0; !ret && i < rec->nr_parents; i++) {
-		u32 set;
+		u32 set, pos;
 
-		if (btrfs_u64map_find(m, rec->parents[i], &set))
+		if (btrfs_u64map_find_pos(m, rec->parents[i], &set, &pos)) {
+			rec->shared_mark[pos] = rec->serial;
 			ret = push_leaf_set(rec, set);
+		}
 		else if (is_reloc_leaf(acct, rec->parents[i]))
 			acct->stats.reloc_refs++;
 		else
@@ -222,26 +256,35 @@ static int resolve_parents(struct btrfs_acct *acct, struct extent_rec *rec)
 	return ret;
 }
 
+/* Whether @leaf is the parent of one of the open extent's SHARED_DATA_REFs */
+static bool is_shared_parent(const struct extent_rec *rec, u64 leaf)
+{
+	u32 set, pos;
+
+	return btrfs_u64map_find_pos(&rec->map, leaf, &set, &pos) &&
+	       rec->shared_mark[pos] == rec->serial;
+}
+
 /*
- * Scan the file extent items of @ref's inode at keys [@lo, @hi) for items
- * pointing at the extent with k - file_extent.offset == ref->offset (in u64,
- * so an offset that wrapped below zero matches too).
+ * Scan the file extent items of @ref's inode from key offset @lo up to
+ * @hi for items pointing at the extent with k - file_extent.offset ==
+ * ref->offset (in u64, so an offset that wrapped below zero matches too).
+ * @counted: the items met so far that the ref counts; the scan ends when
+ * they reach its count.
  */
 static int scan_data_ref_range(struct btrfs_acct *acct, struct extent_rec *rec,
-			       struct acct_path_cache *pc, const struct btrfs_extent_ref_rec *ref,
-			       u64 lo, u64 hi, bool *found)
+			       const struct btrfs_extent_ref_rec *ref, u64 lo, u64 hi,
+			       u32 *counted, bool *found)
 {
 	struct btrfs_key key = { ref->objectid, BTRFS_EXTENT_DATA_KEY, lo };
+	struct acct_path_cache *pc;
 	int ret;
 
-	if (!position_in_cached_leaf(&pc->path, &key)) {
-		btrfs_path_release(&pc->path);
-		acct->stats.searches++;
-		ret = btrfs_search_slot(NULL, pc->root, &key, &pc->path, 0, 0);
-		if (ret < 0)
-			return ret;
-	}
-	for (;;) {
+	ret = path_at(acct, ref->root, &key, &pc);
+	if (ret || !pc)
+		return ret;
+	while (*counted < ref->count) {
+		const struct extent_buffer *leaf;
 		struct btrfs_file_extent_rec fe;
 		struct btrfs_key k;
 		const u8 *data;
@@ -263,18 +306,24 @@ static int scan_data_ref_range(struct btrfs_acct *acct, struct extent_rec *rec,
 				(unsigned long long)k.offset);
 			return ret;
 		}
+		leaf = pc->path.nodes[0];
 		if (fe.type != BTRFS_FILE_EXTENT_INLINE && fe.disk_bytenr == rec->bytenr &&
 		    k.offset - fe.offset == ref->offset) {
-			ret = union_leaf(rec, pc->path.nodes[0]->start, found);
+			ret = union_leaf(rec, leaf->start, found);
 			if (ret)
 				return ret;
+			if (btrfs_eb_owner(leaf) == ref->root && !is_shared_parent(rec, leaf->start))
+				(*counted)++;
 		}
 		pc->path.slots[0]++;
 	}
 	if (ret < 0) {
 		btrfs_path_release(&pc->path);
+		acct->path_roots[pc - acct->paths] = 0;
+		pc->has_range = false;
 		return ret;
 	}
+	note_range(pc);
 	return 0;
 }
 
@@ -293,29 +342,48 @@ static int resolve_data_ref(struct btrfs_acct *acct, struct extent_rec *rec,
 {
 	u64 span = rec->size > MAX_COMPRESSED_RAM ? rec->size : MAX_COMPRESSED_RAM;
 	u64 end = ref->offset + span;
-	struct acct_path_cache *pc;
 	bool found = false;
+	u32 counted = 0;
 	int ret;
 
-	ret = path_for_root(acct, ref->root, &pc);
-	if (ret)
-		return ret;
-	if (!pc) {
-		acct->stats.unresolved_refs++;
-		return 0;
-	}
 	if (end > ref->offset) {
-		ret = scan_data_ref_range(acct, rec, pc, ref, ref->offset, end, &found);
+		ret = scan_data_ref_range(acct, rec, ref, ref->offset, end, &counted, &found);
 	} else {
-		ret = scan_data_ref_range(acct, rec, pc, ref, ref->offset, (u64)-1, &found);
+		ret = scan_data_ref_range(acct, rec, ref, ref->offset, (u64)-1, &counted, &found);
 		if (!ret && end)
-			ret = scan_data_ref_range(acct, rec, pc, ref, 0, end, &found);
+			ret = scan_data_ref_range(acct, rec, ref, 0, end, &counted, &found);
 	}
 	if (ret)
 		return ret;
 	if (!found)
 		acct->stats.unresolved_refs++;
 	return 0;
+}
+
+/* An EXTENT_DATA_REF waits for the extent's shared refs (see the top) */
+static int defer_data_ref(struct extent_rec *rec, const struct btrfs_extent_ref_rec *ref)
+{
+	if (rec->nr_data_refs == rec->alloc_data_refs) {
+		size_t na = rec->alloc_data_refs ? rec->alloc_data_refs * 2 : 16;
+		struct btrfs_extent_ref_rec *n = realloc(rec->data_refs, na * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		rec->data_refs = n;
+		rec->alloc_data_refs = na;
+	}
+	rec->data_refs[rec->nr_data_refs++] = *ref;
+	return 0;
+}
+
+static int resolve_data_refs(struct btrfs_acct *acct, struct extent_rec *rec)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < rec->nr_data_refs; i++)
+		ret = resolve_data_ref(acct, rec, &rec->data_refs[i]);
+	rec->nr_data_refs = 0;
+	return ret;
 }
 
 static int handle_ref(struct btrfs_acct *acct, struct extent_rec *rec,
@@ -334,7 +402,7 @@ static int handle_ref(struct btrfs_acct *acct, struct extent_rec *rec,
 		if (!btrfs_is_fstree(ref->root))
 			return 0;	/* data relocation tree: no qgroup */
 		acct->stats.data_refs++;
-		return resolve_data_ref(acct, rec, ref);
+		return defer_data_ref(rec, ref);
 	default:
 		return 0;
 	}
@@ -350,6 +418,8 @@ static int close_extent(struct btrfs_acct *acct, struct extent_rec *rec)
 	rec->active = false;
 	acct->stats.data_extents++;
 	ret = resolve_parents(acct, rec);
+	if (!ret)
+		ret = resolve_data_refs(acct, rec);
 	if (ret)
 		return ret;
 	ret = btrfs_rootsets_union_many(&acct->sets, rec->leaf_sets, rec->nr_leaf_sets, &set);
@@ -409,7 +479,12 @@ static int open_extent(struct btrfs_acct *acct, struct extent_rec *rec,
 		return 0;
 	rec->nr_leaf_sets = 0;
 	rec->nr_parents = 0;
+	rec->nr_data_refs = 0;
 	rec->owner = 0;
+	if (!acct->opts.simple && ++rec->serial == 0) {	/* wrapped: forget the old marks */
+		memset(rec->shared_mark, 0, btrfs_u64map_slots(&rec->map) * sizeof(u32));
+		rec->serial = 1;
+	}
 	rec->active = true;
 	rec->bytenr = key->objectid;
 	rec->size = key->offset;
@@ -475,14 +550,23 @@ int acct_scan_extents(struct btrfs_acct *acct)
 		return ret;
 	if (!acct->opts.simple) {
 		ret = leaf_map_build(acct, &ctx.rec.map);
-		if (ret)
+		if (!ret) {
+			ctx.rec.shared_mark = calloc(btrfs_u64map_slots(&ctx.rec.map) + 1, sizeof(u32));
+			if (!ctx.rec.shared_mark)
+				ret = -ENOMEM;
+		}
+		if (ret) {
+			btrfs_u64map_release(&ctx.rec.map);
 			return ret;
+		}
 	}
 	ret = btrfs_scan_tree_items(extent_root, extent_item_cb, &ctx);
 	if (!ret)
 		ret = close_extent(acct, &ctx.rec);
 	free(ctx.rec.leaf_sets);
 	free(ctx.rec.parents);
+	free(ctx.rec.data_refs);
+	free(ctx.rec.shared_mark);
 	btrfs_u64map_release(&ctx.rec.map);
 	return ret;
 }

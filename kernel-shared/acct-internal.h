@@ -30,12 +30,19 @@ struct acct_block_table {
 	struct btrfs_u64map index;
 };
 
-#define ACCT_PATH_CACHE	16
+/*
+ * Paths kept at the leaves the extent stream searched last, several per
+ * tree: the extents of neighbouring files interleave on disk, so the refs
+ * of one tree come to a few leaves by turns.  The oldest is reused.
+ */
+#define ACCT_PATH_CACHE	64
 
 struct acct_path_cache {
-	u64 root_id;		/* 0: unused */
-	struct btrfs_root *root;
+	struct btrfs_root *root;	/* of tree path_roots[i] (struct btrfs_acct) */
 	struct btrfs_path path;	/* at the last leaf searched in that root */
+	bool has_range;		/* the leaf of path has items, first..last */
+	struct btrfs_key first, last;
+	u64 used;		/* when it was last used (a counter) */
 };
 
 struct btrfs_acct {
@@ -48,7 +55,8 @@ struct btrfs_acct {
 	u64 *set_bytes;		/* set id -> bytes */
 	size_t set_bytes_alloc;
 	struct acct_path_cache paths[ACCT_PATH_CACHE];
-	unsigned int next_path;
+	u64 path_roots[ACCT_PATH_CACHE];	/* the tree of paths[i], 0: unused */
+	u64 path_clock;
 	struct btrfs_acct_stats stats;
 	u64 progress_tick;
 };

@@ -45,6 +45,12 @@ struct btrfs_eb_cache {
 	u32 nr;				/* buffers in the cache */
 	u32 nr_clean_unused;		/* of those: refs == 0 and not dirty */
 	u32 max_clean;
+	/* where buffers come from (extent-buffer.c): slabs and a free list */
+	void **slabs;
+	u32 nr_slabs, alloc_slabs;
+	u8 *slab_next;			/* unused room of the newest slab */
+	size_t slab_left;
+	struct extent_buffer *free_bufs;	/* chained by hash_next */
 };
 
 struct btrfs_fs {

@@ -65,6 +65,34 @@ static inline void btrfs_u64map_prefetch(const struct btrfs_u64map *m, uint64_t 
 		__builtin_prefetch(&m->slots[btrfs_u64map_pos(m, key)]);
 }
 
+/**
+ * btrfs_u64map_find_pos - the value of @key into *@val and its slot into
+ * *@pos (stable until the map next changes: callers may keep data of their
+ * own per slot, in an array of btrfs_u64map_slots() entries); false when absent
+ */
+static inline bool btrfs_u64map_find_pos(const struct btrfs_u64map *m, uint64_t key,
+					 uint32_t *val, uint32_t *pos)
+{
+	uint32_t mask = m->size - 1, h;
+
+	if (!m->nr)
+		return false;
+	for (h = btrfs_u64map_pos(m, key); m->slots[h].val1; h = (h + 1) & mask) {
+		if (m->slots[h].key == key) {
+			*val = m->slots[h].val1 - 1;
+			*pos = h;
+			return true;
+		}
+	}
+	return false;
+}
+
+/** btrfs_u64map_slots - how many slots there are (the bound of a find_pos() slot) */
+static inline uint32_t btrfs_u64map_slots(const struct btrfs_u64map *m)
+{
+	return m->size;
+}
+
 /** btrfs_u64map_find - the value of @key into *@val; false when absent */
 static inline bool btrfs_u64map_find(const struct btrfs_u64map *m, uint64_t key, uint32_t *val)
 {

@@ -141,6 +141,19 @@ static void test_cache_and_write(void)
 	ret = btrfs_walk_all_trees(fs, false, count_blocks, &blocks);
 	CHECK(ret == 0 && blocks > 8, "walk %d, %llu blocks", ret, (unsigned long long)blocks);
 	CHECK(fs->cache.nr_clean_unused <= 3, "LRU bounded: %u", fs->cache.nr_clean_unused);
+	/* evicted buffers wait on the free list for the next read (malloc under ASan) */
+	CHECK(fs->cache.nr_slabs == 0 || fs->cache.free_bufs != NULL,
+	      "evicted buffers reused: %u slabs, free list %p", fs->cache.nr_slabs,
+	      (void *)fs->cache.free_bufs);
+	{
+		u32 slabs = fs->cache.nr_slabs;
+		u64 again = 0;
+
+		ret = btrfs_walk_all_trees(fs, false, count_blocks, &again);
+		CHECK(ret == 0 && again == blocks && fs->cache.nr_slabs == slabs,
+		      "a second walk: %llu blocks, %u slabs (was %u)",
+		      (unsigned long long)again, fs->cache.nr_slabs, slabs);
+	}
 	{
 		size_t pinned = 0;
 		struct btrfs_root *r5;
