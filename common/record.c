@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The record printer: text and JSON of a record from its description (see record.h). */
+#include <inttypes.h>
+#include <string.h>
+#include "common/record.h"
+#include "common/units.h"
+
+#define VAL(rec, f, type) (*(const type *)((const char *)(rec) + (f)->off))
+
+static void emit_strs(struct kvout *kv, const struct rec_field *f, const char *const *v)
+{
+	kvout_array_open(kv, f->key);
+	for (; v && *v; v++)
+		kvout_item(kv, f->label, *v);
+	kvout_array_close(kv);
+}
+
+void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec)
+{
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct rec_field *f = &d->fields[i];
+
+		switch (f->kind) {
+		case REC_U64:
+			kvout_u64(kv, f->label, f->key, VAL(rec, f, uint64_t));
+			break;
+		case REC_U64_SET:
+			kvout_u64_set(kv, f->label, f->key, VAL(rec, f, uint64_t),
+				      VAL(rec, f, uint64_t) != 0);
+			break;
+		case REC_STR:
+			kvout_str(kv, f->label, f->key, VAL(rec, f, const char *), "-");
+			break;
+		case REC_UUID:
+			kvout_uuid(kv, f->label, f->key, VAL(rec, f, const uint8_t *));
+			break;
+		case REC_TIME:
+			kvout_time(kv, f->label, f->key, VAL(rec, f, int64_t));
+			break;
+		case REC_SIZE:
+		case REC_LIMIT:
+			kvout_size(kv, f->label, f->key, VAL(rec, f, uint64_t), f->kind == REC_LIMIT);
+			break;
+		case REC_BOOL:
+			kvout_bool(kv, f->label, f->key, VAL(rec, f, bool));
+			break;
+		case REC_STRS:
+			emit_strs(kv, f, VAL(rec, f, const char *const *));
+			break;
+		case REC_OBJECT:
+			kvout_object_open(kv, f->key);
+			break;
+		case REC_END:
+			kvout_object_close(kv);
+			break;
+		}
+	}
+}
+
+static void put_cell(FILE *out, const struct rec_desc *d, size_t i, const char *text)
+{
+	const struct rec_field *f = &d->fields[i];
+
+	if (i)
+		fputs(d->sep ? d->sep : " ", out);
+	if (!f->width)
+		fputs(text, out);
+	else
+		fprintf(out, f->align == REC_LEFT ? "%-*s" : "%*s", f->width, text);
+}
+
+void rec_row_header(FILE *out, const struct rec_desc *d)
+{
+	for (size_t i = 0; i < d->nr; i++)
+		if (d->fields[i].label)
+			put_cell(out, d, i, d->fields[i].label);
+	fputc('\n', out);
+}
+
+void rec_row(FILE *out, const struct rec_desc *d, const void *rec, unsigned int units)
+{
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct rec_field *f = &d->fields[i];
+		char buf[UNITS_BUFSIZE > 32 ? UNITS_BUFSIZE : 32];
+		const char *text = buf;
+
+		if (!f->label)
+			continue;
+		switch (f->kind) {
+		case REC_U64:
+		case REC_U64_SET:
+			snprintf(buf, sizeof(buf), "%" PRIu64, VAL(rec, f, uint64_t));
+			break;
+		case REC_STR:
+			text = VAL(rec, f, const char *);
+			if (!text)
+				text = "-";
+			break;
+		case REC_SIZE:
+			pretty_size(VAL(rec, f, uint64_t), units, buf);
+			break;
+		case REC_LIMIT:
+			if (VAL(rec, f, uint64_t))
+				pretty_size(VAL(rec, f, uint64_t), units, buf);
+			else
+				strcpy(buf, "-");
+			break;
+		case REC_BOOL:
+			text = VAL(rec, f, bool) ? "yes" : "no";
+			break;
+		default:
+			/* not a column kind */
+			text = "";
+			break;
+		}
+		put_cell(out, d, i, text);
+	}
+	fputc('\n', out);
+}
