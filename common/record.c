@@ -15,6 +15,33 @@ static void emit_strs(struct kvout *kv, const struct rec_field *f, const char *c
 	kvout_array_close(kv);
 }
 
+static void emit_opt(struct kvout *kv, const struct rec_field *f, const uint64_t *v)
+{
+	if (v)
+		kvout_u64(kv, f->label, f->key, *v);
+	else
+		kvout_str(kv, f->label, f->key, NULL, "-");
+}
+
+static void emit_table(struct kvout *kv, const struct rec_field *f, const struct rec_table *t)
+{
+	const char *row = t->rows;
+
+	if (f->label && !kv->json && !kv->quiet)
+		rec_row_header(kv, t->desc);
+	kvout_array_open(kv, f->key);
+	for (size_t i = 0; i < t->nr; i++, row += t->size) {
+		if (kv->json) {
+			kvout_object_open(kv, NULL);
+			rec_emit(kv, t->desc, row);
+			kvout_object_close(kv);
+		} else if (f->label) {
+			rec_row(kv, t->desc, row);
+		}
+	}
+	kvout_array_close(kv);
+}
+
 void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec)
 {
 	for (size_t i = 0; i < d->nr; i++) {
@@ -27,6 +54,9 @@ void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec)
 		case REC_U64_SET:
 			kvout_u64_set(kv, f->label, f->key, VAL(rec, f, uint64_t),
 				      VAL(rec, f, uint64_t) != 0);
+			break;
+		case REC_U64_OPT:
+			emit_opt(kv, f, VAL(rec, f, const uint64_t *));
 			break;
 		case REC_STR:
 			kvout_str(kv, f->label, f->key, VAL(rec, f, const char *), "-");
@@ -47,6 +77,9 @@ void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec)
 		case REC_STRS:
 			emit_strs(kv, f, VAL(rec, f, const char *const *));
 			break;
+		case REC_TABLE:
+			emit_table(kv, f, &VAL(rec, f, struct rec_table));
+			break;
 		case REC_OBJECT:
 			kvout_object_open(kv, f->key);
 			break;
@@ -57,28 +90,26 @@ void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec)
 	}
 }
 
-static void put_cell(FILE *out, const struct rec_desc *d, size_t i, const char *text)
+static void put_cell(FILE *out, const struct rec_field *f, const char *text)
 {
-	const struct rec_field *f = &d->fields[i];
-
-	if (i)
-		fputs(d->sep ? d->sep : " ", out);
-	if (!f->width)
-		fputs(text, out);
-	else
-		fprintf(out, f->align == REC_LEFT ? "%-*s" : "%*s", f->width, text);
+	fprintf(out, "%*s", f->gap, "");
+	fprintf(out, f->align == REC_LEFT ? "%-*s" : "%*s", f->width, text);
 }
 
-void rec_row_header(FILE *out, const struct rec_desc *d)
+void rec_row_header(struct kvout *kv, const struct rec_desc *d)
 {
+	if (kv->json || kv->quiet)
+		return;
 	for (size_t i = 0; i < d->nr; i++)
 		if (d->fields[i].label)
-			put_cell(out, d, i, d->fields[i].label);
-	fputc('\n', out);
+			put_cell(kv->out, &d->fields[i], d->fields[i].label);
+	fputc('\n', kv->out);
 }
 
-void rec_row(FILE *out, const struct rec_desc *d, const void *rec, unsigned int units)
+void rec_row(struct kvout *kv, const struct rec_desc *d, const void *rec)
 {
+	if (kv->json || kv->quiet)
+		return;
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct rec_field *f = &d->fields[i];
 		char buf[UNITS_BUFSIZE > 32 ? UNITS_BUFSIZE : 32];
@@ -91,17 +122,23 @@ void rec_row(FILE *out, const struct rec_desc *d, const void *rec, unsigned int 
 		case REC_U64_SET:
 			snprintf(buf, sizeof(buf), "%" PRIu64, VAL(rec, f, uint64_t));
 			break;
+		case REC_U64_OPT:
+			if (VAL(rec, f, const uint64_t *))
+				snprintf(buf, sizeof(buf), "%" PRIu64, *VAL(rec, f, const uint64_t *));
+			else
+				strcpy(buf, "-");
+			break;
 		case REC_STR:
 			text = VAL(rec, f, const char *);
 			if (!text)
 				text = "-";
 			break;
 		case REC_SIZE:
-			pretty_size(VAL(rec, f, uint64_t), units, buf);
+			pretty_size(VAL(rec, f, uint64_t), kv->units, buf);
 			break;
 		case REC_LIMIT:
 			if (VAL(rec, f, uint64_t))
-				pretty_size(VAL(rec, f, uint64_t), units, buf);
+				pretty_size(VAL(rec, f, uint64_t), kv->units, buf);
 			else
 				strcpy(buf, "-");
 			break;
@@ -113,7 +150,20 @@ void rec_row(FILE *out, const struct rec_desc *d, const void *rec, unsigned int 
 			text = "";
 			break;
 		}
-		put_cell(out, d, i, text);
+		put_cell(kv->out, f, text);
 	}
-	fputc('\n', out);
+	fputc('\n', kv->out);
+}
+
+void rec_print_document(struct kvout *kv, const struct rec_doc *doc, const struct rec_desc *d,
+			const void *rec)
+{
+	kvout_document_open(kv);
+	for (int pass = 0; pass < rec_doc_passes(kv, doc); pass++) {
+		kv->v1 = pass;
+		kvout_object_open(kv, rec_doc_key(doc, pass));
+		rec_emit(kv, d, rec);
+		kvout_object_close(kv);
+	}
+	kvout_document_close(kv);
 }

@@ -14,8 +14,9 @@
  * - JSON: a member per field with a key (a NULL key leaves it out of the JSON).
  *
  * Row records (one line of a table such as the dry run's subvolumes) carry a
- * column width and alignment per field instead: rec_row_header() and rec_row()
- * print the btrfs-progs style columns, rec_emit() the same row as a JSON object.
+ * column width, alignment and gap per field instead: rec_row_header() and
+ * rec_row() print the columns, rec_emit() the same row as a JSON object; a
+ * REC_TABLE field prints a whole table either way.
  *
  * The JSON naming rule (Documentation/json-schema.md) is checked where the
  * keys are declared: every key in rec_all[] is snake_case, and the only other
@@ -34,6 +35,7 @@
 enum rec_kind {
 	REC_U64,	/* uint64_t */
 	REC_U64_SET,	/* uint64_t; 0 is "unset": JSON null (text: the number) */
+	REC_U64_OPT,	/* const uint64_t *; NULL is "unset": text "-", JSON null */
 	REC_STR,	/* const char *; NULL: text "-", JSON null */
 	REC_UUID,	/* const uint8_t * (16 bytes); all zero: text "-", JSON null */
 	REC_TIME,	/* int64_t seconds: JSON <key> (ISO 8601) and <key>_sec; 0 unset */
@@ -41,6 +43,8 @@ enum rec_kind {
 	REC_LIMIT,	/* uint64_t bytes; 0 is "no limit": text "-", JSON null */
 	REC_BOOL,	/* bool: text yes/no */
 	REC_STRS,	/* const char *const * (NULL-terminated): JSON array of strings */
+	REC_TABLE,	/* struct rec_table: JSON array of row objects; text (with a
+			 * label) the rows' header and one line per row */
 	REC_OBJECT,	/* JSON object @key around the next fields, up to its REC_END */
 	REC_END,	/* end of a REC_OBJECT */
 };
@@ -52,30 +56,62 @@ struct rec_field {
 	const char *key;	/* JSON key; NULL: not in JSON */
 	enum rec_kind kind;
 	size_t off;		/* offset of the value in the record's value struct */
-	int width;		/* row records: column width (0: last column, unpadded) */
+	int width;		/* row records: column width (0: unpadded) */
 	enum rec_align align;	/* row records: column alignment */
+	int gap;		/* row records: spaces before the column (not the first) */
+};
+
+/* The rows of a REC_TABLE field: @nr records of @desc, @size bytes apart */
+struct rec_table {
+	const struct rec_desc *desc;
+	const void *rows;
+	size_t nr, size;
 };
 
 struct rec_desc {
 	const char *name;	/* the record, for messages ("subvolume") */
 	const struct rec_field *fields;
 	size_t nr;
-	const char *sep;	/* row records: between two columns */
 };
 
 #define REC_F(label, key, kind, type, member) \
-	{ (label), (key), (kind), offsetof(type, member), 0, REC_LEFT }
-#define REC_COL(label, key, kind, type, member, width, align) \
-	{ (label), (key), (kind), offsetof(type, member), (width), (align) }
-#define REC_OBJ(key) { NULL, (key), REC_OBJECT, 0, 0, REC_LEFT }
-#define REC_OBJ_END { NULL, NULL, REC_END, 0, 0, REC_LEFT }
-#define REC_DESC(name, fields) { (name), (fields), sizeof(fields) / sizeof((fields)[0]), NULL }
-#define REC_ROWS(name, fields, sep) { (name), (fields), sizeof(fields) / sizeof((fields)[0]), (sep) }
+	{ (label), (key), (kind), offsetof(type, member), 0, REC_LEFT, 0 }
+#define REC_COL(label, key, kind, type, member, width, align, gap) \
+	{ (label), (key), (kind), offsetof(type, member), (width), (align), (gap) }
+#define REC_OBJ(key) { NULL, (key), REC_OBJECT, 0, 0, REC_LEFT, 0 }
+#define REC_OBJ_END { NULL, NULL, REC_END, 0, 0, REC_LEFT, 0 }
+#define REC_DESC(name, fields) { (name), (fields), sizeof(fields) / sizeof((fields)[0]) }
 
+/* A JSON document's top-level member: its name, and the version-1 name (or NULL) */
+struct rec_doc {
+	const char *key;
+	const char *v1_key;	/* printed after it, with version-1 values, for one release */
+};
+
+/*
+ * JSON: how many times a document prints its member (the version-1 name
+ * second), and the name in pass @pass.  Text has one pass.
+ */
+static inline int rec_doc_passes(const struct kvout *kv, const struct rec_doc *doc)
+{
+	return kv->json && doc->v1_key ? 2 : 1;
+}
+
+static inline const char *rec_doc_key(const struct rec_doc *doc, int pass)
+{
+	return pass ? doc->v1_key : doc->key;
+}
+
+/*
+ * A whole document of one record: text, the fields; JSON, the document with
+ * the record as the object @doc (and under its version-1 name, if any).
+ */
+void rec_print_document(struct kvout *kv, const struct rec_doc *doc, const struct rec_desc *d,
+			const void *rec);
 /* Print the fields of @rec (a value struct of @d) in @kv's format. */
 void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec);
 /* Row records, text only: the header line of labels, and one row of @rec. */
-void rec_row_header(FILE *out, const struct rec_desc *d);
-void rec_row(FILE *out, const struct rec_desc *d, const void *rec, unsigned int units);
+void rec_row_header(struct kvout *kv, const struct rec_desc *d);
+void rec_row(struct kvout *kv, const struct rec_desc *d, const void *rec);
 
 #endif

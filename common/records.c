@@ -78,6 +78,71 @@ const struct rec_desc rec_subvol_qgroup = REC_DESC("subvolume qgroup", subvol_qg
 const struct rec_desc rec_subvol_qgroup_none =
 	REC_DESC("subvolume qgroup (none)", subvol_qgroup_none_fields);
 
+/* ---- subvolume delete --dry-run ---- */
+
+#define R struct dryrun_row_rec
+static const struct rec_field dryrun_row_fields[] = {
+	REC_COL("ID", "id", REC_U64, R, id, 8, REC_LEFT, 0),
+	REC_COL(NULL, "path", REC_STR, R, path, 0, REC_LEFT, 0),
+	REC_COL(NULL, "absolute_path", REC_STR, R, abs, 0, REC_LEFT, 0),
+	REC_COL("Referenced", "referenced", REC_SIZE, R, rfer, 14, REC_RIGHT, 1),
+	REC_COL("Exclusive", "exclusive", REC_SIZE, R, excl, 14, REC_RIGHT, 1),
+	REC_COL("Path", NULL, REC_STR, R, path, 0, REC_LEFT, 2),
+};
+#undef R
+const struct rec_desc rec_dryrun_row = REC_DESC("dry run subvolume", dryrun_row_fields);
+
+#define D struct dryrun_rec
+static const struct rec_field dryrun_fields[] = {
+	REC_F(NULL, "source", REC_STR, D, source),
+	REC_F("", "subvolumes", REC_TABLE, D, subvolumes),
+	REC_OBJ("set"),
+	REC_F(NULL, "count", REC_U64, D, count),
+	REC_F(NULL, "referenced", REC_U64, D, rfer),
+	REC_F(NULL, "exclusive", REC_U64, D, excl),
+	REC_F(NULL, "would_free", REC_U64, D, would_free),
+	REC_F(NULL, "data", REC_U64, D, data),
+	REC_F(NULL, "metadata", REC_U64, D, meta),
+	REC_F(NULL, "raw", REC_U64, D, raw),
+	REC_OBJ_END,
+	REC_F(NULL, "metadata_profile", REC_STR, D, metadata_profile),
+	REC_F(NULL, "metadata_copies", REC_U64, D, metadata_copies),
+	REC_F(NULL, "data_profile", REC_STR, D, data_profile),
+	REC_F(NULL, "data_copies", REC_U64, D, data_copies),
+};
+#undef D
+const struct rec_desc rec_dryrun = REC_DESC("dry run", dryrun_fields);
+const struct rec_doc rec_doc_dryrun = { "subvolume_delete_dry_run", NULL };
+
+/* ---- qgroup headroom ---- */
+
+#define H struct headroom_row_rec
+static const struct rec_field headroom_row_fields[] = {
+	REC_COL("Qgroupid", "qgroupid", REC_STR, H, qgroupid, 12, REC_LEFT, 0),
+	REC_COL(NULL, "level", REC_U64, H, level, 0, REC_LEFT, 0),
+	REC_COL("Limit", "type", REC_STR, H, type, 10, REC_LEFT, 1),
+	REC_COL(NULL, "limit", REC_U64, H, limit, 0, REC_LEFT, 0),
+	REC_COL("Used", "used", REC_SIZE, H, used, 14, REC_RIGHT, 1),
+	REC_COL("Max", NULL, REC_SIZE, H, limit, 14, REC_RIGHT, 1),
+	REC_COL("Left", "left", REC_SIZE, H, left, 14, REC_RIGHT, 1),
+	REC_COL(NULL, "binding", REC_BOOL, H, binding, 0, REC_LEFT, 0),
+	REC_COL("", NULL, REC_STR, H, marker, 0, REC_LEFT, 0),
+};
+#undef H
+const struct rec_desc rec_headroom_row = REC_DESC("headroom limit", headroom_row_fields);
+
+#define H struct headroom_rec
+static const struct rec_field headroom_fields[] = {
+	REC_F(NULL, "qgroupid", REC_STR, H, qgroupid),
+	REC_F(NULL, "numbers", REC_STR, H, numbers),
+	REC_F("", "limits", REC_TABLE, H, limits),
+	REC_F(NULL, "headroom", REC_U64_OPT, H, headroom),
+	REC_F(NULL, "lift_command", REC_STR, H, lift_command),
+};
+#undef H
+const struct rec_desc rec_headroom = REC_DESC("headroom", headroom_fields);
+const struct rec_doc rec_doc_headroom = { "qgroup_headroom", NULL };
+
 /* ---- the registry, for the naming check ---- */
 
 const struct rec_desc *const rec_all[] = {
@@ -85,6 +150,10 @@ const struct rec_desc *const rec_all[] = {
 	&rec_subvol_snaps,
 	&rec_subvol_qgroup,
 	&rec_subvol_qgroup_none,
+	&rec_dryrun_row,
+	&rec_dryrun,
+	&rec_headroom_row,
+	&rec_headroom,
 	NULL
 };
 
@@ -92,5 +161,7 @@ const struct rec_doc *const rec_all_docs[] = {
 	&rec_doc_subvolume_list,
 	&rec_doc_subvolume_show,
 	&rec_doc_subvolume_get_default,
+	&rec_doc_dryrun,
+	&rec_doc_headroom,
 	NULL
 };

@@ -11,26 +11,6 @@
 #include <stdint.h>
 #include "common/record.h"
 
-/* A JSON document's top-level member: its name, and the version-1 name (or NULL) */
-struct rec_doc {
-	const char *key;
-	const char *v1_key;	/* printed after it, with version-1 values, for one release */
-};
-
-/*
- * JSON: how many times a document prints its member (the version-1 name
- * second), and the name in pass @pass.  Text has one pass.
- */
-static inline int rec_doc_passes(const struct kvout *kv, const struct rec_doc *doc)
-{
-	return kv->json && doc->v1_key ? 2 : 1;
-}
-
-static inline const char *rec_doc_key(const struct rec_doc *doc, int pass)
-{
-	return pass ? doc->v1_key : doc->key;
-}
-
 /* Every record description and document name, for the naming check; NULL-terminated. */
 extern const struct rec_desc *const rec_all[];
 extern const struct rec_doc *const rec_all_docs[];
@@ -73,5 +53,45 @@ struct subvol_qgroup_rec {
 	uint64_t max_rfer, max_excl, rfer, excl;
 };
 extern const struct rec_desc rec_subvol_qgroup, rec_subvol_qgroup_none;
+
+/* subvolume delete --dry-run: one subvolume of the set (a row) */
+struct dryrun_row_rec {
+	uint64_t id;
+	const char *path, *abs;
+	uint64_t rfer, excl;
+};
+/* ... and the document; the text's closing sentences are the command's */
+struct dryrun_rec {
+	const char *source;		/* "image" or "live_snapshot" */
+	struct rec_table subvolumes;	/* of struct dryrun_row_rec */
+	uint64_t count, rfer, excl, would_free, data, meta, raw;
+	const char *metadata_profile;
+	uint64_t metadata_copies;
+	const char *data_profile;
+	uint64_t data_copies;
+};
+extern const struct rec_desc rec_dryrun_row, rec_dryrun;
+extern const struct rec_doc rec_doc_dryrun;
+
+/* qgroup headroom: one limit on the way up (a row) */
+struct headroom_row_rec {
+	char qgid[32];
+	const char *qgroupid;		/* = qgid */
+	uint64_t level;
+	const char *type;		/* "exclusive" or "referenced" */
+	uint64_t limit, used, left;
+	bool binding;
+	const char *marker;		/* text: "  <- binds first" or "" */
+};
+/* ... and the document; the text's closing sentences are the command's */
+struct headroom_rec {
+	const char *qgroupid;
+	const char *numbers;		/* "recorded", "image", "live_snapshot" */
+	struct rec_table limits;	/* of struct headroom_row_rec */
+	const uint64_t *headroom;	/* NULL: no limit applies */
+	const char *lift_command;
+};
+extern const struct rec_desc rec_headroom_row, rec_headroom;
+extern const struct rec_doc rec_doc_headroom;
 
 #endif
