@@ -15,6 +15,8 @@ static void emit_strs(struct kvout *kv, const struct rec_field *f, const char *c
 	kvout_array_close(kv);
 }
 
+static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *rec);
+
 static void emit_opt(struct kvout *kv, const struct rec_field *f, const uint64_t *v)
 {
 	if (v)
@@ -27,6 +29,8 @@ static void emit_table(struct kvout *kv, const struct rec_field *f, const struct
 {
 	const char *row = t->rows;
 
+	if (kv->json ? !f->key : !f->label)
+		return;
 	if (f->label && !kv->json && !kv->quiet)
 		rec_row_header(kv, t->desc);
 	kvout_array_open(kv, f->key);
@@ -44,6 +48,20 @@ static void emit_table(struct kvout *kv, const struct rec_field *f, const struct
 
 void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec)
 {
+	const char *indent = kv->indent;
+	int width = kv->label_width;
+
+	if (d->indent) {
+		kv->indent = d->indent;
+		kv->label_width = d->label_width;
+	}
+	emit_fields(kv, d, rec);
+	kv->indent = indent;
+	kv->label_width = width;
+}
+
+static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *rec)
+{
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct rec_field *f = &d->fields[i];
 
@@ -60,6 +78,12 @@ void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec)
 			break;
 		case REC_STR:
 			kvout_str(kv, f->label, f->key, VAL(rec, f, const char *), "-");
+			break;
+		case REC_BOOL_OPT:
+			if (VAL(rec, f, const bool *))
+				kvout_bool(kv, f->label, f->key, *VAL(rec, f, const bool *));
+			else
+				kvout_str(kv, f->label, f->key, NULL, "-");
 			break;
 		case REC_UUID:
 			kvout_uuid(kv, f->label, f->key, VAL(rec, f, const uint8_t *));
@@ -98,7 +122,12 @@ static void put_cell(FILE *out, const struct rec_field *f, const char *text)
 
 void rec_row_header(struct kvout *kv, const struct rec_desc *d)
 {
-	if (kv->json || kv->quiet)
+	bool any = false;
+
+	for (size_t i = 0; i < d->nr; i++)
+		any |= d->fields[i].label && d->fields[i].label[0];
+	/* a table whose columns have no names has no header line */
+	if (kv->json || kv->quiet || !any)
 		return;
 	for (size_t i = 0; i < d->nr; i++)
 		if (d->fields[i].label)
@@ -144,6 +173,9 @@ void rec_row(struct kvout *kv, const struct rec_desc *d, const void *rec)
 			break;
 		case REC_BOOL:
 			text = VAL(rec, f, bool) ? "yes" : "no";
+			break;
+		case REC_BOOL_OPT:
+			text = !VAL(rec, f, const bool *) ? "-" : *VAL(rec, f, const bool *) ? "yes" : "no";
 			break;
 		default:
 			/* not a column kind */

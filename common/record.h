@@ -37,6 +37,7 @@ enum rec_kind {
 	REC_U64_SET,	/* uint64_t; 0 is "unset": JSON null (text: the number) */
 	REC_U64_OPT,	/* const uint64_t *; NULL is "unset": text "-", JSON null */
 	REC_STR,	/* const char *; NULL: text "-", JSON null */
+	REC_BOOL_OPT,	/* const bool *; NULL is "unknown": text "-", JSON null */
 	REC_UUID,	/* const uint8_t * (16 bytes); all zero: text "-", JSON null */
 	REC_TIME,	/* int64_t seconds: JSON <key> (ISO 8601) and <key>_sec; 0 unset */
 	REC_SIZE,	/* uint64_t bytes, text in the writer's units */
@@ -72,6 +73,8 @@ struct rec_desc {
 	const char *name;	/* the record, for messages ("subvolume") */
 	const struct rec_field *fields;
 	size_t nr;
+	const char *indent;	/* text: before each label; NULL: "\t" */
+	int label_width;	/* text: labels padded to this width */
 };
 
 #define REC_F(label, key, kind, type, member) \
@@ -80,7 +83,9 @@ struct rec_desc {
 	{ (label), (key), (kind), offsetof(type, member), (width), (align), (gap) }
 #define REC_OBJ(key) { NULL, (key), REC_OBJECT, 0, 0, REC_LEFT, 0 }
 #define REC_OBJ_END { NULL, NULL, REC_END, 0, 0, REC_LEFT, 0 }
-#define REC_DESC(name, fields) { (name), (fields), sizeof(fields) / sizeof((fields)[0]) }
+#define REC_DESC(name, fields) { (name), (fields), sizeof(fields) / sizeof((fields)[0]), NULL, 0 }
+#define REC_DESC_TEXT(name, fields, indent, label_width) \
+	{ (name), (fields), sizeof(fields) / sizeof((fields)[0]), (indent), (label_width) }
 
 /* A JSON document's top-level member: its name, and the version-1 name (or NULL) */
 struct rec_doc {

@@ -143,6 +143,40 @@ static const struct rec_field headroom_fields[] = {
 const struct rec_desc rec_headroom = REC_DESC("headroom", headroom_fields);
 const struct rec_doc rec_doc_headroom = { "qgroup_headroom", NULL };
 
+/* ---- quota status: btrfs-progs' lines in its order, then volctl's ---- */
+
+#define L struct quota_level_rec
+static const struct rec_field quota_level_fields[] = {
+	REC_COL("", NULL, REC_STR, L, level_text, 25, REC_LEFT, 2),
+	REC_COL(NULL, "level", REC_U64, L, level, 0, REC_LEFT, 0),
+	REC_COL("", "count", REC_U64, L, count, 0, REC_LEFT, 0),
+};
+#undef L
+const struct rec_desc rec_quota_level = REC_DESC("quota level", quota_level_fields);
+
+#define Q struct quota_status_rec
+static const struct rec_field quota_status_fields[] = {
+	REC_F(NULL, "path", REC_STR, Q, path),
+	REC_F("Enabled:", "enabled", REC_BOOL, Q, enabled),
+	REC_F("Mode:", NULL, REC_STR, Q, mode_text),
+	REC_F(NULL, "mode", REC_STR, Q, mode),
+	REC_F("Inconsistent:", NULL, REC_STR, Q, inconsistent_text),
+	REC_F(NULL, "inconsistent", REC_BOOL, Q, inconsistent),
+	REC_F("Override limits:", NULL, REC_BOOL_OPT, Q, override_limits),
+	REC_F("Drop subtree threshold:", NULL, REC_U64_OPT, Q, drop_threshold),
+	REC_F(NULL, "rescan_running", REC_BOOL_OPT, Q, rescan_running),
+	REC_F(NULL, "rescan_progress", REC_U64_OPT, Q, rescan_progress),
+	REC_F("Total count:", "total_count", REC_U64, Q, total),
+	REC_F(NULL, "levels", REC_TABLE, Q, levels),
+	REC_F("", NULL, REC_TABLE, Q, level_lines),
+	REC_F(NULL, "override_limits", REC_BOOL_OPT, Q, override_limits),
+	REC_F(NULL, "drop_subtree_threshold", REC_U64_OPT, Q, drop_threshold),
+	REC_F("Rescan:", NULL, REC_STR, Q, rescan_text),
+};
+#undef Q
+const struct rec_desc rec_quota_status = REC_DESC_TEXT("quota status", quota_status_fields, "  ", 25);
+const struct rec_doc rec_doc_quota_status = { "quota_status", "quota-status" };
+
 /* ---- the registry, for the naming check ---- */
 
 const struct rec_desc *const rec_all[] = {
@@ -154,6 +188,8 @@ const struct rec_desc *const rec_all[] = {
 	&rec_dryrun,
 	&rec_headroom_row,
 	&rec_headroom,
+	&rec_quota_level,
+	&rec_quota_status,
 	NULL
 };
 
@@ -163,5 +199,6 @@ const struct rec_doc *const rec_all_docs[] = {
 	&rec_doc_subvolume_get_default,
 	&rec_doc_dryrun,
 	&rec_doc_headroom,
+	&rec_doc_quota_status,
 	NULL
 };

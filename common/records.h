@@ -94,4 +94,29 @@ struct headroom_rec {
 extern const struct rec_desc rec_headroom_row, rec_headroom;
 extern const struct rec_doc rec_doc_headroom;
 
+/* quota status: the groups of one level (a row) */
+struct quota_level_rec {
+	char label[32];
+	const char *level_text;		/* = label, "Level N:" */
+	uint64_t level, count;
+};
+/* ... and the document; text: after the "Quotas on" line when enabled */
+struct quota_status_rec {
+	const char *path;
+	bool enabled;
+	const char *mode_text, *mode;
+	const char *inconsistent_text;
+	bool inconsistent;
+	const bool *override_limits;		/* NULL: unknown */
+	const uint64_t *drop_threshold;		/* NULL: unknown */
+	const bool *rescan_running;		/* NULL: unknown */
+	const uint64_t *rescan_progress;	/* NULL: not running */
+	uint64_t total;
+	struct rec_table levels;		/* JSON, of struct quota_level_rec */
+	struct rec_table level_lines;		/* text, the same */
+	const char *rescan_text;
+};
+extern const struct rec_desc rec_quota_level, rec_quota_status;
+extern const struct rec_doc rec_doc_quota_status;
+
 #endif
