@@ -402,95 +402,70 @@ out:
 
 /* ---- JSON ---- */
 
-static void json_id_list(struct json_writer *w, const char *name, const u64 *ids, size_t nr)
-{
-	char qb[BTRFS_QGROUPID_BUFSIZE];
-
-	json_array_open(w, name);
-	for (size_t i = 0; i < nr; i++)
-		json_str(w, NULL, btrfs_qgroupid_str(ids[i], qb));
-	json_array_close(w);
-}
-
-static void json_limit(struct json_writer *w, const char *name, u64 limit, bool set)
-{
-	if (set)
-		json_u64(w, name, limit);
-	else
-		json_null(w, name);
-}
-
-static void json_percent(struct json_writer *w, const char *name, u64 used, u64 limit, bool set)
-{
-	if (set)
-		json_u64(w, name, (u64)qgroup_limit_percent(used, limit, true));
-	else
-		json_null(w, name);
-}
-
-static void json_quota(struct json_writer *w, const struct quota_state *st)
-{
-	json_object_open(w, "quota");
-	json_bool(w, "enabled", st->enabled);
-	if (st->enabled)
-		json_str(w, "mode", st->simple ? "simple" : "full");
-	else
-		json_null(w, "mode");
-	json_bool(w, "inconsistent", st->inconsistent);
-	json_bool(w, "rescan_running", st->rescan_running);
-	json_object_close(w);
-}
-
-static void json_row(struct json_writer *w, const struct qgroup_row *row)
+static void row_rec(struct qgroup_row_rec *r, const struct qgroup_row *row)
 {
 	const struct btrfs_qgroup *qg = row->qg;
-	char qb[BTRFS_QGROUPID_BUFSIZE];
-	bool full = qgroup_limit_is_full(qg->info.rfer, qg->limit.max_rfer, has_max_rfer(qg)) ||
-		    qgroup_limit_is_full(qg->info.excl, qg->limit.max_excl, has_max_excl(qg));
+	bool rset = has_max_rfer(qg), eset = has_max_excl(qg);
+	bool reachable = row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ||
+			 row->kind == BTRFS_QGROUP_KIND_SUBVOL;
 
-	json_object_open(w, NULL);
-	json_str(w, "qgroupid", btrfs_qgroupid_str(qg->qgroupid, qb));
-	json_u64(w, "level", btrfs_qgroup_level(qg->qgroupid));
-	json_u64(w, "id", btrfs_qgroup_subvolid(qg->qgroupid));
-	json_u64(w, "referenced", qg->info.rfer);
-	json_u64(w, "exclusive", qg->info.excl);
-	json_limit(w, "max_referenced", qg->limit.max_rfer, has_max_rfer(qg));
-	json_limit(w, "max_exclusive", qg->limit.max_excl, has_max_excl(qg));
-	json_str(w, "path", row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ? "" :
-			    row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->path : NULL);
-	json_str(w, "absolute_path", row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ||
-				     row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->abs : NULL);
-	json_str(w, "status", kind_name(row->kind));
-	json_id_list(w, "parents", qg->parents, qg->nr_parents);
-	json_id_list(w, "children", qg->children, qg->nr_children);
-	/* additions to the btrfs-progs set of keys */
-	json_u64(w, "referenced_compressed", qg->info.rfer_cmpr);
-	json_u64(w, "exclusive_compressed", qg->info.excl_cmpr);
-	json_percent(w, "referenced_percent", qg->info.rfer, qg->limit.max_rfer, has_max_rfer(qg));
-	json_percent(w, "exclusive_percent", qg->info.excl, qg->limit.max_excl, has_max_excl(qg));
-	json_bool(w, "full", full);
-	json_object_close(w);
+	*r = (struct qgroup_row_rec){
+		.qgroupid = qg->qgroupid,
+		.level = btrfs_qgroup_level(qg->qgroupid),
+		.id = btrfs_qgroup_subvolid(qg->qgroupid),
+		.rfer = qg->info.rfer,
+		.excl = qg->info.excl,
+		.path = row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ? "" :
+			row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->path : NULL,
+		.abs = reachable ? row->abs : NULL,
+		.status = kind_name(row->kind),
+		.parents = { qg->parents, qg->nr_parents },
+		.children = { qg->children, qg->nr_children },
+		.rfer_cmpr = qg->info.rfer_cmpr,
+		.excl_cmpr = qg->info.excl_cmpr,
+		.full = qgroup_limit_is_full(qg->info.rfer, qg->limit.max_rfer, rset) ||
+			qgroup_limit_is_full(qg->info.excl, qg->limit.max_excl, eset),
+		.v = { qg->limit.max_rfer, qg->limit.max_excl,
+		       (u64)qgroup_limit_percent(qg->info.rfer, qg->limit.max_rfer, true),
+		       (u64)qgroup_limit_percent(qg->info.excl, qg->limit.max_excl, true) },
+	};
+	r->max_rfer = rset ? &r->v[0] : NULL;
+	r->max_excl = eset ? &r->v[1] : NULL;
+	r->rfer_percent = rset ? &r->v[2] : NULL;
+	r->excl_percent = eset ? &r->v[3] : NULL;
 }
 
 int qgroup_print_json(FILE *out, const struct qgroup_view *view)
 {
-	struct json_writer w;
+	const struct quota_state *st = &view->quota;
+	struct vc_config cfg = { .format = VC_FORMAT_JSON };
+	struct qgroup_head_rec head = {
+		.enabled = st->enabled,
+		.mode = !st->enabled ? NULL : st->simple ? "simple" : "full",
+		.inconsistent = st->inconsistent,
+		.rescan_running = st->rescan_running,
+		.source = view->computed,
+	};
+	struct qgroup_row_rec r;
+	struct kvout kv;
 
-	json_document_open(&w, out);
-	json_quota(&w, &view->quota);
-	if (view->computed) {
-		json_object_open(&w, "computed");
-		json_str(&w, "source", view->computed);
-		json_object_close(&w);
-	}
+	kvout_init(&kv, &cfg, out, 0);
+	kvout_document_open(&kv);
+	rec_emit(&kv, &rec_qgroup_quota, &head);
+	if (view->computed)
+		rec_emit(&kv, &rec_qgroup_computed, &head);
 	/* the version-1 name follows for one release (the values did not change) */
-	for (int pass = 0; pass < 2; pass++) {
-		json_array_open(&w, pass ? "qgroup-show" : "qgroup_show");
-		for (size_t i = 0; i < view->nr; i++)
-			json_row(&w, &view->rows[i]);
-		json_array_close(&w);
+	for (int pass = 0; pass < rec_doc_passes(&kv, &rec_doc_qgroup_show); pass++) {
+		kvout_array_open(&kv, rec_doc_key(&rec_doc_qgroup_show, pass));
+		for (size_t i = 0; i < view->nr; i++) {
+			row_rec(&r, &view->rows[i]);
+			kvout_object_open(&kv, NULL);
+			rec_emit(&kv, &rec_qgroup_row, &r);
+			kvout_object_close(&kv);
+		}
+		kvout_array_close(&kv);
 	}
-	json_document_close(&w);
+	kvout_document_close(&kv);
 	return 0;
 }
 

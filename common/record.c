@@ -4,6 +4,7 @@
 #include <string.h>
 #include "common/record.h"
 #include "common/units.h"
+#include "kernel-shared/qgroup-list.h"
 
 #define VAL(rec, f, type) (*(const type *)((const char *)(rec) + (f)->off))
 
@@ -62,6 +63,8 @@ void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec)
 
 static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *rec)
 {
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct rec_field *f = &d->fields[i];
 
@@ -100,6 +103,17 @@ static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *
 			break;
 		case REC_STRS:
 			emit_strs(kv, f, VAL(rec, f, const char *const *));
+			break;
+		case REC_QGROUPID:
+			kvout_str(kv, f->label, f->key,
+				  btrfs_qgroupid_str(VAL(rec, f, uint64_t), qb), "-");
+			break;
+		case REC_QGROUPIDS:
+			kvout_array_open(kv, f->key);
+			for (size_t j = 0; j < VAL(rec, f, struct rec_u64s).nr; j++)
+				kvout_item(kv, f->label,
+					   btrfs_qgroupid_str(VAL(rec, f, struct rec_u64s).v[j], qb));
+			kvout_array_close(kv);
 			break;
 		case REC_TABLE:
 			emit_table(kv, f, &VAL(rec, f, struct rec_table));
@@ -150,6 +164,9 @@ void rec_row(struct kvout *kv, const struct rec_desc *d, const void *rec)
 		case REC_U64:
 		case REC_U64_SET:
 			snprintf(buf, sizeof(buf), "%" PRIu64, VAL(rec, f, uint64_t));
+			break;
+		case REC_QGROUPID:
+			btrfs_qgroupid_str(VAL(rec, f, uint64_t), buf);
 			break;
 		case REC_U64_OPT:
 			if (VAL(rec, f, const uint64_t *))

@@ -44,6 +44,8 @@ enum rec_kind {
 	REC_LIMIT,	/* uint64_t bytes; 0 is "no limit": text "-", JSON null */
 	REC_BOOL,	/* bool: text yes/no */
 	REC_STRS,	/* const char *const * (NULL-terminated): JSON array of strings */
+	REC_QGROUPID,	/* uint64_t qgroup id, printed "L/ID" */
+	REC_QGROUPIDS,	/* struct rec_u64s of qgroup ids: JSON array of "L/ID" */
 	REC_TABLE,	/* struct rec_table: JSON array of row objects; text (with a
 			 * label) the rows' header and one line per row */
 	REC_OBJECT,	/* JSON object @key around the next fields, up to its REC_END */
@@ -60,6 +62,12 @@ struct rec_field {
 	int width;		/* row records: column width (0: unpadded) */
 	enum rec_align align;	/* row records: column alignment */
 	int gap;		/* row records: spaces before the column (not the first) */
+};
+
+/* The values of a REC_QGROUPIDS field */
+struct rec_u64s {
+	const uint64_t *v;
+	size_t nr;
 };
 
 /* The rows of a REC_TABLE field: @nr records of @desc, @size bytes apart */

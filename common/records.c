@@ -177,6 +177,52 @@ static const struct rec_field quota_status_fields[] = {
 const struct rec_desc rec_quota_status = REC_DESC_TEXT("quota status", quota_status_fields, "  ", 25);
 const struct rec_doc rec_doc_quota_status = { "quota_status", "quota-status" };
 
+/* ---- qgroup show (JSON; the text table is common/qgroup-out.c's) ---- */
+
+#define H struct qgroup_head_rec
+static const struct rec_field qgroup_quota_fields[] = {
+	REC_OBJ("quota"),
+	REC_F(NULL, "enabled", REC_BOOL, H, enabled),
+	REC_F(NULL, "mode", REC_STR, H, mode),
+	REC_F(NULL, "inconsistent", REC_BOOL, H, inconsistent),
+	REC_F(NULL, "rescan_running", REC_BOOL, H, rescan_running),
+	REC_OBJ_END,
+};
+static const struct rec_field qgroup_computed_fields[] = {
+	REC_OBJ("computed"),
+	REC_F(NULL, "source", REC_STR, H, source),
+	REC_OBJ_END,
+};
+#undef H
+const struct rec_desc rec_qgroup_quota = REC_DESC("qgroup show quota", qgroup_quota_fields);
+const struct rec_desc rec_qgroup_computed =
+	REC_DESC("qgroup show computed", qgroup_computed_fields);
+
+#define G struct qgroup_row_rec
+static const struct rec_field qgroup_row_fields[] = {
+	REC_F(NULL, "qgroupid", REC_QGROUPID, G, qgroupid),
+	REC_F(NULL, "level", REC_U64, G, level),
+	REC_F(NULL, "id", REC_U64, G, id),
+	REC_F(NULL, "referenced", REC_U64, G, rfer),
+	REC_F(NULL, "exclusive", REC_U64, G, excl),
+	REC_F(NULL, "max_referenced", REC_U64_OPT, G, max_rfer),
+	REC_F(NULL, "max_exclusive", REC_U64_OPT, G, max_excl),
+	REC_F(NULL, "path", REC_STR, G, path),
+	REC_F(NULL, "absolute_path", REC_STR, G, abs),
+	REC_F(NULL, "status", REC_STR, G, status),
+	REC_F(NULL, "parents", REC_QGROUPIDS, G, parents),
+	REC_F(NULL, "children", REC_QGROUPIDS, G, children),
+	/* additions to the btrfs-progs set of keys */
+	REC_F(NULL, "referenced_compressed", REC_U64, G, rfer_cmpr),
+	REC_F(NULL, "exclusive_compressed", REC_U64, G, excl_cmpr),
+	REC_F(NULL, "referenced_percent", REC_U64_OPT, G, rfer_percent),
+	REC_F(NULL, "exclusive_percent", REC_U64_OPT, G, excl_percent),
+	REC_F(NULL, "full", REC_BOOL, G, full),
+};
+#undef G
+const struct rec_desc rec_qgroup_row = REC_DESC("qgroup", qgroup_row_fields);
+const struct rec_doc rec_doc_qgroup_show = { "qgroup_show", "qgroup-show" };
+
 /* ---- the registry, for the naming check ---- */
 
 const struct rec_desc *const rec_all[] = {
@@ -190,6 +236,9 @@ const struct rec_desc *const rec_all[] = {
 	&rec_headroom,
 	&rec_quota_level,
 	&rec_quota_status,
+	&rec_qgroup_quota,
+	&rec_qgroup_computed,
+	&rec_qgroup_row,
 	NULL
 };
 
@@ -200,5 +249,6 @@ const struct rec_doc *const rec_all_docs[] = {
 	&rec_doc_dryrun,
 	&rec_doc_headroom,
 	&rec_doc_quota_status,
+	&rec_doc_qgroup_show,
 	NULL
 };

@@ -119,4 +119,26 @@ struct quota_status_rec {
 extern const struct rec_desc rec_quota_level, rec_quota_status;
 extern const struct rec_doc rec_doc_quota_status;
 
+/* qgroup show (JSON): the quota state, the numbers' source, one group (a row) */
+struct qgroup_head_rec {
+	bool enabled;
+	const char *mode;		/* NULL when disabled */
+	bool inconsistent, rescan_running;
+	const char *source;		/* rec_qgroup_computed: "image" or "live_snapshot" */
+};
+extern const struct rec_desc rec_qgroup_quota, rec_qgroup_computed;
+
+struct qgroup_row_rec {
+	uint64_t qgroupid, level, id, rfer, excl;
+	const uint64_t *max_rfer, *max_excl;	/* NULL: no limit */
+	const char *path, *abs, *status;
+	struct rec_u64s parents, children;
+	uint64_t rfer_cmpr, excl_cmpr;
+	const uint64_t *rfer_percent, *excl_percent;	/* NULL: no limit */
+	bool full;
+	uint64_t v[4];			/* what the pointers above point to */
+};
+extern const struct rec_desc rec_qgroup_row;
+extern const struct rec_doc rec_doc_qgroup_show;
+
 #endif
