@@ -208,3 +208,9 @@ void kvout_item(struct kvout *kv, const char *text_prefix, const char *value)
 	if (kv->json && !kv->quiet)
 		json_str(&kv->jw, NULL, value);
 }
+
+void kvout_u64_item(struct kvout *kv, uint64_t value)
+{
+	if (kv->json && !kv->quiet)
+		json_u64(&kv->jw, NULL, value);
+}

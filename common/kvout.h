@@ -70,6 +70,9 @@ void kvout_size(struct kvout *kv, const char *label, const char *key, uint64_t b
 /* Array element inside kvout_array_open(): text "\t<text_prefix><value>" (none if NULL) */
 void kvout_item(struct kvout *kv, const char *text_prefix, const char *value);
 
+/* Array element inside kvout_array_open(), JSON only */
+void kvout_u64_item(struct kvout *kv, uint64_t value);
+
 /* Helpers shared with other printers */
 void format_uuid(const uint8_t uuid[16], char buf[37]);	/* "" for all-zero */
 /* @with_tz: append " +ZZZZ"; @iso: "T" separator and "+ZZ:ZZ"; "" for sec == 0 */

@@ -115,6 +115,19 @@ static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *
 					   btrfs_qgroupid_str(VAL(rec, f, struct rec_u64s).v[j], qb));
 			kvout_array_close(kv);
 			break;
+		case REC_U64_IF:
+			if (VAL(rec, f, const uint64_t *))
+				kvout_u64(kv, f->label, f->key, *VAL(rec, f, const uint64_t *));
+			break;
+		case REC_U64S:
+			kvout_array_open(kv, f->key);
+			for (size_t j = 0; j < VAL(rec, f, struct rec_u64s).nr; j++)
+				kvout_u64_item(kv, VAL(rec, f, struct rec_u64s).v[j]);
+			kvout_array_close(kv);
+			break;
+		case REC_SUB:
+			rec_emit(kv, VAL(rec, f, struct rec_sub).desc, VAL(rec, f, struct rec_sub).rec);
+			break;
 		case REC_TABLE:
 			emit_table(kv, f, &VAL(rec, f, struct rec_table));
 			break;

@@ -48,6 +48,9 @@ enum rec_kind {
 	REC_QGROUPIDS,	/* struct rec_u64s of qgroup ids: JSON array of "L/ID" */
 	REC_TABLE,	/* struct rec_table: JSON array of row objects; text (with a
 			 * label) the rows' header and one line per row */
+	REC_U64_IF,	/* const uint64_t *; NULL: the field is left out */
+	REC_U64S,	/* struct rec_u64s: JSON array of numbers */
+	REC_SUB,	/* struct rec_sub: another record's fields, in place */
 	REC_OBJECT,	/* JSON object @key around the next fields, up to its REC_END */
 	REC_END,	/* end of a REC_OBJECT */
 };
@@ -68,6 +71,12 @@ struct rec_field {
 struct rec_u64s {
 	const uint64_t *v;
 	size_t nr;
+};
+
+/* The record of a REC_SUB field */
+struct rec_sub {
+	const struct rec_desc *desc;
+	const void *rec;
 };
 
 /* The rows of a REC_TABLE field: @nr records of @desc, @size bytes apart */

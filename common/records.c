@@ -223,6 +223,86 @@ static const struct rec_field qgroup_row_fields[] = {
 const struct rec_desc rec_qgroup_row = REC_DESC("qgroup", qgroup_row_fields);
 const struct rec_doc rec_doc_qgroup_show = { "qgroup_show", "qgroup-show" };
 
+/* ---- check ---- */
+
+static const struct rec_field check_deleted_fields[] = {
+	REC_F(NULL, "id", REC_U64, struct check_deleted_rec, id),
+	REC_F(NULL, "partly_dropped", REC_BOOL, struct check_deleted_rec, partly_dropped),
+};
+const struct rec_desc rec_check_deleted = REC_DESC("check deleted subvolume", check_deleted_fields);
+
+#define C struct check_qgroup_rec
+static const struct rec_field check_qgroup_fields[] = {
+	REC_COL("qgroupid", "qgroupid", REC_QGROUPID, C, qgroupid, 14, REC_LEFT, 0),
+	REC_COL(NULL, "level", REC_U64, C, level, 0, REC_LEFT, 0),
+	REC_COL(NULL, "id", REC_U64, C, id, 0, REC_LEFT, 0),
+	REC_COL("rfer", "referenced", REC_U64, C, rfer, 14, REC_RIGHT, 1),
+	REC_COL("excl", "exclusive", REC_U64, C, excl, 14, REC_RIGHT, 1),
+	REC_COL("recorded rfer", "recorded_referenced", REC_U64, C, recorded_rfer, 14, REC_RIGHT, 1),
+	REC_COL("recorded excl", "recorded_exclusive", REC_U64, C, recorded_excl, 14, REC_RIGHT, 1),
+	REC_COL(NULL, "consistent", REC_BOOL, C, consistent, 0, REC_LEFT, 0),
+};
+#undef C
+const struct rec_desc rec_check_qgroup = REC_DESC("check qgroup", check_qgroup_fields);
+
+static const struct rec_field check_orphan_fields[] = {
+	REC_F(NULL, "member", REC_QGROUPID, struct check_orphan_rec, member),
+	REC_F(NULL, "parent", REC_QGROUPID, struct check_orphan_rec, parent),
+};
+const struct rec_desc rec_check_orphan = REC_DESC("check orphan relation", check_orphan_fields);
+
+#define C struct check_rec
+static const struct rec_field check_fields[] = {
+	REC_F(NULL, "image", REC_STR, C, image),
+	REC_F(NULL, "missing_devices", REC_U64S, C, missing_devices),
+	REC_OBJ("trees"),
+	REC_F(NULL, "blocks_verified", REC_U64_IF, C, blocks_verified),
+	REC_F(NULL, "fs_trees", REC_U64, C, fs_trees),
+	REC_F(NULL, "deleted", REC_U64, C, deleted),
+	REC_F(NULL, "partly_dropped", REC_U64, C, partly_dropped),
+	REC_F(NULL, "fs_tree_blocks", REC_U64, C, fs_tree_blocks),
+	REC_F(NULL, "data_extents", REC_U64, C, data_extents),
+	REC_F(NULL, "data_back_refs", REC_U64, C, data_back_refs),
+	REC_F(NULL, "root_sets", REC_U64, C, root_sets),
+	REC_F(NULL, "unresolved_refs", REC_U64, C, unresolved_refs),
+	REC_F(NULL, "relocation_refs", REC_U64, C, relocation_refs),
+	REC_F(NULL, "deleted_subvolumes", REC_TABLE, C, deleted_subvolumes),
+	REC_OBJ_END,
+	REC_F(NULL, NULL, REC_SUB, C, quota),	/* the "quota" object of qgroup show */
+	REC_F(NULL, "qgroups", REC_TABLE, C, qgroups),
+	REC_F(NULL, "orphan_relations", REC_TABLE, C, orphan_relations),
+	REC_F(NULL, "differences", REC_U64, C, differences),
+	REC_F(NULL, "consistent", REC_BOOL, C, consistent),
+};
+#undef C
+const struct rec_desc rec_check = REC_DESC("check", check_fields);
+
+#define C struct check_fix_rec
+static const struct rec_field check_fix_fields[] = {
+	REC_F(NULL, "qgroupid", REC_QGROUPID, C, qgroupid),
+	REC_F(NULL, "recorded_referenced", REC_U64, C, recorded_rfer),
+	REC_F(NULL, "recorded_exclusive", REC_U64, C, recorded_excl),
+	REC_F(NULL, "referenced", REC_U64, C, rfer),
+	REC_F(NULL, "exclusive", REC_U64, C, excl),
+};
+#undef C
+const struct rec_desc rec_check_fix = REC_DESC("check repaired qgroup", check_fix_fields);
+
+#define C struct check_repair_rec
+static const struct rec_field check_repair_fields[] = {
+	REC_F(NULL, "image", REC_STR, C, image),
+	REC_OBJ("repair_qgroups"),
+	REC_F(NULL, "written", REC_BOOL, C, written),
+	REC_F(NULL, "groups", REC_U64, C, groups),
+	REC_F(NULL, "inconsistent_cleared", REC_BOOL, C, inconsistent_cleared),
+	REC_F(NULL, "rescan_cleared", REC_BOOL, C, rescan_cleared),
+	REC_F(NULL, "repaired", REC_TABLE, C, repaired),
+	REC_OBJ_END,
+};
+#undef C
+const struct rec_desc rec_check_repair = REC_DESC("check repair", check_repair_fields);
+const struct rec_doc rec_doc_check = { "check", NULL };
+
 /* ---- the registry, for the naming check ---- */
 
 const struct rec_desc *const rec_all[] = {
@@ -239,6 +319,12 @@ const struct rec_desc *const rec_all[] = {
 	&rec_qgroup_quota,
 	&rec_qgroup_computed,
 	&rec_qgroup_row,
+	&rec_check_deleted,
+	&rec_check_qgroup,
+	&rec_check_orphan,
+	&rec_check,
+	&rec_check_fix,
+	&rec_check_repair,
 	NULL
 };
 
@@ -250,5 +336,6 @@ const struct rec_doc *const rec_all_docs[] = {
 	&rec_doc_headroom,
 	&rec_doc_quota_status,
 	&rec_doc_qgroup_show,
+	&rec_doc_check,
 	NULL
 };

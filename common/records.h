@@ -141,4 +141,47 @@ struct qgroup_row_rec {
 extern const struct rec_desc rec_qgroup_row;
 extern const struct rec_doc rec_doc_qgroup_show;
 
+/* check: one deleted subvolume (a row) */
+struct check_deleted_rec {
+	uint64_t id;
+	bool partly_dropped;
+};
+/* check: one group's numbers (a row; the text table of --show too) */
+struct check_qgroup_rec {
+	uint64_t qgroupid, level, id, rfer, excl, recorded_rfer, recorded_excl;
+	bool consistent;
+};
+/* check: a relation whose member or parent does not exist (a row) */
+struct check_orphan_rec {
+	uint64_t member, parent;
+};
+/* check: the report (JSON; the text is the command's sentences) */
+struct check_rec {
+	const char *image;
+	struct rec_u64s missing_devices;
+	const uint64_t *blocks_verified;	/* NULL with --qgroup-report */
+	uint64_t fs_trees, deleted, partly_dropped, fs_tree_blocks, data_extents,
+		 data_back_refs, root_sets, unresolved_refs, relocation_refs;
+	struct rec_table deleted_subvolumes;	/* of struct check_deleted_rec */
+	struct rec_sub quota;			/* rec_qgroup_quota */
+	struct rec_table qgroups;		/* of struct check_qgroup_rec */
+	struct rec_table orphan_relations;	/* of struct check_orphan_rec */
+	uint64_t differences;
+	bool consistent;
+};
+/* check --repair-qgroups: one group written (a row), and the report */
+struct check_fix_rec {
+	uint64_t qgroupid, recorded_rfer, recorded_excl, rfer, excl;
+};
+struct check_repair_rec {
+	const char *image;
+	bool written;
+	uint64_t groups;
+	bool inconsistent_cleared, rescan_cleared;
+	struct rec_table repaired;		/* of struct check_fix_rec */
+};
+extern const struct rec_desc rec_check_deleted, rec_check_qgroup, rec_check_orphan, rec_check,
+	rec_check_fix, rec_check_repair;
+extern const struct rec_doc rec_doc_check;
+
 #endif

@@ -48,7 +48,7 @@ static void check_desc(const struct rec_desc *d)
 		if (f->kind == REC_OBJECT)
 			depth++;
 		/* a field printed nowhere is a mistake */
-		if (!unit_check(f->label || f->key, __FILE__, __LINE__, "label or key"))
+		if (!unit_check(f->label || f->key || f->kind == REC_SUB, __FILE__, __LINE__, "label or key"))
 			fprintf(stderr, "  record \"%s\": field %zu has neither\n", d->name, i);
 		if (f->key)
 			check_key(d->name, f->key);
