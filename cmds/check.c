@@ -33,6 +33,7 @@
 #include "common/messages.h"
 #include "common/offline.h"
 #include "common/output.h"
+#include "common/records.h"
 #include "common/offline-write.h"
 #include "common/offline-write-qgroup.h"
 #include "common/storage.h"
@@ -238,14 +239,19 @@ static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
 		return;
 	}
 	if (o->show) {
-		printf("%-14s %14s %14s %14s %14s\n", "qgroupid", "rfer", "excl", "recorded rfer",
-		       "recorded excl");
+		struct kvout kv;
+
+		kvout_init(&kv, ctx->cfg, stdout, 0);
+		rec_row_header(&kv, &rec_check_qgroup);
 		for (size_t i = 0; i < res->list.nr; i++) {
 			const struct btrfs_qgroup *qg = &res->list.groups[i];
+			struct check_qgroup_rec row = {
+				.qgroupid = qg->qgroupid, .rfer = res->counts[i].rfer,
+				.excl = res->counts[i].excl, .recorded_rfer = qg->info.rfer,
+				.recorded_excl = qg->info.excl,
+			};
 
-			printf("%-14s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "\n",
-			       btrfs_qgroupid_str(qg->qgroupid, qb), res->counts[i].rfer,
-			       res->counts[i].excl, qg->info.rfer, qg->info.excl);
+			rec_row(&kv, &rec_check_qgroup, &row);
 		}
 	}
 	for (size_t i = 0; i < res->list.nr; i++) {
@@ -263,81 +269,82 @@ static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
 		printf("qgroups: %zu groups verified, all consistent\n", res->list.nr);
 }
 
-static void print_json(const struct check_opts *o, const struct check_result *res)
+/* The check report (common/records.c) as a JSON document */
+static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
+		      const struct check_result *res)
 {
-	char qb[BTRFS_QGROUPID_BUFSIZE];
-	struct json_writer w;
+	size_t nmissing = 1, ndel = 0, nq = res->quotas ? res->list.nr : 0;
+	size_t norph = res->nr_orphans < MAX_ORPHAN_RELS ? res->nr_orphans : MAX_ORPHAN_RELS;
+	u64 *missing;
+	struct check_deleted_rec *del = calloc(res->nr_roots + 1, sizeof(*del));
+	struct check_qgroup_rec *qr = calloc(nq + 1, sizeof(*qr));
+	struct check_orphan_rec orph[MAX_ORPHAN_RELS];
+	struct qgroup_head_rec quota = {
+		.enabled = res->quotas,
+		.mode = !res->quotas ? NULL : res->simple ? "simple" : "full",
+		.inconsistent = res->quotas &&
+				(res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT),
+		.rescan_running = res->quotas &&
+				  (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN),
+	};
+	struct check_rec r;
+	struct kvout kv;
+	size_t n = 0;
 
-	json_document_open(&w, stdout);
-	json_object_open(&w, "check");
-	json_str(&w, "image", o->image);
-	json_array_open(&w, "missing_devices");
-	for (const char *p = o->missing; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
-		json_u64(&w, NULL, strtoull(p, NULL, 10));
-	json_array_close(&w);
-	json_object_open(&w, "trees");
-	if (!o->qgroup_report)
-		json_u64(&w, "blocks_verified", res->walked_blocks);
-	json_u64(&w, "fs_trees", res->stats.roots);
-	json_u64(&w, "deleted", res->stats.dead_roots);
-	json_u64(&w, "partly_dropped", res->stats.partly_dropped);
-	json_u64(&w, "fs_tree_blocks", res->stats.tree_blocks);
-	json_u64(&w, "data_extents", res->stats.data_extents);
-	json_u64(&w, "data_back_refs", res->stats.data_refs);
-	json_u64(&w, "root_sets", res->stats.root_sets);
-	json_u64(&w, "unresolved_refs", res->stats.unresolved_refs);
-	json_u64(&w, "relocation_refs", res->stats.reloc_refs);
-	json_array_open(&w, "deleted_subvolumes");
-	for (size_t i = 0; i < res->nr_roots; i++) {
-		if (!res->roots[i].dead && !res->roots[i].partly_dropped)
-			continue;
-		json_object_open(&w, NULL);
-		json_u64(&w, "id", res->roots[i].id);
-		json_bool(&w, "partly_dropped", res->roots[i].partly_dropped);
-		json_object_close(&w);
+	for (const char *p = o->missing; *p; p++)
+		nmissing += *p == ',';
+	missing = calloc(nmissing, sizeof(*missing));
+	if (!missing || !del || !qr) {
+		free(missing);
+		free(del);
+		free(qr);
+		return -ENOMEM;
 	}
-	json_array_close(&w);
-	json_object_close(&w);
-	json_object_open(&w, "quota");
-	json_bool(&w, "enabled", res->quotas);
-	/* every member always there, as in qgroup show's quota object */
-	if (res->quotas)
-		json_str(&w, "mode", res->simple ? "simple" : "full");
-	else
-		json_null(&w, "mode");
-	json_bool(&w, "inconsistent", res->quotas &&
-		  (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT));
-	json_bool(&w, "rescan_running", res->quotas &&
-		  (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN));
-	json_object_close(&w);
-	json_array_open(&w, "qgroups");
-	for (size_t i = 0; res->quotas && i < res->list.nr; i++) {
+	for (const char *p = o->missing; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
+		missing[n++] = strtoull(p, NULL, 10);
+	for (size_t i = 0; i < res->nr_roots; i++)
+		if (res->roots[i].dead || res->roots[i].partly_dropped)
+			del[ndel++] = (struct check_deleted_rec){ res->roots[i].id,
+								  res->roots[i].partly_dropped };
+	for (size_t i = 0; i < nq; i++) {
 		const struct btrfs_qgroup *qg = &res->list.groups[i];
 
-		json_object_open(&w, NULL);
-		json_str(&w, "qgroupid", btrfs_qgroupid_str(qg->qgroupid, qb));
-		json_u64(&w, "level", btrfs_qgroup_level(qg->qgroupid));
-		json_u64(&w, "id", btrfs_qgroup_subvolid(qg->qgroupid));
-		json_u64(&w, "referenced", res->counts[i].rfer);
-		json_u64(&w, "exclusive", res->counts[i].excl);
-		json_u64(&w, "recorded_referenced", qg->info.rfer);
-		json_u64(&w, "recorded_exclusive", qg->info.excl);
-		json_bool(&w, "consistent", qg->info.rfer == res->counts[i].rfer &&
-					    qg->info.excl == res->counts[i].excl);
-		json_object_close(&w);
+		qr[i] = (struct check_qgroup_rec){
+			qg->qgroupid, btrfs_qgroup_level(qg->qgroupid),
+			btrfs_qgroup_subvolid(qg->qgroupid), res->counts[i].rfer,
+			res->counts[i].excl, qg->info.rfer, qg->info.excl,
+			qg->info.rfer == res->counts[i].rfer && qg->info.excl == res->counts[i].excl,
+		};
 	}
-	json_array_close(&w);
-	json_array_open(&w, "orphan_relations");
-	for (size_t i = 0; i < res->nr_orphans && i < MAX_ORPHAN_RELS; i++) {
-		json_object_open(&w, NULL);
-		json_str(&w, "member", btrfs_qgroupid_str(res->orphans[i].child, qb));
-		json_str(&w, "parent", btrfs_qgroupid_str(res->orphans[i].parent, qb));
-		json_object_close(&w);
-	}
-	json_array_close(&w);
-	json_u64(&w, "differences", res->differ);
-	json_bool(&w, "consistent", res->differ == 0);
-	json_document_close(&w);
+	for (size_t i = 0; i < norph; i++)
+		orph[i] = (struct check_orphan_rec){ res->orphans[i].child, res->orphans[i].parent };
+	r = (struct check_rec){
+		.image = o->image,
+		.missing_devices = { missing, n },
+		.blocks_verified = o->qgroup_report ? NULL : &res->walked_blocks,
+		.fs_trees = res->stats.roots,
+		.deleted = res->stats.dead_roots,
+		.partly_dropped = res->stats.partly_dropped,
+		.fs_tree_blocks = res->stats.tree_blocks,
+		.data_extents = res->stats.data_extents,
+		.data_back_refs = res->stats.data_refs,
+		.root_sets = res->stats.root_sets,
+		.unresolved_refs = res->stats.unresolved_refs,
+		.relocation_refs = res->stats.reloc_refs,
+		.deleted_subvolumes = { &rec_check_deleted, del, ndel, sizeof(*del) },
+		.quota = { &rec_qgroup_quota, &quota },
+		.qgroups = { &rec_check_qgroup, qr, nq, sizeof(*qr) },
+		.orphan_relations = { &rec_check_orphan, orph, norph, sizeof(*orph) },
+		.differences = res->differ,
+		.consistent = res->differ == 0,
+	};
+	kvout_init(&kv, ctx->cfg, stdout, 0);
+	kv.quiet = false;	/* the document is printed under -q too, as it always was */
+	rec_print_document(&kv, &rec_doc_check, &rec_check, &r);
+	free(missing);
+	free(del);
+	free(qr);
+	return 0;
 }
 
 static void warn_anomalies(const struct check_opts *o, const struct check_result *res)
@@ -436,37 +443,34 @@ static void print_repair_text(const struct vc_ctx *ctx, const struct btrfs_qgrou
 		       cleared ? "; " : "", cleared ? cleared : "");
 }
 
-static void print_repair_json(const struct check_opts *o,
-			      const struct btrfs_qgroup_repair_result *r, bool written)
+static int print_repair_json(const struct vc_ctx *ctx, const struct check_opts *o,
+			     const struct btrfs_qgroup_repair_result *r, bool written)
 {
-	char qb[BTRFS_QGROUPID_BUFSIZE];
-	struct json_writer w;
+	struct check_fix_rec *fix = calloc(r->nr_fixes + 1, sizeof(*fix));
+	struct check_repair_rec rep = {
+		.image = o->image,
+		.written = written,
+		.groups = r->nr_groups,
+		.inconsistent_cleared = written &&
+					(r->old_flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT),
+		.rescan_cleared = written && (r->old_flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN),
+		.repaired = { &rec_check_fix, fix, r->nr_fixes, sizeof(*fix) },
+	};
+	struct kvout kv;
 
-	json_document_open(&w, stdout);
-	json_object_open(&w, "check");
-	json_str(&w, "image", o->image);
-	json_object_open(&w, "repair_qgroups");
-	json_bool(&w, "written", written);
-	json_u64(&w, "groups", r->nr_groups);
-	json_bool(&w, "inconsistent_cleared",
-		  written && (r->old_flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT));
-	json_bool(&w, "rescan_cleared",
-		  written && (r->old_flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN));
-	json_array_open(&w, "repaired");
+	if (!fix)
+		return -ENOMEM;
 	for (size_t i = 0; i < r->nr_fixes; i++) {
 		const struct btrfs_qgroup_fix *f = &r->fixes[i];
 
-		json_object_open(&w, NULL);
-		json_str(&w, "qgroupid", btrfs_qgroupid_str(f->qgroupid, qb));
-		json_u64(&w, "recorded_referenced", f->old_rfer);
-		json_u64(&w, "recorded_exclusive", f->old_excl);
-		json_u64(&w, "referenced", f->rfer);
-		json_u64(&w, "exclusive", f->excl);
-		json_object_close(&w);
+		fix[i] = (struct check_fix_rec){ f->qgroupid, f->old_rfer, f->old_excl, f->rfer,
+						 f->excl };
 	}
-	json_array_close(&w);
-	json_object_close(&w);
-	json_document_close(&w);
+	kvout_init(&kv, ctx->cfg, stdout, 0);
+	kv.quiet = false;	/* the document is printed under -q too, as it always was */
+	rec_print_document(&kv, &rec_doc_check, &rec_check_repair, &rep);
+	free(fix);
+	return 0;
 }
 
 /* check --repair-qgroups: verify every tree, then write the computed numbers */
@@ -495,9 +499,11 @@ static int run_repair(const struct vc_ctx *ctx, const struct check_opts *o)
 		if (ret)
 			error("%s", err);
 	}
-	if (!ret && ctx->cfg->format == VC_FORMAT_JSON)
-		print_repair_json(o, &r, written);
-	else if (!ret)
+	if (!ret && ctx->cfg->format == VC_FORMAT_JSON) {
+		ret = print_repair_json(ctx, o, &r, written);
+		if (ret)
+			error("%s: cannot print the report: %s", o->image, strerror(-ret));
+	} else if (!ret)
 		print_repair_text(ctx, &r, written);
 	free(r.fixes);
 	vc_writer_close(&wr);
@@ -565,9 +571,11 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	ret = run_check(ctx, &o, img.bfs, &res);
 	if (!ret) {
 		warn_anomalies(&o, &res);
-		if (ctx->cfg->format == VC_FORMAT_JSON)
-			print_json(&o, &res);
-		else
+		if (ctx->cfg->format == VC_FORMAT_JSON) {
+			ret = print_json(ctx, &o, &res);
+			if (ret)
+				error("%s: cannot print the report: %s", o.image, strerror(-ret));
+		} else
 			print_text(ctx, &o, &res);
 	}
 	btrfs_acct_free(res.acct);

@@ -23,6 +23,7 @@
 #include "common/output.h"
 #include "common/parse-utils.h"
 #include "common/qgroup-out.h"
+#include "common/records.h"
 #include "common/units.h"
 
 struct headroom_limit {
@@ -92,69 +93,61 @@ static int collect(const struct btrfs_qgroup_list *list, struct headroom *h)
 	return 0;
 }
 
-static void print_text(const struct vc_ctx *ctx, const struct headroom *h, unsigned int units)
-{
-	char qb[BTRFS_QGROUPID_BUFSIZE], b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE], b3[UNITS_BUFSIZE];
+_Static_assert(sizeof(((struct headroom_row_rec *)0)->qgid) >= BTRFS_QGROUPID_BUFSIZE,
+	       "headroom_row_rec.qgid holds a qgroup id");
 
-	if (ctx->cfg->quiet)
-		return;
-	pr_note(ctx->cfg, "Limits on qgroup %s and the groups above it (%s numbers):",
-		btrfs_qgroupid_str(h->qgroupid, qb), h->numbers);
-	if (!h->nr) {
-		printf("No limit applies: the headroom is not limited by quotas\n");
-		return;
-	}
-	printf("%-12s %-10s %14s %14s %14s\n", "Qgroupid", "Limit", "Used", "Max", "Left");
+/* The headroom (common/records.c); text ends with the command's sentences. */
+static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsigned int units)
+{
+	struct headroom_row_rec *rows = calloc(h->nr ? h->nr : 1, sizeof(*rows));
+	char qb[BTRFS_QGROUPID_BUFSIZE], b1[UNITS_BUFSIZE];
+	const struct headroom_limit *bind = h->binding >= 0 ? &h->limits[h->binding] : NULL;
+	struct headroom_rec r = {
+		.qgroupid = btrfs_qgroupid_str(h->qgroupid, qb),
+		.numbers = h->numbers,
+		.limits = { &rec_headroom_row, rows, h->nr, sizeof(*rows) },
+		.headroom = bind ? &bind->left : NULL,
+		.lift_command = bind ? h->lift : NULL,
+	};
+	struct kvout kv;
+
+	if (!rows)
+		return -ENOMEM;
 	for (size_t i = 0; i < h->nr; i++) {
 		const struct headroom_limit *l = &h->limits[i];
+		struct headroom_row_rec *row = &rows[i];
 
-		printf("%-12s %-10s %14s %14s %14s%s\n", btrfs_qgroupid_str(l->qg->qgroupid, qb),
-		       l->exclusive ? "exclusive" : "referenced", pretty_size(l->used, units, b1),
-		       pretty_size(l->limit, units, b2), pretty_size(l->left, units, b3),
-		       (ssize_t)i == h->binding ? "  <- binds first" : "");
+		btrfs_qgroupid_str(l->qg->qgroupid, row->qgid);
+		row->qgroupid = row->qgid;
+		row->level = btrfs_qgroup_level(l->qg->qgroupid);
+		row->type = l->exclusive ? "exclusive" : "referenced";
+		row->limit = l->limit;
+		row->used = l->used;
+		row->left = l->left;
+		row->binding = l == bind;
+		row->marker = l == bind ? "  <- binds first" : "";
 	}
-	printf("Headroom: %s can still be written before the %s limit of %s binds\n",
-	       pretty_size(h->limits[h->binding].left, units, b1),
-	       h->limits[h->binding].exclusive ? "exclusive" : "referenced",
-	       btrfs_qgroupid_str(h->limits[h->binding].qg->qgroupid, qb));
-	printf("The kernel reserves space ahead for writes in flight: a write can be refused "
-	       "a little earlier\n");
-	printf("To lift it: %s\n", h->lift);
-}
-
-static void print_json(const struct headroom *h)
-{
-	char qb[BTRFS_QGROUPID_BUFSIZE];
-	struct json_writer w;
-
-	json_document_open(&w, stdout);
-	json_object_open(&w, "qgroup_headroom");
-	json_str(&w, "qgroupid", btrfs_qgroupid_str(h->qgroupid, qb));
-	json_str(&w, "numbers", h->numbers);
-	json_array_open(&w, "limits");
-	for (size_t i = 0; i < h->nr; i++) {
-		const struct headroom_limit *l = &h->limits[i];
-
-		json_object_open(&w, NULL);
-		json_str(&w, "qgroupid", btrfs_qgroupid_str(l->qg->qgroupid, qb));
-		json_u64(&w, "level", btrfs_qgroup_level(l->qg->qgroupid));
-		json_str(&w, "type", l->exclusive ? "exclusive" : "referenced");
-		json_u64(&w, "limit", l->limit);
-		json_u64(&w, "used", l->used);
-		json_u64(&w, "left", l->left);
-		json_bool(&w, "binding", (ssize_t)i == h->binding);
-		json_object_close(&w);
+	kvout_init(&kv, ctx->cfg, stdout, units);
+	if (kv.json) {
+		rec_print_document(&kv, &rec_doc_headroom, &rec_headroom, &r);
+	} else if (!kv.quiet) {
+		pr_note(ctx->cfg, "Limits on qgroup %s and the groups above it (%s numbers):",
+			r.qgroupid, h->numbers);
+		if (!bind) {
+			printf("No limit applies: the headroom is not limited by quotas\n");
+		} else {
+			rec_emit(&kv, &rec_headroom, &r);
+			printf("Headroom: %s can still be written before the %s limit of %s binds\n",
+			       pretty_size(bind->left, units, b1),
+			       bind->exclusive ? "exclusive" : "referenced",
+			       btrfs_qgroupid_str(bind->qg->qgroupid, qb));
+			printf("The kernel reserves space ahead for writes in flight: a write can be "
+			       "refused a little earlier\n");
+			printf("To lift it: %s\n", h->lift);
+		}
 	}
-	json_array_close(&w);
-	if (h->binding < 0) {
-		json_null(&w, "headroom");
-		json_null(&w, "lift_command");
-	} else {
-		json_u64(&w, "headroom", h->limits[h->binding].left);
-		json_str(&w, "lift_command", h->lift);
-	}
-	json_object_close(&w);
-	json_document_close(&w);
+	free(rows);
+	return 0;
 }
 
 static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
@@ -217,11 +210,8 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	}
 	if (h.binding >= 0)
 		lift_command(ctx, path, &h.limits[h.binding], h.lift, sizeof(h.lift));
-	if (ctx->cfg->format == VC_FORMAT_JSON)
-		print_json(&h);
-	else
-		print_text(ctx, &h, units);
-	ret = VC_EXIT_OK;
+	ret = print_result(ctx, &h, units);
+	ret = ret ? cmd_report(ctx, NULL, ret, path) : VC_EXIT_OK;
 out:
 	free(h.limits);
 	btrfs_qgroup_list_release(&list);

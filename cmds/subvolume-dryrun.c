@@ -25,6 +25,7 @@
 #include "common/acct-run.h"
 #include "common/messages.h"
 #include "common/output.h"
+#include "common/records.h"
 #include "common/units.h"
 #include "kernel-shared/acct-split.h"
 
@@ -47,64 +48,56 @@ struct dry_member {
 	struct btrfs_acct_counts alone;
 };
 
-static void print_text(const struct vc_ctx *ctx, const struct dry_member *m, size_t n,
-		       const struct dry_set *set, const struct vc_acct_result *res,
-		       unsigned int units)
+/* The dry run (common/records.c); text ends with the command's sentences. */
+static int print_result(const struct vc_ctx *ctx, const struct dry_member *m, size_t n,
+			const struct dry_set *set, const struct vc_acct_result *res,
+			unsigned int units)
 {
+	struct dryrun_row_rec *rows = calloc(n ? n : 1, sizeof(*rows));
 	char b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE], b3[UNITS_BUFSIZE];
+	struct dryrun_rec r = {
+		.source = res->live ? "live_snapshot" : "image",
+		.subvolumes = { &rec_dryrun_row, rows, n, sizeof(*rows) },
+		.count = n,
+		.rfer = set->all.rfer,
+		.excl = set->all.excl,
+		.would_free = set->all.excl,
+		.data = set->data,
+		.meta = set->meta,
+		.raw = set->raw,
+		.metadata_profile = set->profile,
+		.metadata_copies = (u64)set->copies,
+		.data_profile = set->data_profile,
+		.data_copies = (u64)set->data_copies,
+	};
+	struct kvout kv;
 
-	if (ctx->cfg->quiet)
-		return;
-	pr_note(ctx->cfg, "Dry run, nothing deleted: numbers computed from %s",
-		res->live ? "a committed snapshot of the mounted filesystem" : "the image");
-	printf("%-8s %14s %14s  %s\n", "ID", "Referenced", "Exclusive", "Path");
+	if (!rows)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		printf("%-8" PRIu64 " %14s %14s  %s\n", m[i].id, pretty_size(m[i].alone.rfer, units, b1),
-		       pretty_size(m[i].alone.excl, units, b2), m[i].path);
-	printf("Would free %s (exclusive bytes of the set of %zu subvolume%s; referenced %s)\n",
-	       pretty_size(set->all.excl, units, b1), n, n == 1 ? "" : "s",
-	       pretty_size(set->all.rfer, units, b2));
-	printf("  data %s, metadata %s (tree blocks, each counted once)\n",
-	       pretty_size(set->data, units, b1), pretty_size(set->meta, units, b2));
-	printf("Raw device space freed is larger by the metadata profile %s (%d cop%s, data %s): "
-	       "%s\n", set->profile, set->copies, set->copies == 1 ? "y" : "ies",
-	       set->data_profile, pretty_size(set->raw, units, b3));
-}
-
-static void print_json(const struct dry_member *m, size_t n, const struct dry_set *set,
-		       const struct vc_acct_result *res)
-{
-	struct json_writer w;
-
-	json_document_open(&w, stdout);
-	json_object_open(&w, "subvolume_delete_dry_run");
-	json_str(&w, "source", res->live ? "live_snapshot" : "image");
-	json_array_open(&w, "subvolumes");
-	for (size_t i = 0; i < n; i++) {
-		json_object_open(&w, NULL);
-		json_u64(&w, "id", m[i].id);
-		json_str(&w, "path", m[i].path);
-		json_str(&w, "absolute_path", m[i].abs);
-		json_u64(&w, "referenced", m[i].alone.rfer);
-		json_u64(&w, "exclusive", m[i].alone.excl);
-		json_object_close(&w);
+		rows[i] = (struct dryrun_row_rec){ m[i].id, m[i].path, m[i].abs, m[i].alone.rfer,
+						   m[i].alone.excl };
+	kvout_init(&kv, ctx->cfg, stdout, units);
+	if (kv.json) {
+		rec_print_document(&kv, &rec_doc_dryrun, &rec_dryrun, &r);
+		free(rows);
+		return 0;
 	}
-	json_array_close(&w);
-	json_object_open(&w, "set");
-	json_u64(&w, "count", n);
-	json_u64(&w, "referenced", set->all.rfer);
-	json_u64(&w, "exclusive", set->all.excl);
-	json_u64(&w, "would_free", set->all.excl);
-	json_u64(&w, "data", set->data);
-	json_u64(&w, "metadata", set->meta);
-	json_u64(&w, "raw", set->raw);
-	json_object_close(&w);
-	json_str(&w, "metadata_profile", set->profile);
-	json_u64(&w, "metadata_copies", (u64)set->copies);
-	json_str(&w, "data_profile", set->data_profile);
-	json_u64(&w, "data_copies", (u64)set->data_copies);
-	json_object_close(&w);
-	json_document_close(&w);
+	if (!kv.quiet) {
+		pr_note(ctx->cfg, "Dry run, nothing deleted: numbers computed from %s",
+			res->live ? "a committed snapshot of the mounted filesystem" : "the image");
+		rec_emit(&kv, &rec_dryrun, &r);
+		printf("Would free %s (exclusive bytes of the set of %zu subvolume%s; referenced %s)\n",
+		       pretty_size(set->all.excl, units, b1), n, n == 1 ? "" : "s",
+		       pretty_size(set->all.rfer, units, b2));
+		printf("  data %s, metadata %s (tree blocks, each counted once)\n",
+		       pretty_size(set->data, units, b1), pretty_size(set->meta, units, b2));
+		printf("Raw device space freed is larger by the metadata profile %s (%d cop%s, "
+		       "data %s): %s\n", set->profile, set->copies, set->copies == 1 ? "y" : "ies",
+		       set->data_profile, pretty_size(set->raw, units, b3));
+	}
+	free(rows);
+	return 0;
 }
 
 /* Resolve every path to a subvolume id; duplicates are dropped. */
@@ -202,11 +195,8 @@ int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, unsigned i
 	set.copies = vc_acct_metadata_profile(&res, &set.profile);
 	set.data_copies = vc_acct_profile(&res, BTRFS_BLOCK_GROUP_DATA, &set.data_profile);
 	set.raw = (u64)set.data_copies * set.data + (u64)set.copies * set.meta;
-	if (ctx->cfg->format == VC_FORMAT_JSON)
-		print_json(m, n, &set, &res);
-	else
-		print_text(ctx, m, n, &set, &res, units);
-	ret = VC_EXIT_OK;
+	ret = print_result(ctx, m, n, &set, &res, units);
+	ret = ret ? cmd_report(ctx, NULL, ret, "dry run") : VC_EXIT_OK;
 out_release:
 	vc_acct_release(ctx->ops, fs, &res);
 out_close:

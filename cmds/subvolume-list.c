@@ -14,6 +14,7 @@
 #include <string.h>
 #include "cmds/subvolume.h"
 #include "common/kvout.h"
+#include "common/records.h"
 #include "common/messages.h"
 #include "common/parse-utils.h"
 #include "common/path-utils.h"
@@ -29,44 +30,42 @@ static u64 subvol_ogen(const struct btrfs_subvol *s)
 }
 
 /*
- * One subvolume as a JSON object or the show block, with @path as shown
- * (NULL when unreachable).  Members in JSON-schema order.
+ * One subvolume as a JSON object or the show block (common/records.c), with
+ * @path as shown (NULL when unreachable).
  */
 static void subvol_emit(struct kvout *kv, const struct btrfs_subvol *s, const char *path,
 			const char *abs, u64 top_level)
 {
-	bool top = s->id == BTRFS_FS_TREE_OBJECTID;
+	static const char *const ro_flags[] = { "readonly", NULL };
 	bool ro = s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY;
+	struct subvol_rec r = {
+		.id = s->id,
+		.name = s->id == BTRFS_FS_TREE_OBJECTID ? "<FS_TREE>" : s->name,
+		.path = path,
+		.abs = abs,
+		.uuid = s->root.uuid,
+		.parent_uuid = s->root.parent_uuid,
+		.received_uuid = s->root.received_uuid,
+		.otime = s->root.otime.sec,
+		.subvolid = s->id,
+		.generation = s->root.generation,
+		.cgeneration = subvol_ogen(s),
+		.parent = s->parent_id,
+		.top_level = top_level,
+		.flags_text = ro ? "readonly" : "-",
+		.flags = ro ? ro_flags : NULL,
+		.stransid = s->root.stransid,
+		.stime = s->root.stime.sec,
+		.rtransid = s->root.rtransid,
+		.rtime = s->root.rtime.sec,
+		.ctransid = s->root.ctransid,
+		.ctime = s->root.ctime.sec,
+		.dirid = s->dirid,
+		.snapshot = s->root_offset != 0,
+		.deleted = s->deleted,
+	};
 
-	kvout_u64(kv, NULL, "id", s->id);
-	kvout_str(kv, "Name: \t\t\t", "name", top ? "<FS_TREE>" : s->name, "-");
-	kvout_str(kv, NULL, "path", path, NULL);
-	kvout_str(kv, NULL, "absolute_path", abs, NULL);
-	kvout_uuid(kv, "UUID: \t\t\t", "uuid", s->root.uuid);
-	kvout_uuid(kv, "Parent UUID: \t\t", "parent_uuid", s->root.parent_uuid);
-	kvout_uuid(kv, "Received UUID: \t\t", "received_uuid", s->root.received_uuid);
-	kvout_time(kv, "Creation time: \t\t", "otime", s->root.otime.sec);
-	kvout_u64(kv, "Subvolume ID: \t\t", NULL, s->id);
-	kvout_u64(kv, "Generation: \t\t", "generation", s->root.generation);
-	kvout_u64(kv, "Gen at creation: \t", "cgeneration", subvol_ogen(s));
-	kvout_u64_set(kv, "Parent ID: \t\t", "parent", s->parent_id, s->parent_id != 0);
-	kvout_u64_set(kv, "Top level ID: \t\t", "top_level", top_level, top_level != 0);
-	kvout_str(kv, "Flags: \t\t\t", NULL, ro ? "readonly" : "-", "-");
-	kvout_array_open(kv, "flags");
-	if (ro)
-		kvout_item(kv, NULL, "readonly");
-	kvout_array_close(kv);
-	kvout_u64_set(kv, "Send transid: \t\t", "stransid", s->root.stransid,
-		      s->root.stransid != 0);
-	kvout_time(kv, "Send time: \t\t", "stime", s->root.stime.sec);
-	kvout_u64_set(kv, "Receive transid: \t", "rtransid", s->root.rtransid,
-		      s->root.rtransid != 0);
-	kvout_time(kv, "Receive time: \t\t", "rtime", s->root.rtime.sec);
-	kvout_u64(kv, NULL, "ctransid", s->root.ctransid);
-	kvout_time(kv, NULL, "ctime", s->root.ctime.sec);
-	kvout_u64_set(kv, NULL, "dirid", s->dirid, s->dirid != 0);
-	kvout_bool(kv, NULL, "snapshot", s->root_offset != 0);
-	kvout_bool(kv, NULL, "deleted", s->deleted);
+	rec_emit(kv, &rec_subvol, &r);
 }
 
 /* Where @s is for the user (see ops->absolute_path); NULL if unknown. malloc'ed. */
@@ -75,16 +74,6 @@ static char *subvol_abs(const struct vc_ctx *ctx, struct vc_fs *fs, const struct
 	if (!s->path || !ctx->ops->absolute_path)
 		return NULL;
 	return ctx->ops->absolute_path(fs, s->path);
-}
-
-/*
- * JSON member names are snake_case since document version 2; the version-1
- * name of a document is printed after it, with version-1 values, for one
- * release (Documentation/json-schema.md).  Text has one pass.
- */
-static int json_passes(const struct kvout *kv)
-{
-	return kv->json ? 2 : 1;
 }
 
 struct qgroup_items {
@@ -116,34 +105,31 @@ static int show_quota(struct kvout *kv, struct vc_fs *fs, u64 id)
 	struct btrfs_key min = { 0, BTRFS_QGROUP_INFO_KEY, id };
 	struct btrfs_key max = { 0, BTRFS_QGROUP_LIMIT_KEY, id };
 	struct qgroup_items q = { .qgroupid = id };
+	const struct subvol_qgroup_rec none = { .qgroupid = "n/a" };
+	struct subvol_qgroup_rec r = { 0 };
 	char qgid[48];
 	int ret;
 
 	ret = btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &min, &max,
 				       qgroup_items_cb, &q);
 	if (ret == -ENOENT) {
-		kvout_str(kv, "Quota group:\t\t", NULL, "n/a", NULL);
+		rec_emit(kv, &rec_subvol_qgroup_none, &none);
 		return 0;
 	}
 	if (ret)
 		return ret;
 	if (!q.info) {
-		kvout_str(kv, "Quota group:\t\t", NULL, "n/a", NULL);
+		rec_emit(kv, &rec_subvol_qgroup_none, &none);
 		warning("qgroup 0/%llu does not exist", (unsigned long long)id);
 		return 0;
 	}
 	snprintf(qgid, sizeof(qgid), "0/%llu", (unsigned long long)id);
-	kvout_object_open(kv, "qgroup");
-	kvout_str(kv, "Quota group:\t\t", "qgroupid", qgid, NULL);
-	kvout_object_open(kv, "limit");
-	kvout_size(kv, "  Limit referenced:\t", "referenced", q.l.max_rfer, true);
-	kvout_size(kv, "  Limit exclusive:\t", "exclusive", q.l.max_excl, true);
-	kvout_object_close(kv);
-	kvout_object_open(kv, "usage");
-	kvout_size(kv, "  Usage referenced:\t", "referenced", q.i.rfer, false);
-	kvout_size(kv, "  Usage exclusive:\t", "exclusive", q.i.excl, false);
-	kvout_object_close(kv);
-	kvout_object_close(kv);
+	r.qgroupid = qgid;
+	r.max_rfer = q.l.max_rfer;
+	r.max_excl = q.l.max_excl;
+	r.rfer = q.i.rfer;
+	r.excl = q.i.excl;
+	rec_emit(kv, &rec_subvol_qgroup, &r);
 	return 0;
 }
 
@@ -194,16 +180,16 @@ static int show_snapshots(struct kvout *kv, const struct btrfs_subvol_list *l,
 	struct snap_ref *refs;
 	size_t nr = 0;
 
-	kvout_str(kv, "Snapshot(s):", NULL, "", NULL);
-	kvout_array_open(kv, "snapshots");
-	if (!memcmp(s->root.uuid, zero, sizeof(zero))) {
-		kvout_array_close(kv);
-		return 0;
-	}
+	const char **paths;
+
 	refs = calloc(l->nr ? l->nr : 1, sizeof(*refs));
-	if (!refs)
+	paths = calloc(l->nr + 1, sizeof(*paths));
+	if (!refs || !paths) {
+		free(refs);
+		free(paths);
 		return -ENOMEM;
-	for (size_t i = 0; i < l->nr; i++) {
+	}
+	for (size_t i = 0; memcmp(s->root.uuid, zero, sizeof(zero)) && i < l->nr; i++) {
 		const struct btrfs_subvol *c = &l->subvols[i];
 
 		if (!c->path || memcmp(c->root.parent_uuid, s->root.uuid, BTRFS_UUID_SIZE))
@@ -214,8 +200,9 @@ static int show_snapshots(struct kvout *kv, const struct btrfs_subvol_list *l,
 	}
 	qsort(refs, nr, sizeof(*refs), snap_ref_cmp);
 	for (size_t i = 0; i < nr; i++)
-		kvout_item(kv, "\t\t\t", refs[i].s->path);
-	kvout_array_close(kv);
+		paths[i] = refs[i].s->path;
+	rec_emit(kv, &rec_subvol_snaps, &(struct subvol_snaps_rec){ "", paths });
+	free(paths);
 	free(refs);
 	return 0;
 }
@@ -338,9 +325,9 @@ static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx 
 	abs = subvol_abs(ctx, fs, s);
 	kvout_init(&kv, ctx->cfg, stdout, units);
 	kvout_document_open(&kv);
-	for (int pass = 0; pass < json_passes(&kv) && !ret; pass++) {
+	for (int pass = 0; pass < rec_doc_passes(&kv, &rec_doc_subvolume_show) && !ret; pass++) {
 		kv.v1 = pass;
-		kvout_object_open(&kv, pass ? "subvolume-show" : "subvolume_show");
+		kvout_object_open(&kv, rec_doc_key(&rec_doc_subvolume_show, pass));
 		kvout_heading(&kv, s->id == BTRFS_FS_TREE_OBJECTID ? "/" :
 				   s->path ? s->path : "DELETED");
 		subvol_emit(&kv, s, s->path, abs, s->parent_id);
@@ -739,9 +726,9 @@ static void list_print_json(const struct vc_ctx *ctx, struct vc_fs *fs,
 		abs[i] = subvol_abs(ctx, fs, rows[i].s);
 	kvout_init(&kv, ctx->cfg, stdout, UNITS_DEFAULT);
 	kvout_document_open(&kv);
-	for (int pass = 0; pass < json_passes(&kv); pass++) {
+	for (int pass = 0; pass < rec_doc_passes(&kv, &rec_doc_subvolume_list); pass++) {
 		kv.v1 = pass;
-		kvout_array_open(&kv, pass ? "subvolume-list" : "subvolume_list");
+		kvout_array_open(&kv, rec_doc_key(&rec_doc_subvolume_list, pass));
 		for (size_t i = 0; i < nr; i++) {
 			kvout_object_open(&kv, NULL);
 			subvol_emit(&kv, rows[i].s, rows[i].path, abs ? abs[i] : NULL,
@@ -945,10 +932,10 @@ static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct 
 		char *abs = subvol_abs(ctx, fs, s);
 
 		kvout_document_open(&kv);
-		for (int pass = 0; pass < json_passes(&kv); pass++) {
+		for (int pass = 0; pass < rec_doc_passes(&kv, &rec_doc_subvolume_get_default);
+		     pass++) {
 			kv.v1 = pass;
-			kvout_object_open(&kv, pass ? "subvolume-get-default" :
-					  "subvolume_get_default");
+			kvout_object_open(&kv, rec_doc_key(&rec_doc_subvolume_get_default, pass));
 			subvol_emit(&kv, s, s->path, abs, s->parent_id);
 			kvout_object_close(&kv);
 		}

@@ -49,6 +49,7 @@ void kvout_init(struct kvout *kv, const struct vc_config *cfg, FILE *out, unsign
 	kv->json = cfg->format == VC_FORMAT_JSON;
 	kv->quiet = cfg->quiet;
 	kv->units = units;
+	kv->indent = "\t";
 	json_init(&kv->jw, out);
 }
 
@@ -72,6 +73,20 @@ static bool want_text(const struct kvout *kv, const char *label)
 static bool want_json(const struct kvout *kv, const char *key)
 {
 	return kv->json && !kv->quiet && key;
+}
+
+/* "<indent><label padded to label_width><value>" */
+static void text_line(struct kvout *kv, const char *label, const char *value)
+{
+	fprintf(kv->out, "%s%-*s%s\n", kv->indent, kv->label_width, label, value);
+}
+
+static void text_u64(struct kvout *kv, const char *label, uint64_t value)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, value);
+	text_line(kv, label, buf);
 }
 
 void kvout_heading(struct kvout *kv, const char *text)
@@ -108,7 +123,7 @@ void kvout_str(struct kvout *kv, const char *label, const char *key, const char 
 	       const char *text_null)
 {
 	if (want_text(kv, label))
-		fprintf(kv->out, "\t%s%s\n", label, value ? value : text_null ? text_null : "-");
+		text_line(kv, label, value ? value : text_null ? text_null : "-");
 	if (want_json(kv, key))
 		json_str(&kv->jw, key, value);
 }
@@ -116,7 +131,7 @@ void kvout_str(struct kvout *kv, const char *label, const char *key, const char 
 void kvout_u64(struct kvout *kv, const char *label, const char *key, uint64_t value)
 {
 	if (want_text(kv, label))
-		fprintf(kv->out, "\t%s%" PRIu64 "\n", label, value);
+		text_u64(kv, label, value);
 	if (want_json(kv, key))
 		json_u64(&kv->jw, key, value);
 }
@@ -125,7 +140,7 @@ void kvout_u64_set(struct kvout *kv, const char *label, const char *key, uint64_
 		   bool set)
 {
 	if (want_text(kv, label))
-		fprintf(kv->out, "\t%s%" PRIu64 "\n", label, value);
+		text_u64(kv, label, value);
 	if (want_json(kv, key) && (set || kv->v1))
 		json_u64(&kv->jw, key, value);
 	else if (want_json(kv, key))
@@ -135,7 +150,7 @@ void kvout_u64_set(struct kvout *kv, const char *label, const char *key, uint64_
 void kvout_bool(struct kvout *kv, const char *label, const char *key, bool value)
 {
 	if (want_text(kv, label))
-		fprintf(kv->out, "\t%s%s\n", label, value ? "yes" : "no");
+		text_line(kv, label, value ? "yes" : "no");
 	if (want_json(kv, key))
 		json_bool(&kv->jw, key, value);
 }
@@ -154,7 +169,7 @@ void kvout_time(struct kvout *kv, const char *label, const char *key, int64_t se
 
 	if (want_text(kv, label)) {
 		format_time(sec, true, false, buf, sizeof(buf));
-		fprintf(kv->out, "\t%s%s\n", label, buf[0] ? buf : "-");
+		text_line(kv, label, buf[0] ? buf : "-");
 	}
 	if (want_json(kv, key)) {
 		char name[64];
@@ -176,9 +191,9 @@ void kvout_size(struct kvout *kv, const char *label, const char *key, uint64_t b
 
 	if (want_text(kv, label)) {
 		if (dash_if_zero && !bytes)
-			fprintf(kv->out, "\t%s-\n", label);
+			text_line(kv, label, "-");
 		else
-			fprintf(kv->out, "\t%s%s\n", label, pretty_size(bytes, kv->units, buf));
+			text_line(kv, label, pretty_size(bytes, kv->units, buf));
 	}
 	if (want_json(kv, key) && dash_if_zero && !bytes && !kv->v1)
 		json_null(&kv->jw, key);
@@ -188,8 +203,14 @@ void kvout_size(struct kvout *kv, const char *label, const char *key, uint64_t b
 
 void kvout_item(struct kvout *kv, const char *text_prefix, const char *value)
 {
-	if (!kv->json && !kv->quiet)
-		fprintf(kv->out, "\t%s%s\n", text_prefix, value);
+	if (want_text(kv, text_prefix))
+		text_line(kv, text_prefix, value);
 	if (kv->json && !kv->quiet)
 		json_str(&kv->jw, NULL, value);
+}
+
+void kvout_u64_item(struct kvout *kv, uint64_t value)
+{
+	if (kv->json && !kv->quiet)
+		json_u64(&kv->jw, NULL, value);
 }

@@ -5,7 +5,7 @@
  * Each call names one value twice: @label, the text form's label exactly as
  * btrfs-progs prints it (tabs included, e.g. "Name: \t\t\t"), and @key, its
  * JSON member name.  In text mode a value becomes the line
- * "\t<label><value>"; in JSON mode a member of the current object.  A NULL
+ * "\t<label><value>" (the indent and a label width can be changed); in JSON mode a member of the current object.  A NULL
  * @label leaves the value out of the text, a NULL @key out of the JSON, so
  * text and JSON come from the same calls and cannot drift apart.
  * With cfg->quiet nothing is printed.
@@ -24,6 +24,8 @@ struct kvout {
 	bool json;
 	bool quiet;
 	unsigned int units;		/* common/units.h mode for kvout_size() */
+	const char *indent;		/* text: before the label ("\t") */
+	int label_width;		/* text: labels padded to this width (0) */
 	/*
 	 * JSON under a version-1 key kept for one release: unset values as
 	 * version 1 printed them (0, not null).
@@ -65,8 +67,11 @@ void kvout_time(struct kvout *kv, const char *label, const char *key, int64_t se
  * such an unset 0. */
 void kvout_size(struct kvout *kv, const char *label, const char *key, uint64_t bytes,
 		bool dash_if_zero);
-/* Array element inside kvout_array_open(): text "\t<text_prefix><value>" */
+/* Array element inside kvout_array_open(): text "\t<text_prefix><value>" (none if NULL) */
 void kvout_item(struct kvout *kv, const char *text_prefix, const char *value);
+
+/* Array element inside kvout_array_open(), JSON only */
+void kvout_u64_item(struct kvout *kv, uint64_t value);
 
 /* Helpers shared with other printers */
 void format_uuid(const uint8_t uuid[16], char buf[37]);	/* "" for all-zero */

@@ -16,6 +16,7 @@
 #include <libsmartcols.h>
 #include "common/output.h"
 #include "common/qgroup-out.h"
+#include "common/records.h"
 #include "common/units.h"
 
 /* Room below which a set limit counts as full: 1% of it, at least 256 KiB. */
@@ -401,95 +402,70 @@ out:
 
 /* ---- JSON ---- */
 
-static void json_id_list(struct json_writer *w, const char *name, const u64 *ids, size_t nr)
-{
-	char qb[BTRFS_QGROUPID_BUFSIZE];
-
-	json_array_open(w, name);
-	for (size_t i = 0; i < nr; i++)
-		json_str(w, NULL, btrfs_qgroupid_str(ids[i], qb));
-	json_array_close(w);
-}
-
-static void json_limit(struct json_writer *w, const char *name, u64 limit, bool set)
-{
-	if (set)
-		json_u64(w, name, limit);
-	else
-		json_null(w, name);
-}
-
-static void json_percent(struct json_writer *w, const char *name, u64 used, u64 limit, bool set)
-{
-	if (set)
-		json_u64(w, name, (u64)qgroup_limit_percent(used, limit, true));
-	else
-		json_null(w, name);
-}
-
-static void json_quota(struct json_writer *w, const struct quota_state *st)
-{
-	json_object_open(w, "quota");
-	json_bool(w, "enabled", st->enabled);
-	if (st->enabled)
-		json_str(w, "mode", st->simple ? "simple" : "full");
-	else
-		json_null(w, "mode");
-	json_bool(w, "inconsistent", st->inconsistent);
-	json_bool(w, "rescan_running", st->rescan_running);
-	json_object_close(w);
-}
-
-static void json_row(struct json_writer *w, const struct qgroup_row *row)
+static void row_rec(struct qgroup_row_rec *r, const struct qgroup_row *row)
 {
 	const struct btrfs_qgroup *qg = row->qg;
-	char qb[BTRFS_QGROUPID_BUFSIZE];
-	bool full = qgroup_limit_is_full(qg->info.rfer, qg->limit.max_rfer, has_max_rfer(qg)) ||
-		    qgroup_limit_is_full(qg->info.excl, qg->limit.max_excl, has_max_excl(qg));
+	bool rset = has_max_rfer(qg), eset = has_max_excl(qg);
+	bool reachable = row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ||
+			 row->kind == BTRFS_QGROUP_KIND_SUBVOL;
 
-	json_object_open(w, NULL);
-	json_str(w, "qgroupid", btrfs_qgroupid_str(qg->qgroupid, qb));
-	json_u64(w, "level", btrfs_qgroup_level(qg->qgroupid));
-	json_u64(w, "id", btrfs_qgroup_subvolid(qg->qgroupid));
-	json_u64(w, "referenced", qg->info.rfer);
-	json_u64(w, "exclusive", qg->info.excl);
-	json_limit(w, "max_referenced", qg->limit.max_rfer, has_max_rfer(qg));
-	json_limit(w, "max_exclusive", qg->limit.max_excl, has_max_excl(qg));
-	json_str(w, "path", row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ? "" :
-			    row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->path : NULL);
-	json_str(w, "absolute_path", row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ||
-				     row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->abs : NULL);
-	json_str(w, "status", kind_name(row->kind));
-	json_id_list(w, "parents", qg->parents, qg->nr_parents);
-	json_id_list(w, "children", qg->children, qg->nr_children);
-	/* additions to the btrfs-progs set of keys */
-	json_u64(w, "referenced_compressed", qg->info.rfer_cmpr);
-	json_u64(w, "exclusive_compressed", qg->info.excl_cmpr);
-	json_percent(w, "referenced_percent", qg->info.rfer, qg->limit.max_rfer, has_max_rfer(qg));
-	json_percent(w, "exclusive_percent", qg->info.excl, qg->limit.max_excl, has_max_excl(qg));
-	json_bool(w, "full", full);
-	json_object_close(w);
+	*r = (struct qgroup_row_rec){
+		.qgroupid = qg->qgroupid,
+		.level = btrfs_qgroup_level(qg->qgroupid),
+		.id = btrfs_qgroup_subvolid(qg->qgroupid),
+		.rfer = qg->info.rfer,
+		.excl = qg->info.excl,
+		.path = row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ? "" :
+			row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->path : NULL,
+		.abs = reachable ? row->abs : NULL,
+		.status = kind_name(row->kind),
+		.parents = { qg->parents, qg->nr_parents },
+		.children = { qg->children, qg->nr_children },
+		.rfer_cmpr = qg->info.rfer_cmpr,
+		.excl_cmpr = qg->info.excl_cmpr,
+		.full = qgroup_limit_is_full(qg->info.rfer, qg->limit.max_rfer, rset) ||
+			qgroup_limit_is_full(qg->info.excl, qg->limit.max_excl, eset),
+		.v = { qg->limit.max_rfer, qg->limit.max_excl,
+		       (u64)qgroup_limit_percent(qg->info.rfer, qg->limit.max_rfer, true),
+		       (u64)qgroup_limit_percent(qg->info.excl, qg->limit.max_excl, true) },
+	};
+	r->max_rfer = rset ? &r->v[0] : NULL;
+	r->max_excl = eset ? &r->v[1] : NULL;
+	r->rfer_percent = rset ? &r->v[2] : NULL;
+	r->excl_percent = eset ? &r->v[3] : NULL;
 }
 
 int qgroup_print_json(FILE *out, const struct qgroup_view *view)
 {
-	struct json_writer w;
+	const struct quota_state *st = &view->quota;
+	struct vc_config cfg = { .format = VC_FORMAT_JSON };
+	struct qgroup_head_rec head = {
+		.enabled = st->enabled,
+		.mode = !st->enabled ? NULL : st->simple ? "simple" : "full",
+		.inconsistent = st->inconsistent,
+		.rescan_running = st->rescan_running,
+		.source = view->computed,
+	};
+	struct qgroup_row_rec r;
+	struct kvout kv;
 
-	json_document_open(&w, out);
-	json_quota(&w, &view->quota);
-	if (view->computed) {
-		json_object_open(&w, "computed");
-		json_str(&w, "source", view->computed);
-		json_object_close(&w);
-	}
+	kvout_init(&kv, &cfg, out, 0);
+	kvout_document_open(&kv);
+	rec_emit(&kv, &rec_qgroup_quota, &head);
+	if (view->computed)
+		rec_emit(&kv, &rec_qgroup_computed, &head);
 	/* the version-1 name follows for one release (the values did not change) */
-	for (int pass = 0; pass < 2; pass++) {
-		json_array_open(&w, pass ? "qgroup-show" : "qgroup_show");
-		for (size_t i = 0; i < view->nr; i++)
-			json_row(&w, &view->rows[i]);
-		json_array_close(&w);
+	for (int pass = 0; pass < rec_doc_passes(&kv, &rec_doc_qgroup_show); pass++) {
+		kvout_array_open(&kv, rec_doc_key(&rec_doc_qgroup_show, pass));
+		for (size_t i = 0; i < view->nr; i++) {
+			row_rec(&r, &view->rows[i]);
+			kvout_object_open(&kv, NULL);
+			rec_emit(&kv, &rec_qgroup_row, &r);
+			kvout_object_close(&kv);
+		}
+		kvout_array_close(&kv);
 	}
-	json_document_close(&w);
+	kvout_document_close(&kv);
 	return 0;
 }
 
@@ -506,70 +482,65 @@ static size_t top_level(const struct quota_state *st)
 	return top;
 }
 
-static void status_members(struct json_writer *w, const char *name, const char *path,
-			   const struct quota_state *st);
-
-static void status_json(FILE *out, const char *path, const struct quota_state *st)
+/* The quota status record (common/records.c) of @st; @lv holds its levels. */
+static void status_rec(struct quota_status_rec *r, struct quota_level_rec *lv, const char *path,
+		       const struct quota_state *st, bool *b, uint64_t *u, char *buf, size_t size)
 {
-	struct json_writer w;
+	size_t top = top_level(st), nr = 0;
 
-	json_document_open(&w, out);
-	for (int pass = 0; pass < 2; pass++)
-		status_members(&w, pass ? "quota-status" : "quota_status", path, st);
-	json_document_close(&w);
-}
-
-/* The quota_status object; the version-1 name too for one release, its values as now */
-static void status_members(struct json_writer *w, const char *name, const char *path,
-			   const struct quota_state *st)
-{
-	size_t top = top_level(st);
-
-	json_object_open(w, name);
-	json_str(w, "path", path);
-	json_bool(w, "enabled", st->enabled);
-	if (st->enabled)
-		json_str(w, "mode", st->simple ? "simple" : "full");
-	else
-		json_null(w, "mode");
-	json_bool(w, "inconsistent", st->inconsistent);
-	if (st->rescan_unknown)
-		json_null(w, "rescan_running");
-	else
-		json_bool(w, "rescan_running", st->rescan_running);
-	if (st->rescan_running)
-		json_u64(w, "rescan_progress", st->rescan_progress);
-	else
-		json_null(w, "rescan_progress");
-	json_u64(w, "total_count", st->total);
-	json_array_open(w, "levels");
-	for (size_t l = 0; st->total && l <= top; l++) {
+	/* b[0] override_limits, b[1] rescan_running; u[0] drop threshold, u[1] progress */
+	b[0] = st->override_limits > 0;
+	b[1] = st->rescan_running;
+	u[0] = (uint64_t)st->drop_threshold;
+	u[1] = st->rescan_progress;
+	*r = (struct quota_status_rec){
+		.path = path,
+		.enabled = st->enabled,
+		.mode_text = st->simple ? "squota (simplified accounting)" : "qgroup (full accounting)",
+		.mode = !st->enabled ? NULL : st->simple ? "simple" : "full",
+		.inconsistent_text = st->inconsistent ? "yes (rescan needed)" : "no",
+		.inconsistent = st->inconsistent,
+		.override_limits = st->enabled && st->override_limits >= 0 ? &b[0] : NULL,
+		.drop_threshold = st->enabled && st->drop_threshold >= 0 ? &u[0] : NULL,
+		.rescan_running = st->rescan_unknown ? NULL : &b[1],
+		.rescan_progress = st->rescan_running ? &u[1] : NULL,
+		.total = st->total,
+		.rescan_text = buf,
+	};
+	/* every level with groups, level 0 always; JSON lists none when there are no groups */
+	for (size_t l = 0; l <= top; l++) {
 		if (!st->levels[l] && l)
 			continue;
-		json_object_open(w, NULL);
-		json_u64(w, "level", l);
-		json_u64(w, "count", st->levels[l]);
-		json_object_close(w);
+		snprintf(lv[nr].label, sizeof(lv[nr].label), "Level %zu:", l);
+		lv[nr].level_text = lv[nr].label;
+		lv[nr].level = l;
+		lv[nr].count = st->levels[l];
+		nr++;
 	}
-	json_array_close(w);
-	if (st->enabled && st->override_limits >= 0)
-		json_bool(w, "override_limits", st->override_limits);
+	r->levels = (struct rec_table){ &rec_quota_level, lv, st->total ? nr : 0, sizeof(*lv) };
+	r->level_lines = (struct rec_table){ &rec_quota_level, lv, nr, sizeof(*lv) };
+	if (st->rescan_unknown)
+		snprintf(buf, size, "unknown (reading it needs CAP_SYS_ADMIN)");
+	else if (st->rescan_running && st->rescan_progress != (u64)-1)
+		snprintf(buf, size, "running (at objectid %" PRIu64 ")", st->rescan_progress);
 	else
-		json_null(w, "override_limits");
-	if (st->enabled && st->drop_threshold >= 0)
-		json_u64(w, "drop_subtree_threshold", (u64)st->drop_threshold);
-	else
-		json_null(w, "drop_subtree_threshold");
-	json_object_close(w);
+		snprintf(buf, size, "%s", st->rescan_running ? "running" : "not running");
 }
 
 int quota_print_status(FILE *out, const char *path, const struct quota_state *st, bool json)
 {
-	size_t top = top_level(st);
-	char label[32], num[32];
+	struct quota_level_rec lv[QUOTA_MAX_LEVELS];
+	struct quota_status_rec r;
+	struct vc_config cfg = { .format = json ? VC_FORMAT_JSON : VC_FORMAT_TEXT };
+	struct kvout kv;
+	char rescan[64];
+	bool b[2];
+	uint64_t u[2];
 
+	status_rec(&r, lv, path, st, b, u, rescan, sizeof(rescan));
+	kvout_init(&kv, &cfg, out, 0);
 	if (json) {
-		status_json(out, path, st);
+		rec_print_document(&kv, &rec_doc_quota_status, &rec_quota_status, &r);
 		return 0;
 	}
 	fprintf(out, "Quotas on %s:\n", path);
@@ -577,34 +548,7 @@ int quota_print_status(FILE *out, const char *path, const struct quota_state *st
 		fprintf(out, "  Enabled: no\n");
 		return 0;
 	}
-	/* btrfs-progs' lines, in its order */
-	fprintf(out, "  %-25s%s\n", "Enabled:", "yes");
-	fprintf(out, "  %-25s%s\n", "Mode:",
-		st->simple ? "squota (simplified accounting)" : "qgroup (full accounting)");
-	fprintf(out, "  %-25s%s\n", "Inconsistent:",
-		st->inconsistent ? "yes (rescan needed)" : "no");
-	fprintf(out, "  %-25s%s\n", "Override limits:",
-		st->override_limits < 0 ? "-" : st->override_limits ? "yes" : "no");
-	snprintf(num, sizeof(num), "%lld", st->drop_threshold);
-	fprintf(out, "  %-25s%s\n", "Drop subtree threshold:", st->drop_threshold < 0 ? "-" : num);
-	fprintf(out, "  %-25s%zu\n", "Total count:", st->total);
-	fprintf(out, "  %-25s%zu\n", "Level 0:", st->levels[0]);
-	/* then volctl's */
-	for (size_t l = 1; l <= top; l++) {
-		if (!st->levels[l])
-			continue;
-		snprintf(label, sizeof(label), "Level %zu:", l);
-		fprintf(out, "  %-25s%zu\n", label, st->levels[l]);
-	}
-	if (st->rescan_unknown)
-		fprintf(out, "  %-25s%s\n", "Rescan:", "unknown (reading it needs CAP_SYS_ADMIN)");
-	else if (st->rescan_running && st->rescan_progress != (u64)-1)
-		fprintf(out, "  %-25srunning (at objectid %" PRIu64 ")\n", "Rescan:",
-			st->rescan_progress);
-	else if (st->rescan_running)
-		fprintf(out, "  %-25s%s\n", "Rescan:", "running");
-	else
-		fprintf(out, "  %-25s%s\n", "Rescan:", "not running");
+	rec_emit(&kv, &rec_quota_status, &r);
 	if (st->rescan_running)
 		fprintf(out, "Note: a rescan is running; the numbers are incomplete until it "
 			"finishes ('volctl quota rescan -W %s' waits for it)\n", path);

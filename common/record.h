@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One printer per record.
+ *
+ * A record (a subvolume, a dry run, a headroom...) is described once, as a
+ * table of fields in common/records.c.  Each field names its text label, its
+ * JSON key, how its value is printed (the kind) and where the value sits in
+ * the record's value struct (an offset).  rec_emit() prints any record in
+ * either format from its description through the key/value writer of
+ * common/kvout.h, so the two formats cannot drift apart:
+ *
+ * - text: "\t<label><value>" per field with a label (a NULL label leaves the
+ *   field out of the text);
+ * - JSON: a member per field with a key (a NULL key leaves it out of the JSON).
+ *
+ * Row records (one line of a table such as the dry run's subvolumes) carry a
+ * column width, alignment and gap per field instead: rec_row_header() and
+ * rec_row() print the columns, rec_emit() the same row as a JSON object; a
+ * REC_TABLE field prints a whole table either way.
+ *
+ * The JSON naming rule (Documentation/json-schema.md) is checked where the
+ * keys are declared: every key in rec_all[] is snake_case, and the only other
+ * names are the version-1 document names kept for one release
+ * (tests/unit/test-records.c).
+ */
+#ifndef VOLCTL_COMMON_RECORD_H
+#define VOLCTL_COMMON_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "common/kvout.h"
+
+enum rec_kind {
+	REC_U64,	/* uint64_t */
+	REC_U64_SET,	/* uint64_t; 0 is "unset": JSON null (text: the number) */
+	REC_U64_OPT,	/* const uint64_t *; NULL is "unset": text "-", JSON null */
+	REC_STR,	/* const char *; NULL: text "-", JSON null */
+	REC_BOOL_OPT,	/* const bool *; NULL is "unknown": text "-", JSON null */
+	REC_UUID,	/* const uint8_t * (16 bytes); all zero: text "-", JSON null */
+	REC_TIME,	/* int64_t seconds: JSON <key> (ISO 8601) and <key>_sec; 0 unset */
+	REC_SIZE,	/* uint64_t bytes, text in the writer's units */
+	REC_LIMIT,	/* uint64_t bytes; 0 is "no limit": text "-", JSON null */
+	REC_BOOL,	/* bool: text yes/no */
+	REC_STRS,	/* const char *const * (NULL-terminated): JSON array of strings */
+	REC_QGROUPID,	/* uint64_t qgroup id, printed "L/ID" */
+	REC_QGROUPIDS,	/* struct rec_u64s of qgroup ids: JSON array of "L/ID" */
+	REC_TABLE,	/* struct rec_table: JSON array of row objects; text (with a
+			 * label) the rows' header and one line per row */
+	REC_U64_IF,	/* const uint64_t *; NULL: the field is left out */
+	REC_U64S,	/* struct rec_u64s: JSON array of numbers */
+	REC_SUB,	/* struct rec_sub: another record's fields, in place */
+	REC_OBJECT,	/* JSON object @key around the next fields, up to its REC_END */
+	REC_END,	/* end of a REC_OBJECT */
+};
+
+enum rec_align { REC_LEFT, REC_RIGHT };
+
+struct rec_field {
+	const char *label;	/* text label, exactly as printed (tabs included); NULL: none */
+	const char *key;	/* JSON key; NULL: not in JSON */
+	enum rec_kind kind;
+	size_t off;		/* offset of the value in the record's value struct */
+	int width;		/* row records: column width (0: unpadded) */
+	enum rec_align align;	/* row records: column alignment */
+	int gap;		/* row records: spaces before the column (not the first) */
+};
+
+/* The values of a REC_QGROUPIDS field */
+struct rec_u64s {
+	const uint64_t *v;
+	size_t nr;
+};
+
+/* The record of a REC_SUB field */
+struct rec_sub {
+	const struct rec_desc *desc;
+	const void *rec;
+};
+
+/* The rows of a REC_TABLE field: @nr records of @desc, @size bytes apart */
+struct rec_table {
+	const struct rec_desc *desc;
+	const void *rows;
+	size_t nr, size;
+};
+
+struct rec_desc {
+	const char *name;	/* the record, for messages ("subvolume") */
+	const struct rec_field *fields;
+	size_t nr;
+	const char *indent;	/* text: before each label; NULL: "\t" */
+	int label_width;	/* text: labels padded to this width */
+};
+
+#define REC_F(label, key, kind, type, member) \
+	{ (label), (key), (kind), offsetof(type, member), 0, REC_LEFT, 0 }
+#define REC_COL(label, key, kind, type, member, width, align, gap) \
+	{ (label), (key), (kind), offsetof(type, member), (width), (align), (gap) }
+#define REC_OBJ(key) { NULL, (key), REC_OBJECT, 0, 0, REC_LEFT, 0 }
+#define REC_OBJ_END { NULL, NULL, REC_END, 0, 0, REC_LEFT, 0 }
+#define REC_DESC(name, fields) { (name), (fields), sizeof(fields) / sizeof((fields)[0]), NULL, 0 }
+#define REC_DESC_TEXT(name, fields, indent, label_width) \
+	{ (name), (fields), sizeof(fields) / sizeof((fields)[0]), (indent), (label_width) }
+
+/* A JSON document's top-level member: its name, and the version-1 name (or NULL) */
+struct rec_doc {
+	const char *key;
+	const char *v1_key;	/* printed after it, with version-1 values, for one release */
+};
+
+/*
+ * JSON: how many times a document prints its member (the version-1 name
+ * second), and the name in pass @pass.  Text has one pass.
+ */
+static inline int rec_doc_passes(const struct kvout *kv, const struct rec_doc *doc)
+{
+	return kv->json && doc->v1_key ? 2 : 1;
+}
+
+static inline const char *rec_doc_key(const struct rec_doc *doc, int pass)
+{
+	return pass ? doc->v1_key : doc->key;
+}
+
+/*
+ * A whole document of one record: text, the fields; JSON, the document with
+ * the record as the object @doc (and under its version-1 name, if any).
+ */
+void rec_print_document(struct kvout *kv, const struct rec_doc *doc, const struct rec_desc *d,
+			const void *rec);
+/* Print the fields of @rec (a value struct of @d) in @kv's format. */
+void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec);
+/* Row records, text only: the header line of labels, and one row of @rec. */
+void rec_row_header(struct kvout *kv, const struct rec_desc *d);
+void rec_row(struct kvout *kv, const struct rec_desc *d, const void *rec);
+
+#endif

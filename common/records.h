@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The records volctl prints: each one's value struct, filled by the command,
+ * and its description (common/records.c), the one place that names its text
+ * labels and JSON keys.  Print them with common/record.h.
+ */
+#ifndef VOLCTL_COMMON_RECORDS_H
+#define VOLCTL_COMMON_RECORDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "common/record.h"
+
+/* Every record description and document name, for the naming check; NULL-terminated. */
+extern const struct rec_desc *const rec_all[];
+extern const struct rec_doc *const rec_all_docs[];
+
+/* subvolume list (JSON rows), show, get-default: the subvolume object */
+struct subvol_rec {
+	uint64_t id;
+	const char *name;
+	const char *path;		/* NULL when unreachable */
+	const char *abs;		/* absolute path, NULL if unknown */
+	const uint8_t *uuid, *parent_uuid, *received_uuid;
+	int64_t otime;
+	uint64_t subvolid;		/* text: "Subvolume ID" */
+	uint64_t generation, cgeneration, parent, top_level;
+	const char *flags_text;		/* "readonly" or "-" */
+	const char *const *flags;	/* JSON: "readonly" or nothing */
+	uint64_t stransid;
+	int64_t stime;
+	uint64_t rtransid;
+	int64_t rtime;
+	uint64_t ctransid;
+	int64_t ctime;
+	uint64_t dirid;
+	bool snapshot, deleted;
+};
+extern const struct rec_desc rec_subvol;
+extern const struct rec_doc rec_doc_subvolume_list, rec_doc_subvolume_show,
+	rec_doc_subvolume_get_default;
+
+/* subvolume show: the "Snapshot(s):" block */
+struct subvol_snaps_rec {
+	const char *heading;		/* "" */
+	const char *const *paths;	/* NULL-terminated */
+};
+extern const struct rec_desc rec_subvol_snaps;
+
+/* subvolume show: its qgroup ("Quota group" block) */
+struct subvol_qgroup_rec {
+	const char *qgroupid;		/* "n/a" in text when there is none */
+	uint64_t max_rfer, max_excl, rfer, excl;
+};
+extern const struct rec_desc rec_subvol_qgroup, rec_subvol_qgroup_none;
+
+/* subvolume delete --dry-run: one subvolume of the set (a row) */
+struct dryrun_row_rec {
+	uint64_t id;
+	const char *path, *abs;
+	uint64_t rfer, excl;
+};
+/* ... and the document; the text's closing sentences are the command's */
+struct dryrun_rec {
+	const char *source;		/* "image" or "live_snapshot" */
+	struct rec_table subvolumes;	/* of struct dryrun_row_rec */
+	uint64_t count, rfer, excl, would_free, data, meta, raw;
+	const char *metadata_profile;
+	uint64_t metadata_copies;
+	const char *data_profile;
+	uint64_t data_copies;
+};
+extern const struct rec_desc rec_dryrun_row, rec_dryrun;
+extern const struct rec_doc rec_doc_dryrun;
+
+/* qgroup headroom: one limit on the way up (a row) */
+struct headroom_row_rec {
+	char qgid[32];
+	const char *qgroupid;		/* = qgid */
+	uint64_t level;
+	const char *type;		/* "exclusive" or "referenced" */
+	uint64_t limit, used, left;
+	bool binding;
+	const char *marker;		/* text: "  <- binds first" or "" */
+};
+/* ... and the document; the text's closing sentences are the command's */
+struct headroom_rec {
+	const char *qgroupid;
+	const char *numbers;		/* "recorded", "image", "live_snapshot" */
+	struct rec_table limits;	/* of struct headroom_row_rec */
+	const uint64_t *headroom;	/* NULL: no limit applies */
+	const char *lift_command;
+};
+extern const struct rec_desc rec_headroom_row, rec_headroom;
+extern const struct rec_doc rec_doc_headroom;
+
+/* quota status: the groups of one level (a row) */
+struct quota_level_rec {
+	char label[32];
+	const char *level_text;		/* = label, "Level N:" */
+	uint64_t level, count;
+};
+/* ... and the document; text: after the "Quotas on" line when enabled */
+struct quota_status_rec {
+	const char *path;
+	bool enabled;
+	const char *mode_text, *mode;
+	const char *inconsistent_text;
+	bool inconsistent;
+	const bool *override_limits;		/* NULL: unknown */
+	const uint64_t *drop_threshold;		/* NULL: unknown */
+	const bool *rescan_running;		/* NULL: unknown */
+	const uint64_t *rescan_progress;	/* NULL: not running */
+	uint64_t total;
+	struct rec_table levels;		/* JSON, of struct quota_level_rec */
+	struct rec_table level_lines;		/* text, the same */
+	const char *rescan_text;
+};
+extern const struct rec_desc rec_quota_level, rec_quota_status;
+extern const struct rec_doc rec_doc_quota_status;
+
+/* qgroup show (JSON): the quota state, the numbers' source, one group (a row) */
+struct qgroup_head_rec {
+	bool enabled;
+	const char *mode;		/* NULL when disabled */
+	bool inconsistent, rescan_running;
+	const char *source;		/* rec_qgroup_computed: "image" or "live_snapshot" */
+};
+extern const struct rec_desc rec_qgroup_quota, rec_qgroup_computed;
+
+struct qgroup_row_rec {
+	uint64_t qgroupid, level, id, rfer, excl;
+	const uint64_t *max_rfer, *max_excl;	/* NULL: no limit */
+	const char *path, *abs, *status;
+	struct rec_u64s parents, children;
+	uint64_t rfer_cmpr, excl_cmpr;
+	const uint64_t *rfer_percent, *excl_percent;	/* NULL: no limit */
+	bool full;
+	uint64_t v[4];			/* what the pointers above point to */
+};
+extern const struct rec_desc rec_qgroup_row;
+extern const struct rec_doc rec_doc_qgroup_show;
+
+/* check: one deleted subvolume (a row) */
+struct check_deleted_rec {
+	uint64_t id;
+	bool partly_dropped;
+};
+/* check: one group's numbers (a row; the text table of --show too) */
+struct check_qgroup_rec {
+	uint64_t qgroupid, level, id, rfer, excl, recorded_rfer, recorded_excl;
+	bool consistent;
+};
+/* check: a relation whose member or parent does not exist (a row) */
+struct check_orphan_rec {
+	uint64_t member, parent;
+};
+/* check: the report (JSON; the text is the command's sentences) */
+struct check_rec {
+	const char *image;
+	struct rec_u64s missing_devices;
+	const uint64_t *blocks_verified;	/* NULL with --qgroup-report */
+	uint64_t fs_trees, deleted, partly_dropped, fs_tree_blocks, data_extents,
+		 data_back_refs, root_sets, unresolved_refs, relocation_refs;
+	struct rec_table deleted_subvolumes;	/* of struct check_deleted_rec */
+	struct rec_sub quota;			/* rec_qgroup_quota */
+	struct rec_table qgroups;		/* of struct check_qgroup_rec */
+	struct rec_table orphan_relations;	/* of struct check_orphan_rec */
+	uint64_t differences;
+	bool consistent;
+};
+/* check --repair-qgroups: one group written (a row), and the report */
+struct check_fix_rec {
+	uint64_t qgroupid, recorded_rfer, recorded_excl, rfer, excl;
+};
+struct check_repair_rec {
+	const char *image;
+	bool written;
+	uint64_t groups;
+	bool inconsistent_cleared, rescan_cleared;
+	struct rec_table repaired;		/* of struct check_fix_rec */
+};
+extern const struct rec_desc rec_check_deleted, rec_check_qgroup, rec_check_orphan, rec_check,
+	rec_check_fix, rec_check_repair;
+extern const struct rec_doc rec_doc_check;
+
+#endif
