@@ -89,7 +89,6 @@ int btrfs_set_default_subvol(struct btrfs_trans_handle *trans, u64 id)
 				   (unsigned long long)dir);
 	if (ret < 0)
 		return ret;
-	btrfs_set_super_incompat_flags(&fs->super, btrfs_super_incompat_flags(&fs->super) |
-				       BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL);
+	trans->incompat_set |= BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL;
 	return 0;
 }
