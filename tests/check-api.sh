@@ -30,6 +30,15 @@ fi
 check "kernel-shared/ includes common/ or cmds/" '#include\s+"(common|cmds)/' $ks
 check "common/ includes cmds/" '#include\s+"cmds/' common/*.c common/*.h
 check "ioctl outside the online backend" '\bioctl\s*\(' cmds/*.c kernel-shared/*.c
+# Every offline write runs through one transaction runner,
+# btrfs_run_transaction() (kernel-shared/transaction.c): no second copy of
+# the start/commit/abort tail, and no op code dispatched twice (each
+# backend op hands the runner its own function).
+check "transaction started, committed or aborted outside btrfs_run_transaction()" \
+	'\bbtrfs_(start|commit|abort)_transaction\s*\(' \
+	$(ls common/*.c cmds/*.c kernel-shared/*.c | grep -v '^kernel-shared/transaction\.c$')
+check "offline write dispatched by op code (give the runner a function instead)" \
+	'(\bswitch\s*\([^)]*\bop\s*\)|\benum\s+vc_\w*_op\b)' common/*.c common/*.h cmds/*.c
 # bats only checks a negated command's status when it is the last of the
 # test: "! cmd" anywhere else asserts nothing.  Use "run ! cmd".
 check "bare '! cmd' in a bats test (asserts nothing: use 'run ! cmd')" '^\s*! ' \
