@@ -22,7 +22,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "common/offline-mkfs.h"
+#include "common/offline-run.h"
 #include "common/offline-write.h"
+#include "common/offline-write-qgroup.h"
+#include "common/offline-write-subvol.h"
 #include "common/storage.h"
 #include "kernel-shared/default-subvol.h"
 #include "kernel-shared/errmsg.h"
@@ -149,28 +152,23 @@ out:
 }
 
 /* Make @path's subvolume the default (kernel-shared/default-subvol.c) */
-static int set_default(struct btrfs_fs *fs, const char *path)
+static int set_default(struct btrfs_fs *fs, const char *path, char *err, size_t errlen)
 {
-	struct btrfs_trans_handle *trans;
 	u64 id, dir;
 	int ret;
 
+	btrfs_fs_clear_error(fs);
 	ret = btrfs_resolve_dir(fs, path, strlen(path), &id, &dir);
-	if (ret < 0)
+	if (ret < 0) {
+		vc_offline_error(fs, VC_WRITE_PATH, path, ret, err, errlen);
 		return ret;
+	}
 	if (dir != BTRFS_FIRST_FREE_OBJECTID) {
-		btrfs_fs_set_error(fs, "%s: not a subvolume", path);
+		snprintf(err, errlen, "%s: not a subvolume", path);
 		return -EINVAL;
 	}
-	ret = btrfs_start_transaction(fs, &trans);
-	if (ret < 0)
-		return ret;
-	ret = btrfs_set_default_subvol(trans, id);
-	if (ret < 0) {
-		btrfs_abort_transaction(trans);
-		return ret;
-	}
-	return btrfs_commit_transaction(trans);
+	ret = vc_offline_run(fs, VC_WRITE_PATH, path, 0, vc_set_default_op, &id, err, errlen);
+	return ret < 0 ? ret : 0;
 }
 
 int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
@@ -201,13 +199,8 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		goto out;
 	for (size_t i = 0; i < o->nr_subvols && !ret; i++)
 		ret = vc_offline_subvol_create(w.fs, o->subvols[i], false, NULL, err, errlen);
-	if (!ret && o->default_subvol) {
-		btrfs_fs_clear_error(w.fs);
-		ret = set_default(w.fs, o->default_subvol);
-		if (ret < 0)
-			snprintf(err, errlen, "%s", btrfs_fs_error(w.fs)[0] ? btrfs_fs_error(w.fs) :
-				 strerror(-ret));
-	}
+	if (!ret && o->default_subvol)
+		ret = set_default(w.fs, o->default_subvol, err, errlen);
 	vc_writer_close(&w);
 out:
 	vc_storage_close(s);

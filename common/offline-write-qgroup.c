@@ -2,15 +2,20 @@
 /*
  * Offline set-default, quota and qgroup writes (see offline-write-qgroup.h).
  *
- * Each op is one transaction: start, the kernel-shared change
- * (default-subvol.c, qgroup-write.c), commit.  Any error before the commit
- * aborts and leaves the image untouched; the incompat flags the op set in
- * the in-memory superblock are put back.  Messages name the object first,
- * as the online backend's do for the same mistakes.
+ * Each op hands its own kernel-shared change (default-subvol.c,
+ * qgroup-write.c, qgroup-recompute.c) with its typed arguments to the one
+ * transaction runner (vc_offline_run(), btrfs_run_transaction()): start,
+ * the change, commit (qgroup limits checked), or abort.  An abort leaves
+ * the image untouched and puts back what the op changed in memory
+ * (btrfs_abort_transaction()).  The
+ * library's message names the subvolume or qgroup when it is about one
+ * (fs->errobj); any other message gets the image name first, as the online
+ * backend's do for the same mistakes.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "common/offline-run.h"
 #include "common/offline-write-qgroup.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/ctree.h"
@@ -19,85 +24,119 @@
 #include "kernel-shared/qgroup-write.h"
 #include "kernel-shared/qgroup-recompute.h"
 
-static int run_op(struct btrfs_trans_handle *trans, const struct vc_qwrite_args *a)
+/* One op on the image: its failure names the image unless the library names the object */
+static int image_write(struct btrfs_fs *fs, const char *image, btrfs_trans_op_fn op, void *arg,
+		       char *err, size_t errlen)
 {
-	switch (a->op) {
-	case VC_QW_SET_DEFAULT:
-		return btrfs_set_default_subvol(trans, a->id);
-	case VC_QW_QUOTA_CTL:
-		if (a->mode == VC_QUOTA_DISABLE)
-			return btrfs_quota_disable(trans);
-		return btrfs_quota_enable(trans, a->mode == VC_QUOTA_ENABLE_SIMPLE);
-	case VC_QW_RESCAN:
-		return btrfs_quota_rescan(trans);
-	case VC_QW_QGROUP_CREATE:
-		return btrfs_qgroup_create(trans, a->id);
-	case VC_QW_QGROUP_DESTROY:
-		return btrfs_qgroup_destroy(trans, a->id);
-	case VC_QW_QGROUP_ASSIGN:
-	case VC_QW_QGROUP_REMOVE:
-		return btrfs_qgroup_relation(trans, a->id, a->parent, a->op == VC_QW_QGROUP_ASSIGN);
-	case VC_QW_QGROUP_LIMIT:
-		return btrfs_qgroup_limit(trans, a->id, a->flags, a->max_rfer, a->max_excl);
-	}
-	return -EOPNOTSUPP;
+	int ret = vc_offline_run(fs, VC_WRITE_IMAGE, image, 0, op, arg, err, errlen);
+
+	return ret < 0 ? ret : 0;
 }
 
-/* Messages about a named object stand alone; the rest get the image name */
-static bool names_object(const char *msg)
+int vc_set_default_op(struct btrfs_trans_handle *trans, void *arg)
 {
-	static const char *const heads[] = { "qgroup ", "subvolume ", "cannot ", NULL };
-
-	for (int i = 0; heads[i]; i++)
-		if (!strncmp(msg, heads[i], strlen(heads[i])))
-			return true;
-	return false;
+	return btrfs_set_default_subvol(trans, *(const u64 *)arg);
 }
 
-static void set_err(struct btrfs_fs *fs, const char *image, int ret, char *err, size_t errlen)
+int vc_offline_set_default(struct btrfs_fs *fs, const char *image, u64 subvolid, char *err,
+			   size_t errlen)
 {
-	const char *msg = btrfs_fs_error(fs);
-
-	if (ret == -ENOTCONN)
-		snprintf(err, errlen, "%s: quota is not enabled (run 'volctl --image %s quota "
-			 "enable /')", image, image);
-	else if (msg && msg[0] && names_object(msg))
-		snprintf(err, errlen, "%s", msg);
-	else if (msg && msg[0])
-		snprintf(err, errlen, "%s: %s", image, msg);
-	else
-		snprintf(err, errlen, "%s: %s", image, strerror(-ret));
+	return image_write(fs, image, vc_set_default_op, &subvolid, err, errlen);
 }
 
-int vc_offline_qgroup_write(struct btrfs_fs *fs, const char *image,
-			    const struct vc_qwrite_args *a, char *err, size_t errlen)
+static int quota_ctl_op(struct btrfs_trans_handle *trans, void *arg)
 {
-	u64 incompat = btrfs_super_incompat_flags(&fs->super);
-	struct btrfs_trans_handle *trans;
-	int ret;
+	enum vc_quota_mode mode = *(const enum vc_quota_mode *)arg;
 
-	btrfs_fs_clear_error(fs);
-	if (a->op == VC_QW_QUOTA_CTL && a->mode != VC_QUOTA_ENABLE_SIMPLE) {
+	if (mode == VC_QUOTA_DISABLE)
+		return btrfs_quota_disable(trans);
+	return btrfs_quota_enable(trans, mode == VC_QUOTA_ENABLE_SIMPLE);
+}
+
+int vc_offline_quota_ctl(struct btrfs_fs *fs, const char *image, enum vc_quota_mode mode,
+			 char *err, size_t errlen)
+{
+	if (mode != VC_QUOTA_ENABLE_SIMPLE) {
 		/* already in the asked state: no transaction, as the kernel */
 		struct btrfs_root *root;
 		bool on = btrfs_read_root(fs, BTRFS_QUOTA_TREE_OBJECTID, &root) == 0;
 
-		if (on == (a->mode != VC_QUOTA_DISABLE))
+		if (on == (mode != VC_QUOTA_DISABLE))
 			return 0;
 	}
-	ret = btrfs_start_transaction(fs, &trans);
-	if (ret == 0) {
-		ret = run_op(trans, a);
-		if (ret < 0)
-			btrfs_abort_transaction(trans);
-		else
-			ret = btrfs_commit_transaction(trans);
-	}
-	if (ret < 0) {
-		btrfs_set_super_incompat_flags(&fs->super, incompat);
-		set_err(fs, image, ret, err, errlen);
-	}
-	return ret < 0 ? ret : 0;
+	return image_write(fs, image, quota_ctl_op, &mode, err, errlen);
+}
+
+static int rescan_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	(void)arg;
+	return btrfs_quota_rescan(trans);
+}
+
+int vc_offline_rescan(struct btrfs_fs *fs, const char *image, char *err, size_t errlen)
+{
+	return image_write(fs, image, rescan_op, NULL, err, errlen);
+}
+
+static int qgroup_create_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	return btrfs_qgroup_create(trans, *(const u64 *)arg);
+}
+
+int vc_offline_qgroup_create(struct btrfs_fs *fs, const char *image, u64 qgroupid, char *err,
+			     size_t errlen)
+{
+	return image_write(fs, image, qgroup_create_op, &qgroupid, err, errlen);
+}
+
+static int qgroup_destroy_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	return btrfs_qgroup_destroy(trans, *(const u64 *)arg);
+}
+
+int vc_offline_qgroup_destroy(struct btrfs_fs *fs, const char *image, u64 qgroupid, char *err,
+			      size_t errlen)
+{
+	return image_write(fs, image, qgroup_destroy_op, &qgroupid, err, errlen);
+}
+
+struct relation_args {
+	u64 src, dst;
+	bool assign;
+};
+
+static int qgroup_assign_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	const struct relation_args *a = arg;
+
+	return btrfs_qgroup_relation(trans, a->src, a->dst, a->assign);
+}
+
+int vc_offline_qgroup_assign(struct btrfs_fs *fs, const char *image, u64 src, u64 dst,
+			     bool assign, char *err, size_t errlen)
+{
+	struct relation_args a = { .src = src, .dst = dst, .assign = assign };
+
+	return image_write(fs, image, qgroup_assign_op, &a, err, errlen);
+}
+
+struct limit_args {
+	u64 qgroupid, flags, max_rfer, max_excl;
+};
+
+static int qgroup_limit_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	const struct limit_args *a = arg;
+
+	return btrfs_qgroup_limit(trans, a->qgroupid, a->flags, a->max_rfer, a->max_excl);
+}
+
+int vc_offline_qgroup_limit(struct btrfs_fs *fs, const char *image, u64 qgroupid, u64 flags,
+			    u64 max_rfer, u64 max_excl, char *err, size_t errlen)
+{
+	struct limit_args a = { qgroupid, flags, max_rfer, max_excl };
+
+	return image_write(fs, image, qgroup_limit_op, &a, err, errlen);
 }
 
 int vc_offline_quota_enabled(struct btrfs_fs *fs, const char *image, char *err, size_t errlen)
@@ -108,15 +147,28 @@ int vc_offline_quota_enabled(struct btrfs_fs *fs, const char *image, char *err, 
 	if (ret == -ENOENT)
 		ret = -ENOTCONN;
 	if (ret < 0)
-		set_err(fs, image, ret, err, errlen);
+		vc_offline_error(fs, VC_WRITE_IMAGE, image, ret, err, errlen);
 	return ret;
+}
+
+static int repair_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	struct btrfs_qgroup_repair_result *res = arg;
+	int ret = btrfs_qgroup_repair(trans, res);
+
+	if (ret < 0)
+		return ret;
+	/* nothing to repair: the image stays as it is */
+	if (!res->nr_fixes && !(res->old_flags & (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT |
+						  BTRFS_QGROUP_STATUS_FLAG_RESCAN)))
+		return 1;
+	return 0;
 }
 
 int vc_offline_repair_qgroups(struct btrfs_fs *fs, const char *image,
 			      struct btrfs_qgroup_repair_result *res, bool *written, char *err,
 			      size_t errlen)
 {
-	struct btrfs_trans_handle *trans;
 	int ret;
 
 	*written = false;
@@ -124,23 +176,7 @@ int vc_offline_repair_qgroups(struct btrfs_fs *fs, const char *image,
 	ret = vc_offline_quota_enabled(fs, image, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = btrfs_start_transaction(fs, &trans);
-	if (ret < 0) {
-		set_err(fs, image, ret, err, errlen);
-		return ret;
-	}
-	ret = btrfs_qgroup_repair(trans, res);
-	if (ret < 0) {
-		btrfs_abort_transaction(trans);
-	} else if (!res->nr_fixes && !(res->old_flags & (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT |
-							  BTRFS_QGROUP_STATUS_FLAG_RESCAN))) {
-		/* nothing to repair: the image stays as it is */
-		btrfs_abort_transaction(trans);
-	} else {
-		ret = btrfs_commit_transaction(trans);
-		*written = ret == 0;
-	}
-	if (ret < 0)
-		set_err(fs, image, ret, err, errlen);
-	return ret;
+	ret = vc_offline_run(fs, VC_WRITE_IMAGE, image, 0, repair_op, res, err, errlen);
+	*written = ret == 0;
+	return ret < 0 ? ret : 0;
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Offline set-default, quota and qgroup writes: each op is one transaction
- * on an image opened with vc_writer_open() (common/offline-write.h).
+ * (vc_offline_run()) on an image opened with vc_writer_open()
+ * (common/offline-write.h).  Arguments as in struct vc_backend_ops; @image
+ * names the image in messages.
+ * Return: 0 or a negative errno with @err set.
  */
 #ifndef VOLCTL_COMMON_OFFLINE_WRITE_QGROUP_H
 #define VOLCTL_COMMON_OFFLINE_WRITE_QGROUP_H
@@ -12,35 +15,33 @@
 #include "kernel-shared/format.h"
 
 struct btrfs_fs;
+struct btrfs_trans_handle;
 
-/* What the op changes; arguments as in struct vc_backend_ops */
-enum vc_qwrite_op {
-	VC_QW_SET_DEFAULT,
-	VC_QW_QUOTA_CTL,
-	VC_QW_RESCAN,
-	VC_QW_QGROUP_CREATE,
-	VC_QW_QGROUP_DESTROY,
-	VC_QW_QGROUP_ASSIGN,
-	VC_QW_QGROUP_REMOVE,
-	VC_QW_QGROUP_LIMIT,
-};
+/* The set-default op for vc_offline_run(): @arg points to the subvolume id (u64) */
+int vc_set_default_op(struct btrfs_trans_handle *trans, void *arg);
 
-struct vc_qwrite_args {
-	enum vc_qwrite_op op;
-	u64 id;				/* subvolume or qgroup */
-	u64 parent;			/* assign/remove: the parent qgroup */
-	enum vc_quota_mode mode;	/* quota_ctl */
-	u64 flags, max_rfer, max_excl;	/* limit */
-};
+int vc_offline_set_default(struct btrfs_fs *fs, const char *image, u64 subvolid, char *err,
+			   size_t errlen);
 
-/**
- * vc_offline_qgroup_write - run one op in its own transaction on @fs
- * @image:	image name, for messages
- * Return: 0 or a negative errno with @err set (-EOPNOTSUPP: not implemented
- * offline yet).
- */
-int vc_offline_qgroup_write(struct btrfs_fs *fs, const char *image,
-			    const struct vc_qwrite_args *a, char *err, size_t errlen);
+/* enable or disable; nothing is written when quotas are already in the asked state */
+int vc_offline_quota_ctl(struct btrfs_fs *fs, const char *image, enum vc_quota_mode mode,
+			 char *err, size_t errlen);
+
+/* the whole rescan, to its end */
+int vc_offline_rescan(struct btrfs_fs *fs, const char *image, char *err, size_t errlen);
+
+int vc_offline_qgroup_create(struct btrfs_fs *fs, const char *image, u64 qgroupid, char *err,
+			     size_t errlen);
+
+int vc_offline_qgroup_destroy(struct btrfs_fs *fs, const char *image, u64 qgroupid, char *err,
+			      size_t errlen);
+
+/* @assign: make @src a member of @dst, else remove it */
+int vc_offline_qgroup_assign(struct btrfs_fs *fs, const char *image, u64 src, u64 dst,
+			     bool assign, char *err, size_t errlen);
+
+int vc_offline_qgroup_limit(struct btrfs_fs *fs, const char *image, u64 qgroupid, u64 flags,
+			    u64 max_rfer, u64 max_excl, char *err, size_t errlen);
 
 /** vc_offline_quota_enabled - 0 when the image has a quota tree, else -ENOTCONN with @err */
 int vc_offline_quota_enabled(struct btrfs_fs *fs, const char *image, char *err, size_t errlen);

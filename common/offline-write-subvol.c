@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Offline subvolume writes beyond `create` (see offline-write-subvol.h):
- * path resolution on the image, then one transaction of kernel-shared/.
+ * Offline subvolume writes (see offline-write-subvol.h): path resolution
+ * on the image, then the kernel-shared/ change as one operation of the
+ * transaction runner (common/offline-run.h).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "common/backend.h"
 #include "common/offline-write-subvol.h"
-#include "common/offline-write.h"
+#include "common/offline-run.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/transaction.h"
+#include "kernel-shared/dir-create.h"
 #include "kernel-shared/subvol-create.h"
 #include "kernel-shared/snapshot.h"
 #include "kernel-shared/subvol-delete.h"
@@ -27,64 +30,181 @@ static size_t trimmed_len(const char *path)
 	return len;
 }
 
+/* Split @path into its parent directory (resolved unless @resolve is false) and name; fill @a */
+static int create_args(struct btrfs_fs *fs, const char *path, const struct vc_inherit *inh,
+		       const struct timespec *now, bool resolve, size_t *dlenp,
+		       struct btrfs_subvol_create_args *a)
+{
+	size_t len = trimmed_len(path), dlen;
+
+	memset(a, 0, sizeof(*a));
+	if (inh) {
+		a->inherit = inh->qgroups;
+		a->nr_inherit = inh->nr;
+	}
+	dlen = len;
+	while (dlen > 0 && path[dlen - 1] != '/')
+		dlen--;
+	a->name = path + dlen;
+	a->name_len = len - dlen;
+	a->now_sec = (u64)now->tv_sec;
+	a->now_nsec = (u32)now->tv_nsec;
+	a->uid = (u32)getuid();
+	a->gid = (u32)getgid();
+	*dlenp = dlen;
+	return resolve ? btrfs_resolve_dir(fs, path, dlen, &a->parent_root, &a->parent_dir) : 0;
+}
+
+struct create_op {
+	const char *path;
+	bool parents;
+	size_t dlen;
+	struct btrfs_subvol_create_args a;
+};
+
+static int create_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	struct create_op *c = arg;
+	struct btrfs_mkdir_args ma = { 0 };
+	mode_t mask;
+	int ret;
+
+	if (c->parents) {
+		mask = umask(0);
+		umask(mask);
+		ma.mode = 0777 & ~(u32)mask;
+		ma.uid = c->a.uid;
+		ma.gid = c->a.gid;
+		ma.now_sec = c->a.now_sec;
+		ma.now_nsec = c->a.now_nsec;
+		ret = btrfs_resolve_dir_create(trans, c->path, c->dlen, &ma, &c->a.parent_root,
+					       &c->a.parent_dir);
+		if (ret < 0)
+			return ret;
+	}
+	return btrfs_subvol_create(trans, &c->a);
+}
+
+int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, bool parents,
+			     const struct vc_inherit *inh, char *err, size_t errlen)
+{
+	struct create_op c = { .path = path, .parents = parents };
+	struct timespec now;
+	int ret;
+
+	btrfs_fs_clear_error(fs);
+	clock_gettime(CLOCK_REALTIME, &now);
+	ret = create_args(fs, path, inh, &now, !parents, &c.dlen, &c.a);
+	if (ret < 0) {
+		vc_offline_error(fs, VC_WRITE_PATH, path, ret, err, errlen);
+		return ret;
+	}
+	return vc_offline_run(fs, VC_WRITE_PATH, path, 0, create_op, &c, err, errlen);
+}
+
+struct create_all_op {
+	const char *const *paths;
+	size_t nr;
+	const struct vc_inherit *inh;
+	struct timespec now;
+	size_t failed;			/* the path an error is about */
+};
+
+static int create_all_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	struct create_all_op *c = arg;
+	struct btrfs_subvol_create_args a;
+	size_t dlen;
+	int ret = 0;
+
+	for (c->failed = 0; c->failed < c->nr; c->failed++) {
+		if (c->failed && trans->quota_on)
+			ret = btrfs_run_pending_all(trans);
+		if (!ret)
+			ret = create_args(trans->fs, c->paths[c->failed], c->inh, &c->now, true,
+					  &dlen, &a);
+		if (!ret)
+			ret = btrfs_subvol_create(trans, &a);
+		if (ret < 0)
+			return ret;
+	}
+	c->failed = 0;			/* the commit's errors name the first */
+	return 0;
+}
+
+int vc_offline_subvol_create_all(struct btrfs_fs *fs, const char *const *paths, size_t nr,
+				 const struct vc_inherit *inh, char *err, size_t errlen)
+{
+	struct create_all_op c = { .paths = paths, .nr = nr, .inh = inh };
+	int ret;
+
+	clock_gettime(CLOCK_REALTIME, &c.now);
+	ret = btrfs_run_transaction(fs, 0, create_all_op, &c);
+	if (ret < 0)
+		vc_offline_error(fs, VC_WRITE_PATH, paths[c.failed < nr ? c.failed : 0], ret,
+				 err, errlen);
+	return ret;
+}
+
+struct snapshot_op {
+	u64 src_root;
+	bool readonly;
+	struct btrfs_subvol_create_args a;
+};
+
+static int snapshot_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	struct snapshot_op *o = arg;
+
+	return btrfs_snapshot_create(trans, o->src_root, o->readonly, &o->a);
+}
+
 int vc_offline_snapshot(struct btrfs_fs *fs, const char *src, const char *dst, bool readonly,
 			const struct vc_inherit *inh, char *err, size_t errlen)
 {
-	struct btrfs_subvol_create_args a = { 0 };
-	struct btrfs_trans_handle *trans = NULL;
+	struct snapshot_op o = { .readonly = readonly };
 	struct timespec now;
-	size_t len = trimmed_len(dst), dlen;
-	u64 src_root, src_dir;
-	const char *failed = dst;
+	size_t dlen;
+	u64 src_dir;
 	int ret;
 
-	if (inh) {
-		a.inherit = inh->qgroups;
-		a.nr_inherit = inh->nr;
-	}
-	dlen = len;
-	while (dlen > 0 && dst[dlen - 1] != '/')
-		dlen--;
-	a.name = dst + dlen;
-	a.name_len = len - dlen;
 	btrfs_fs_clear_error(fs);
-	ret = btrfs_resolve_dir(fs, src, trimmed_len(src), &src_root, &src_dir);
+	ret = btrfs_resolve_dir(fs, src, trimmed_len(src), &o.src_root, &src_dir);
 	if (ret < 0) {
-		failed = src;
-		goto fail;
+		vc_offline_error(fs, VC_WRITE_PATH, src, ret, err, errlen);
+		return ret;
 	}
 	if (src_dir != BTRFS_FIRST_FREE_OBJECTID) {
 		snprintf(err, errlen, "%s: not a subvolume", src);
 		return -EINVAL;
 	}
-	ret = btrfs_resolve_dir(fs, dst, dlen, &a.parent_root, &a.parent_dir);
-	if (ret < 0)
-		goto fail;
 	clock_gettime(CLOCK_REALTIME, &now);
-	a.now_sec = (u64)now.tv_sec;
-	a.now_nsec = (u32)now.tv_nsec;
-	ret = btrfs_start_transaction(fs, &trans);
-	if (ret < 0)
-		goto fail;
-	ret = btrfs_snapshot_create(trans, src_root, readonly, &a);
+	/* the snapshot's root directory is the source's: the owner is not used */
+	ret = create_args(fs, dst, inh, &now, true, &dlen, &o.a);
 	if (ret < 0) {
-		btrfs_abort_transaction(trans);
-		goto fail;
+		vc_offline_error(fs, VC_WRITE_PATH, dst, ret, err, errlen);
+		return ret;
 	}
-	ret = btrfs_commit_transaction(trans);
-	if (ret < 0)
-		goto fail;
-	return 0;
-fail:
-	vc_offline_error(fs, failed, ret, err, errlen);
-	return ret;
+	return vc_offline_run(fs, VC_WRITE_PATH, dst, 0, snapshot_op, &o, err, errlen);
+}
+
+struct delete_op {
+	u64 subvolid;
+	struct timespec now;
+};
+
+static int delete_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	const struct delete_op *d = arg;
+
+	return btrfs_subvol_delete(trans, d->subvolid, (u64)d->now.tv_sec, (u32)d->now.tv_nsec,
+				   NULL);
 }
 
 int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, u64 subvolid, char *err,
 			     size_t errlen)
 {
-	struct btrfs_trans_handle *trans = NULL;
-	struct timespec now;
+	struct delete_op d = { .subvolid = subvolid };
 	const char *what = path ? path : "subvolume";
 	u64 root, dir;
 	int ret;
@@ -92,60 +212,36 @@ int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, u64 subvolid
 	btrfs_fs_clear_error(fs);
 	if (!subvolid) {
 		ret = btrfs_resolve_dir(fs, path, trimmed_len(path), &root, &dir);
-		if (ret < 0)
-			goto fail;
+		if (ret < 0) {
+			vc_offline_error(fs, VC_WRITE_PATH, what, ret, err, errlen);
+			return ret;
+		}
 		if (dir != BTRFS_FIRST_FREE_OBJECTID) {
 			snprintf(err, errlen, "%s: not a subvolume", path);
 			return -EINVAL;
 		}
-		subvolid = root;
+		d.subvolid = root;
 	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	ret = btrfs_start_transaction(fs, &trans);
-	if (ret < 0)
-		goto fail;
+	clock_gettime(CLOCK_REALTIME, &d.now);
 	/* delete is always allowed, even when it copies shared blocks of a full group */
-	btrfs_trans_ignore_qgroup_limits(trans);
-	ret = btrfs_subvol_delete(trans, subvolid, (u64)now.tv_sec, (u32)now.tv_nsec, NULL);
-	if (ret < 0) {
-		btrfs_abort_transaction(trans);
-		goto fail;
-	}
-	ret = btrfs_commit_transaction(trans);
-	if (ret < 0)
-		goto fail;
-	return 0;
-fail:
-	vc_offline_error(fs, what, ret, err, errlen);
-	return ret;
+	return vc_offline_run(fs, VC_WRITE_PATH, what, BTRFS_RUN_NO_QGROUP_LIMITS, delete_op, &d,
+			      err, errlen);
+}
+
+static int clean_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	/* 1: gone already, nothing to write */
+	return btrfs_subvol_clean(trans, *(const u64 *)arg, NULL);
 }
 
 int vc_offline_subvol_clean(struct btrfs_fs *fs, u64 subvolid, char *err, size_t errlen)
 {
-	struct btrfs_trans_handle *trans = NULL;
 	char what[32];
 	int ret;
 
-	btrfs_fs_clear_error(fs);
-	ret = btrfs_start_transaction(fs, &trans);
-	if (ret < 0)
-		goto fail;
-	/* like delete: freeing space is never refused by a limit */
-	btrfs_trans_ignore_qgroup_limits(trans);
-	ret = btrfs_subvol_clean(trans, subvolid, NULL);
-	if (ret) {
-		/* 1: gone already, nothing to write */
-		btrfs_abort_transaction(trans);
-		if (ret > 0)
-			return 0;
-		goto fail;
-	}
-	ret = btrfs_commit_transaction(trans);
-	if (ret < 0)
-		goto fail;
-	return 0;
-fail:
 	snprintf(what, sizeof(what), "subvolume %llu", (unsigned long long)subvolid);
-	vc_offline_error(fs, what, ret, err, errlen);
-	return ret;
+	/* like delete: freeing space is never refused by a limit */
+	ret = vc_offline_run(fs, VC_WRITE_PATH, what, BTRFS_RUN_NO_QGROUP_LIMITS, clean_op,
+			     &subvolid, err, errlen);
+	return ret < 0 ? ret : 0;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Offline subvolume writes beyond `create`: snapshot, delete.
+ * Offline subvolume writes: create, snapshot, delete, clean; each one
+ * transaction (common/offline-run.h) on an image opened with
+ * vc_writer_open() (common/offline-write.h).
  */
 #ifndef VOLCTL_COMMON_OFFLINE_WRITE_SUBVOL_H
 #define VOLCTL_COMMON_OFFLINE_WRITE_SUBVOL_H
@@ -11,6 +13,24 @@
 
 struct btrfs_fs;
 struct vc_inherit;
+
+/**
+ * vc_offline_subvol_create - `subvolume create [-p] [-i QGROUP] PATH` on an
+ * open image, one transaction (with @parents, the missing directories too:
+ * mode 0777 minus the umask, owned by the caller, like mkdir -p)
+ * Return: 0 or a negative errno with @err set.
+ */
+int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, bool parents,
+			     const struct vc_inherit *inh, char *err, size_t errlen);
+
+/**
+ * vc_offline_subvol_create_all - `subvolume create [-i QGROUP] PATH...` in
+ * one transaction: all of @paths are created and committed together, or,
+ * on any error (the first one is in @err), the image is left unchanged
+ * Return: 0 or a negative errno.
+ */
+int vc_offline_subvol_create_all(struct btrfs_fs *fs, const char *const *paths, size_t nr,
+				 const struct vc_inherit *inh, char *err, size_t errlen);
 
 /**
  * vc_offline_snapshot - `subvolume snapshot [-r] [-i QGROUP] SRC DST` on

@@ -669,17 +669,12 @@ static int offline_subvol_delete(struct vc_fs *fs, const char *path, u64 subvoli
 }
 
 /* set-default, quota and qgroup writes: common/offline-write-qgroup.c */
-static int qwrite(struct vc_fs *fs, struct vc_qwrite_args a)
+static int offline_set_default(struct vc_fs *fs, u64 subvolid)
 {
 	if (!fs->writer.fs)
 		return not_writable(fs);
-	return vc_offline_qgroup_write(fs->writer.fs, fs->img.name, &a, fs->base.err,
-				       sizeof(fs->base.err));
-}
-
-static int offline_set_default(struct vc_fs *fs, u64 subvolid)
-{
-	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_SET_DEFAULT, .id = subvolid });
+	return vc_offline_set_default(fs->writer.fs, fs->img.name, subvolid, fs->base.err,
+				      sizeof(fs->base.err));
 }
 
 static int offline_commit(struct vc_fs *fs, bool wait)
@@ -716,13 +711,18 @@ static int offline_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_second
 
 static int offline_quota_ctl(struct vc_fs *fs, enum vc_quota_mode mode)
 {
-	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_QUOTA_CTL, .mode = mode });
+	if (!fs->writer.fs)
+		return not_writable(fs);
+	return vc_offline_quota_ctl(fs->writer.fs, fs->img.name, mode, fs->base.err,
+				    sizeof(fs->base.err));
 }
 
 /* offline the rescan runs to its end inside rescan_start */
 static int offline_rescan_start(struct vc_fs *fs)
 {
-	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_RESCAN });
+	if (!fs->writer.fs)
+		return not_writable(fs);
+	return vc_offline_rescan(fs->writer.fs, fs->img.name, fs->base.err, sizeof(fs->base.err));
 }
 
 static int offline_rescan_wait(struct vc_fs *fs)
@@ -735,25 +735,35 @@ static int offline_rescan_wait(struct vc_fs *fs)
 
 static int offline_qgroup_create(struct vc_fs *fs, u64 qgroupid)
 {
-	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_QGROUP_CREATE, .id = qgroupid });
+	if (!fs->writer.fs)
+		return not_writable(fs);
+	return vc_offline_qgroup_create(fs->writer.fs, fs->img.name, qgroupid, fs->base.err,
+					sizeof(fs->base.err));
 }
 
 static int offline_qgroup_destroy(struct vc_fs *fs, u64 qgroupid)
 {
-	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_QGROUP_DESTROY, .id = qgroupid });
+	if (!fs->writer.fs)
+		return not_writable(fs);
+	return vc_offline_qgroup_destroy(fs->writer.fs, fs->img.name, qgroupid, fs->base.err,
+					 sizeof(fs->base.err));
 }
 
 static int offline_qgroup_assign(struct vc_fs *fs, u64 src, u64 dst, bool assign)
 {
-	return qwrite(fs, (struct vc_qwrite_args){ .op = assign ? VC_QW_QGROUP_ASSIGN :
-				  VC_QW_QGROUP_REMOVE, .id = src, .parent = dst });
+	if (!fs->writer.fs)
+		return not_writable(fs);
+	return vc_offline_qgroup_assign(fs->writer.fs, fs->img.name, src, dst, assign,
+					fs->base.err, sizeof(fs->base.err));
 }
 
 static int offline_qgroup_limit(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 max_rfer,
 				u64 max_excl)
 {
-	return qwrite(fs, (struct vc_qwrite_args){ .op = VC_QW_QGROUP_LIMIT, .id = qgroupid,
-				  .flags = flags, .max_rfer = max_rfer, .max_excl = max_excl });
+	if (!fs->writer.fs)
+		return not_writable(fs);
+	return vc_offline_qgroup_limit(fs->writer.fs, fs->img.name, qgroupid, flags, max_rfer,
+				       max_excl, fs->base.err, sizeof(fs->base.err));
 }
 
 const struct vc_backend_ops vc_offline_ops = {

@@ -417,17 +417,19 @@ int btrfs_check_root_dir(struct btrfs_fs *fs, u64 id)
 
 	ret = btrfs_read_root(fs, id, &root);
 	if (ret == -ENOENT)
-		btrfs_fs_set_error_once(fs, "subvolume %llu: no tree (ROOT_ITEM missing)",
-					(unsigned long long)id);
+		btrfs_fs_set_obj_error_once(fs, BTRFS_ERR_OBJ_SUBVOL,
+					    "subvolume %llu: no tree (ROOT_ITEM missing)",
+					    (unsigned long long)id);
 	if (ret < 0)
 		return ret == -ENOENT ? -EUCLEAN : ret;
 	ret = btrfs_lookup_item(root, &key, &byte, sizeof(byte), NULL);
 	if (!loaded)
 		btrfs_root_unload_node(root);
 	if (ret == -ENOENT) {
-		btrfs_fs_set_error(fs, "subvolume %llu: no inode item for its root directory "
-				   "(inode %llu)", (unsigned long long)id,
-				   (unsigned long long)BTRFS_FIRST_FREE_OBJECTID);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: no inode item for its root directory "
+				       "(inode %llu)", (unsigned long long)id,
+				       (unsigned long long)BTRFS_FIRST_FREE_OBJECTID);
 		return -EUCLEAN;
 	}
 	return ret;

@@ -55,12 +55,14 @@ int btrfs_set_default_subvol(struct btrfs_trans_handle *trans, u64 id)
 	int ret;
 
 	if (!btrfs_is_fstree(id)) {
-		btrfs_fs_set_error(fs, "subvolume %llu does not exist", (unsigned long long)id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu does not exist", (unsigned long long)id);
 		return -ENOENT;
 	}
 	ret = btrfs_read_root(fs, id, &root);
 	if (ret == -ENOENT || (!ret && root->has_item && !btrfs_root_refs(&root->root_item))) {
-		btrfs_fs_set_error(fs, "subvolume %llu does not exist", (unsigned long long)id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu does not exist", (unsigned long long)id);
 		return -ENOENT;
 	}
 	if (ret < 0)
@@ -87,7 +89,6 @@ int btrfs_set_default_subvol(struct btrfs_trans_handle *trans, u64 id)
 				   (unsigned long long)dir);
 	if (ret < 0)
 		return ret;
-	btrfs_set_super_incompat_flags(&fs->super, btrfs_super_incompat_flags(&fs->super) |
-				       BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL);
+	trans->incompat_set |= BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL;
 	return 0;
 }

@@ -108,7 +108,8 @@ static int make_dir(struct btrfs_trans_handle *trans, u64 root_id, u64 dir, cons
 	if (ret < 0)
 		return ret;
 	if (root->has_item && (btrfs_root_flags(&root->root_item) & BTRFS_ROOT_SUBVOL_RDONLY)) {
-		btrfs_fs_set_error(fs, "subvolume %llu: read-only", (unsigned long long)root_id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: read-only", (unsigned long long)root_id);
 		return -EROFS;
 	}
 	ret = new_inode_number(root, ino);

@@ -13,6 +13,9 @@
  * fs->errmsg (btrfs_fs_error()) holds one lowercase line naming the object:
  * "tree block 30425088: checksum mismatch (mirror 1)".  Clear it with
  * btrfs_fs_clear_error() before an operation whose message you want.
+ * fs->errobj says, as a value, whether that line starts with a subvolume
+ * or qgroup the caller asked about (btrfs_fs_set_obj_error()); a message
+ * without one is about the filesystem, and the caller names the image.
  */
 #ifndef VOLCTL_KERNEL_SHARED_FS_H
 #define VOLCTL_KERNEL_SHARED_FS_H
@@ -27,6 +30,13 @@
 
 struct btrfs_root;
 struct extent_buffer;
+
+/* What the message of the current failure names first */
+enum btrfs_err_object {
+	BTRFS_ERR_OBJ_NONE,		/* the filesystem (or a block, a device in it) */
+	BTRFS_ERR_OBJ_SUBVOL,		/* "subvolume 257: read-only" */
+	BTRFS_ERR_OBJ_QGROUP,		/* "qgroup 1/0 does not exist", a relation of two */
+};
 
 struct btrfs_open_args {
 	struct btrfs_io_dev **devs;	/* opened devices; borrowed, close them after btrfs_fs_close() */
@@ -85,6 +95,7 @@ struct btrfs_fs {
 	size_t nr_roots;
 
 	char errmsg[BTRFS_ERRMSG_SIZE];
+	enum btrfs_err_object errobj;	/* what errmsg names first */
 };
 
 /**
@@ -101,6 +112,17 @@ int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args);
 /** btrfs_fs_close - drop all buffers and roots; the io devices stay open */
 void btrfs_fs_close(struct btrfs_fs *fs);
 
+/* The message of the current failure, naming @obj first; @once keeps one already there */
+static inline __attribute__((format(printf, 4, 0)))
+void btrfs_fs_vset_error(struct btrfs_fs *fs, enum btrfs_err_object obj, bool once,
+			 const char *fmt, va_list ap)
+{
+	if (once && fs->errmsg[0])
+		return;
+	vsnprintf(fs->errmsg, sizeof(fs->errmsg), fmt, ap);
+	fs->errobj = obj;
+}
+
 /** btrfs_fs_set_error - format the message of the current failure */
 static inline __attribute__((format(printf, 2, 3)))
 void btrfs_fs_set_error(struct btrfs_fs *fs, const char *fmt, ...)
@@ -108,7 +130,7 @@ void btrfs_fs_set_error(struct btrfs_fs *fs, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(fs->errmsg, sizeof(fs->errmsg), fmt, ap);
+	btrfs_fs_vset_error(fs, BTRFS_ERR_OBJ_NONE, false, fmt, ap);
 	va_end(ap);
 }
 
@@ -118,10 +140,34 @@ void btrfs_fs_set_error_once(struct btrfs_fs *fs, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (fs->errmsg[0])
-		return;
 	va_start(ap, fmt);
-	vsnprintf(fs->errmsg, sizeof(fs->errmsg), fmt, ap);
+	btrfs_fs_vset_error(fs, BTRFS_ERR_OBJ_NONE, true, fmt, ap);
+	va_end(ap);
+}
+
+/**
+ * btrfs_fs_set_obj_error - the message of a failure about @obj, whose
+ * name the message starts with ("subvolume 257: read-only")
+ */
+static inline __attribute__((format(printf, 3, 4)))
+void btrfs_fs_set_obj_error(struct btrfs_fs *fs, enum btrfs_err_object obj, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	btrfs_fs_vset_error(fs, obj, false, fmt, ap);
+	va_end(ap);
+}
+
+/** btrfs_fs_set_obj_error_once - same, unless a message is already there */
+static inline __attribute__((format(printf, 3, 4)))
+void btrfs_fs_set_obj_error_once(struct btrfs_fs *fs, enum btrfs_err_object obj,
+				 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	btrfs_fs_vset_error(fs, obj, true, fmt, ap);
 	va_end(ap);
 }
 
@@ -131,9 +177,16 @@ static inline const char *btrfs_fs_error(const struct btrfs_fs *fs)
 	return fs->errmsg;
 }
 
+/** btrfs_fs_error_object - what the last message names first (NONE if no message) */
+static inline enum btrfs_err_object btrfs_fs_error_object(const struct btrfs_fs *fs)
+{
+	return fs->errmsg[0] ? fs->errobj : BTRFS_ERR_OBJ_NONE;
+}
+
 static inline void btrfs_fs_clear_error(struct btrfs_fs *fs)
 {
 	fs->errmsg[0] = '\0';
+	fs->errobj = BTRFS_ERR_OBJ_NONE;
 }
 
 /** btrfs_fs_set_super_guard - ask @guard before each commit writes its superblocks */

@@ -204,16 +204,18 @@ int btrfs_qgroup_check_limit(struct btrfs_fs *fs, const struct btrfs_qgroup *qg,
 
 	if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_RFER) && rfer > qg->info.rfer &&
 	    rfer > lim->max_rfer) {
-		btrfs_fs_set_error(fs, "qgroup %s: referenced limit %llu would be exceeded by %llu bytes",
-				   qgid(qg->qgroupid, b), (unsigned long long)lim->max_rfer,
-				   (unsigned long long)(rfer - lim->max_rfer));
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+				       "qgroup %s: referenced limit %llu would be exceeded by %llu bytes",
+				       qgid(qg->qgroupid, b), (unsigned long long)lim->max_rfer,
+				       (unsigned long long)(rfer - lim->max_rfer));
 		return -EDQUOT;
 	}
 	if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_EXCL) && excl > qg->info.excl &&
 	    excl > lim->max_excl) {
-		btrfs_fs_set_error(fs, "qgroup %s: exclusive limit %llu would be exceeded by %llu bytes",
-				   qgid(qg->qgroupid, b), (unsigned long long)lim->max_excl,
-				   (unsigned long long)(excl - lim->max_excl));
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+				       "qgroup %s: exclusive limit %llu would be exceeded by %llu bytes",
+				       qgid(qg->qgroupid, b), (unsigned long long)lim->max_excl,
+				       (unsigned long long)(excl - lim->max_excl));
 		return -EDQUOT;
 	}
 	return 0;
@@ -369,11 +371,13 @@ static int change_relation(struct btrfs_trans_handle *trans, u64 src, u64 dst, b
 	s = btrfs_qgroup_list_find(&list, src);
 	d = btrfs_qgroup_list_find(&list, dst);
 	if (btrfs_qgroup_level(src) >= btrfs_qgroup_level(dst)) {
-		btrfs_fs_set_error(fs, "cannot %s %s %s %s: the parent's level must be higher",
-				   assign ? "assign" : "remove", sb, assign ? "to" : "from", db);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+				       "cannot %s %s %s %s: the parent's level must be higher",
+				       assign ? "assign" : "remove", sb, assign ? "to" : "from", db);
 		ret = -EINVAL;
 	} else if (!s || !s->has_info || !d || !d->has_info) {
-		btrfs_fs_set_error(fs, "qgroup %s does not exist", (!s || !s->has_info) ? sb : db);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+				       "qgroup %s does not exist", (!s || !s->has_info) ? sb : db);
 		/* the kernel's errnos: EINVAL for an assign, ENOENT for a remove */
 		ret = assign ? -EINVAL : -ENOENT;
 	}
@@ -382,10 +386,12 @@ static int change_relation(struct btrfs_trans_handle *trans, u64 src, u64 dst, b
 			if (s->parents[i] == dst)
 				linked = true;
 		if (assign && linked) {
-			btrfs_fs_set_error(fs, "qgroup %s is already a member of %s", sb, db);
+			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+					       "qgroup %s is already a member of %s", sb, db);
 			ret = -EEXIST;
 		} else if (!assign && !linked) {
-			btrfs_fs_set_error(fs, "qgroup %s is not a member of %s", sb, db);
+			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+					       "qgroup %s is not a member of %s", sb, db);
 			ret = -ENOENT;
 		}
 	}
@@ -439,13 +445,15 @@ int btrfs_qgroup_create(struct btrfs_trans_handle *trans, u64 qgroupid)
 		return ret;
 	qgid(qgroupid, b);
 	if (!qgroupid || (btrfs_qgroup_level(qgroupid) == 0 && btrfs_is_fstree(qgroupid))) {
-		btrfs_fs_set_error(trans->fs, "qgroup %s: level-0 qgroups belong to subvolumes and "
-				   "are created with them; create a group of level 1 or higher", b);
+		btrfs_fs_set_obj_error(trans->fs, BTRFS_ERR_OBJ_QGROUP,
+				       "qgroup %s: level-0 qgroups belong to subvolumes and "
+				       "are created with them; create a group of level 1 or higher", b);
 		return -EINVAL;
 	}
 	ret = btrfs_lookup_item(quota, &key, info, sizeof(info), &len);
 	if (ret == 0) {
-		btrfs_fs_set_error(trans->fs, "qgroup %s already exists", b);
+		btrfs_fs_set_obj_error(trans->fs, BTRFS_ERR_OBJ_QGROUP,
+				       "qgroup %s already exists", b);
 		return -EEXIST;
 	}
 	if (ret != -ENOENT)
@@ -481,8 +489,9 @@ static int destroy_busy(struct btrfs_fs *fs, const struct btrfs_qgroup *qg)
 			snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "",
 				 qgid(qg->children[i], c));
 		}
-		btrfs_fs_set_error(fs, "qgroup %s still has members (%s): remove them first with "
-				   "'volctl qgroup remove'", b, list);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+				       "qgroup %s still has members (%s): remove them first with "
+				       "'volctl qgroup remove'", b, list);
 		return -EBUSY;
 	}
 	if (btrfs_qgroup_level(qg->qgroupid) == 0 &&
@@ -490,14 +499,16 @@ static int destroy_busy(struct btrfs_fs *fs, const struct btrfs_qgroup *qg)
 		u64 sub = btrfs_qgroup_subvolid(qg->qgroupid);
 
 		if (sub != BTRFS_FS_TREE_OBJECTID && sub < BTRFS_FIRST_FREE_OBJECTID) {
-			btrfs_fs_set_error(fs, "qgroup %s is not a subvolume's group, and the "
-					   "kernel keeps it while tree %llu exists", b,
-					   (unsigned long long)sub);
+			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+					       "qgroup %s is not a subvolume's group, and the "
+					       "kernel keeps it while tree %llu exists", b,
+					       (unsigned long long)sub);
 			return -EBUSY;
 		}
-		btrfs_fs_set_error(fs, "qgroup %s belongs to subvolume %llu, which still exists or "
-				   "is still being cleaned (or is a simple-quota space holder)", b,
-				   (unsigned long long)btrfs_qgroup_subvolid(qg->qgroupid));
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+				       "qgroup %s belongs to subvolume %llu, which still exists or "
+				       "is still being cleaned (or is a simple-quota space holder)", b,
+				       (unsigned long long)btrfs_qgroup_subvolid(qg->qgroupid));
 		return -EBUSY;
 	}
 	return 0;
@@ -523,10 +534,12 @@ int btrfs_qgroup_destroy(struct btrfs_trans_handle *trans, u64 qgroupid)
 	qgid(qgroupid, b);
 	qg = btrfs_qgroup_list_find(&list, qgroupid);
 	if (!qgroupid) {
-		btrfs_fs_set_error(trans->fs, "qgroup 0/0 is not a valid qgroup");
+		btrfs_fs_set_obj_error(trans->fs, BTRFS_ERR_OBJ_QGROUP,
+				       "qgroup 0/0 is not a valid qgroup");
 		ret = -EINVAL;
 	} else if (!qg || !qg->has_info) {
-		btrfs_fs_set_error(trans->fs, "qgroup %s does not exist", b);
+		btrfs_fs_set_obj_error(trans->fs, BTRFS_ERR_OBJ_QGROUP,
+				       "qgroup %s does not exist", b);
 		ret = -ENOENT;
 	} else {
 		ret = destroy_busy(trans->fs, qg);
@@ -571,7 +584,8 @@ int btrfs_qgroup_limit(struct btrfs_trans_handle *trans, u64 qgroupid, u64 flags
 		return ret;
 	ret = btrfs_lookup_item(quota, &key, buf, sizeof(buf), &len);
 	if (ret == -ENOENT) {
-		btrfs_fs_set_error(trans->fs, "qgroup %s does not exist", qgid(qgroupid, b));
+		btrfs_fs_set_obj_error(trans->fs, BTRFS_ERR_OBJ_QGROUP,
+				       "qgroup %s does not exist", qgid(qgroupid, b));
 		return ret;
 	}
 	if (ret < 0)
@@ -856,21 +870,23 @@ int btrfs_qgroup_check_create(struct btrfs_trans_handle *trans, u64 parent_root)
 		qgid(g->qgroupid, b);
 		if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_RFER) &&
 		    g->info.rfer + need > lim->max_rfer) {
-			btrfs_fs_set_error(fs, "qgroup %s: referenced limit %llu would be exceeded by "
-					   "%llu bytes (a new subvolume reserves %llu bytes in its "
-					   "parent, as the kernel does)", b,
-					   (unsigned long long)lim->max_rfer,
-					   (unsigned long long)(g->info.rfer + need - lim->max_rfer),
-					   (unsigned long long)need);
+			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+					       "qgroup %s: referenced limit %llu would be exceeded by "
+					       "%llu bytes (a new subvolume reserves %llu bytes in its "
+					       "parent, as the kernel does)", b,
+					       (unsigned long long)lim->max_rfer,
+					       (unsigned long long)(g->info.rfer + need - lim->max_rfer),
+					       (unsigned long long)need);
 			ret = -EDQUOT;
 		} else if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_EXCL) &&
 			   g->info.excl + need > lim->max_excl) {
-			btrfs_fs_set_error(fs, "qgroup %s: exclusive limit %llu would be exceeded by "
-					   "%llu bytes (a new subvolume reserves %llu bytes in its "
-					   "parent, as the kernel does)", b,
-					   (unsigned long long)lim->max_excl,
-					   (unsigned long long)(g->info.excl + need - lim->max_excl),
-					   (unsigned long long)need);
+			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+					       "qgroup %s: exclusive limit %llu would be exceeded by "
+					       "%llu bytes (a new subvolume reserves %llu bytes in its "
+					       "parent, as the kernel does)", b,
+					       (unsigned long long)lim->max_excl,
+					       (unsigned long long)(g->info.excl + need - lim->max_excl),
+					       (unsigned long long)need);
 			ret = -EDQUOT;
 		}
 	}

@@ -290,13 +290,14 @@ static int check_source(struct btrfs_fs *fs, struct btrfs_root *src)
 		return -EINVAL;
 	}
 	if (btrfs_root_refs(&src->root_item) == 0) {
-		btrfs_fs_set_error(fs, "subvolume %llu: is being deleted",
-				   (unsigned long long)src->id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL, "subvolume %llu: is being deleted",
+				       (unsigned long long)src->id);
 		return -ENOENT;
 	}
 	if (src->item_size != sizeof(struct btrfs_root_item)) {
-		btrfs_fs_set_error(fs, "subvolume %llu: legacy root item, snapshot not implemented offline yet",
-				   (unsigned long long)src->id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: legacy root item, snapshot not implemented offline yet",
+				       (unsigned long long)src->id);
 		return -EOPNOTSUPP;
 	}
 	/* the kernel cannot open it to snapshot it: no copy of the damage either */
@@ -330,8 +331,8 @@ int btrfs_snapshot_create(struct btrfs_trans_handle *trans, u64 source, bool rea
 	if (ret < 0)
 		return ret;
 	if (btrfs_root_flags(&parent->root_item) & BTRFS_ROOT_SUBVOL_RDONLY) {
-		btrfs_fs_set_error(fs, "subvolume %llu: read-only",
-				   (unsigned long long)a->parent_root);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL, "subvolume %llu: read-only",
+				       (unsigned long long)a->parent_root);
 		return -EROFS;
 	}
 	ret = btrfs_lookup_dir_entry(fs, a->parent_root, a->parent_dir, a->name, a->name_len,

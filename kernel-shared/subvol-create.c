@@ -458,15 +458,17 @@ int check_inherit(struct btrfs_trans_handle *trans, const struct btrfs_subvol_cr
 		u32 len;
 
 		if (btrfs_qgroup_level(q) == 0) {
-			btrfs_fs_set_error(fs, "qgroup %u/%llu: cannot inherit from a level-0 qgroup",
-					   btrfs_qgroup_level(q),
-					   (unsigned long long)btrfs_qgroup_subvolid(q));
+			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+					       "qgroup %u/%llu: cannot inherit from a level-0 qgroup",
+					       btrfs_qgroup_level(q),
+					       (unsigned long long)btrfs_qgroup_subvolid(q));
 			return -EINVAL;
 		}
 		ret = btrfs_lookup_item(root, &key, buf, sizeof(buf), &len);
 		if (ret == -ENOENT)
-			btrfs_fs_set_error(fs, "qgroup %u/%llu: does not exist", btrfs_qgroup_level(q),
-					   (unsigned long long)btrfs_qgroup_subvolid(q));
+			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+					       "qgroup %u/%llu: does not exist", btrfs_qgroup_level(q),
+					       (unsigned long long)btrfs_qgroup_subvolid(q));
 		if (ret < 0)
 			return ret;
 	}
@@ -517,8 +519,8 @@ int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_cr
 	if (ret < 0)
 		return ret;
 	if (btrfs_root_flags(&parent->root_item) & BTRFS_ROOT_SUBVOL_RDONLY) {
-		btrfs_fs_set_error(fs, "subvolume %llu: read-only",
-				   (unsigned long long)a->parent_root);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL, "subvolume %llu: read-only",
+				       (unsigned long long)a->parent_root);
 		return -EROFS;
 	}
 	ret = btrfs_lookup_dir_entry(fs, a->parent_root, a->parent_dir, a->name, a->name_len,

@@ -98,8 +98,9 @@ static int delete_dir_item(struct btrfs_trans_handle *trans, struct btrfs_root *
 	if (ret) {
 		btrfs_path_release(&path);
 		if (ret > 0) {
-			btrfs_fs_set_error(trans->fs, "subvolume %llu: no dir item for %.*s",
-					   (unsigned long long)id, (int)b->name_len, b->name);
+			btrfs_fs_set_obj_error(trans->fs, BTRFS_ERR_OBJ_SUBVOL,
+					       "subvolume %llu: no dir item for %.*s",
+					       (unsigned long long)id, (int)b->name_len, b->name);
 			return -EUCLEAN;
 		}
 		return ret;
@@ -202,7 +203,8 @@ static int check_deletable(struct btrfs_fs *fs, struct btrfs_root *victim, struc
 	int ret;
 
 	if (btrfs_root_refs(&victim->root_item) == 0) {
-		btrfs_fs_set_error(fs, "subvolume %llu: already deleted", (unsigned long long)id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: already deleted", (unsigned long long)id);
 		return -ENOENT;
 	}
 	ret = btrfs_iterate_items(fs->tree_root, &min, &max, backref_cb, b);
@@ -211,8 +213,9 @@ static int check_deletable(struct btrfs_fs *fs, struct btrfs_root *victim, struc
 	if (ret < 0)
 		return ret;
 	if (!b->found) {
-		btrfs_fs_set_error(fs, "subvolume %llu: not linked in any directory",
-				   (unsigned long long)id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: not linked in any directory",
+				       (unsigned long long)id);
 		return -ENOENT;
 	}
 	min = (struct btrfs_key){ id, BTRFS_ROOT_REF_KEY, 0 };
@@ -221,16 +224,18 @@ static int check_deletable(struct btrfs_fs *fs, struct btrfs_root *victim, struc
 	if (ret < 0)
 		return ret;
 	if (children) {
-		btrfs_fs_set_error(fs, "subvolume %llu: contains other subvolumes",
-				   (unsigned long long)id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: contains other subvolumes",
+				       (unsigned long long)id);
 		return -ENOTEMPTY;
 	}
 	ret = is_default(fs, id, &def);
 	if (ret < 0)
 		return ret;
 	if (def) {
-		btrfs_fs_set_error(fs, "subvolume %llu: is the default subvolume",
-				   (unsigned long long)id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: is the default subvolume",
+				       (unsigned long long)id);
 		return -EPERM;
 	}
 	return 0;
@@ -246,12 +251,14 @@ static int unlink_subvol(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, 
 	int ret;
 
 	if (id < BTRFS_FIRST_FREE_OBJECTID || id > BTRFS_LAST_FREE_OBJECTID) {
-		btrfs_fs_set_error(fs, "subvolume %llu: cannot be deleted", (unsigned long long)id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: cannot be deleted", (unsigned long long)id);
 		return -EPERM;
 	}
 	ret = btrfs_read_root(fs, id, &victim);
 	if (ret == -ENOENT)
-		btrfs_fs_set_error(fs, "subvolume %llu: does not exist", (unsigned long long)id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: does not exist", (unsigned long long)id);
 	if (ret < 0)
 		return ret;
 	ret = check_deletable(fs, victim, &b);
@@ -261,7 +268,8 @@ static int unlink_subvol(struct btrfs_trans_handle *trans, u64 id, u64 now_sec, 
 	if (ret < 0)
 		return ret;
 	if (btrfs_root_flags(&parent->root_item) & BTRFS_ROOT_SUBVOL_RDONLY) {
-		btrfs_fs_set_error(fs, "subvolume %llu: read-only", (unsigned long long)b.parent);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: read-only", (unsigned long long)b.parent);
 		return -EROFS;
 	}
 	ret = delete_dir_item(trans, parent, &b, id);
@@ -345,7 +353,8 @@ int btrfs_subvol_clean(struct btrfs_trans_handle *trans, u64 id, struct btrfs_dr
 	int ret;
 
 	if (id < BTRFS_FIRST_FREE_OBJECTID || id > BTRFS_LAST_FREE_OBJECTID) {
-		btrfs_fs_set_error(fs, "subvolume %llu: not a subvolume id", (unsigned long long)id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: not a subvolume id", (unsigned long long)id);
 		return -EINVAL;
 	}
 	ret = btrfs_read_root(fs, id, &root);
@@ -362,7 +371,8 @@ int btrfs_subvol_clean(struct btrfs_trans_handle *trans, u64 id, struct btrfs_dr
 		if (ret < 0)
 			return ret;
 		if (id > h.id) {
-			btrfs_fs_set_error(fs, "subvolume %llu: does not exist", (unsigned long long)id);
+			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+					       "subvolume %llu: does not exist", (unsigned long long)id);
 			return -ENOENT;
 		}
 		return 1;
@@ -370,7 +380,8 @@ int btrfs_subvol_clean(struct btrfs_trans_handle *trans, u64 id, struct btrfs_dr
 	if (ret < 0)
 		return ret;
 	if (btrfs_root_refs(&root->root_item)) {
-		btrfs_fs_set_error(fs, "subvolume %llu: not deleted", (unsigned long long)id);
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: not deleted", (unsigned long long)id);
 		return -EINVAL;
 	}
 	return btrfs_subvol_drop(trans, root, stats);

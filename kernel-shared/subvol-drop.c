@@ -264,8 +264,9 @@ static int resume_slot(struct drop_ctx *d, const struct extent_buffer *eb, u32 *
 	}
 	btrfs_eb_node_key(eb, *slot, &k);
 	if (btrfs_eb_level(eb) == d->drop_level && btrfs_key_cmp(&k, &d->progress)) {
-		btrfs_fs_set_error(d->fs, "subvolume %llu: drop progress key not found at level %u",
-				   (unsigned long long)d->id, d->drop_level);
+		btrfs_fs_set_obj_error(d->fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: drop progress key not found at level %u",
+				       (unsigned long long)d->id, d->drop_level);
 		return -EUCLEAN;
 	}
 	return 0;
@@ -335,8 +336,9 @@ static int drop_block(struct drop_ctx *d, const struct extent_buffer *eb, u64 fl
 			break;
 		if (refs > 1) {
 			if (on_path) {
-				btrfs_fs_set_error(d->fs, "subvolume %llu: shared block on the drop progress path",
-						   (unsigned long long)d->id);
+				btrfs_fs_set_obj_error(d->fs, BTRFS_ERR_OBJ_SUBVOL,
+						       "subvolume %llu: shared block on the drop progress path",
+						       (unsigned long long)d->id);
 				return -EUCLEAN;
 			}
 			ret = drop_shared_child(d, eb, flags, slot, cflags, bound);
@@ -400,8 +402,9 @@ static int squota_group_in_use(struct btrfs_trans_handle *trans, struct btrfs_ro
 	if (ret < 0)
 		return ret;
 	if (len < sizeof(info)) {
-		btrfs_fs_set_error(trans->fs, "qgroup 0/%llu: info item of %u bytes",
-				   (unsigned long long)id, len);
+		btrfs_fs_set_obj_error(trans->fs, BTRFS_ERR_OBJ_QGROUP,
+				       "qgroup 0/%llu: info item of %u bytes",
+				       (unsigned long long)id, len);
 		return -EUCLEAN;
 	}
 	for (u32 off = 8; off < sizeof(info); off += 8) {
@@ -520,8 +523,9 @@ int btrfs_subvol_drop(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		btrfs_root_drop_progress(ri, &d.progress);
 		d.drop_level = btrfs_root_drop_level(ri);
 		if (!d.drop_level || d.drop_level > root->level) {
-			btrfs_fs_set_error(d.fs, "subvolume %llu: drop level %u invalid",
-					   (unsigned long long)root->id, d.drop_level);
+			btrfs_fs_set_obj_error(d.fs, BTRFS_ERR_OBJ_SUBVOL,
+					       "subvolume %llu: drop level %u invalid",
+					       (unsigned long long)root->id, d.drop_level);
 			return -EUCLEAN;
 		}
 	}
@@ -541,8 +545,9 @@ int btrfs_subvol_drop(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		d.shared = true;
 		d.st.blocks_shared++;
 		if (resume || (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
-			btrfs_fs_set_error(d.fs, "subvolume %llu: shared root block %llu",
-					   (unsigned long long)d.id, (unsigned long long)eb->start);
+			btrfs_fs_set_obj_error(d.fs, BTRFS_ERR_OBJ_SUBVOL,
+					       "subvolume %llu: shared root block %llu",
+					       (unsigned long long)d.id, (unsigned long long)eb->start);
 			ret = -EUCLEAN;
 		} else {
 			ret = btrfs_drop_tree_block_ref(trans, eb->start, btrfs_eb_level(eb),

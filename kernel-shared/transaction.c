@@ -118,6 +118,7 @@ int btrfs_start_transaction(struct btrfs_fs *fs, struct btrfs_trans_handle **out
 	trans->fs = fs;
 	trans->transid = fs->generation + 1;
 	trans->nr_roots_at_start = fs->nr_roots;
+	trans->super_at_start = fs->super;
 	ret = btrfs_read_root(fs, BTRFS_QUOTA_TREE_OBJECTID, &root);
 	if (ret == 0)
 		trans->quota_on = true;
@@ -351,6 +352,7 @@ void btrfs_abort_transaction(struct btrfs_trans_handle *trans)
 		root->root_item = tr->root_item;
 	}
 	start = trans->nr_roots_at_start;
+	fs->super = trans->super_at_start;
 	trans_free(trans);
 	/* roots read during T may describe trees that exist only in T */
 	for (size_t i = start; i < fs->nr_roots; i++) {
@@ -559,4 +561,24 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 abort:
 	btrfs_abort_transaction(trans);
 	return ret;
+}
+
+int btrfs_run_transaction(struct btrfs_fs *fs, unsigned int flags, btrfs_trans_op_fn op,
+			  void *arg)
+{
+	struct btrfs_trans_handle *trans;
+	int ret;
+
+	btrfs_fs_clear_error(fs);
+	ret = btrfs_start_transaction(fs, &trans);
+	if (ret < 0)
+		return ret;
+	if (flags & BTRFS_RUN_NO_QGROUP_LIMITS)
+		btrfs_trans_ignore_qgroup_limits(trans);
+	ret = op(trans, arg);
+	if (ret) {
+		btrfs_abort_transaction(trans);
+		return ret;
+	}
+	return btrfs_commit_transaction(trans);
 }

@@ -102,6 +102,7 @@ struct btrfs_trans_handle {
 	bool qgroup_no_limits;		/* the commit does not check limits */
 	struct btrfs_qgroup_list *qgroups_before;	/* as committed, for limits */
 	size_t nr_roots_at_start;	/* fs->roots loaded before T */
+	struct btrfs_super_block super_at_start;	/* fs->super before T, for abort */
 };
 
 /**
@@ -122,8 +123,37 @@ int btrfs_start_transaction(struct btrfs_fs *fs, struct btrfs_trans_handle **out
  */
 int btrfs_commit_transaction(struct btrfs_trans_handle *trans);
 
-/** btrfs_abort_transaction - drop every change of @trans and free it */
+/**
+ * btrfs_abort_transaction - drop every change of @trans and free it
+ *
+ * The in-memory state is put back as it was at btrfs_start_transaction():
+ * the superblock copy (feature flags an operation set), the roots and
+ * their nodes, roots first read inside T, dirty blocks, new chunks.
+ */
 void btrfs_abort_transaction(struct btrfs_trans_handle *trans);
+
+/*
+ * One operation inside a transaction (btrfs_run_transaction()).
+ * Return: <0 error (the transaction is aborted), 0 commit, >0 nothing to
+ * write (the transaction is dropped and the value handed back).
+ */
+typedef int (*btrfs_trans_op_fn)(struct btrfs_trans_handle *trans, void *arg);
+
+/* btrfs_run_transaction() flags */
+#define BTRFS_RUN_NO_QGROUP_LIMITS	(1U << 0)	/* btrfs_trans_ignore_qgroup_limits() */
+
+/**
+ * btrfs_run_transaction - the offline writer's one way to change an image:
+ * start, @op, commit (which recomputes qgroups where @op asked for it and
+ * checks their limits), or abort on any error
+ *
+ * The message of a failure is left in fs->errmsg (cleared first).  Every
+ * offline write goes through here; tests/check-api.sh keeps it so.
+ * Return: 0 committed, >0 @op had nothing to write, <0 error (the image
+ * and the in-memory state are as they were).
+ */
+int btrfs_run_transaction(struct btrfs_fs *fs, unsigned int flags, btrfs_trans_op_fn op,
+			  void *arg);
 
 /**
  * btrfs_trans_track_root - remember @root's state before changing it

@@ -40,6 +40,15 @@ check "JSON key or label literal outside common/records.c (describe the record t
 	'\b(json|kvout)_(str|u64|u64_set|s64|bool|null|uuid|time|size|item|object_open|array_open)\s*\([^;]*"' \
 	$(ls cmds/*.c common/*.c | grep -vxE 'common/(output|kvout|record|records)\.c' |
 	  grep -vxF -f <(tr ' ' '\n' <<<"$records_todo"))
+# Every offline write runs through one transaction runner,
+# btrfs_run_transaction() (kernel-shared/transaction.c): no second copy of
+# the start/commit/abort tail, and no op code dispatched twice (each
+# backend op hands the runner its own function).
+check "transaction started, committed or aborted outside btrfs_run_transaction()" \
+	'\bbtrfs_(start|commit|abort)_transaction\s*\(' \
+	$(ls common/*.c cmds/*.c kernel-shared/*.c | grep -v '^kernel-shared/transaction\.c$')
+check "offline write dispatched by op code (give the runner a function instead)" \
+	'(\bswitch\s*\([^)]*\bop\s*\)|\benum\s+vc_\w*_op\b)' common/*.c common/*.h cmds/*.c
 # bats only checks a negated command's status when it is the last of the
 # test: "! cmd" anywhere else asserts nothing.  Use "run ! cmd".
 check "bare '! cmd' in a bats test (asserts nothing: use 'run ! cmd')" '^\s*! ' \

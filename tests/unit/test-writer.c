@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include "unit.h"
 #include "common/offline-write.h"
+#include "common/offline-write-subvol.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/subvol-create.h"
