@@ -37,6 +37,7 @@
 #include "common/offline-write-qgroup.h"
 #include "common/storage.h"
 #include "kernel-shared/accounting.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/qgroup-list.h"
 #include "kernel-shared/qgroup-recompute.h"
@@ -122,15 +123,16 @@ static int open_image(const struct vc_ctx *ctx, struct check_opts *o, struct vc_
 {
 	int ret;
 
-	ret = vc_image_open(img, o->images, o->nr_images, ctx->cfg->super_mirror,
-			    CHECK_CACHE_BLOCKS);
+	ret = vc_image_open(img, &(struct vc_image_args){ .paths = o->images,
+			    .nr_paths = o->nr_images, .mirror = ctx->cfg->super_mirror,
+			    .cache_blocks = CHECK_CACHE_BLOCKS, .mode = VC_IMAGE_READ });
 	if (ret) {
 		error("%s", img->err);
 		return ret;
 	}
 	/* like btrfs check: say so, then check what can be read */
 	vc_image_missing(img, o->missing, sizeof(o->missing));
-	vc_image_warn(img, o->images, o->nr_images);
+	vc_image_warn(img);
 	return 0;
 }
 
@@ -473,25 +475,26 @@ static void print_repair_json(const struct check_opts *o,
 static int run_repair(const struct vc_ctx *ctx, const struct check_opts *o)
 {
 	struct btrfs_qgroup_repair_result r = { 0 };
-	struct vc_writer wr;
+	struct vc_image wr;
 	char err[512];
 	u64 blocks = 0;
 	bool written = false;
 	int ret;
 
-	ret = vc_writer_open_multi(o->images, (size_t)o->nr_images, ctx->cfg->super_mirror, &wr,
-				   err, sizeof(err));
+	ret = vc_image_open(&wr, &(struct vc_image_args){ .paths = o->images,
+			    .nr_paths = o->nr_images, .mirror = ctx->cfg->super_mirror,
+			    .mode = VC_IMAGE_WRITE });
 	if (ret < 0) {
-		error("%s", err);
+		error("%s", wr.err);
 		return VC_EXIT_FAILURE;
 	}
 	/* a damaged tree is refused before anything is written */
-	btrfs_fs_clear_error(wr.fs);
-	ret = btrfs_walk_all_trees(wr.fs, true, count_block, &blocks);
+	btrfs_fs_clear_error(wr.bfs);
+	ret = btrfs_walk_all_trees(wr.bfs, true, count_block, &blocks);
 	if (ret)
-		report_fs_error(wr.fs, o->image, ret, "tree verification failed, nothing repaired");
+		report_fs_error(wr.bfs, o->image, ret, "tree verification failed, nothing repaired");
 	if (!ret) {
-		ret = vc_offline_repair_qgroups(wr.fs, o->image, &r, &written, err, sizeof(err));
+		ret = vc_offline_repair_qgroups(wr.bfs, o->image, &r, &written, err, sizeof(err));
 		if (ret)
 			error("%s", err);
 	}
@@ -500,7 +503,7 @@ static int run_repair(const struct vc_ctx *ctx, const struct check_opts *o)
 	else if (!ret)
 		print_repair_text(ctx, &r, written);
 	free(r.fixes);
-	vc_writer_close(&wr);
+	vc_image_close(&wr);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 

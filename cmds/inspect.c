@@ -20,6 +20,8 @@
 #include "common/offline.h"
 #include "common/offline-dump.h"
 #include "common/parse-utils.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/fs.h"
 #include "kernel-shared/items.h"
 #include "kernel-shared/volumes.h"
 #include "kernel-shared/walk.h"
@@ -561,12 +563,14 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 		return ret;
 	paths = argc > optind ? (const char *const *)argv + optind : ctx->cfg->images;
 	nr_paths = argc > optind ? argc - optind : ctx->cfg->nr_images;
-	ret = vc_image_open(&img, paths, nr_paths, ctx->cfg->super_mirror, WALK_CACHE_BLOCKS);
+	ret = vc_image_open(&img, &(struct vc_image_args){ .paths = paths, .nr_paths = nr_paths,
+			    .mirror = ctx->cfg->super_mirror, .cache_blocks = WALK_CACHE_BLOCKS,
+			    .mode = VC_IMAGE_READ });
 	if (ret) {
 		error("%s", img.err);
 		return VC_EXIT_FAILURE;
 	}
-	vc_image_warn(&img, paths, nr_paths);
+	vc_image_warn(&img);
 	vc_dump_init(&d, stdout, ctx->cfg->format == VC_FORMAT_JSON);
 	d.csum_type = img.bfs->csum_type;
 	w.d = &d;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Offline set-default, quota and qgroup writes: each op is one transaction
- * on an image opened with vc_writer_open() (common/offline-write.h).
+ * on an image opened for writing with the image handle (common/image.h).
  */
 #ifndef VOLCTL_COMMON_OFFLINE_WRITE_QGROUP_H
 #define VOLCTL_COMMON_OFFLINE_WRITE_QGROUP_H
