@@ -59,3 +59,31 @@ TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	assert_status 1
 	assert_output_contains "tests/cli/bad.bats:2:"
 }
+
+@test "check-api refuses a kernel-shared/ header in cmds/ outside its list, naming the file and the header" {
+	local d=$BATS_TEST_TMPDIR/tree
+	mkdir -p "$d/tests/cli" "$d/scripts"
+	cp "$TOP/tests/check-api.sh" "$d/tests/"
+	cp "$TOP/scripts/callgraph.py" "$d/scripts/"
+	for dir in kernel-shared common cmds; do
+		mkdir -p "$d/$dir"
+		cp "$TOP/$dir"/*.[ch] "$d/$dir/"
+	done
+	cp "$TOP/kernel-shared/README.md" "$d/kernel-shared/"
+	cp "$TOP"/*.[ch] "$d/"
+	run "$d/tests/check-api.sh"
+	assert_status 0
+	# format.h is on the list, walk.h is not
+	sed -i 's|^#include "kernel-shared/format.h"|#include "kernel-shared/format.h"\n#include "kernel-shared/walk.h"|' \
+		"$d/cmds/check.c"
+	run "$d/tests/check-api.sh"
+	assert_status 1
+	assert_output_contains "cmds/check.c:"
+	assert_output_contains ": kernel-shared/walk.h (cmds/ may include only: format.h"
+	# a command file that includes another one's source
+	sed -i 's|^#include "kernel-shared/walk.h"|#include "cmds/subvolume.c"|' "$d/cmds/check.c"
+	run "$d/tests/check-api.sh"
+	assert_status 1
+	assert_output_contains 'cmds/check.c:'
+	assert_output_contains '#include "cmds/subvolume.c"'
+}
