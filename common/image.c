@@ -45,7 +45,7 @@ static void note_mounted(struct vc_image *img, const char *path)
 	size_t len = img->mounted ? strlen(img->mounted) : 0;
 	char *m;
 
-	if (vc_storage_check_unmounted(path, err, sizeof(err)) != -EBUSY)
+	if (vc_storage_open(path, O_RDONLY, NULL, err, sizeof(err)) != -EBUSY)
 		return;
 	m = realloc(img->mounted, len + strlen(err) + 2);
 	if (!m)
