@@ -3,14 +3,9 @@
  * volctl check [--qgroup-report] [--show] IMAGE: read-only verification of an
  * unmounted image.
  *
- * Without options every block of every tree is read and verified (checksum,
- * parent pointers, tree-checker), then, when quotas are on, the qgroup numbers
- * are recomputed by the accounting engine (kernel-shared/accounting.h) and
- * compared with the QGROUP_INFO items.  --qgroup-report does only the second
- * part (which still verifies every fs tree block and the extent tree it
- * streams).  Both then look for the root directory inode of every live
- * subvolume: the kernel cannot open one without it (tree 5 without it, like
- * everything else the kernel refuses at mount, already failed the open).
+ * Without options every block of every tree is verified, then, when quotas
+ * are on, the qgroup numbers are recomputed and compared with the recorded
+ * ones (common/offline-check.c does both; this file parses and prints).
  * Exit 1 when any qgroup differs, unless the quota status already
  * says the numbers are stale (inconsistent or rescan running), as btrfs check
  * does, and when data back references name a tree, leaf or inode that holds
@@ -19,8 +14,8 @@
  * --repair-qgroups is the one writing mode: it opens the image as every
  * offline writer does (refused when mounted, locked), verifies every tree
  * block first, then writes the engine's numbers into every QGROUP_INFO item
- * and clears INCONSISTENT and RESCAN in one transaction
- * (kernel-shared/qgroup-recompute.h), printing each group it changed.
+ * and clears INCONSISTENT and RESCAN in one transaction, printing each group
+ * it changed.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,26 +26,10 @@
 #include <unistd.h>
 #include "cmds/commands.h"
 #include "common/messages.h"
-#include "common/offline.h"
+#include "common/offline-check.h"
 #include "common/output.h"
 #include "common/records.h"
-#include "common/offline-write.h"
-#include "common/offline-write-qgroup.h"
-#include "common/storage.h"
-#include "kernel-shared/accounting.h"
-#include "kernel-shared/fs.h"
-#include "kernel-shared/qgroup-list.h"
-#include "kernel-shared/qgroup-recompute.h"
-#include "kernel-shared/walk.h"
-
-#define MAX_ORPHAN_RELS 64
-/*
- * Tree blocks the reader caches: 0 is its default (64 MiB).  The walk reads
- * each node once, but the extent stream searches the leaves of the owning
- * trees in the order of the extents, which after rewrites is random: with
- * 1024 blocks a 220k-extent image took 1.5x as long.
- */
-#define CHECK_CACHE_BLOCKS 0
+#include "kernel-shared/format.h"
 
 struct check_opts {
 	bool qgroup_report;
@@ -62,142 +41,6 @@ struct check_opts {
 	char missing[256];		/* devids of members not found, "" if none */
 };
 
-struct check_result {
-	bool quotas;
-	bool simple;
-	bool stale_status;		/* INCONSISTENT or RESCAN set */
-	struct btrfs_qgroup_list list;
-	struct btrfs_acct_counts *counts;
-	struct btrfs_acct_stats stats;
-	size_t nr_roots;
-	const struct btrfs_acct_root *roots;
-	u64 walked_blocks;		/* full tree verification */
-	size_t differ;
-	struct btrfs_acct_orphan_rel orphans[MAX_ORPHAN_RELS];
-	size_t nr_orphans;
-	struct btrfs_acct *acct;
-};
-
-struct progress_ctx {
-	bool enabled;
-	struct timespec last;
-	bool printed;
-};
-
-static const char *phase_name(enum btrfs_acct_phase phase)
-{
-	switch (phase) {
-	case BTRFS_ACCT_PHASE_ROOTS:
-		return "reading roots";
-	case BTRFS_ACCT_PHASE_TREES:
-		return "fs tree blocks";
-	case BTRFS_ACCT_PHASE_EXTENTS:
-		return "extent items";
-	default:
-		return "";
-	}
-}
-
-static int progress_cb(void *priv, enum btrfs_acct_phase phase, u64 done)
-{
-	struct progress_ctx *p = priv;
-	struct timespec now;
-
-	if (!p->enabled)
-		return 0;
-	if (phase == BTRFS_ACCT_PHASE_DONE) {
-		if (p->printed)
-			fprintf(stderr, "\r\033[K");
-		return 0;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((now.tv_sec - p->last.tv_sec) * 1000 + (now.tv_nsec - p->last.tv_nsec) / 1000000 < 500)
-		return 0;
-	p->last = now;
-	p->printed = true;
-	fprintf(stderr, "\rchecking qgroups: %s: %" PRIu64 "\033[K", phase_name(phase), done);
-	return 0;
-}
-
-static int open_image(const struct vc_ctx *ctx, struct check_opts *o, struct vc_image *img)
-{
-	int ret;
-
-	ret = vc_image_open(img, o->images, o->nr_images, ctx->cfg->super_mirror,
-			    CHECK_CACHE_BLOCKS);
-	if (ret) {
-		error("%s", img->err);
-		return ret;
-	}
-	/* like btrfs check: say so, then check what can be read */
-	vc_image_missing(img, o->missing, sizeof(o->missing));
-	vc_image_warn(img, o->images, o->nr_images);
-	return 0;
-}
-
-static int count_block(void *priv, const struct extent_buffer *eb,
-		       const struct btrfs_walk_info *info)
-{
-	(*(u64 *)priv)++;
-	return 0;
-}
-
-static void report_fs_error(struct btrfs_fs *fs, const char *image, int ret, const char *what)
-{
-	if (btrfs_fs_error(fs)[0])
-		error("%s: %s: %s", image, what, btrfs_fs_error(fs));
-	else
-		error_errno(ret, "%s: %s", image, what);
-}
-
-static int compute(const struct vc_ctx *ctx, const struct check_opts *o, struct btrfs_fs *fs,
-		   struct check_result *res, struct btrfs_acct **acct)
-{
-	struct progress_ctx prog = {
-		.enabled = isatty(STDERR_FILENO) && !ctx->cfg->quiet,
-	};
-	struct btrfs_acct_options opts = {
-		.read_leaves = true,
-		.simple = res->simple,
-		.enable_gen = res->simple ? res->list.status.enable_gen : 0,
-		.progress = progress_cb,
-		.progress_priv = &prog,
-	};
-	int ret;
-
-	clock_gettime(CLOCK_MONOTONIC, &prog.last);	/* quiet for the first half second */
-	btrfs_fs_clear_error(fs);
-	ret = btrfs_acct_run(fs, &opts, acct);
-	if (ret) {
-		progress_cb(&prog, BTRFS_ACCT_PHASE_DONE, 0);
-		report_fs_error(fs, o->image, ret, "accounting failed");
-		return ret;
-	}
-	btrfs_acct_get_stats(*acct, &res->stats);
-	res->roots = btrfs_acct_roots(*acct, &res->nr_roots);
-	if (!res->quotas)
-		return 0;
-	res->counts = calloc(res->list.nr ? res->list.nr : 1, sizeof(*res->counts));
-	if (!res->counts)
-		return -ENOMEM;
-	ret = btrfs_acct_qgroups(*acct, &res->list, res->counts);
-	if (ret)
-		return ret;
-	for (size_t i = 0; i < res->list.nr; i++) {
-		const struct btrfs_qgroup *qg = &res->list.groups[i];
-
-		if (qg->info.rfer != res->counts[i].rfer || qg->info.excl != res->counts[i].excl)
-			res->differ++;
-	}
-	ret = btrfs_acct_orphan_relations(fs, &res->list, res->orphans, MAX_ORPHAN_RELS,
-					  &res->nr_orphans);
-	if (ret) {
-		report_fs_error(fs, o->image, ret, "reading qgroup relations failed");
-		return ret;
-	}
-	return 0;
-}
-
 static void print_diff_line(const char *what, u64 recorded, u64 computed)
 {
 	printf("  %-11s recorded %" PRIu64 ", computed %" PRIu64 ", difference %" PRId64 "\n",
@@ -205,7 +48,7 @@ static void print_diff_line(const char *what, u64 recorded, u64 computed)
 }
 
 static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
-		       const struct check_result *res)
+		       const struct vc_check_result *res)
 {
 	char qb[BTRFS_QGROUPID_BUFSIZE];
 
@@ -271,14 +114,14 @@ static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
 
 /* The check report (common/records.c) as a JSON document */
 static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
-		      const struct check_result *res)
+		      const struct vc_check_result *res)
 {
 	size_t nmissing = 1, ndel = 0, nq = res->quotas ? res->list.nr : 0;
-	size_t norph = res->nr_orphans < MAX_ORPHAN_RELS ? res->nr_orphans : MAX_ORPHAN_RELS;
+	size_t norph = res->nr_orphans < VC_CHECK_MAX_ORPHANS ? res->nr_orphans : VC_CHECK_MAX_ORPHANS;
 	u64 *missing;
 	struct check_deleted_rec *del = calloc(res->nr_roots + 1, sizeof(*del));
 	struct check_qgroup_rec *qr = calloc(nq + 1, sizeof(*qr));
-	struct check_orphan_rec orph[MAX_ORPHAN_RELS];
+	struct check_orphan_rec orph[VC_CHECK_MAX_ORPHANS];
 	struct qgroup_head_rec quota = {
 		.enabled = res->quotas,
 		.mode = !res->quotas ? NULL : res->simple ? "simple" : "full",
@@ -347,11 +190,11 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	return 0;
 }
 
-static void warn_anomalies(const struct check_opts *o, const struct check_result *res)
+static void warn_anomalies(const struct check_opts *o, const struct vc_check_result *res)
 {
 	char qa[BTRFS_QGROUPID_BUFSIZE], qb[BTRFS_QGROUPID_BUFSIZE];
 
-	for (size_t i = 0; i < res->nr_orphans && i < MAX_ORPHAN_RELS; i++)
+	for (size_t i = 0; i < res->nr_orphans && i < VC_CHECK_MAX_ORPHANS; i++)
 		warning("qgroup relation %s -> %s: names a qgroup that no longer exists",
 			btrfs_qgroupid_str(res->orphans[i].child, qa),
 			btrfs_qgroupid_str(res->orphans[i].parent, qb));
@@ -362,48 +205,6 @@ static void warn_anomalies(const struct check_opts *o, const struct check_result
 	else if (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT)
 		warning("%s: qgroups are marked inconsistent: differences are expected until a rescan",
 			o->image);
-}
-
-static int run_check(const struct vc_ctx *ctx, const struct check_opts *o, struct btrfs_fs *fs,
-		     struct check_result *res)
-{
-	struct btrfs_item_source src = btrfs_fs_item_source(fs);
-	int ret;
-
-	if (!o->qgroup_report) {
-		btrfs_fs_clear_error(fs);
-		ret = btrfs_walk_all_trees(fs, true, count_block, &res->walked_blocks);
-		if (ret) {
-			report_fs_error(fs, o->image, ret, "tree verification failed");
-			return ret;
-		}
-	}
-	ret = btrfs_qgroup_list_load(&src, &res->list);
-	if (ret && ret != -ENOENT) {
-		report_fs_error(fs, o->image, ret, "reading the quota tree failed");
-		return ret;
-	}
-	res->quotas = ret == 0 && res->list.has_status &&
-		      (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_ON);
-	res->simple = res->quotas && btrfs_qgroup_list_is_simple(&res->list);
-	res->stale_status = res->quotas && (res->list.status.flags &
-					    (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT |
-					     BTRFS_QGROUP_STATUS_FLAG_RESCAN));
-	ret = compute(ctx, o, fs, res, &res->acct);
-	if (ret)
-		return ret;
-	/* a subvolume the kernel cannot open (tree 5 was checked at open) */
-	for (size_t i = 0; i < res->nr_roots; i++) {
-		if (res->roots[i].dead || res->roots[i].partly_dropped)
-			continue;
-		btrfs_fs_clear_error(fs);
-		ret = btrfs_check_root_dir(fs, res->roots[i].id);
-		if (ret) {
-			error("%s: %s", o->image, btrfs_fs_error(fs));
-			return ret;
-		}
-	}
-	return 0;
 }
 
 static const char *flags_cleared(u64 flags)
@@ -474,31 +275,26 @@ static int print_repair_json(const struct vc_ctx *ctx, const struct check_opts *
 }
 
 /* check --repair-qgroups: verify every tree, then write the computed numbers */
-static int run_repair(const struct vc_ctx *ctx, const struct check_opts *o)
+/* The arguments of the checks in common/offline-check.c */
+static struct vc_check_args check_args(const struct vc_ctx *ctx, struct check_opts *o)
 {
+	return (struct vc_check_args){
+		.images = o->images, .nr_images = o->nr_images,
+		.mirror = ctx->cfg->super_mirror, .qgroup_report = o->qgroup_report,
+		.progress = isatty(STDERR_FILENO) && !ctx->cfg->quiet,
+		.missing = o->missing, .missing_size = sizeof(o->missing),
+	};
+}
+
+/* check --repair-qgroups: verify every tree, then write the computed numbers */
+static int run_repair(const struct vc_ctx *ctx, struct check_opts *o)
+{
+	struct vc_check_args a = check_args(ctx, o);
 	struct btrfs_qgroup_repair_result r = { 0 };
-	struct vc_writer wr;
-	char err[512];
-	u64 blocks = 0;
 	bool written = false;
 	int ret;
 
-	ret = vc_writer_open_multi(o->images, (size_t)o->nr_images, ctx->cfg->super_mirror, &wr,
-				   err, sizeof(err));
-	if (ret < 0) {
-		error("%s", err);
-		return VC_EXIT_FAILURE;
-	}
-	/* a damaged tree is refused before anything is written */
-	btrfs_fs_clear_error(wr.fs);
-	ret = btrfs_walk_all_trees(wr.fs, true, count_block, &blocks);
-	if (ret)
-		report_fs_error(wr.fs, o->image, ret, "tree verification failed, nothing repaired");
-	if (!ret) {
-		ret = vc_offline_repair_qgroups(wr.fs, o->image, &r, &written, err, sizeof(err));
-		if (ret)
-			error("%s", err);
-	}
+	ret = vc_check_repair(&a, &r, &written);
 	if (!ret && ctx->cfg->format == VC_FORMAT_JSON) {
 		ret = print_repair_json(ctx, o, &r, written);
 		if (ret)
@@ -506,7 +302,6 @@ static int run_repair(const struct vc_ctx *ctx, const struct check_opts *o)
 	} else if (!ret)
 		print_repair_text(ctx, &r, written);
 	free(r.fixes);
-	vc_writer_close(&wr);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 
@@ -522,8 +317,8 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 		{ NULL, 0, NULL, 0 },
 	};
 	struct check_opts o = { 0 };
-	struct check_result res = { 0 };
-	struct vc_image img = { 0 };
+	struct vc_check_result res = { 0 };
+	struct vc_check_args a;
 	bool readonly = false;
 	int c, ret;
 
@@ -566,9 +361,8 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 				       "--qgroup-report");
 	if (o.repair_qgroups)
 		return run_repair(ctx, &o);
-	if (open_image(ctx, &o, &img))
-		return VC_EXIT_FAILURE;
-	ret = run_check(ctx, &o, img.bfs, &res);
+	a = check_args(ctx, &o);
+	ret = vc_check_run(&a, &res);
 	if (!ret) {
 		warn_anomalies(&o, &res);
 		if (ctx->cfg->format == VC_FORMAT_JSON) {
@@ -578,10 +372,7 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 		} else
 			print_text(ctx, &o, &res);
 	}
-	btrfs_acct_free(res.acct);
-	vc_image_close(&img);
-	btrfs_qgroup_list_release(&res.list);
-	free(res.counts);
+	vc_check_release(&res);
 	if (ret)
 		return VC_EXIT_FAILURE;
 	if (res.stats.unresolved_refs)

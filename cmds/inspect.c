@@ -5,9 +5,9 @@
  *   inspect super [--super N] [--all] IMAGE
  *   inspect tree [-t TREE] [-b BYTENR [--follow]] [--walk-only] IMAGE...
  *
- * Both take the image as their own argument (CMD_IMAGE_ARG) and open it
- * read-only through common/offline.h; the rendering (text or --format json)
- * lives in common/offline-dump.c.  `tree --walk-only` reads and verifies
+ * Both take the image as their own argument (CMD_IMAGE_ARG); the reading is
+ * common/offline-inspect.c's (the image opened once, read-only, through
+ * common/image.h), the rendering (text or --format json) common/offline-dump.c's.  `tree --walk-only` reads and verifies
  * every block without printing them: the benchmark and a quick check.
  */
 #include <errno.h>
@@ -17,12 +17,9 @@
 #include <strings.h>
 #include "cmds/commands.h"
 #include "common/messages.h"
-#include "common/offline.h"
-#include "common/offline-dump.h"
+#include "common/offline-inspect.h"
 #include "common/parse-utils.h"
-#include "kernel-shared/items.h"
-#include "kernel-shared/volumes.h"
-#include "kernel-shared/walk.h"
+#include "kernel-shared/format.h"
 
 /* ------------------------------------------------------------------ */
 /* inspect super                                                       */
@@ -66,52 +63,6 @@ static int parse_mirror(const struct vc_ctx *ctx, const char *arg, int *mirror)
 	return 0;
 }
 
-/* Dump copy @mirror of @dev; 1 when it is missing, <0 on I/O error. */
-static int dump_one_super(struct vc_dump *d, struct btrfs_io_dev *dev, const char *name,
-			  int mirror, bool *invalid)
-{
-	struct btrfs_super_block sb;
-	char msg[BTRFS_ERRMSG_SIZE] = "";
-	u64 off = btrfs_sb_offset(mirror);
-	int ret;
-
-	if (off + BTRFS_SUPER_INFO_SIZE > dev->size)
-		return 1;
-	ret = btrfs_io_read(dev, &sb, sizeof(sb), off);
-	if (ret)
-		return ret;
-	vc_dump_super(d, &sb, mirror, off, name);
-	if (btrfs_super_magic(&sb) != BTRFS_MAGIC) {
-		error("%s: superblock %d: no btrfs magic", name, mirror);
-		*invalid = true;
-	} else if (btrfs_super_csum_verify(&sb)) {
-		error("%s: superblock %d: checksum mismatch", name, mirror);
-		*invalid = true;
-	} else if (btrfs_super_validate(&sb, off, msg)) {
-		error("%s: superblock %d: %s", name, mirror, msg[0] ? msg : "invalid");
-		*invalid = true;
-	}
-	return 0;
-}
-
-/* The valid copy with the highest generation, 0 when none is valid. */
-static int best_mirror(struct btrfs_io_dev *dev)
-{
-	struct btrfs_super_block sb;
-	u64 best_gen = 0;
-	int best = 0;
-
-	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
-		if (btrfs_super_read_mirror(dev, m, &sb, NULL))
-			continue;
-		if (btrfs_super_generation(&sb) > best_gen) {
-			best_gen = btrfs_super_generation(&sb);
-			best = m;
-		}
-	}
-	return best;
-}
-
 static int cmd_inspect_super(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 			     char **argv)
 {
@@ -121,11 +72,9 @@ static int cmd_inspect_super(const struct cmd_struct *cmd, const struct vc_ctx *
 		{ NULL, 0, NULL, 0 },
 	};
 	int mirror = ctx->cfg->super_mirror;
-	struct btrfs_io_dev *dev;
-	bool all = false, invalid = false;
-	struct vc_dump d;
+	bool all = false;
 	const char *name;
-	int c, ret;
+	int c;
 
 	while ((c = cmd_getopt(ctx, argc, argv, "s:a", longopts)) != -1) {
 		switch (c) {
@@ -147,32 +96,8 @@ static int cmd_inspect_super(const struct cmd_struct *cmd, const struct vc_ctx *
 		return VC_EXIT_USAGE;
 	else
 		name = argv[optind];
-	ret = btrfs_io_open_file(name, false, &dev);
-	if (ret) {
-		error("%s: %s", name, strerror(-ret));
-		return VC_EXIT_FAILURE;
-	}
-	if (mirror < 0)
-		mirror = best_mirror(dev);
-	vc_dump_init(&d, stdout, ctx->cfg->format == VC_FORMAT_JSON);
-	vc_dump_list_open(&d, "superblocks", NULL);
-	for (int m = all ? 0 : mirror; m < BTRFS_SUPER_MIRROR_MAX; m++) {
-		ret = dump_one_super(&d, dev, name, m, &invalid);
-		if (ret == 1 && !all) {
-			error("%s: superblock %d lies beyond the end of the device", name, m);
-			invalid = true;
-		}
-		if (ret < 0) {
-			error("%s: superblock %d: %s", name, m, strerror(-ret));
-			invalid = true;
-		}
-		if (!all || ret)
-			break;
-	}
-	vc_dump_list_close(&d);
-	vc_dump_finish(&d);
-	btrfs_io_close(dev);
-	return invalid ? VC_EXIT_FAILURE : VC_EXIT_OK;
+	return vc_inspect_super(name, mirror, all, ctx->cfg->format == VC_FORMAT_JSON) ?
+	       VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 
 static const struct cmd_struct cmd_struct_inspect_super = {
@@ -246,7 +171,7 @@ static int parse_tree_id(const char *s, u64 *id)
 			return 0;
 		}
 		/* the names dump-tree prints: ROOT_TREE, FS_TREE, ... */
-		n = btrfs_tree_name(tree_names[i].id);
+		n = vc_tree_name(tree_names[i].id);
 		if (n && !strcasecmp(s, n)) {
 			*id = tree_names[i].id;
 			return 0;
@@ -272,78 +197,9 @@ struct tree_walk {
 	struct tree_count total;
 };
 
-/* Append the child pointers of node @eb to the growing array *@ptrs. */
-static int collect_ptrs(const struct extent_buffer *eb, u64 **ptrs, u32 *n, u32 *alloc)
-{
-	u32 nr = btrfs_eb_nritems(eb);
-
-	if (*n + nr > *alloc) {
-		u32 na = (*n + nr) * 2;
-		u64 *p = realloc(*ptrs, (size_t)na * sizeof(**ptrs));
-
-		if (!p)
-			return -ENOMEM;
-		*ptrs = p;
-		*alloc = na;
-	}
-	for (u32 i = 0; i < nr; i++)
-		(*ptrs)[(*n)++] = btrfs_eb_node_blockptr(eb, i);
-	return 0;
-}
-
-/*
- * Read-ahead policy of the walk: a node prefetches its children; a level 2
- * node also reads its level 1 children right away (they are next anyway)
- * and prefetches all their leaves in one sorted batch, so the whole leaf
- * level streams like a sequential read instead of stalling at each level 1
- * node.  A level 1 node below a level 2 node has nothing left to do.
- */
-static void walk_prefetch(const struct extent_buffer *eb, const struct btrfs_walk_info *info)
-{
-	struct btrfs_fs *fs = eb->fs;
-	u8 level = btrfs_eb_level(eb);
-	u32 n = 0, alloc = 0;
-	u64 *ptrs = NULL;
-
-	if (level == 0 || (level == 1 && info->depth > 0))
-		return;
-	if (collect_ptrs(eb, &ptrs, &n, &alloc))
-		return;
-	btrfs_readahead_tree_blocks(fs, ptrs, n);
-	if (level == 2) {
-		u32 nr_children = n;
-
-		n = 0;
-		for (u32 i = 0; i < nr_children; i++) {
-			struct btrfs_tree_parent_check check = {
-				.transid = btrfs_eb_node_ptr_generation(eb, i),
-				.has_level = true,
-				.level = 1,
-				.has_first_key = true,
-			};
-			struct extent_buffer *child;
-			u64 ptr = btrfs_eb_node_blockptr(eb, i);
-
-			btrfs_eb_node_key(eb, i, &check.first_key);
-			if (btrfs_read_tree_block(fs, ptr, &check, &child))
-				break;
-			/* the children array is reused from its start for the leaves */
-			if (collect_ptrs(child, &ptrs, &n, &alloc)) {
-				free_extent_buffer(child);
-				break;
-			}
-			free_extent_buffer(child);
-		}
-		/* a bad child is the walk's to report, with its own message */
-		btrfs_fs_clear_error(fs);
-		btrfs_readahead_tree_blocks(fs, ptrs, n);
-	}
-	free(ptrs);
-}
-
 static void tree_title(u64 id, char *buf, size_t size)
 {
-	const char *n = btrfs_tree_name(id);
+	const char *n = vc_tree_name(id);
 
 	if (n)
 		snprintf(buf, size, "tree %s (%" PRId64 ")", n, (s64)id);
@@ -363,7 +219,7 @@ static void walk_close_tree(struct tree_walk *w)
 		if (d->json) {
 			vc_dump_open(d, NULL, NULL);
 			vc_dump_u64(d, "tree_id", w->cur.tree_id);
-			vc_dump_str(d, "name", btrfs_tree_name(w->cur.tree_id));
+			vc_dump_str(d, "name", vc_tree_name(w->cur.tree_id));
 			vc_dump_u64(d, "nodes", w->cur.nodes);
 			vc_dump_u64(d, "leaves", w->cur.leaves);
 			vc_dump_u64(d, "items", w->cur.items);
@@ -394,84 +250,37 @@ static void walk_open_tree(struct tree_walk *w, u64 id)
 	vc_dump_open(d, NULL, title);
 	vc_dump_u64_json(d, "tree_id", id);
 	if (d->json)
-		vc_dump_str(d, "name", btrfs_tree_name(id));
+		vc_dump_str(d, "name", vc_tree_name(id));
 	vc_dump_list_open(d, "blocks", NULL);
 }
 
-static void walk_count(struct tree_walk *w, const struct extent_buffer *eb)
+static void walk_count(struct tree_walk *w, const struct vc_block_info *bi)
 {
-	if (btrfs_eb_level(eb)) {
+	if (bi->level) {
 		w->cur.nodes++;
 		w->total.nodes++;
 	} else {
 		w->cur.leaves++;
 		w->total.leaves++;
-		w->cur.items += btrfs_eb_nritems(eb);
-		w->total.items += btrfs_eb_nritems(eb);
+		w->cur.items += bi->nritems;
+		w->total.items += bi->nritems;
 	}
 }
 
-static int walk_cb(void *priv, const struct extent_buffer *eb, const struct btrfs_walk_info *info)
+static void walk_tree_cb(void *priv, u64 tree_id)
+{
+	walk_open_tree(priv, tree_id);
+}
+
+static int walk_block_cb(void *priv, const struct extent_buffer *eb,
+			 const struct vc_block_info *bi)
 {
 	struct tree_walk *w = priv;
 
-	if (!w->in_tree || info->tree_id != w->cur.tree_id)
-		walk_open_tree(w, info->tree_id);
-	walk_count(w, eb);
-	walk_prefetch(eb, info);
+	walk_count(w, bi);
 	if (!w->walk_only)
 		vc_dump_block(w->d, eb);
 	return 0;
-}
-
-/* -b --follow: @eb and, below it, every child verified against its pointer */
-static int follow_block(struct btrfs_fs *fs, struct tree_walk *w, const struct extent_buffer *eb)
-{
-	u8 level = btrfs_eb_level(eb);
-	int ret = 0;
-
-	walk_count(w, eb);
-	if (!w->walk_only)
-		vc_dump_block(w->d, eb);
-	if (!level)
-		return 0;
-	for (u32 i = 0; i < btrfs_eb_nritems(eb) && !ret; i++) {
-		struct btrfs_tree_parent_check check = {
-			.transid = btrfs_eb_node_ptr_generation(eb, i),
-			.has_level = true,
-			.level = level - 1,
-			.has_first_key = true,
-		};
-		struct extent_buffer *child;
-
-		btrfs_eb_node_key(eb, i, &check.first_key);
-		ret = btrfs_read_tree_block(fs, btrfs_eb_node_blockptr(eb, i), &check, &child);
-		if (ret)
-			break;
-		ret = follow_block(fs, w, child);
-		free_extent_buffer(child);
-	}
-	return ret;
-}
-
-static int dump_from_block(struct btrfs_fs *fs, struct tree_walk *w, u64 bytenr, bool follow)
-{
-	struct extent_buffer *eb;
-	int ret;
-
-	ret = btrfs_read_tree_block(fs, bytenr, NULL, &eb);
-	if (ret)
-		return ret;
-	walk_open_tree(w, btrfs_eb_owner(eb));
-	if (follow) {
-		ret = follow_block(fs, w, eb);
-	} else {
-		walk_count(w, eb);
-		if (!w->walk_only)
-			vc_dump_block(w->d, eb);
-	}
-	free_extent_buffer(eb);
-	return ret;
 }
 
 /* --walk-only without -b: the fast verifying walk of common/offline-walk.c */
@@ -481,9 +290,7 @@ static int walk_verify(struct vc_image *img, struct tree_walk *w, const u64 *tre
 	size_t nr;
 	int ret;
 
-	ret = vc_walk_verify(img->bfs, tree_id, &st, &nr);
-	if (ret == -ENOENT && tree_id)
-		btrfs_fs_set_error_once(img->bfs, "tree %" PRIu64 " does not exist", *tree_id);
+	ret = vc_inspect_walk_verify(img, tree_id, &st, &nr);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < nr; i++) {
@@ -550,6 +357,9 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 			    char **argv)
 {
 	struct tree_walk w = { 0 };
+	const struct vc_block_visitor visitor = {
+		.tree = walk_tree_cb, .block = walk_block_cb, .priv = &w,
+	};
 	struct tree_opts o;
 	struct vc_image img;
 	struct vc_dump d;
@@ -561,36 +371,25 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 		return ret;
 	paths = argc > optind ? (const char *const *)argv + optind : ctx->cfg->images;
 	nr_paths = argc > optind ? argc - optind : ctx->cfg->nr_images;
-	ret = vc_image_open(&img, paths, nr_paths, ctx->cfg->super_mirror, WALK_CACHE_BLOCKS);
+	ret = vc_image_open(&img, &(struct vc_image_args){ .paths = paths, .nr_paths = nr_paths,
+			    .mirror = ctx->cfg->super_mirror, .cache_blocks = WALK_CACHE_BLOCKS,
+			    .mode = VC_IMAGE_READ });
 	if (ret) {
 		error("%s", img.err);
 		return VC_EXIT_FAILURE;
 	}
-	vc_image_warn(&img, paths, nr_paths);
+	vc_image_warn(&img);
 	vc_dump_init(&d, stdout, ctx->cfg->format == VC_FORMAT_JSON);
-	d.csum_type = img.bfs->csum_type;
+	d.csum_type = vc_image_csum_type(&img);
 	w.d = &d;
 	w.walk_only = o.walk_only;
 	vc_dump_list_open(&d, "trees", NULL);
-	btrfs_fs_clear_error(img.bfs);
-	if (o.has_block) {
-		ret = dump_from_block(img.bfs, &w, o.bytenr, o.follow);
-	} else if (o.walk_only) {
+	if (o.has_block)
+		ret = vc_inspect_block(&img, o.bytenr, o.follow, &visitor);
+	else if (o.walk_only)
 		ret = walk_verify(&img, &w, o.has_tree ? &o.tree_id : NULL);
-	} else if (o.has_tree) {
-		struct btrfs_root *root;
-
-		ret = btrfs_read_root(img.bfs, o.tree_id, &root);
-		if (ret == -ENOENT) {
-			btrfs_fs_set_error_once(img.bfs, "tree %" PRIu64 " does not exist",
-						o.tree_id);
-		} else if (!ret) {
-			walk_open_tree(&w, o.tree_id);
-			ret = btrfs_walk_tree(root, walk_cb, &w);
-		}
-	} else {
-		ret = btrfs_walk_all_trees(img.bfs, o.walk_only, walk_cb, &w);
-	}
+	else
+		ret = vc_inspect_walk(&img, o.has_tree ? &o.tree_id : NULL, &visitor);
 	walk_close_tree(&w);
 	vc_dump_list_close(&d);
 	if (o.walk_only && !ret) {

@@ -3,8 +3,8 @@
  * volctl subvolume delete --dry-run PATH...: what deleting exactly that set
  * of subvolumes would free, without deleting anything.
  *
- * The answer is the exclusive bytes of the set as one (kernel-shared
- * accounting engine, btrfs_acct_subvols()): the bytes reachable from these
+ * The answer is the exclusive bytes of the set as one (the accounting
+ * engine through common/acct-run.h, vc_acct_delete_split()): the bytes reachable from these
  * subvolumes and from no other tree, data extents at their on-disk size and
  * tree blocks at nodesize.  It is what a level-1 qgroup holding exactly these
  * subvolumes would show as exclusive after a rescan.  Each subvolume's own
@@ -27,19 +27,6 @@
 #include "common/output.h"
 #include "common/records.h"
 #include "common/units.h"
-#include "kernel-shared/acct-split.h"
-
-/* What the set frees: data extents, tree blocks, and on the devices */
-struct dry_set {
-	struct btrfs_acct_counts all;
-	u64 meta;			/* tree blocks, counted once */
-	u64 data;
-	int copies;			/* of the metadata profile */
-	const char *profile;
-	int data_copies;
-	const char *data_profile;
-	u64 raw;			/* data_copies * data + copies * meta */
-};
 
 struct dry_member {
 	const char *path;
@@ -50,7 +37,7 @@ struct dry_member {
 
 /* The dry run (common/records.c); text ends with the command's sentences. */
 static int print_result(const struct vc_ctx *ctx, const struct dry_member *m, size_t n,
-			const struct dry_set *set, const struct vc_acct_result *res,
+			const struct vc_acct_delete *set, const struct vc_acct_result *res,
 			unsigned int units)
 {
 	struct dryrun_row_rec *rows = calloc(n ? n : 1, sizeof(*rows));
@@ -149,8 +136,8 @@ static void members_abs(const struct vc_ctx *ctx, struct vc_fs *fs, struct dry_m
 int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, unsigned int units)
 {
 	struct vc_acct_result res;
-	struct btrfs_acct_counts meta;
-	struct dry_set set;
+	struct btrfs_acct_counts *alone;
+	struct vc_acct_delete set;
 	struct dry_member *m;
 	struct vc_fs *fs;
 	u64 *ids = NULL;
@@ -159,9 +146,11 @@ int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, unsigned i
 
 	m = calloc((size_t)nr, sizeof(*m));
 	ids = calloc((size_t)nr, sizeof(*ids));
-	if (!m || !ids) {
+	alone = calloc((size_t)nr, sizeof(*alone));
+	if (!m || !ids || !alone) {
 		free(m);
 		free(ids);
+		free(alone);
 		error("out of memory");
 		return VC_EXIT_FAILURE;
 	}
@@ -184,17 +173,11 @@ int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, unsigned i
 	if (res.retried)
 		warning("%s: the filesystem changed while it was read; the second read succeeded",
 			paths[0]);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		ids[i] = m[i].id;
-		btrfs_acct_subvols(res.acct, &m[i].id, 1, &m[i].alone);
-	}
-	btrfs_acct_subvols(res.acct, ids, n, &set.all);
-	btrfs_acct_subvols_meta(res.acct, ids, n, &meta);
-	set.meta = meta.excl;
-	set.data = set.all.excl - meta.excl;
-	set.copies = vc_acct_metadata_profile(&res, &set.profile);
-	set.data_copies = vc_acct_profile(&res, BTRFS_BLOCK_GROUP_DATA, &set.data_profile);
-	set.raw = (u64)set.data_copies * set.data + (u64)set.copies * set.meta;
+	vc_acct_delete_split(&res, ids, n, alone, &set);
+	for (size_t i = 0; i < n; i++)
+		m[i].alone = alone[i];
 	ret = print_result(ctx, m, n, &set, &res, units);
 	ret = ret ? cmd_report(ctx, NULL, ret, "dry run") : VC_EXIT_OK;
 out_release:
@@ -205,6 +188,7 @@ out_free:
 	for (int i = 0; i < nr; i++)
 		free(m[i].abs);
 	free(ids);
+	free(alone);
 	free(m);
 	return ret;
 }

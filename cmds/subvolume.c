@@ -431,11 +431,22 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 		ret = -EINVAL;
 		goto out;
 	}
-	/* the snapshot is written on the destination's filesystem */
-	cmd_close(ctx, fs);
-	ret = cmd_open(ctx, dir, true, &fs);
-	if (ret)
-		goto out;
+	/*
+	 * The snapshot is written on the destination's filesystem: online
+	 * another mount perhaps; offline the image already open (one open a run)
+	 */
+	if (ctx->cfg->nr_images) {
+		ret = sv_path_info(ctx, fs, dir, &info);
+		if (ret) {
+			cmd_report(ctx, fs, ret, dir);
+			goto out;
+		}
+	} else {
+		cmd_close(ctx, fs);
+		ret = cmd_open(ctx, dir, true, &fs);
+		if (ret)
+			goto out;
+	}
 	ret = inherit_resolve(ctx, fs, &ia);
 	if (ret)
 		goto out;

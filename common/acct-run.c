@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/acct-run.h"
+#include "kernel-shared/acct-split.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/volumes.h"
 
@@ -81,6 +82,22 @@ void vc_acct_release(const struct vc_backend_ops *ops, struct vc_fs *fs,
 	res->acct = NULL;
 	if (res->src.bfs && ops->acct_close)
 		ops->acct_close(fs, &res->src);
+}
+
+void vc_acct_delete_split(const struct vc_acct_result *res, const u64 *ids, size_t n,
+			  struct btrfs_acct_counts *alone, struct vc_acct_delete *set)
+{
+	struct btrfs_acct_counts meta;
+
+	for (size_t i = 0; i < n; i++)
+		btrfs_acct_subvols(res->acct, &ids[i], 1, &alone[i]);
+	btrfs_acct_subvols(res->acct, ids, n, &set->all);
+	btrfs_acct_subvols_meta(res->acct, ids, n, &meta);
+	set->meta = meta.excl;
+	set->data = set->all.excl - meta.excl;
+	set->copies = vc_acct_metadata_profile(res, &set->profile);
+	set->data_copies = vc_acct_profile(res, BTRFS_BLOCK_GROUP_DATA, &set->data_profile);
+	set->raw = (u64)set->data_copies * set->data + (u64)set->copies * set->meta;
 }
 
 int vc_acct_metadata_profile(const struct vc_acct_result *res, const char **profile)

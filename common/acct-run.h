@@ -59,6 +59,26 @@ int vc_acct_fill_qgroups(const struct vc_acct_result *res, struct btrfs_qgroup_l
 int vc_acct_subvol_qgroups(const struct vc_acct_result *res,
 			   const struct btrfs_subvol_list *subvols, struct btrfs_qgroup_list *list);
 
+/* What deleting a set of subvolumes frees (subvolume delete --dry-run) */
+struct vc_acct_delete {
+	struct btrfs_acct_counts all;	/* the set as one: excl is what it frees */
+	u64 meta;			/* tree blocks, counted once */
+	u64 data;
+	int copies;			/* of the metadata profile */
+	const char *profile;
+	int data_copies;
+	const char *data_profile;
+	u64 raw;			/* data_copies * data + copies * meta */
+};
+
+/**
+ * vc_acct_delete_split - the numbers of deleting subvolumes @ids together:
+ * each one's own in @alone[i], the set's in @set, its exclusive bytes split
+ * into data and tree blocks and weighed by their profiles' copies
+ */
+void vc_acct_delete_split(const struct vc_acct_result *res, const u64 *ids, size_t n,
+			  struct btrfs_acct_counts *alone, struct vc_acct_delete *set);
+
 void vc_acct_release(const struct vc_backend_ops *ops, struct vc_fs *fs,
 		     struct vc_acct_result *res);
 

@@ -2,8 +2,9 @@
 /*
  * `volctl mkfs` (see offline-mkfs.h).
  *
- * Every name of the target's storage is claimed first (common/storage.h:
- * not mounted, no other volctl, checked again before the new superblocks);
+ * Every name of the target's storage is claimed first, through the image
+ * handle (common/image.h: not mounted, no other volctl, checked again before
+ * the new superblocks), and that one claim lasts to the end;
  * a file is created or grown to -s SIZE, and removed again when mkfs
  * fails and had created it.  An existing btrfs is overwritten only with
  * --force, like mkfs.btrfs, and is refused before the file is grown.
@@ -21,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "common/image.h"
 #include "common/offline-mkfs.h"
 #include "common/offline-run.h"
-#include "common/offline-write.h"
 #include "common/offline-write-qgroup.h"
 #include "common/offline-write-subvol.h"
 #include "common/storage.h"
@@ -37,11 +38,11 @@
 #include "kernel-shared/transaction.h"
 
 /*
- * Open and claim the target (every name of its storage, common/storage.h);
- * a missing file is created when -s is given (*@created: remove it if mkfs
- * fails).
+ * Create a missing target file when -s is given (*@created: remove it if
+ * mkfs fails), then claim every name of its storage through the image
+ * handle (common/image.h), which reads no filesystem yet.
  */
-static int open_target(const struct vc_mkfs_opts *o, struct vc_storage **sp, bool *created,
+static int open_target(const struct vc_mkfs_opts *o, struct vc_image *img, bool *created,
 		       char *err, size_t errlen)
 {
 	struct stat st;
@@ -66,7 +67,11 @@ static int open_target(const struct vc_mkfs_opts *o, struct vc_storage **sp, boo
 		close(fd);
 		*created = true;
 	}
-	return vc_storage_open(o->path, O_RDWR, sp, err, errlen);
+	ret = vc_image_open(img, &(struct vc_image_args){ .paths = &o->path, .nr_paths = 1,
+			    .mirror = -1, .mode = VC_IMAGE_CLAIM });
+	if (ret < 0)
+		snprintf(err, errlen, "%s", img->err);
+	return ret;
 }
 
 /* Refuse an existing btrfs without --force, then grow a file to -s SIZE */
@@ -100,21 +105,14 @@ static int prepare_target(const struct vc_mkfs_opts *o, int fd, char *err, size_
 	return 0;
 }
 
-/* Before the new superblocks: no name of the target taken since the claim */
-static int storage_guard(void *priv, char *msg)
-{
-	return vc_storage_recheck(priv, msg, BTRFS_ERRMSG_SIZE);
-}
-
-static int write_base(const struct vc_mkfs_opts *o, struct vc_storage *s, char *err,
+static int write_base(const struct vc_mkfs_opts *o, struct vc_image *img, char *err,
 		      size_t errlen)
 {
 	char msg[BTRFS_ERRMSG_SIZE] = "";
-	struct btrfs_super_guard guard = { .check = storage_guard, .priv = s };
 	struct btrfs_mkfs_args a = { 0 };
 	struct btrfs_io_dev *dev = NULL, *inner = NULL;
 	struct vc_test_io test_io = { 0 };
-	int fd = vc_storage_fd(s);
+	int fd = vc_image_fd(img, 0);
 	int ret;
 
 	ret = prepare_target(o, fd, err, errlen);
@@ -140,7 +138,7 @@ static int write_base(const struct vc_mkfs_opts *o, struct vc_storage *s, char *
 	a.simple_quota = o->simple_quota;
 	a.now_sec = (u64)time(NULL);
 	a.errmsg = msg;
-	a.guard = &guard;
+	a.guard = &img->guard;	/* no name of the target taken since the claim */
 	ret = btrfs_mkfs(&a);
 	if (ret < 0)
 		snprintf(err, errlen, "%s: %s", o->path, msg[0] ? msg : strerror(-ret));
@@ -173,8 +171,7 @@ static int set_default(struct btrfs_fs *fs, const char *path, char *err, size_t 
 
 int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 {
-	struct vc_storage *s = NULL;
-	struct vc_writer w;
+	struct vc_image img = { 0 };
 	bool created = false;
 	int ret;
 
@@ -186,24 +183,24 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 			 (unsigned long long)(BTRFS_MKFS_MIN_SIZE >> 20));
 		return -EINVAL;
 	}
-	ret = open_target(o, &s, &created, err, errlen);
+	ret = open_target(o, &img, &created, err, errlen);
 	if (ret < 0)
 		goto out;
-	ret = write_base(o, s, err, errlen);
+	ret = write_base(o, &img, err, errlen);
 	if (ret < 0 || (!o->nr_subvols && !o->default_subvol))
 		goto out;
-	/* the writer takes the claim over: no other writer between the steps */
-	ret = vc_writer_open_claimed(s, o->path, &w, err, errlen);
-	s = NULL;
-	if (ret < 0)
+	/* the same claim: no other writer between the steps */
+	ret = vc_image_open_fs(&img);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", img.err);
 		goto out;
+	}
 	for (size_t i = 0; i < o->nr_subvols && !ret; i++)
-		ret = vc_offline_subvol_create(w.fs, o->subvols[i], false, NULL, err, errlen);
+		ret = vc_offline_subvol_create(img.bfs, o->subvols[i], false, NULL, err, errlen);
 	if (!ret && o->default_subvol)
-		ret = set_default(w.fs, o->default_subvol, err, errlen);
-	vc_writer_close(&w);
+		ret = set_default(img.bfs, o->default_subvol, err, errlen);
 out:
-	vc_storage_close(s);
+	vc_image_close(&img);
 	/* a file mkfs made itself is not left behind when mkfs fails */
 	if (ret < 0 && created)
 		unlink(o->path);

@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/offline.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/extent-buffer.h"
+#include "kernel-shared/fs.h"
 #include "kernel-shared/items.h"
 #include "kernel-shared/u64map.h"
 

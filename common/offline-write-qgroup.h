@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Offline set-default, quota and qgroup writes: each op is one transaction
- * (vc_offline_run()) on an image opened with vc_writer_open()
- * (common/offline-write.h).  Arguments as in struct vc_backend_ops; @image
- * names the image in messages.
+ * (vc_offline_run()) on an image opened for writing with the image handle
+ * (common/image.h).  Arguments as in struct vc_backend_ops; @image names the
+ * image in messages.
  * Return: 0 or a negative errno with @err set.
  */
 #ifndef VOLCTL_COMMON_OFFLINE_WRITE_QGROUP_H

@@ -2,7 +2,7 @@
 /*
  * Offline subvolume writes: create, snapshot, delete, clean; each one
  * transaction (common/offline-run.h) on an image opened with
- * vc_writer_open() (common/offline-write.h).
+ * the image handle (common/image.h).
  */
 #ifndef VOLCTL_COMMON_OFFLINE_WRITE_SUBVOL_H
 #define VOLCTL_COMMON_OFFLINE_WRITE_SUBVOL_H

@@ -9,7 +9,8 @@
  * BTRFS_IOC_FS_INFO and BTRFS_IOC_DEV_INFO, the page cache of each device
  * is dropped (the kernel writes tree blocks around it, so cached pages of
  * the block device can be older than the disk) and the devices are opened
- * read-only with the reader in kernel-shared/.  Nothing is ever written.
+ * read-only with the image handle (common/image.h, VC_IMAGE_READ_LIVE: no
+ * mount check, they are mounted).  Nothing is ever written.
  *
  * This is a snapshot of a live filesystem: a transaction committed while we
  * read can free and rewrite a block we are about to read; the reader then
@@ -23,7 +24,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <linux/btrfs.h>
-#include "common/offline.h"
+#include "common/image.h"
 #include "common/online-internal.h"
 
 #define ONLINE_ACCT_MAX_DEVS	VC_IMAGE_MAX_DEVS
@@ -119,7 +120,9 @@ int online_acct_open(struct vc_fs *fs, struct vc_acct_src *src)
 		goto fail;
 	for (int i = 0; i < oa->nr; i++)
 		drop_cache(oa->paths[i]);
-	ret = vc_image_open(&oa->img, (const char *const *)oa->paths, oa->nr, -1, 0);
+	ret = vc_image_open(&oa->img, &(struct vc_image_args){
+		.paths = (const char *const *)oa->paths, .nr_paths = oa->nr, .mirror = -1,
+		.mode = VC_IMAGE_READ_LIVE });
 	if (ret) {
 		vc_fs_set_error(fs, "%s: reading its devices: %s", fs->path, oa->img.err);
 		goto fail;

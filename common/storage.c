@@ -634,6 +634,22 @@ fail:
 	return ret;
 }
 
+/* A reader's look: whether a name is mounted, nothing claimed */
+static int look(const struct vc_storage *s, char *err, size_t errlen)
+{
+	char what[WHAT_SIZE];
+
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct node *n = &s->nodes[i];
+
+		if (n->bdev && bdev_mounted(n->dev, what, sizeof(what))) {
+			report(s, n, what, err, errlen);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
 int vc_storage_open(const char *path, int flags, struct vc_storage **out, char *err,
 		    size_t errlen)
 {
@@ -643,6 +659,11 @@ int vc_storage_open(const char *path, int flags, struct vc_storage **out, char *
 	ret = scan(path, &s, err, errlen);
 	if (ret)
 		return ret;
+	if (!out) {
+		ret = look(s, err, errlen);
+		vc_storage_close(s);
+		return ret;
+	}
 	for (size_t i = s->nr; i-- > 0;) {
 		ret = claim(s, &s->nodes[i], flags, err, errlen);
 		if (ret) {
@@ -698,25 +719,4 @@ void vc_storage_close(struct vc_storage *s)
 	free(s->nodes);
 	free(s->path);
 	free(s);
-}
-
-int vc_storage_check_unmounted(const char *path, char *err, size_t errlen)
-{
-	char what[WHAT_SIZE];
-	struct vc_storage *s;
-	int ret;
-
-	ret = scan(path, &s, err, errlen);
-	if (ret)
-		return ret;
-	for (size_t i = 0; i < s->nr && !ret; i++) {
-		const struct node *n = &s->nodes[i];
-
-		if (n->bdev && bdev_mounted(n->dev, what, sizeof(what))) {
-			report(s, n, what, err, errlen);
-			ret = -EBUSY;
-		}
-	}
-	vc_storage_close(s);
-	return ret;
 }

@@ -26,10 +26,14 @@
 struct vc_storage;
 
 /**
- * vc_storage_open - open @path and claim every name of its storage
+ * vc_storage_open - open @path and claim every name of its storage: the one
+ * "is it mounted or held" test of volctl (common/image.c calls it once for
+ * each member of an image)
  * @flags:	open(2) flags for @path (O_RDWR); O_CLOEXEC is added, and
  *		O_EXCL for a block device
- * @out:	receives the claim; release it with vc_storage_close()
+ * @out:	receives the claim; release it with vc_storage_close().  NULL:
+ *		a reader's look, nothing claimed or kept open: only whether a
+ *		name is mounted (-EBUSY with @err naming the mount)
  *
  * Return: 0, -EBUSY when a name is mounted or held (@err names the holder),
  * or another negative errno with @err set.
@@ -49,12 +53,5 @@ int vc_storage_recheck(struct vc_storage *s, char *err, size_t errlen);
 
 /** vc_storage_close - release the claim and close every descriptor; NULL is a no-op */
 void vc_storage_close(struct vc_storage *s);
-
-/**
- * vc_storage_check_unmounted - whether any name of @path's storage is
- * mounted, without claiming anything (for readers)
- * Return: 0, -EBUSY with @err naming the mount, or another negative errno.
- */
-int vc_storage_check_unmounted(const char *path, char *err, size_t errlen);
 
 #endif /* VOLCTL_COMMON_STORAGE_H */

@@ -32,10 +32,16 @@ static int open_supers(struct btrfs_fs *fs, const struct btrfs_open_args *args)
 	if (!sbs)
 		return -ENOMEM;
 	for (size_t i = 0; i < args->nr_devs; i++) {
-		ret = btrfs_super_read(args->devs[i], args->super_mirror, &sbs[i], i ? NULL :
-				       &fs->super_mirror, fs->errmsg);
-		if (ret < 0)
-			goto out;
+		if (args->supers && args->supers[i]) {
+			memcpy(&sbs[i], args->supers[i], sizeof(sbs[i]));
+			if (!i)
+				fs->super_mirror = args->supers_mirror;
+		} else {
+			ret = btrfs_super_read(args->devs[i], args->super_mirror, &sbs[i],
+					       i ? NULL : &fs->super_mirror, fs->errmsg);
+			if (ret < 0)
+				goto out;
+		}
 		if (memcmp(btrfs_super_fsid(&sbs[i]), btrfs_super_fsid(&sbs[0]), BTRFS_FSID_SIZE)) {
 			btrfs_fs_set_error(fs, "%s: belongs to another filesystem than %s",
 					   args->devs[i]->name, args->devs[0]->name);

@@ -45,6 +45,14 @@ struct btrfs_open_args {
 	bool writable;			/* refuse features the writer cannot keep; devs must be writable */
 	u32 cache_blocks;		/* clean blocks to cache; 0 = 64 MiB worth */
 	char *errmsg;			/* optional BTRFS_ERRMSG_SIZE buffer: why open failed */
+	/*
+	 * Optional: the superblock of each device, already read by the caller
+	 * with btrfs_super_read(@super_mirror) (a NULL entry is read here), and
+	 * the copy supers[0] came from; a caller that had to read them to find
+	 * the members saves a second read.
+	 */
+	const struct btrfs_super_block *const *supers;
+	int supers_mirror;
 };
 
 struct btrfs_eb_cache {

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # kernel-shared/ is a library: no printing, no exit, no getopt, nothing from
-# common/ or cmds/.  Dependencies point one way: cmds/ -> common/ -> kernel-shared/.
+# common/ or cmds/.  Dependencies point one way: cmds/ -> common/ -> kernel-shared/,
+# and cmds/ see of kernel-shared/ only a listed few headers of plain types.
 # Tests: no bare "! cmd" line and no "[ a ] && [ b ]" line in a bats file.
 set -u
 cd "$(dirname "$0")/.."
@@ -29,6 +30,27 @@ if ! layers=$(python3 scripts/callgraph.py --check); then
 fi
 check "kernel-shared/ includes common/ or cmds/" '#include\s+"(common|cmds)/' $ks
 check "common/ includes cmds/" '#include\s+"cmds/' common/*.c common/*.h
+# cmds/ are thin (parse, call common/, print): they include common/ headers
+# and, of kernel-shared/, only these headers of plain types and records (the
+# list is written here once); everything else goes through a common/ API.
+cmds_kshared_ok="format.h subvol-list.h"
+hits=$(for f in cmds/*.c cmds/*.h; do
+	grep -nE '^\s*#\s*include\s+"kernel-shared/' "$f" | while IFS= read -r hit; do
+		h=${hit#*kernel-shared/}
+		h=${h%%\"*}
+		case " $cmds_kshared_ok " in
+		*" $h "*) ;;
+		*) echo "$f:${hit%%:*}: kernel-shared/$h (cmds/ may include only: $cmds_kshared_ok)" ;;
+		esac
+	done
+done)
+if [ -n "$hits" ]; then
+	echo "check-api: cmds/ includes a kernel-shared/ header outside its list:"
+	echo "$hits"
+	bad=1
+fi
+# one command file never includes another's source
+check "a .c file includes another .c file" '#include\s+"[^"]*\.c"' cmds/*.[ch] common/*.[ch]
 check "ioctl outside the online backend" '\bioctl\s*\(' cmds/*.c kernel-shared/*.c
 # One printer per record: JSON keys and text labels are declared once, in the
 # record descriptions of common/records.c (their naming rule is checked by

@@ -8,6 +8,21 @@ load ../helpers
 
 TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
+# api_tree DIR: what tests/check-api.sh reads, copied into DIR (the layer
+# check reads the sources and kernel-shared/README.md)
+api_tree() {
+	local d=$1
+	mkdir -p "$d/tests/cli" "$d/scripts"
+	cp "$TOP/tests/check-api.sh" "$d/tests/"
+	cp "$TOP/scripts/callgraph.py" "$d/scripts/"
+	for dir in kernel-shared common cmds; do
+		mkdir -p "$d/$dir"
+		cp "$TOP/$dir"/*.[ch] "$d/$dir/"
+	done
+	cp "$TOP/kernel-shared/README.md" "$d/kernel-shared/"
+	cp "$TOP"/*.[ch] "$d/"
+}
+
 @test "run-unit.sh: skips are counted and named; a binary without the result line fails" {
 	local d=$BATS_TEST_TMPDIR
 	printf '#!/bin/sh\necho "skip: needs a thing" >&2\necho "3 passed, 0 failed, 1 skipped"\n' >"$d/t-skip"
@@ -41,16 +56,7 @@ TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
 @test "check-api refuses a bare '! cmd' line in a bats file, not 'run !'" {
 	local d=$BATS_TEST_TMPDIR/tree
-	mkdir -p "$d/tests/cli" "$d/scripts"
-	cp "$TOP/tests/check-api.sh" "$d/tests/"
-	cp "$TOP/scripts/callgraph.py" "$d/scripts/"
-	# the layer check reads the sources and kernel-shared/README.md
-	for dir in kernel-shared common cmds; do
-		mkdir -p "$d/$dir"
-		cp "$TOP/$dir"/*.[ch] "$d/$dir/"
-	done
-	cp "$TOP/kernel-shared/README.md" "$d/kernel-shared/"
-	cp "$TOP"/*.[ch] "$d/"
+	api_tree "$d"
 	printf '@test "x" {\n\trun ! false\n\tif ! true; then false; fi\n}\n' >"$d/tests/cli/good.bats"
 	run "$d/tests/check-api.sh"
 	assert_status 0
@@ -58,4 +64,24 @@ TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	run "$d/tests/check-api.sh"
 	assert_status 1
 	assert_output_contains "tests/cli/bad.bats:2:"
+}
+
+@test "check-api refuses a kernel-shared/ header in cmds/ outside its list, naming the file and the header" {
+	local d=$BATS_TEST_TMPDIR/tree
+	api_tree "$d"
+	run "$d/tests/check-api.sh"
+	assert_status 0
+	# format.h is on the list, walk.h is not
+	sed -i 's|^#include "kernel-shared/format.h"|#include "kernel-shared/format.h"\n#include "kernel-shared/walk.h"|' \
+		"$d/cmds/check.c"
+	run "$d/tests/check-api.sh"
+	assert_status 1
+	assert_output_contains "cmds/check.c:"
+	assert_output_contains ": kernel-shared/walk.h (cmds/ may include only: format.h"
+	# a command file that includes another one's source
+	sed -i 's|^#include "kernel-shared/walk.h"|#include "cmds/subvolume.c"|' "$d/cmds/check.c"
+	run "$d/tests/check-api.sh"
+	assert_status 1
+	assert_output_contains 'cmds/check.c:'
+	assert_output_contains '#include "cmds/subvolume.c"'
 }

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "unit.h"
-#include "common/offline-write.h"
+#include "image-writer.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/ctree-write.h"
@@ -76,7 +76,7 @@ static void test_csum_cut(void)
 	char img[300], cmd[1024], err[512];
 	struct btrfs_trans_handle *trans;
 	struct btrfs_root *root;
-	struct vc_writer w;
+	struct vc_image w;
 	struct seen s;
 	u8 data[SECTORS_PER_ITEM * 4];
 	int fails = 0;
@@ -86,9 +86,9 @@ static void test_csum_cut(void)
 		 img, img);
 	if (!CHECK(run(cmd) == 0))
 		return;
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
-	CHECK(btrfs_read_root(w.fs, BTRFS_CSUM_TREE_OBJECTID, &root) == 0);
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
+	CHECK(btrfs_read_root(w.bfs, BTRFS_CSUM_TREE_OBJECTID, &root) == 0);
 	for (int i = 0; i < NR_ITEMS; i++) {
 		struct btrfs_key k = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY,
 				       item_start(i) };
@@ -139,7 +139,7 @@ static void test_csum_cut(void)
 	CHECK(btrfs_eb_level(root->node) == 0);
 	CHECK(btrfs_eb_nritems(root->node) == 0);
 	CHECK(btrfs_commit_transaction(trans) == 0);
-	vc_writer_close(&w);
+	vc_image_close(&w);
 	snprintf(cmd, sizeof(cmd), "btrfs check --readonly %s >/dev/null 2>&1", img);
 	CHECK(run(cmd) == 0);
 }

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "unit.h"
-#include "common/offline-write.h"
+#include "image-writer.h"
 #include "common/offline-write-subvol.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/ctree.h"
@@ -128,32 +128,32 @@ static int create_in(struct btrfs_fs *fs, const char *name, bool *recomputed)
 static void test_recompute_at_commit(void)
 {
 	char img[512], err[512];
-	struct vc_writer w;
+	struct vc_image w;
 	bool recomputed = false;
 
 	if (!CHECK(make_image("exact.img", img, sizeof(img)) == 0))
 		return;
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	if (!w.fs)
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	if (!w.bfs)
 		return;
-	CHECK(vc_offline_snapshot(w.fs, "/", "/s1", false, NULL, err, sizeof(err)) == 0);
-	check_exact(w.fs);
+	CHECK(vc_offline_snapshot(w.bfs, "/", "/s1", false, NULL, err, sizeof(err)) == 0);
+	check_exact(w.bfs);
 	/* the top level is shared with s1 now: a new entry copies its blocks */
-	CHECK(create_in(w.fs, "a", &recomputed) == 0);
+	CHECK(create_in(w.bfs, "a", &recomputed) == 0);
 	CHECK(recomputed);
-	check_exact(w.fs);
+	check_exact(w.bfs);
 	/* the copied path is the top level's own now: plain deltas again */
 	recomputed = true;
-	CHECK(create_in(w.fs, "b", &recomputed) == 0);
+	CHECK(create_in(w.bfs, "b", &recomputed) == 0);
 	CHECK(!recomputed);
-	check_exact(w.fs);
-	vc_writer_close(&w);
+	check_exact(w.bfs);
+	vc_image_close(&w);
 	CHECK(check_clean(img) == 0);
 	/* reopened from disk: what was written is what was computed */
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	if (w.fs)
-		check_exact(w.fs);
-	vc_writer_close(&w);
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	if (w.bfs)
+		check_exact(w.bfs);
+	vc_image_close(&w);
 }
 
 static int read_all(const char *path, unsigned char **buf, size_t *len)
@@ -184,41 +184,41 @@ static void test_limit_at_commit(void)
 	unsigned char *before = NULL, *after = NULL;
 	size_t blen = 0, alen = 0;
 	struct btrfs_trans_handle *trans;
-	struct vc_writer w;
+	struct vc_image w;
 	bool recomputed = false;
 	u64 excl;
 	int ret;
 
 	if (!CHECK(make_image("limit.img", img, sizeof(img)) == 0))
 		return;
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	if (!w.fs)
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	if (!w.bfs)
 		return;
-	CHECK(vc_offline_snapshot(w.fs, "/", "/s1", false, NULL, err, sizeof(err)) == 0);
-	excl = info_excl(w.fs, 256);
+	CHECK(vc_offline_snapshot(w.bfs, "/", "/s1", false, NULL, err, sizeof(err)) == 0);
+	excl = info_excl(w.bfs, 256);
 	CHECK(excl > 0);
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
 	CHECK(btrfs_qgroup_limit(trans, 256, BTRFS_QGROUP_LIMIT_MAX_EXCL, 0, excl) == 0);
 	CHECK(btrfs_commit_transaction(trans) == 0);
-	vc_writer_close(&w);
+	vc_image_close(&w);
 	CHECK(read_all(img, &before, &blen) == 0);
 
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	if (!w.fs)
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	if (!w.bfs)
 		goto out;
-	btrfs_fs_clear_error(w.fs);
-	ret = create_in(w.fs, "a", &recomputed);
+	btrfs_fs_clear_error(w.bfs);
+	ret = create_in(w.bfs, "a", &recomputed);
 	CHECK_EQ_U64((u64)-ret, EDQUOT);
-	CHECK(strstr(btrfs_fs_error(w.fs), "qgroup 0/256: exclusive limit") != NULL);
-	vc_writer_close(&w);
+	CHECK(strstr(btrfs_fs_error(w.bfs), "qgroup 0/256: exclusive limit") != NULL);
+	vc_image_close(&w);
 	CHECK(read_all(img, &after, &alen) == 0);
 	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
 
 	/* the same write with limits ignored (as delete does) goes through */
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	if (!w.fs)
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	if (!w.bfs)
 		goto out;
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
 	btrfs_trans_ignore_qgroup_limits(trans);
 	{
 		struct btrfs_subvol_create_args a = {
@@ -230,9 +230,9 @@ static void test_limit_at_commit(void)
 		CHECK(btrfs_subvol_create(trans, &a) == 0);
 	}
 	CHECK(btrfs_commit_transaction(trans) == 0);
-	CHECK(info_excl(w.fs, 256) > excl);
-	check_exact(w.fs);
-	vc_writer_close(&w);
+	CHECK(info_excl(w.bfs, 256) > excl);
+	check_exact(w.bfs);
+	vc_image_close(&w);
 	CHECK(check_clean(img) == 0);
 out:
 	free(before);
@@ -246,21 +246,21 @@ static void test_repair(void)
 	struct btrfs_qgroup_repair_result r;
 	struct btrfs_trans_handle *trans;
 	struct btrfs_root *quota;
-	struct vc_writer w;
+	struct vc_image w;
 
 	if (!CHECK(make_image("repair.img", img, sizeof(img)) == 0))
 		return;
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	if (!w.fs)
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	if (!w.bfs)
 		return;
 	/* write wrong numbers for 0/5 */
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
-	CHECK(btrfs_read_root(w.fs, BTRFS_QUOTA_TREE_OBJECTID, &quota) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
+	CHECK(btrfs_read_root(w.bfs, BTRFS_QUOTA_TREE_OBJECTID, &quota) == 0);
 	CHECK(btrfs_qgroup_write_info(trans, quota, 5, 12345 * 4096, 4096) == 0);
 	btrfs_trans_ignore_qgroup_limits(trans);
 	CHECK(btrfs_commit_transaction(trans) == 0);
 
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
 	CHECK(btrfs_qgroup_repair(trans, &r) == 0);
 	CHECK(btrfs_commit_transaction(trans) == 0);
 	CHECK_EQ_U64(r.nr_fixes, 1);
@@ -271,13 +271,13 @@ static void test_repair(void)
 		CHECK(r.fixes[0].rfer != r.fixes[0].old_rfer);
 	}
 	free(r.fixes);
-	check_exact(w.fs);
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	check_exact(w.bfs);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
 	CHECK(btrfs_qgroup_repair(trans, &r) == 0);
 	btrfs_abort_transaction(trans);
 	CHECK_EQ_U64(r.nr_fixes, 0);
 	free(r.fixes);
-	vc_writer_close(&w);
+	vc_image_close(&w);
 	CHECK(check_clean(img) == 0);
 }
 

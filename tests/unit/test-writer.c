@@ -15,8 +15,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "unit.h"
-#include "common/offline-write.h"
 #include "common/offline-write-subvol.h"
+#include "image-writer.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/subvol-create.h"
@@ -67,14 +67,14 @@ static int read_file(const char *path, unsigned char **buf, size_t *len)
 
 static int create(const char *img, const char *path, char *err, size_t errlen)
 {
-	struct vc_writer w;
+	struct vc_image w;
 	int ret;
 
-	ret = vc_writer_open(img, -1, &w, err, errlen);
+	ret = vc_test_open_writer(img, &w, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = vc_offline_subvol_create(w.fs, path, false, NULL, err, errlen);
-	vc_writer_close(&w);
+	ret = vc_offline_subvol_create(w.bfs, path, false, NULL, err, errlen);
+	vc_image_close(&w);
 	return ret;
 }
 
@@ -89,16 +89,16 @@ static int check_clean(const char *img)
 
 static int subvol_exists(const char *img, const char *path)
 {
-	struct vc_writer w;
+	struct vc_image w;
 	char err[512];
 	u64 root, dir;
 	int ret;
 
-	ret = vc_writer_open(img, -1, &w, err, sizeof(err));
+	ret = vc_test_open_writer(img, &w, err, sizeof(err));
 	if (ret < 0)
 		return ret;
-	ret = btrfs_resolve_dir(w.fs, path, strlen(path), &root, &dir);
-	vc_writer_close(&w);
+	ret = btrfs_resolve_dir(w.bfs, path, strlen(path), &root, &dir);
+	vc_image_close(&w);
 	if (ret < 0)
 		return ret;
 	return root != BTRFS_FS_TREE_OBJECTID && dir == BTRFS_FIRST_FREE_OBJECTID;
@@ -146,7 +146,7 @@ static void test_abort_untouched(void)
 	char img[512], err[512];
 	unsigned char *before = NULL, *after = NULL;
 	size_t blen = 0, alen = 0;
-	struct vc_writer w;
+	struct vc_image w;
 	struct btrfs_trans_handle *trans;
 	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
 					      .name = "x", .name_len = 1 };
@@ -154,23 +154,23 @@ static void test_abort_untouched(void)
 	if (!CHECK(make_image("abort.img", "256M", img, sizeof(img)) == 0))
 		return;
 	CHECK(read_file(img, &before, &blen) == 0);
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
 	CHECK(btrfs_subvol_create(trans, &a) == 0);
 	btrfs_abort_transaction(trans);
 	/* the same fs can run a new transaction after an abort */
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
 	a.name = "y";
 	CHECK(btrfs_subvol_create(trans, &a) == 0);
 	{
 		/* a tree that exists only in the aborted transaction is forgotten */
 		struct btrfs_root *r;
 
-		CHECK(btrfs_read_root(w.fs, a.subvolid, &r) == 0);
+		CHECK(btrfs_read_root(w.bfs, a.subvolid, &r) == 0);
 		btrfs_abort_transaction(trans);
-		CHECK(btrfs_read_root(w.fs, a.subvolid, &r) == -ENOENT);
+		CHECK(btrfs_read_root(w.bfs, a.subvolid, &r) == -ENOENT);
 	}
-	vc_writer_close(&w);
+	vc_image_close(&w);
 	CHECK(read_file(img, &after, &alen) == 0);
 	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
 	free(before);
@@ -192,7 +192,7 @@ static void test_super_guard(void)
 	struct btrfs_super_block before, after;
 	struct btrfs_super_guard guard = { .check = refusing_guard };
 	int calls = 0;
-	struct vc_writer w;
+	struct vc_image w;
 	FILE *f;
 
 	if (!CHECK(make_image("guard.img", "256M", img, sizeof(img)) == 0))
@@ -202,15 +202,15 @@ static void test_super_guard(void)
 	      fread(&before, sizeof(before), 1, f) == 1);
 	if (f)
 		fclose(f);
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
 	/* the writer installs its own guard (storage claims checked again) */
-	CHECK(w.fs->super_guard.check != NULL);
+	CHECK(w.bfs->super_guard.check != NULL);
 	guard.priv = &calls;
-	btrfs_fs_set_super_guard(w.fs, &guard);
-	CHECK(vc_offline_subvol_create(w.fs, "/x", false, NULL, err, sizeof(err)) == -EBUSY);
+	btrfs_fs_set_super_guard(w.bfs, &guard);
+	CHECK(vc_offline_subvol_create(w.bfs, "/x", false, NULL, err, sizeof(err)) == -EBUSY);
 	CHECK(calls == 1);
 	CHECK(strcmp(err, "t.img: loop device /dev/loop9 is mounted on /mnt") == 0);
-	vc_writer_close(&w);
+	vc_image_close(&w);
 	f = fopen(img, "rb");
 	CHECK(f && fseek(f, BTRFS_SUPER_INFO_OFFSET, SEEK_SET) == 0 &&
 	      fread(&after, sizeof(after), 1, f) == 1);
@@ -230,7 +230,7 @@ static void test_verify_before_write(void)
 	char img[512], err[512];
 	unsigned char *before = NULL, *after = NULL;
 	size_t blen = 0, alen = 0;
-	struct vc_writer w;
+	struct vc_image w;
 	struct btrfs_trans_handle *trans;
 	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
 					      .name = "v", .name_len = 1 };
@@ -239,8 +239,8 @@ static void test_verify_before_write(void)
 	if (!CHECK(make_image("verify.img", "256M", img, sizeof(img)) == 0))
 		return;
 	CHECK(read_file(img, &before, &blen) == 0);
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
 	CHECK(btrfs_subvol_create(trans, &a) == 0);
 	for (size_t i = 0; i < trans->nr_blocks; i++) {
 		if (trans->blocks[i].owner == a.subvolid)
@@ -255,9 +255,9 @@ static void test_verify_before_write(void)
 		btrfs_set_item_key(it, &k);
 	}
 	CHECK(btrfs_commit_transaction(trans) < 0);
-	CHECK(strstr(btrfs_fs_error(w.fs), "verification") != NULL ||
-	      strstr(btrfs_fs_error(w.fs), "key") != NULL);
-	vc_writer_close(&w);
+	CHECK(strstr(btrfs_fs_error(w.bfs), "verification") != NULL ||
+	      strstr(btrfs_fs_error(w.bfs), "key") != NULL);
+	vc_image_close(&w);
 	CHECK(read_file(img, &after, &alen) == 0);
 	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
 	free(before);
@@ -276,7 +276,7 @@ static void test_verify_before_write(void)
 static void test_insert_delete(const char *opts, int count, bool commit_between)
 {
 	char img[512], err[512];
-	struct vc_writer w;
+	struct vc_image w;
 	struct btrfs_trans_handle *trans;
 	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
 					      .name = "stress", .name_len = 6 };
@@ -286,10 +286,10 @@ static void test_insert_delete(const char *opts, int count, bool commit_between)
 
 	if (!CHECK(make_image_opts("stress.img", "256M", opts, img, sizeof(img)) == 0))
 		return;
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
 	CHECK(btrfs_subvol_create(trans, &a) == 0);
-	CHECK(btrfs_read_root(w.fs, a.subvolid, &root) == 0);
+	CHECK(btrfs_read_root(w.bfs, a.subvolid, &root) == 0);
 	memset(data, 0x5a, sizeof(data));
 	for (int i = 0; i < count; i++) {
 		struct btrfs_key k = { 1000 + (u64)i, BTRFS_TEMPORARY_ITEM_KEY, (u64)i * 7 };
@@ -313,7 +313,7 @@ static void test_insert_delete(const char *opts, int count, bool commit_between)
 	if (commit_between) {
 		/* the deletes then copy and free blocks of the committed state */
 		CHECK(btrfs_commit_transaction(trans) == 0);
-		CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+		CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
 	}
 	for (int i = 0; i < count; i++) {
 		/* 7919 is prime and does not divide count: a permutation */
@@ -325,7 +325,7 @@ static void test_insert_delete(const char *opts, int count, bool commit_between)
 	}
 	CHECK(fails == 0);
 	CHECK(btrfs_commit_transaction(trans) == 0);
-	vc_writer_close(&w);
+	vc_image_close(&w);
 	CHECK(subvol_exists(img, "/stress") == 1);
 	CHECK(check_clean(img) == 0);
 }
@@ -334,28 +334,28 @@ static void test_insert_delete(const char *opts, int count, bool commit_between)
 static void test_lock(void)
 {
 	char img[512], err[512];
-	struct vc_writer w1, w2;
+	struct vc_image w1, w2;
 
 	if (!CHECK(make_image("lock.img", "256M", img, sizeof(img)) == 0))
 		return;
-	CHECK(vc_writer_open(img, -1, &w1, err, sizeof(err)) == 0);
-	CHECK(vc_writer_open(img, -1, &w2, err, sizeof(err)) == -EWOULDBLOCK);
+	CHECK(vc_test_open_writer(img, &w1, err, sizeof(err)) == 0);
+	CHECK(vc_test_open_writer(img, &w2, err, sizeof(err)) == -EWOULDBLOCK);
 	CHECK(strstr(err, "already open in this volctl") != NULL);
-	vc_writer_close(&w1);
+	vc_image_close(&w1);
 }
 
 /* Node and leaf splits: many items in one transaction */
 static void test_splits(const char *opts, int count)
 {
 	char img[512], err[512], name[64];
-	struct vc_writer w;
+	struct vc_image w;
 	struct btrfs_trans_handle *trans;
 	int fails = 0;
 
 	if (!CHECK(make_image_opts("split.img", "256M", opts, img, sizeof(img)) == 0))
 		return;
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
 	for (int i = 0; i < count; i++) {
 		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
 
@@ -367,7 +367,7 @@ static void test_splits(const char *opts, int count)
 	}
 	CHECK(fails == 0);
 	CHECK(btrfs_commit_transaction(trans) == 0);
-	vc_writer_close(&w);
+	vc_image_close(&w);
 	snprintf(name, sizeof(name), "/subvolume-with-a-long-name-%04d", count - 1);
 	CHECK(subvol_exists(img, name) == 1);
 	CHECK(check_clean(img) == 0);
@@ -461,15 +461,15 @@ static void test_enospc(void)
 	char img[512], err[512], name[64];
 	unsigned char *before = NULL, *after = NULL;
 	size_t blen = 0, alen = 0;
-	struct vc_writer w;
+	struct vc_image w;
 	struct btrfs_trans_handle *trans;
 	int ret = 0, i;
 
 	if (!CHECK(make_image_opts("enospc.img", "128M", "-m single -n 4096", img, sizeof(img)) == 0))
 		return;
 	CHECK(read_file(img, &before, &blen) == 0);
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
 	for (i = 0; i < 200000 && ret == 0; i++) {
 		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
 
@@ -479,10 +479,10 @@ static void test_enospc(void)
 		ret = btrfs_subvol_create(trans, &a);
 	}
 	CHECK(ret == -ENOSPC);
-	CHECK(strstr(btrfs_fs_error(w.fs), "no free space") != NULL);
-	CHECK(strstr(btrfs_fs_error(w.fs), "device 1 (") != NULL);
+	CHECK(strstr(btrfs_fs_error(w.bfs), "no free space") != NULL);
+	CHECK(strstr(btrfs_fs_error(w.bfs), "device 1 (") != NULL);
 	btrfs_abort_transaction(trans);
-	vc_writer_close(&w);
+	vc_image_close(&w);
 	CHECK(read_file(img, &after, &alen) == 0);
 	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
 	free(before);
@@ -494,16 +494,16 @@ static void test_enospc(void)
 static void test_chunks_one_transaction(void)
 {
 	char img[512], err[512], name[64], cmd[1024];
-	struct vc_writer w;
+	struct vc_image w;
 	struct btrfs_trans_handle *trans;
 	size_t chunks_before;
 	int ret = 0, i;
 
 	if (!CHECK(make_image_opts("chunks.img", "128M", "-m single -n 4096", img, sizeof(img)) == 0))
 		return;
-	CHECK(vc_writer_open(img, -1, &w, err, sizeof(err)) == 0);
-	chunks_before = w.fs->nr_chunks;
-	CHECK(btrfs_start_transaction(w.fs, &trans) == 0);
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	chunks_before = w.bfs->nr_chunks;
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
 	for (i = 0; i < 8000 && ret == 0; i++) {
 		struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256 };
 
@@ -515,8 +515,8 @@ static void test_chunks_one_transaction(void)
 	CHECK_EQ_INT(ret, 0);
 	CHECK(trans->alloc.nr_new_chunks >= 2);
 	CHECK_EQ_INT(btrfs_commit_transaction(trans), 0);
-	CHECK(w.fs->nr_chunks >= chunks_before + 2);
-	vc_writer_close(&w);
+	CHECK(w.bfs->nr_chunks >= chunks_before + 2);
+	vc_image_close(&w);
 	CHECK(check_clean(img) == 0);
 	snprintf(cmd, sizeof(cmd), "test $(btrfs inspect-internal dump-tree -t chunk %s | "
 		 "grep -c 'type METADATA') -ge 3", img);

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `volctl check` below its printing (see offline-check.h).
+ *
+ * Without --qgroup-report every block of every tree is read and verified
+ * (checksum, parent pointers, tree-checker), then, when quotas are on, the
+ * qgroup numbers are recomputed by the accounting engine
+ * (kernel-shared/accounting.h) and compared with the QGROUP_INFO items.
+ * --qgroup-report does only the second part (which still verifies every fs
+ * tree block and the extent tree it streams).  Both then look for the root
+ * directory inode of every live subvolume: the kernel cannot open one
+ * without it (tree 5 without it, like everything else the kernel refuses
+ * at mount, already failed the open).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "common/image.h"
+#include "common/messages.h"
+#include "common/offline-check.h"
+#include "common/offline-write-qgroup.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/fs.h"
+#include "kernel-shared/walk.h"
+
+/*
+ * Tree blocks the reader caches: 0 is its default (64 MiB).  The walk reads
+ * each node once, but the extent stream searches the leaves of the owning
+ * trees in the order of the extents, which after rewrites is random: with
+ * 1024 blocks a 220k-extent image took 1.5x as long.
+ */
+#define CHECK_CACHE_BLOCKS 0
+
+struct progress_ctx {
+	bool enabled;
+	struct timespec last;
+	bool printed;
+};
+
+static const char *phase_name(enum btrfs_acct_phase phase)
+{
+	switch (phase) {
+	case BTRFS_ACCT_PHASE_ROOTS:
+		return "reading roots";
+	case BTRFS_ACCT_PHASE_TREES:
+		return "fs tree blocks";
+	case BTRFS_ACCT_PHASE_EXTENTS:
+		return "extent items";
+	default:
+		return "";
+	}
+}
+
+static int progress_cb(void *priv, enum btrfs_acct_phase phase, u64 done)
+{
+	struct progress_ctx *p = priv;
+	struct timespec now;
+
+	if (!p->enabled)
+		return 0;
+	if (phase == BTRFS_ACCT_PHASE_DONE) {
+		if (p->printed)
+			fprintf(stderr, "\r\033[K");
+		return 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - p->last.tv_sec) * 1000 + (now.tv_nsec - p->last.tv_nsec) / 1000000 < 500)
+		return 0;
+	p->last = now;
+	p->printed = true;
+	fprintf(stderr, "\rchecking qgroups: %s: %" PRIu64 "\033[K", phase_name(phase), done);
+	return 0;
+}
+
+static int count_block(void *priv, const struct extent_buffer *eb,
+		       const struct btrfs_walk_info *info)
+{
+	(*(u64 *)priv)++;
+	return 0;
+}
+
+static void report_fs_error(struct btrfs_fs *fs, const char *image, int ret, const char *what)
+{
+	if (btrfs_fs_error(fs)[0])
+		error("%s: %s: %s", image, what, btrfs_fs_error(fs));
+	else
+		error_errno(ret, "%s: %s", image, what);
+}
+
+static int compute(const struct vc_check_args *a, struct btrfs_fs *fs,
+		   struct vc_check_result *res, struct btrfs_acct **acct)
+{
+	struct progress_ctx prog = {
+		.enabled = a->progress,
+	};
+	struct btrfs_acct_options opts = {
+		.read_leaves = true,
+		.simple = res->simple,
+		.enable_gen = res->simple ? res->list.status.enable_gen : 0,
+		.progress = progress_cb,
+		.progress_priv = &prog,
+	};
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &prog.last);	/* quiet for the first half second */
+	btrfs_fs_clear_error(fs);
+	ret = btrfs_acct_run(fs, &opts, acct);
+	if (ret) {
+		progress_cb(&prog, BTRFS_ACCT_PHASE_DONE, 0);
+		report_fs_error(fs, a->images[0], ret, "accounting failed");
+		return ret;
+	}
+	btrfs_acct_get_stats(*acct, &res->stats);
+	res->roots = btrfs_acct_roots(*acct, &res->nr_roots);
+	if (!res->quotas)
+		return 0;
+	res->counts = calloc(res->list.nr ? res->list.nr : 1, sizeof(*res->counts));
+	if (!res->counts)
+		return -ENOMEM;
+	ret = btrfs_acct_qgroups(*acct, &res->list, res->counts);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < res->list.nr; i++) {
+		const struct btrfs_qgroup *qg = &res->list.groups[i];
+
+		if (qg->info.rfer != res->counts[i].rfer || qg->info.excl != res->counts[i].excl)
+			res->differ++;
+	}
+	ret = btrfs_acct_orphan_relations(fs, &res->list, res->orphans, VC_CHECK_MAX_ORPHANS,
+					  &res->nr_orphans);
+	if (ret) {
+		report_fs_error(fs, a->images[0], ret, "reading qgroup relations failed");
+		return ret;
+	}
+	return 0;
+}
+
+static int run_check(const struct vc_check_args *a, struct btrfs_fs *fs,
+		     struct vc_check_result *res)
+{
+	struct btrfs_item_source src = btrfs_fs_item_source(fs);
+	int ret;
+
+	if (!a->qgroup_report) {
+		btrfs_fs_clear_error(fs);
+		ret = btrfs_walk_all_trees(fs, true, count_block, &res->walked_blocks);
+		if (ret) {
+			report_fs_error(fs, a->images[0], ret, "tree verification failed");
+			return ret;
+		}
+	}
+	ret = btrfs_qgroup_list_load(&src, &res->list);
+	if (ret && ret != -ENOENT) {
+		report_fs_error(fs, a->images[0], ret, "reading the quota tree failed");
+		return ret;
+	}
+	res->quotas = ret == 0 && res->list.has_status &&
+		      (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_ON);
+	res->simple = res->quotas && btrfs_qgroup_list_is_simple(&res->list);
+	res->stale_status = res->quotas && (res->list.status.flags &
+					    (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT |
+					     BTRFS_QGROUP_STATUS_FLAG_RESCAN));
+	ret = compute(a, fs, res, &res->acct);
+	if (ret)
+		return ret;
+	/* a subvolume the kernel cannot open (tree 5 was checked at open) */
+	for (size_t i = 0; i < res->nr_roots; i++) {
+		if (res->roots[i].dead || res->roots[i].partly_dropped)
+			continue;
+		btrfs_fs_clear_error(fs);
+		ret = btrfs_check_root_dir(fs, res->roots[i].id);
+		if (ret) {
+			error("%s: %s", a->images[0], btrfs_fs_error(fs));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int vc_check_run(const struct vc_check_args *a, struct vc_check_result *res)
+{
+	struct vc_image img;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	ret = vc_image_open(&img, &(struct vc_image_args){ .paths = a->images,
+			    .nr_paths = a->nr_images, .mirror = a->mirror,
+			    .cache_blocks = CHECK_CACHE_BLOCKS, .mode = VC_IMAGE_READ });
+	if (ret) {
+		error("%s", img.err);
+		return ret;
+	}
+	/* like btrfs check: say so, then check what can be read */
+	vc_image_missing(&img, a->missing, a->missing_size);
+	vc_image_warn(&img);
+	ret = run_check(a, img.bfs, res);
+	/* the engine's results stay valid after the image is closed */
+	vc_image_close(&img);
+	return ret;
+}
+
+void vc_check_release(struct vc_check_result *res)
+{
+	btrfs_acct_free(res->acct);
+	btrfs_qgroup_list_release(&res->list);
+	free(res->counts);
+	res->acct = NULL;
+	res->counts = NULL;
+}
+
+int vc_check_repair(const struct vc_check_args *a, struct btrfs_qgroup_repair_result *r,
+		    bool *written)
+{
+	struct vc_image wr;
+	char err[512];
+	u64 blocks = 0;
+	int ret;
+
+	*written = false;
+	ret = vc_image_open(&wr, &(struct vc_image_args){ .paths = a->images,
+			    .nr_paths = a->nr_images, .mirror = a->mirror,
+			    .mode = VC_IMAGE_WRITE });
+	if (ret < 0) {
+		error("%s", wr.err);
+		return ret;
+	}
+	/* a damaged tree is refused before anything is written */
+	btrfs_fs_clear_error(wr.bfs);
+	ret = btrfs_walk_all_trees(wr.bfs, true, count_block, &blocks);
+	if (ret)
+		report_fs_error(wr.bfs, a->images[0], ret,
+				"tree verification failed, nothing repaired");
+	if (!ret) {
+		ret = vc_offline_repair_qgroups(wr.bfs, a->images[0], r, written, err, sizeof(err));
+		if (ret)
+			error("%s", err);
+	}
+	vc_image_close(&wr);
+	return ret;
+}
