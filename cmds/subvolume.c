@@ -479,7 +479,8 @@ out_usage:
 static const char *const cmd_delete_usage[] = {
 	"subvolume delete [-c|-C] [-R] [-v] [--delete-qgroup] <subvolume>...",
 	"subvolume delete [-c|-C] [-v] [--delete-qgroup] -i <subvolid> <path>",
-	"subvolume delete --dry-run [--raw|--human-readable|...] <subvolume>...",
+	"subvolume delete --dry-run [-R] [--raw|--human-readable|...] <subvolume>...",
+	"subvolume delete --dry-run [-R] [--raw|...] -i <subvolid> [-i <subvolid>...] <path>",
 	NULL,
 };
 static const char *const cmd_delete_details[] = {
@@ -489,8 +490,10 @@ static const char *const cmd_delete_details[] = {
 	"",
 	OPTLINE("-c|--commit-after", "commit the transaction after the last deletion"),
 	OPTLINE("-C|--commit-each", "commit the transaction after each deletion"),
-	OPTLINE("-i|--subvolid <id>", "delete subvolume <id> of the filesystem holding <path>"),
-	OPTLINE("-R|--recursive", "delete the subvolumes nested below first"),
+	OPTLINE("-i|--subvolid <id>", "delete subvolume <id> of the filesystem holding <path>;\n\t"
+		"with --dry-run it may be repeated, the set is those ids"),
+	OPTLINE("-R|--recursive", "delete the subvolumes nested below first; with --dry-run\n\t"
+		"the set is each subvolume and all nested below it"),
 	OPTLINE("--dry-run", "delete nothing; print the bytes deleting exactly this set\n\twould free "
 		"(exclusive bytes of the set, as a level-1 qgroup holding\n\tthem would show "
 		"after a rescan) and each subvolume's own;\n\traw device space freed is larger "
@@ -816,6 +819,8 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 	unsigned int units = units_from_args(&argc, argv, false);
 	struct vc_fs **keep;
 	bool by_id = false, dry_run = false;
+	u64 *ids = NULL;
+	size_t nr_ids = 0;
 	int c, ret, nargs, failed = 0;
 
 	while ((c = cmd_getopt(ctx, argc, argv, "cCi:Rv", longopts)) != -1) {
@@ -833,9 +838,23 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 				return cmd_usage_error(ctx, "invalid subvolume id '%s': %s", optarg,
 						       parse_strerror(ret, "not a number"));
 			if (o.subvolid < BTRFS_FIRST_FREE_OBJECTID ||
-			    o.subvolid > BTRFS_LAST_FREE_OBJECTID)
+			    o.subvolid > BTRFS_LAST_FREE_OBJECTID) {
+				free(ids);
 				return cmd_usage_error(ctx, "subvolume id %s out of range "
 						       "(256 and above)", optarg);
+			}
+			/* --dry-run takes several; the real delete one */
+			if (!(nr_ids & (nr_ids + 1))) {
+				u64 *more = realloc(ids, 2 * (nr_ids + 1) * sizeof(*ids));
+
+				if (!more) {
+					free(ids);
+					error("out of memory");
+					return VC_EXIT_FAILURE;
+				}
+				ids = more;
+			}
+			ids[nr_ids++] = o.subvolid;
 			by_id = true;
 			break;
 		case 'R':
@@ -851,21 +870,33 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 			dry_run = true;
 			break;
 		default:
+			free(ids);
 			return VC_EXIT_USAGE;
 		}
 	}
 	nargs = argc - optind;
-	if (dry_run && (by_id || o.recursive || o.delete_qgroup || o.commit != VC_COMMIT_NONE))
-		return cmd_usage_error(ctx, "--dry-run cannot be used with -c, -C, -i, -R or "
-				       "--delete-qgroup");
-	if (!dry_run && ctx->cfg->format == VC_FORMAT_JSON)
-		return cmd_usage_error(ctx, "--format json is not supported without --dry-run");
-	if (!dry_run && units != UNITS_DEFAULT)
-		return cmd_usage_error(ctx, "size units need --dry-run");
 	if (dry_run) {
-		ret = cmd_check_argc_min(ctx, nargs, 1);
-		return ret ? ret : sv_delete_dry_run(ctx, argv + optind, nargs, units);
+		if (o.delete_qgroup || o.commit != VC_COMMIT_NONE)
+			ret = cmd_usage_error(ctx, "--dry-run cannot be used with -c, -C or "
+					      "--delete-qgroup");
+		else if (by_id)
+			ret = cmd_check_argc_exact(ctx, nargs, 1);
+		else
+			ret = cmd_check_argc_min(ctx, nargs, 1);
+		if (!ret)
+			ret = sv_delete_dry_run(ctx, argv + optind, nargs, ids, nr_ids,
+						o.recursive, units);
+		free(ids);
+		return ret;
 	}
+	free(ids);
+	if (nr_ids > 1)
+		return cmd_usage_error(ctx, "-i more than once needs --dry-run (a delete takes "
+				       "one id)");
+	if (ctx->cfg->format == VC_FORMAT_JSON)
+		return cmd_usage_error(ctx, "--format json is not supported without --dry-run");
+	if (units != UNITS_DEFAULT)
+		return cmd_usage_error(ctx, "size units need --dry-run");
 	if (by_id && o.recursive)
 		return cmd_usage_error(ctx, "-R cannot be used with -i");
 	ret = by_id ? cmd_check_argc_exact(ctx, nargs, 1) : cmd_check_argc_min(ctx, nargs, 1);

@@ -25,7 +25,8 @@ int sv_load_list(const struct vc_ctx *ctx, struct vc_fs *fs, struct btrfs_subvol
 bool sv_subvol_below(const struct btrfs_subvol_list *l, const struct btrfs_subvol *s, u64 top);
 
 /* cmds/subvolume-dryrun.c: delete --dry-run; returns a VC_EXIT_* code */
-int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, unsigned int units);
+int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, const u64 *ids,
+		      size_t nr_ids, bool recursive, unsigned int units);
 
 /* cmds/subvolume-list.c */
 extern const struct cmd_struct subvolume_cmd_list;

@@ -82,7 +82,7 @@ static const struct rec_field dryrun_row_fields[] = {
 	REC_COL(NULL, "absolute_path", REC_STR, R, abs, 0, REC_LEFT, 0),
 	REC_COL("Referenced", "referenced", REC_SIZE, R, rfer, 14, REC_RIGHT, 1),
 	REC_COL("Exclusive", "exclusive", REC_SIZE, R, excl, 14, REC_RIGHT, 1),
-	REC_COL("Path", NULL, REC_STR, R, path, 0, REC_LEFT, 2),
+	REC_COL("Path", NULL, REC_STR, R, shown, 0, REC_LEFT, 2),
 };
 #undef R
 const struct rec_desc rec_dryrun_row = REC_DESC("dry run subvolume", dryrun_row_fields);

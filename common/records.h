@@ -59,6 +59,7 @@ struct dryrun_row_rec {
 	uint64_t id;
 	const char *path, *abs;
 	uint64_t rfer, excl;
+	const char *shown;		/* text: path, else (-i) abs */
 };
 /* ... and the document; the text's closing sentences are the command's */
 struct dryrun_rec {

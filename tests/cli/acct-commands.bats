@@ -18,13 +18,24 @@ rows() {
 @test "acct: usage errors exit 2 before anything is opened" {
 	run_volctl subvolume delete --dry-run
 	assert_status 2
-	for o in -c -C -R --delete-qgroup; do
+	for o in -c -C --delete-qgroup; do
 		run_volctl subvolume delete --dry-run "$o" /nonexistent/a
 		assert_status 2
 		assert_output_contains "--dry-run cannot be used with"
 	done
-	run_volctl subvolume delete --dry-run -i 256 /nonexistent
+	# -i: exactly one path; ids from 256; several only with --dry-run
+	run_volctl subvolume delete --dry-run -i 256 /nonexistent /b
 	assert_status 2
+	assert_output_contains "exactly 1 argument expected"
+	run_volctl subvolume delete --dry-run -i 256 -i 5 /nonexistent
+	assert_status 2
+	assert_output_contains "subvolume id 5 out of range"
+	run_volctl subvolume delete --dry-run -i 2x /nonexistent
+	assert_status 2
+	assert_output_contains "invalid subvolume id '2x'"
+	run_volctl subvolume delete -i 256 -i 257 /nonexistent
+	assert_status 2
+	assert_output_contains "-i more than once needs --dry-run"
 	run_volctl --format json subvolume delete /nonexistent/a
 	assert_status 2
 	assert_output_contains "--format json is not supported without --dry-run"
@@ -124,6 +135,59 @@ rows() {
 	# nothing was written
 	[ "$(image_sum)" = "$before" ]
 	"$VOLCTL" --image "$IMG" subvolume show /a >/dev/null
+}
+
+# "id exclusive" per member, then the set's numbers, of a dry run's JSON
+dry_set() {
+	jq -r '.subvolume_delete_dry_run | (.subvolumes[] | "\(.id) \(.exclusive)"),
+		(.set | "set \(.count) \(.referenced) \(.exclusive) \(.data) \(.metadata) \(.raw)")'
+}
+
+@test "acct: delete --dry-run --image -R and -i: the same set as the explicit list" {
+	fixture rich4k
+	before=$(image_sum)
+	explicit=$("$VOLCTL" --image "$IMG" --format json subvolume delete --dry-run /a /a/dir/nested |
+		dry_set)
+	[ "$(tail -n 1 <<<"$explicit")" = "set 2 221184 24576 16384 8192 24576" ]
+	# -R: a and the subvolume nested in it, listed below the path given
+	run_volctl --image "$IMG" --format json subvolume delete --dry-run -R /a
+	assert_status 0
+	[ "$(dry_set <<<"$output")" = "$explicit" ]
+	[ "$(jq -r '.subvolume_delete_dry_run.subvolumes[1].path' <<<"$output")" = /a/dir/nested ]
+	# -i: the same set by ids, through any path of the filesystem
+	run_volctl --image "$IMG" --format json subvolume delete --dry-run -i 256 -i 257 /b
+	assert_status 0
+	[ "$(dry_set <<<"$output")" = "$explicit" ]
+	[ "$(jq -r '.subvolume_delete_dry_run.subvolumes[0].path' <<<"$output")" = null ]
+	[ "$(jq -r '.subvolume_delete_dry_run.subvolumes[1].absolute_path' <<<"$output")" = /a/dir/nested ]
+	run_volctl --image "$IMG" --format json subvolume delete --dry-run -R -i 256 /
+	[ "$(dry_set <<<"$output")" = "$explicit" ]
+	# two levels down: deep and deep/inner
+	deep=$("$VOLCTL" --image "$IMG" --format json subvolume delete --dry-run \
+		/d1/d2/d3/d4/d5/deep /d1/d2/d3/d4/d5/deep/inner | dry_set)
+	run_volctl --image "$IMG" --format json subvolume delete --dry-run -R /d1/d2/d3/d4/d5/deep
+	[ "$(dry_set <<<"$output")" = "$deep" ]
+	run_volctl --image "$IMG" subvolume delete --dry-run --raw -R -i 258 /
+	assert_status 0
+	assert_output_contains "259                4096           4096  /d1/d2/d3/d4/d5/deep/inner"
+	# -R of a subvolume with nothing nested is the subvolume alone
+	[ "$("$VOLCTL" --image "$IMG" --format json subvolume delete --dry-run -R /b | dry_set)" = \
+	  "$("$VOLCTL" --image "$IMG" --format json subvolume delete --dry-run /b | dry_set)" ]
+	# ids of no live subvolume: refused, nothing printed on stdout
+	for id in 266 99999 265; do
+		run_volctl_split --image "$IMG" subvolume delete --dry-run -i 256 -i "$id" /
+		[ "$status" -eq 1 ]
+		[ -z "$out" ]
+		[ "$err" = "error: subvolume id $id: no such subvolume on the filesystem of /" ]
+	done
+	[ "$(image_sum)" = "$before" ]
+}
+
+@test "acct: delete --dry-run --image -i: a subvolume under deletion is refused" {
+	fixture noquota16k
+	run_volctl --image "$IMG" subvolume delete --dry-run -i 265 /
+	assert_status 1
+	assert_output_contains "subvolume id 265: no such subvolume"
 }
 
 @test "acct: delete --dry-run --image: DUP metadata doubles the raw bytes; refusals" {

@@ -17,6 +17,9 @@ setup() {
 }
 
 teardown() {
+	if [ -n "${MNT2:-}" ] && mountpoint -q "$MNT2" 2>/dev/null; then
+		umount "$MNT2" || umount -l "$MNT2" || true
+	fi
 	if [ -n "${WRITER_PID:-}" ]; then
 		kill "$WRITER_PID" 2>/dev/null || true
 		wait "$WRITER_PID" 2>/dev/null || true
@@ -139,6 +142,87 @@ df_used() {
 	assert_output_contains "$MNT/s1"
 	[ -d "$MNT/s1/dir" ]
 	btrfs subvolume show "$MNT/s1" >/dev/null
+}
+
+# "id exclusive" per member, then the set's numbers, of a dry run's JSON
+dry_set() {
+	jq -r '.subvolume_delete_dry_run | (.subvolumes[] | "\(.id) \(.exclusive)"),
+		(.set | "set \(.count) \(.referenced) \(.exclusive) \(.data) \(.metadata) \(.raw)")'
+}
+
+@test "delete --dry-run -R and -i: the nested set equals the explicit list and a level-1 qgroup over it; offline equal" {
+	make_set
+	# sv/n1 and sv/n1/n2 nested in sv; n2 a snapshot of s2, sharing data
+	# with s1, s2 and keep outside the set
+	btrfs subvolume create "$MNT/sv/n1" >/dev/null
+	dd if=/dev/urandom of="$MNT/sv/n1/g" bs=1M count=3 status=none
+	btrfs subvolume snapshot "$MNT/s2" "$MNT/sv/n1/n2" >/dev/null
+	dd if=/dev/urandom of="$MNT/sv/n1/n2/f1" bs=1M count=1 conv=notrunc status=none
+	sync
+	explicit=$("$VOLCTL" --format json subvolume delete --dry-run "$MNT/sv" "$MNT/sv/n1" \
+		"$MNT/sv/n1/n2" | dry_set)
+	[ "$(wc -l <<<"$explicit")" -eq 4 ]
+	run_volctl --format json subvolume delete --dry-run -R "$MNT/sv"
+	assert_status 0
+	[ "$(dry_set <<<"$output")" = "$explicit" ]
+	[ "$(jq -r '.subvolume_delete_dry_run.subvolumes[2].path' <<<"$output")" = "$MNT/sv/n1/n2" ]
+	[ "$(jq -r .subvolume_delete_dry_run.source <<<"$output")" = live_snapshot ]
+	sv=$(btrfs inspect-internal rootid "$MNT/sv")
+	n1=$(btrfs inspect-internal rootid "$MNT/sv/n1")
+	n2=$(btrfs inspect-internal rootid "$MNT/sv/n1/n2")
+	# nothing was deleted
+	[ -f "$MNT/sv/n1/n2/f1" ]
+
+	# -i through a mount of s1 alone, which cannot reach sv
+	MNT2="$BATS_TEST_TMPDIR/mnt2"
+	mkdir -p "$MNT2"
+	mount -o subvol=s1 "$LOOPDEV" "$MNT2"
+	[ ! -e "$MNT2/sv" ]
+	run_volctl --format json subvolume delete --dry-run -i "$sv" -i "$n1" -i "$n2" "$MNT2"
+	assert_status 0
+	[ "$(dry_set <<<"$output")" = "$explicit" ]
+	[ "$(jq -r '.subvolume_delete_dry_run.subvolumes[0].path' <<<"$output")" = null ]
+	run_volctl --format json subvolume delete --dry-run -R -i "$sv" "$MNT2"
+	assert_status 0
+	[ "$(dry_set <<<"$output")" = "$explicit" ]
+	# bad ids: refused with one line, nothing on stdout
+	run_volctl_split subvolume delete --dry-run -i "$sv" -i 4242 "$MNT2"
+	[ "$status" -eq 1 ]
+	[ -z "$out" ]
+	[ "$err" = "error: subvolume id 4242: no such subvolume on the filesystem of $MNT2" ]
+	run_volctl subvolume delete --dry-run -i 5 "$MNT2"
+	assert_status 2
+	umount "$MNT2"
+
+	# the kernel as oracle: a level-1 qgroup over exactly the set
+	btrfs quota enable "$MNT"
+	btrfs qgroup create 1/88 "$MNT"
+	for id in "$sv" "$n1" "$n2"; do
+		btrfs qgroup assign --no-rescan "0/$id" 1/88 "$MNT" 2>/dev/null || true
+	done
+	kernel_rescan "$MNT"
+	kernel=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "1/88" { print "set 3", $2, $3 }')
+	mine=$(tail -n 1 <<<"$explicit" | cut -d' ' -f1-4)
+	echo "kernel 1/88: $kernel; dry run: $mine"
+	[ "$mine" = "$kernel" ]
+	# each member's own exclusive bytes are its level-0 qgroup's
+	for id in "$sv" "$n1" "$n2"; do
+		k=$(btrfs qgroup show --raw "$MNT" | awk -v q="0/$id" '$1 == q { print $3 }')
+		grep -qx "$id $k" <<<"$explicit"
+	done
+
+	# offline: the same numbers from the image
+	cleanup_mount
+	run_volctl --image "$IMG" --format json subvolume delete --dry-run -R /sv
+	assert_status 0
+	[ "$(jq -r .subvolume_delete_dry_run.source <<<"$output")" = image ]
+	[ "$(dry_set <<<"$output")" = "$explicit" ]
+	run_volctl --image "$IMG" --format json subvolume delete --dry-run -i "$n2" -i "$sv" -i "$n1" /s1
+	assert_status 0
+	[ "$(dry_set <<<"$output" | tail -n 1)" = "$(tail -n 1 <<<"$explicit")" ]
+	run_volctl --image "$IMG" subvolume delete --dry-run -i 4242 /
+	assert_status 1
+	assert_output_contains "subvolume id 4242: no such subvolume"
 }
 
 @test "qgroup show --compute equals btrfs qgroup show --raw after a rescan (mounted, then --image)" {
