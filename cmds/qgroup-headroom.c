@@ -9,9 +9,15 @@
  * adds to the rfer and the excl of its level-0 group and of every group
  * above it, transitively: each max_rfer and max_excl of that chain leaves
  * limit - used bytes, and the smallest of them is the headroom.  The numbers
- * are the recorded ones (with --compute the engine's).  The kernel also
- * reserves space for writes in flight and for metadata ahead of time, so a
- * write can be refused (EDQUOT) somewhat before the headroom is used up.
+ * are the recorded ones (with --compute the engine's).
+ *
+ * The kernel also reserves space for writes in flight and for metadata ahead
+ * of time, and refuses a write (EDQUOT) when used + reserved + its bytes
+ * would pass a limit.  Online the reservations (sysfs qgroups/L_ID/rsv_*)
+ * count as used, so left is limit - (used + reserved).  The headroom is
+ * "full" when what is left is less than the smallest write reserves: one
+ * data sector and, for its metadata, one tree block.  Offline nothing is in
+ * flight and nothing is reserved.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,7 +37,9 @@ struct headroom_limit {
 	bool exclusive;			/* max_excl, else max_rfer */
 	u64 limit;
 	u64 used;
-	u64 left;
+	u64 reserved;			/* online: the kernel's reservations */
+	bool has_reserved;
+	u64 left;			/* limit - (used + reserved), 0 below */
 };
 
 struct headroom {
@@ -41,6 +49,9 @@ struct headroom {
 	size_t nr;
 	ssize_t binding;		/* index of the first limit to bind, -1: none */
 	char lift[512];			/* the command that lifts it */
+	bool online;			/* reservations are read */
+	u64 one_write;			/* what the smallest write reserves */
+	bool full;			/* the binding limit leaves less than that */
 };
 
 static void lift_command(const struct vc_ctx *ctx, const char *path, const struct headroom_limit *l,
@@ -55,7 +66,8 @@ static void lift_command(const struct vc_ctx *ctx, const char *path, const struc
 		 l->exclusive ? "-e " : "", btrfs_qgroupid_str(l->qg->qgroupid, qb), path);
 }
 
-static int collect(const struct btrfs_qgroup_list *list, struct headroom *h)
+static int collect(const struct vc_ctx *ctx, struct vc_fs *fs,
+		   const struct btrfs_qgroup_list *list, struct headroom *h)
 {
 	bool *mark = calloc(list->nr ? list->nr : 1, sizeof(*mark));
 
@@ -70,9 +82,14 @@ static int collect(const struct btrfs_qgroup_list *list, struct headroom *h)
 	btrfs_qgroup_list_mark(list, h->qgroupid, true, mark);
 	for (size_t i = 0; i < list->nr; i++) {
 		const struct btrfs_qgroup *qg = &list->groups[i];
+		struct vc_qgroup_rsv rsv = { 0 };
+		bool has_rsv = false;
 
 		if (!mark[i])
 			continue;
+		if (h->online && (qg->limit.flags & (BTRFS_QGROUP_LIMIT_MAX_RFER |
+						     BTRFS_QGROUP_LIMIT_MAX_EXCL)))
+			has_rsv = !ctx->ops->qgroup_reserved(fs, qg->qgroupid, &rsv);
 		for (int excl = 0; excl < 2; excl++) {
 			u64 flag = excl ? BTRFS_QGROUP_LIMIT_MAX_EXCL : BTRFS_QGROUP_LIMIT_MAX_RFER;
 			struct headroom_limit *l = &h->limits[h->nr];
@@ -83,13 +100,17 @@ static int collect(const struct btrfs_qgroup_list *list, struct headroom *h)
 			l->exclusive = excl;
 			l->limit = excl ? qg->limit.max_excl : qg->limit.max_rfer;
 			l->used = excl ? qg->info.excl : qg->info.rfer;
-			l->left = l->limit > l->used ? l->limit - l->used : 0;
+			l->has_reserved = has_rsv;
+			l->reserved = rsv.data + rsv.meta_pertrans + rsv.meta_prealloc;
+			l->left = l->limit > l->used + l->reserved ?
+				  l->limit - (l->used + l->reserved) : 0;
 			if (h->binding < 0 || l->left < h->limits[h->binding].left)
 				h->binding = (ssize_t)h->nr;
 			h->nr++;
 		}
 	}
 	free(mark);
+	h->full = h->binding >= 0 && h->limits[h->binding].left < h->one_write;
 	return 0;
 }
 
@@ -100,13 +121,14 @@ _Static_assert(sizeof(((struct headroom_row_rec *)0)->qgid) >= BTRFS_QGROUPID_BU
 static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsigned int units)
 {
 	struct headroom_row_rec *rows = calloc(h->nr ? h->nr : 1, sizeof(*rows));
-	char qb[BTRFS_QGROUPID_BUFSIZE], b1[UNITS_BUFSIZE];
+	char qb[BTRFS_QGROUPID_BUFSIZE], b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE];
 	const struct headroom_limit *bind = h->binding >= 0 ? &h->limits[h->binding] : NULL;
 	struct headroom_rec r = {
 		.qgroupid = btrfs_qgroupid_str(h->qgroupid, qb),
 		.numbers = h->numbers,
 		.limits = { &rec_headroom_row, rows, h->nr, sizeof(*rows) },
 		.headroom = bind ? &bind->left : NULL,
+		.full = h->full,
 		.lift_command = bind ? h->lift : NULL,
 	};
 	struct kvout kv;
@@ -123,6 +145,7 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 		row->type = l->exclusive ? "exclusive" : "referenced";
 		row->limit = l->limit;
 		row->used = l->used;
+		row->reserved = l->has_reserved ? &l->reserved : NULL;
 		row->left = l->left;
 		row->binding = l == bind;
 		row->marker = l == bind ? "  <- binds first" : "";
@@ -137,12 +160,23 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 			printf("No limit applies: the headroom is not limited by quotas\n");
 		} else {
 			rec_emit(&kv, &rec_headroom, &r);
-			printf("Headroom: %s can still be written before the %s limit of %s binds\n",
-			       pretty_size(bind->left, units, b1),
-			       bind->exclusive ? "exclusive" : "referenced",
-			       btrfs_qgroupid_str(bind->qg->qgroupid, qb));
-			printf("The kernel reserves space ahead for writes in flight: a write can be "
-			       "refused a little earlier\n");
+			if (h->full)
+				printf("Headroom: full: the %s limit of %s leaves %s, less than the "
+				       "smallest write reserves (%s): writes are refused\n",
+				       bind->exclusive ? "exclusive" : "referenced",
+				       btrfs_qgroupid_str(bind->qg->qgroupid, qb),
+				       pretty_size(bind->left, units, b1),
+				       pretty_size(h->one_write, units, b2));
+			else
+				printf("Headroom: %s can still be written before the %s limit of "
+				       "%s binds\n", pretty_size(bind->left, units, b1),
+				       bind->exclusive ? "exclusive" : "referenced",
+				       btrfs_qgroupid_str(bind->qg->qgroupid, qb));
+			if (h->online)
+				printf("Reserved: the kernel's reservations for writes in flight "
+				       "count as used\n");
+			else
+				printf("Offline nothing is reserved: no write is in flight\n");
 			printf("To lift it: %s\n", h->lift);
 		}
 	}
@@ -157,6 +191,7 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	struct headroom h = { .qgroupid = qgroupid, .numbers = "recorded" };
 	struct quota_state st;
 	char qb[BTRFS_QGROUPID_BUFSIZE];
+	u32 sectorsize = 4096, nodesize = 16384;
 	int ret;
 
 	if (!have_id) {
@@ -203,7 +238,11 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 			"--compute)", path, st.rescan_running ? "incomplete (rescan running)" :
 			"inconsistent");
 	}
-	ret = collect(&list, &h);
+	h.online = ctx->ops->qgroup_reserved != NULL;
+	if (ctx->ops->block_sizes)
+		ctx->ops->block_sizes(fs, &sectorsize, &nodesize);
+	h.one_write = (u64)sectorsize + nodesize;
+	ret = collect(ctx, fs, &list, &h);
 	if (ret) {
 		ret = cmd_report(ctx, NULL, ret, path);
 		goto out;
@@ -271,8 +310,10 @@ static const char *const headroom_details[] = {
 	"<qgroupid>) through the qgroup hierarchy: the referenced and exclusive",
 	"limits of its qgroup and of every group above it, how much of each is",
 	"used, the bytes that can still be written before the first limit binds,",
-	"and the command that would lift that limit.  The kernel reserves space",
-	"ahead of writes, so EDQUOT can come a little before the headroom is used.",
+	"and the command that would lift that limit.  Mounted, the bytes the",
+	"kernel holds reserved for writes in flight count as used (offline",
+	"nothing is reserved); \"full\" when less is left than the smallest write",
+	"reserves (one data sector and one tree block): the kernel refuses writes.",
 	"",
 	OPTLINE("--compute", "use numbers computed from the trees instead of the recorded\n\t"
 		"ones (mounted: reads a committed snapshot of the devices)"),

@@ -80,6 +80,17 @@ struct vc_quota_runtime {
 	size_t levels[VC_QUOTA_MAX_LEVELS];	/* per level; the last counts all above */
 };
 
+/*
+ * What the kernel holds reserved for a qgroup (sysfs qgroups/L_ID/rsv_*):
+ * data of writes not yet committed and metadata reserved ahead.  It
+ * checks a write against used + reserved + the write's bytes.
+ */
+struct vc_qgroup_rsv {
+	u64 data;			/* rsv_data */
+	u64 meta_pertrans;		/* rsv_meta_pertrans */
+	u64 meta_prealloc;		/* rsv_meta_prealloc */
+};
+
 struct vc_rescan_status {
 	bool running;
 	u64 progress;			/* objectid the rescan has reached */
@@ -120,6 +131,13 @@ struct vc_backend_ops {
 	int (*rescan_status)(struct vc_fs *fs, struct vc_rescan_status *st);
 	/* optional, online: the kernel's live quota state from sysfs */
 	int (*quota_runtime)(struct vc_fs *fs, struct vc_quota_runtime *rt);
+	/*
+	 * optional, online: what the kernel holds reserved for @qgroupid
+	 * (offline nothing is in flight: no op); -ENOENT without the group
+	 */
+	int (*qgroup_reserved)(struct vc_fs *fs, u64 qgroupid, struct vc_qgroup_rsv *rsv);
+	/* the data sector and tree block sizes */
+	int (*block_sizes)(struct vc_fs *fs, u32 *sectorsize, u32 *nodesize);
 
 	/* ---- subvolumes ---- */
 	/* @parents: offline, create missing directories of @path (online the command did) */

@@ -428,6 +428,13 @@ static int offline_qgroup_limit(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 m
 				       max_excl, fs->base.err, sizeof(fs->base.err));
 }
 
+static int offline_block_sizes(struct vc_fs *fs, u32 *sectorsize, u32 *nodesize)
+{
+	*sectorsize = fs->img.bfs->sectorsize;
+	*nodesize = fs->img.bfs->nodesize;
+	return 0;
+}
+
 const struct vc_backend_ops vc_offline_ops = {
 	.name = "offline",
 	.open = offline_open,
@@ -451,5 +458,6 @@ const struct vc_backend_ops vc_offline_ops = {
 	.qgroup_destroy = offline_qgroup_destroy,
 	.qgroup_assign = offline_qgroup_assign,
 	.qgroup_limit = offline_qgroup_limit,
+	.block_sizes = offline_block_sizes,
 	.acct_open = offline_acct_open, .acct_close = offline_acct_close,
 };

@@ -32,6 +32,8 @@ int online_rescan_start(struct vc_fs *fs);
 int online_rescan_wait(struct vc_fs *fs);
 int online_rescan_status(struct vc_fs *fs, struct vc_rescan_status *st);
 int online_quota_runtime(struct vc_fs *fs, struct vc_quota_runtime *rt);
+int online_qgroup_reserved(struct vc_fs *fs, u64 qgroupid, struct vc_qgroup_rsv *rsv);
+int online_block_sizes(struct vc_fs *fs, u32 *sectorsize, u32 *nodesize);
 int online_qgroup_create(struct vc_fs *fs, u64 qgroupid);
 int online_qgroup_destroy(struct vc_fs *fs, u64 qgroupid);
 int online_qgroup_assign(struct vc_fs *fs, u64 src, u64 dst, bool assign);

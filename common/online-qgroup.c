@@ -536,3 +536,51 @@ int online_quota_runtime(struct vc_fs *fs, struct vc_quota_runtime *rt)
 		rt->override_limits = atoi(buf) != 0;
 	return 0;
 }
+
+/* A number from sysfs; -errno, -EINVAL when it is not one */
+static int sysfs_u64(const char *dir, const char *name, u64 *val)
+{
+	char buf[32], *end;
+	int ret = sysfs_read(dir, name, buf, sizeof(buf));
+
+	if (ret)
+		return ret;
+	errno = 0;
+	*val = strtoull(buf, &end, 10);
+	return errno || end == buf || *end ? -EINVAL : 0;
+}
+
+/* /sys/fs/btrfs/<fsid>/qgroups/<level>_<id>/rsv_{data,meta_pertrans,meta_prealloc} */
+int online_qgroup_reserved(struct vc_fs *fs, u64 qgroupid, struct vc_qgroup_rsv *rsv)
+{
+	struct btrfs_ioctl_fs_info_args fi = { 0 };
+	char dir[160], fsid[37];
+	int ret;
+
+	memset(rsv, 0, sizeof(*rsv));
+	ret = qioctl(fs, BTRFS_IOC_FS_INFO, &fi);
+	if (ret < 0)
+		return ret;
+	uuid_unparse_lower(fi.fsid, fsid);
+	snprintf(dir, sizeof(dir), "/sys/fs/btrfs/%s/qgroups/%llu_%llu", fsid,
+		 (unsigned long long)btrfs_qgroup_level(qgroupid),
+		 (unsigned long long)(qgroupid & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1)));
+	ret = sysfs_u64(dir, "rsv_data", &rsv->data);
+	if (!ret)
+		ret = sysfs_u64(dir, "rsv_meta_pertrans", &rsv->meta_pertrans);
+	if (!ret)
+		ret = sysfs_u64(dir, "rsv_meta_prealloc", &rsv->meta_prealloc);
+	return ret;
+}
+
+int online_block_sizes(struct vc_fs *fs, u32 *sectorsize, u32 *nodesize)
+{
+	struct btrfs_ioctl_fs_info_args fi = { 0 };
+	int ret = qioctl(fs, BTRFS_IOC_FS_INFO, &fi);
+
+	if (ret < 0)
+		return ret;
+	*sectorsize = fi.sectorsize;
+	*nodesize = fi.nodesize;
+	return 0;
+}

@@ -118,6 +118,7 @@ static const struct rec_field headroom_row_fields[] = {
 	REC_COL("Limit", "type", REC_STR, H, type, 10, REC_LEFT, 1),
 	REC_COL(NULL, "limit", REC_U64, H, limit, 0, REC_LEFT, 0),
 	REC_COL("Used", "used", REC_SIZE, H, used, 14, REC_RIGHT, 1),
+	REC_COL("Reserved", "reserved", REC_U64_OPT, H, reserved, 14, REC_RIGHT, 1),
 	REC_COL("Max", NULL, REC_SIZE, H, limit, 14, REC_RIGHT, 1),
 	REC_COL("Left", "left", REC_SIZE, H, left, 14, REC_RIGHT, 1),
 	REC_COL(NULL, "binding", REC_BOOL, H, binding, 0, REC_LEFT, 0),
@@ -132,6 +133,7 @@ static const struct rec_field headroom_fields[] = {
 	REC_F(NULL, "numbers", REC_STR, H, numbers),
 	REC_F("", "limits", REC_TABLE, H, limits),
 	REC_F(NULL, "headroom", REC_U64_OPT, H, headroom),
+	REC_F(NULL, "full", REC_BOOL, H, full),
 	REC_F(NULL, "lift_command", REC_STR, H, lift_command),
 };
 #undef H

@@ -80,7 +80,9 @@ struct headroom_row_rec {
 	const char *qgroupid;		/* = qgid */
 	uint64_t level;
 	const char *type;		/* "exclusive" or "referenced" */
-	uint64_t limit, used, left;
+	uint64_t limit, used;
+	const uint64_t *reserved;	/* NULL: none known (offline) */
+	uint64_t left;
 	bool binding;
 	const char *marker;		/* text: "  <- binds first" or "" */
 };
@@ -90,6 +92,7 @@ struct headroom_rec {
 	const char *numbers;		/* "recorded", "image", "live_snapshot" */
 	struct rec_table limits;	/* of struct headroom_row_rec */
 	const uint64_t *headroom;	/* NULL: no limit applies */
+	bool full;			/* less left than one write reserves */
 	const char *lift_command;
 };
 extern const struct rec_desc rec_headroom_row, rec_headroom;

@@ -208,6 +208,33 @@ dry_set() {
 	assert_output_contains "not a subvolume"
 }
 
+@test "acct: qgroup headroom --image: full below one write (a sector and a tree block), nothing reserved" {
+	fixture rich4k
+	run_volctl --image "$IMG" --format json qgroup headroom /a
+	assert_status 0
+	[ "$(jq '[.qgroup_headroom.limits[].reserved] | unique' -c <<<"$output")" = "[null]" ]
+	[ "$(jq .qgroup_headroom.full <<<"$output")" = false ]
+	run_volctl --image "$IMG" qgroup headroom --raw /a
+	assert_output_contains "Offline nothing is reserved: no write is in flight"
+	assert_output_contains "Used       Reserved            Max"
+	# 0/256 uses 200704; sectorsize and nodesize 4096: one write needs 8192
+	"$VOLCTL" --image "$IMG" qgroup limit $((200704 + 8191)) 0/256 /
+	run_volctl --image "$IMG" --format json qgroup headroom /a
+	[ "$(jq -c '.qgroup_headroom | [.headroom, .full]' <<<"$output")" = "[8191,true]" ]
+	run_volctl --image "$IMG" qgroup headroom --raw /a
+	assert_output_contains "Headroom: full: the referenced limit of 0/256 leaves 8191, less than the smallest write reserves (8192): writes are refused"
+	"$VOLCTL" --image "$IMG" qgroup limit $((200704 + 8192)) 0/256 /
+	run_volctl --image "$IMG" --format json qgroup headroom /a
+	[ "$(jq -c '.qgroup_headroom | [.headroom, .full]' <<<"$output")" = "[8192,false]" ]
+	# over the limit: left 0, full
+	"$VOLCTL" --image "$IMG" qgroup limit 100000 0/256 /
+	run_volctl --image "$IMG" --format json qgroup headroom /a
+	[ "$(jq -c '.qgroup_headroom | [.headroom, .full]' <<<"$output")" = "[0,true]" ]
+	# no limit: not full
+	run_volctl --image "$IMG" --format json qgroup headroom /a/dir/nested
+	[ "$(jq .qgroup_headroom.full <<<"$output")" = false ]
+}
+
 @test "acct: qgroup headroom --image on rich4k: every limit up the hierarchy" {
 	fixture rich4k
 	run_volctl --image "$IMG" --format json qgroup headroom /a

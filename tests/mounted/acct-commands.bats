@@ -309,6 +309,69 @@ dry_set() {
 	[ "$(jq -r '.qgroup_headroom.limits[] | select(.binding) | .qgroupid' <<<"$output")" = 0/256 ]
 }
 
+@test "qgroup headroom: reserved bytes count; full exactly when the kernel refuses writes (EDQUOT)" {
+	btrfs quota enable "$MNT"
+	btrfs subvolume create "$MNT/hv" >/dev/null
+	kernel_rescan "$MNT"
+	btrfs qgroup limit 24M "$MNT/hv"
+	sync
+	fsid=$(btrfs filesystem show --raw "$MNT" | awk '/uuid:/ { print $NF }')
+	q=/sys/fs/btrfs/$fsid/qgroups/0_256
+	for f in rsv_data rsv_meta_pertrans rsv_meta_prealloc; do
+		[ -r "$q/$f" ]
+	done
+
+	# writes in flight: the data stays reserved until the next commit
+	dd if=/dev/zero of="$MNT/hv/a" bs=1M count=4 status=none
+	run_volctl --format json qgroup headroom "$MNT/hv"
+	assert_status 0
+	rsv=$(jq '.qgroup_headroom.limits[0].reserved' <<<"$output")
+	sysrsv=$(($(cat "$q/rsv_data") + $(cat "$q/rsv_meta_pertrans") + $(cat "$q/rsv_meta_prealloc")))
+	echo "reserved $rsv, sysfs now $sysrsv"
+	[ "$rsv" -ge 4194304 ]
+	[ "$(jq '.qgroup_headroom.limits[0] | .left == .limit - .used - .reserved' <<<"$output")" = true ]
+	[ "$(jq .qgroup_headroom.headroom <<<"$output")" -le $((20 * 1048576)) ]
+	[ "$(jq .qgroup_headroom.full <<<"$output")" = false ]
+	run_volctl qgroup headroom --raw "$MNT/hv"
+	assert_output_contains "Reserved: the kernel's reservations for writes in flight count as used"
+
+	# fill it one block at a time until the kernel refuses
+	run dd if=/dev/zero of="$MNT/hv/fill" bs=4K count=10000 status=none
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Disk quota exceeded"* ]]
+	run_volctl --format json qgroup headroom "$MNT/hv"
+	assert_status 0
+	echo "$output"
+	[ "$(jq .qgroup_headroom.full <<<"$output")" = true ]
+	run_volctl qgroup headroom "$MNT/hv"
+	assert_status 0
+	assert_output_contains "Headroom: full: the referenced limit of 0/256 leaves"
+	assert_output_contains "To lift it: volctl qgroup limit none 0/256 $MNT/hv"
+	# and still after the reservations are committed: the kernel refuses one more block
+	sync
+	run dd if=/dev/zero of="$MNT/hv/one" bs=4K count=1 status=none
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Disk quota exceeded"* ]]
+	sync
+	run_volctl --format json qgroup headroom "$MNT/hv"
+	echo "$output"
+	[ "$(jq .qgroup_headroom.full <<<"$output")" = true ]
+
+	# raised by 1 MiB: not full, and the kernel takes a block again
+	btrfs qgroup limit 25M "$MNT/hv"
+	run_volctl --format json qgroup headroom "$MNT/hv"
+	[ "$(jq .qgroup_headroom.full <<<"$output")" = false ]
+	dd if=/dev/zero of="$MNT/hv/one" bs=4K count=1 status=none
+
+	# offline: nothing reserved, said so
+	cleanup_mount
+	run_volctl --image "$IMG" --format json qgroup headroom /hv
+	assert_status 0
+	[ "$(jq .qgroup_headroom.limits[0].reserved <<<"$output")" = null ]
+	run_volctl --image "$IMG" qgroup headroom /hv
+	assert_output_contains "Offline nothing is reserved"
+}
+
 @test "qgroup show --compute on a filesystem being written: numbers, or the documented message" {
 	make_set
 	# a writer committing all the time, so tree blocks move under the reader
