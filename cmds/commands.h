@@ -92,6 +92,17 @@ int cmd_open(const struct vc_ctx *ctx, const char *path, bool writable, struct v
 void cmd_close(const struct vc_ctx *ctx, struct vc_fs *fs);
 int cmd_report(const struct vc_ctx *ctx, struct vc_fs *fs, int err, const char *object);
 int cmd_not_offline(const struct vc_ctx *ctx);
+
+/*
+ * cmd_report_edquot - report an -EDQUOT of a write under @dir (a subvolume
+ * create or snapshot into it) as "@what: Disk quota exceeded: qgroup L/ID
+ * limit TYPE SIZE (used SIZE); raise it with: volctl qgroup limit
+ * <size>|none L/ID @dir", naming the limit that binds first (as qgroup
+ * headroom finds it) from the group the backend named, else from @dir's
+ * subvolume.  Falls back to cmd_report() when no limit is found.
+ */
+int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *what,
+		      const char *dir);
 #define CMD_OP(ctx, op, ...) ((ctx)->ops->op ? (ctx)->ops->op(__VA_ARGS__) : -EOPNOTSUPP)
 
 #define OPTLINE(opt, text)	"  " opt "\n\t" text

@@ -261,7 +261,10 @@ static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
 		goto out;
 	vc_fs_clear_error(fs);
 	ret = CMD_OP(ctx, subvol_create, fs, arg, parents, &inh);
-	if (ret) {
+	if (ret == -EDQUOT) {
+		cmd_report_edquot(ctx, fs, arg, dir);
+		goto out;
+	} else if (ret) {
 		cmd_report(ctx, fs, ret, arg);
 		goto out;
 	}
@@ -454,7 +457,10 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	inh.qgroups = ia.ids;
 	vc_fs_clear_error(fs);
 	ret = CMD_OP(ctx, snapshot, fs, src, target, readonly, &inh);
-	if (ret) {
+	if (ret == -EDQUOT) {
+		cmd_report_edquot(ctx, fs, target, dir);
+		goto out;
+	} else if (ret) {
 		cmd_report(ctx, fs, ret, target);
 		goto out;
 	}

@@ -235,6 +235,34 @@ dry_set() {
 	[ "$(jq .qgroup_headroom.full <<<"$output")" = false ]
 }
 
+@test "acct: create and snapshot --image over a limit: the error names the group, its limit and the lift" {
+	fixture rich4k
+	"$VOLCTL" --image "$IMG" qgroup limit 5000 0/5 /
+	before=$(image_sum)
+	run_volctl --image "$IMG" subvolume create /x
+	assert_status 1
+	[ "$output" = "error: /x: Disk quota exceeded: qgroup 0/5 limit referenced 4.88KiB (used 4.00KiB, over by 11384 bytes); raise it with: volctl --image $IMG qgroup limit <size>|none 0/5 /" ]
+	run_volctl --image "$IMG" subvolume snapshot /a /y
+	assert_status 1
+	[ "$output" = "error: /y: Disk quota exceeded: qgroup 0/5 limit referenced 4.88KiB (used 4.00KiB, over by 11384 bytes); raise it with: volctl --image $IMG qgroup limit <size>|none 0/5 /" ]
+	# a group above: 1/100 (a, snap-a) with 232 KiB used; the snapshot goes into a
+	"$VOLCTL" --image "$IMG" qgroup limit none 0/5 /
+	"$VOLCTL" --image "$IMG" qgroup limit 200000 1/100 /
+	before=$(image_sum)
+	run_volctl --image "$IMG" subvolume snapshot /b /a/s
+	assert_status 1
+	[ "$output" = "error: /a/s: Disk quota exceeded: qgroup 1/100 limit referenced 195.31KiB (used 232.00KiB, over by 49856 bytes); raise it with: volctl --image $IMG qgroup limit <size>|none 1/100 /a" ]
+	# an inherited group (-i) is the one named, not the parent's
+	run_volctl --image "$IMG" subvolume snapshot -i 1/100 /b /s
+	assert_status 1
+	[[ "$output" == "error: /s: Disk quota exceeded: qgroup 1/100 limit referenced "*"; raise it with: volctl --image $IMG qgroup limit <size>|none 1/100 /" ]]
+	[ "$(image_sum)" = "$before" ]
+	# the printed command lifts it
+	"$VOLCTL" --image "$IMG" qgroup limit none 1/100 /a
+	run_volctl --image "$IMG" subvolume snapshot /b /a/s
+	assert_status 0
+}
+
 @test "acct: qgroup headroom --image on rich4k: every limit up the hierarchy" {
 	fixture rich4k
 	run_volctl --image "$IMG" --format json qgroup headroom /a

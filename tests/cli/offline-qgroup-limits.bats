@@ -60,7 +60,7 @@ qg() {
 	# the top level's blocks are shared with s1: copying them makes them s1's alone
 	vc subvolume create /a
 	assert_status 1
-	[[ "$output" =~ ^"error: qgroup 0/256: exclusive limit $excl would be exceeded by "[0-9]+" bytes (Disk quota exceeded)"$ ]]
+	[[ "$output" =~ ^"error: /a: Disk quota exceeded: qgroup 0/256 limit exclusive "[0-9.]+[KM]iB" (used "[0-9.]+[KM]iB", over by "[0-9]+" bytes); raise it with: volctl --image $IMG qgroup limit -e <size>|none 0/256 /"$ ]]
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	vc_ok qgroup limit -e none 0/256 /
 	vc_ok subvolume create /a
@@ -83,7 +83,7 @@ qg() {
 	before=$(sha256sum <"$IMG")
 	vc subvolume snapshot / /s3
 	assert_status 1
-	assert_output_contains "qgroup 0/5: referenced limit"
+	assert_output_contains "error: /s3: Disk quota exceeded: qgroup 0/5 limit referenced"
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	vc_ok qgroup limit none 0/5 /
 	# -i into a group whose ancestor is at its limit
@@ -92,7 +92,7 @@ qg() {
 	before=$(sha256sum <"$IMG")
 	vc subvolume snapshot -i 1/1 / /s3
 	assert_status 1
-	[[ "$output" =~ ^"error: qgroup 2/1: referenced limit $rfer would be exceeded by "([0-9]+)" bytes (Disk quota exceeded)"$ ]]
+	[[ "$output" =~ ^"error: /s3: Disk quota exceeded: qgroup 2/1 limit referenced "[0-9.]+[KM]iB" (used "[0-9.]+[KM]iB", over by "([0-9]+)" bytes); raise it with: volctl --image $IMG qgroup limit <size>|none 2/1 /"$ ]]
 	local over=${BASH_REMATCH[1]}
 	[ "$over" -gt 0 ]
 	[ "$(sha256sum <"$IMG")" = "$before" ]
@@ -112,7 +112,7 @@ qg() {
 	before=$(sha256sum <"$IMG")
 	vc subvolume create -i 1/1 /s1/new
 	assert_status 1
-	assert_output_contains "qgroup 1/1: exclusive limit"
+	assert_output_contains "error: /s1/new: Disk quota exceeded: qgroup 1/1 limit exclusive "
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	checks_clean
 }
@@ -139,7 +139,8 @@ qg() {
 	before=$(sha256sum <"$IMG")
 	vc subvolume snapshot -i 1/1 / /s3
 	assert_status 1
-	assert_output_contains "error: qgroup 1/1: exclusive limit $excl would be exceeded by"
+	assert_output_contains "error: /s3: Disk quota exceeded: qgroup 1/1 limit exclusive "
+	assert_output_contains "raise it with: volctl --image $IMG qgroup limit -e <size>|none 1/1 /"
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	# a limit set below the current usage is accepted, as by the kernel
 	vc_ok qgroup limit 4096 0/256 /

@@ -388,7 +388,7 @@ assign_state() {
 	before=$(sha256sum <"$IMG")
 	vc subvolume create /a/x
 	assert_status 1
-	assert_output_contains "qgroup 0/256: referenced limit 49152 would be exceeded by 16384 bytes"
+	[[ "$output" == "error: /a/x: Disk quota exceeded: qgroup 0/256 limit referenced 48.00KiB (used "*"KiB, over by 16384 bytes); raise it with: volctl --image $IMG qgroup limit <size>|none 0/256 /a" ]]
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	vc qgroup limit 64K /a /
 	vc subvolume create /a/x
@@ -400,7 +400,7 @@ assign_state() {
 	before=$(sha256sum <"$IMG")
 	vc subvolume create -i 1/1 /z
 	assert_status 1
-	[ "$output" = "error: qgroup 1/1: referenced limit 8192 would be exceeded by 8192 bytes (Disk quota exceeded)" ]
+	[ "$output" = "error: /z: Disk quota exceeded: qgroup 1/1 limit referenced 8.00KiB (used 0.00B, over by 8192 bytes); raise it with: volctl --image $IMG qgroup limit <size>|none 1/1 /" ]
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	vc qgroup limit 16K 1/1 /
 	vc subvolume create -i 1/1 /z

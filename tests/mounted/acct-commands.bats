@@ -372,6 +372,48 @@ dry_set() {
 	assert_output_contains "Offline nothing is reserved"
 }
 
+@test "create and snapshot refused by the kernel (EDQUOT): the error names the binding group, its limit and the lift" {
+	btrfs quota enable "$MNT"
+	btrfs subvolume create "$MNT/p" >/dev/null
+	dd if=/dev/urandom of="$MNT/p/f" bs=64K count=4 status=none
+	btrfs qgroup create 1/1 "$MNT"
+	btrfs qgroup assign --no-rescan 0/256 1/1 "$MNT" 2>/dev/null || true
+	kernel_rescan "$MNT"
+	rfer=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "1/1" { print $2 }')
+	btrfs qgroup limit 100M "$MNT/p"
+	btrfs qgroup limit $((rfer + 4096)) 1/1 "$MNT"
+	sync
+	# the kernel refuses a new subvolume in p: it reserves tree blocks in p's groups
+	run btrfs subvolume create "$MNT/p/k"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Disk quota exceeded"* ]]
+	re="^error: $MNT/p/x: Disk quota exceeded: qgroup 1/1 limit referenced [0-9.]+KiB \\(used [0-9.]+KiB(, reserved [0-9.]+[KMG]?i?B)?\\); raise it with: volctl qgroup limit <size>\\|none 1/1 $MNT/p\$"
+	run_volctl subvolume create "$MNT/p/x"
+	assert_status 1
+	echo "$output"
+	[ "$(wc -l <<<"$output")" -eq 1 ]
+	[[ "$output" =~ $re ]]
+	[ ! -e "$MNT/p/x" ]
+	run_volctl subvolume snapshot "$MNT/p" "$MNT/p/x"
+	assert_status 1
+	echo "$output"
+	[[ "$output" =~ $re ]]
+	[ ! -e "$MNT/p/x" ]
+	# an exclusive limit binding first: -e in the lift command
+	btrfs qgroup limit none 1/1 "$MNT"
+	excl=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "0/256" { print $3 }')
+	btrfs qgroup limit -e $((excl + 4096)) "$MNT/p"
+	sync
+	run_volctl subvolume create "$MNT/p/x"
+	assert_status 1
+	echo "$output"
+	[[ "$output" == "error: $MNT/p/x: Disk quota exceeded: qgroup 0/256 limit exclusive "*"; raise it with: volctl qgroup limit -e <size>|none 0/256 $MNT/p" ]]
+	# the command printed lifts it
+	"$VOLCTL" qgroup limit -e none 0/256 "$MNT/p"
+	run_volctl subvolume create "$MNT/p/x"
+	assert_status 0
+}
+
 @test "qgroup show --compute on a filesystem being written: numbers, or the documented message" {
 	make_set
 	# a writer committing all the time, so tree blocks move under the reader

@@ -186,7 +186,7 @@ populate() {
 	umount_img
 	run_volctl --image "$IMG" subvolume create /a/x
 	assert_status 1
-	assert_output_contains "qgroup 0/256: referenced limit 49152"
+	assert_output_contains "error: /a/x: Disk quota exceeded: qgroup 0/256 limit referenced 48.00KiB"
 	run_volctl --image "$IMG" qgroup limit 64K 0/256 /
 	assert_status 0
 	run_volctl --image "$IMG" subvolume create /a/x
