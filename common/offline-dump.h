@@ -12,9 +12,9 @@
  * prints is described once, as a table of fields (struct vc_dump_desc), in
  * common/records-inspect.c, the one place that names its members; a field
  * name is both the text label and the JSON key.  vc_dump_rec() prints a
- * described structure, vc_dump_elem_open() and friends the lists
- * (struct vc_dump_list) of them.  The name-taking calls below are the
- * writer's own primitives: callers pass them names from a description.
+ * described structure, vc_dump_list_begin() and vc_dump_elem() the
+ * containers (struct vc_dump_list) of them; the writer's primitives that
+ * print one named value are its own (static), so no caller names a field.
  */
 #ifndef VOLCTL_COMMON_OFFLINE_DUMP_H
 #define VOLCTL_COMMON_OFFLINE_DUMP_H
@@ -41,21 +41,14 @@ struct vc_dump {
 void vc_dump_init(struct vc_dump *d, FILE *out, bool json);
 void vc_dump_finish(struct vc_dump *d);
 
-/* Containers: @name is the JSON member (NULL in arrays), @title the text line */
+/*
+ * Containers: @name is the JSON member (NULL in arrays; else a name from a
+ * description: use vc_dump_list_begin()), @title the text line
+ */
 void vc_dump_open(struct vc_dump *d, const char *name, const char *title);
 void vc_dump_close(struct vc_dump *d);
 void vc_dump_list_open(struct vc_dump *d, const char *name, const char *title);
 void vc_dump_list_close(struct vc_dump *d);
-
-void vc_dump_u64(struct vc_dump *d, const char *name, u64 v);
-/* A field only JSON carries (text shows it in the container's title line) */
-void vc_dump_u64_json(struct vc_dump *d, const char *name, u64 v);
-void vc_dump_hex(struct vc_dump *d, const char *name, u64 v);	/* text 0x.., JSON number */
-void vc_dump_str(struct vc_dump *d, const char *name, const char *s);
-void vc_dump_bool(struct vc_dump *d, const char *name, bool v);
-void vc_dump_uuid(struct vc_dump *d, const char *name, const u8 *uuid);
-void vc_dump_key(struct vc_dump *d, const char *name, const struct btrfs_key *key);
-void vc_dump_bytes(struct vc_dump *d, const char *name, const u8 *p, u32 len);
 
 /*
  * Field kinds.  A value sits at @off in the described struct; integers are
@@ -149,9 +142,11 @@ struct vc_dump_list {
 #define VC_DF_AUX(name, kind, type, member, aux) \
 	{ (name), NULL, (kind), 0, offsetof(type, member), VC_DUMP_SIZEOF(type, member), 0, 0, (aux) }
 #define VC_DF_LE_AUX(name, kind, type, member, aux) \
-	{ (name), NULL, (kind), VC_DF_LE, offsetof(type, member), VC_DUMP_SIZEOF(type, member), 0, 0, (aux) }
+	{ (name), NULL, (kind), VC_DF_LE, offsetof(type, member), VC_DUMP_SIZEOF(type, member), \
+	  0, 0, (aux) }
 #define VC_DF_BIT(name, type, member, bit) \
-	{ (name), NULL, VC_DK_BIT, 0, offsetof(type, member), VC_DUMP_SIZEOF(type, member), 0, (bit), NULL }
+	{ (name), NULL, VC_DK_BIT, 0, offsetof(type, member), VC_DUMP_SIZEOF(type, member), \
+	  0, (bit), NULL }
 #define VC_DF_CSUM(name, type, member, csum_type) \
 	{ (name), NULL, VC_DK_CSUM, 0, offsetof(type, member), 0, offsetof(type, csum_type), 0, NULL }
 #define VC_DF_BYTES(name, type, ptr, len) \
@@ -175,6 +170,10 @@ void vc_dump_list_begin(struct vc_dump *d, const struct vc_dump_list *l);
 void vc_dump_elem(struct vc_dump *d, const struct vc_dump_list *l, u64 index, const void *rec);
 void vc_dump_elem_open(struct vc_dump *d, const struct vc_dump_list *l, u64 index);
 void vc_dump_bare(struct vc_dump *d, const struct vc_dump_list *l, u64 v);
+
+/* Titles: an objectid (the special ones near the top signed), a key type's name or number */
+const char *vc_dump_objectid_str(u64 id, char *buf, size_t size);
+const char *vc_dump_type_str(u8 type, char *buf, size_t size);
 
 /** vc_dump_super - every field of superblock @sb, read from @bytenr of @dev_name */
 void vc_dump_super(struct vc_dump *d, const struct btrfs_super_block *sb, int mirror,

@@ -211,12 +211,14 @@ static const struct vc_dump_field dev_item_obj_fields[] = {
 	VC_DF_END,
 };
 #undef D
-const struct vc_dump_desc vc_dump_dev_item_obj = VC_DUMP_DESC("dev item object", dev_item_obj_fields);
+const struct vc_dump_desc vc_dump_dev_item_obj =
+	VC_DUMP_DESC("dev item object", dev_item_obj_fields);
 
 static const struct vc_dump_field dev_item_raw_fields[] = {
 	VC_DF_BYTES("dev_item", struct vc_dump_raw, data, len),
 };
-const struct vc_dump_desc vc_dump_dev_item_raw = VC_DUMP_DESC("dev item (raw)", dev_item_raw_fields);
+const struct vc_dump_desc vc_dump_dev_item_raw =
+	VC_DUMP_DESC("dev item (raw)", dev_item_raw_fields);
 
 #define C struct btrfs_chunk_rec
 static const struct vc_dump_field chunk_fields[] = {
@@ -246,7 +248,8 @@ const struct vc_dump_list vc_dump_stripes = {
 static const struct vc_dump_field sys_chunk_key_fields[] = {
 	VC_DF("key", VC_DK_KEY, struct vc_dump_sys_chunk_rec, key),
 };
-const struct vc_dump_desc vc_dump_sys_chunk_key = VC_DUMP_DESC("system chunk", sys_chunk_key_fields);
+const struct vc_dump_desc vc_dump_sys_chunk_key =
+	VC_DUMP_DESC("system chunk", sys_chunk_key_fields);
 
 static const struct vc_dump_field sys_chunk_bad_fields[] = {
 	VC_DF_NOTE("error", "invalid chunk entry"),
@@ -518,11 +521,14 @@ static const struct vc_dump_field shared_data_ref_fields[] = {
 	VC_DF("count", VC_DK_UINT, X, count),
 };
 #undef X
-static const struct vc_dump_desc tree_block_ref = VC_DUMP_DESC("tree block ref", tree_block_ref_fields);
+static const struct vc_dump_desc tree_block_ref =
+	VC_DUMP_DESC("tree block ref", tree_block_ref_fields);
 static const struct vc_dump_desc shared_block_ref =
 	VC_DUMP_DESC("shared block ref", shared_block_ref_fields);
-static const struct vc_dump_desc extent_data_ref = VC_DUMP_DESC("extent data ref", extent_data_ref_fields);
-static const struct vc_dump_desc shared_data_ref = VC_DUMP_DESC("shared data ref", shared_data_ref_fields);
+static const struct vc_dump_desc extent_data_ref =
+	VC_DUMP_DESC("extent data ref", extent_data_ref_fields);
+static const struct vc_dump_desc shared_data_ref =
+	VC_DUMP_DESC("shared data ref", shared_data_ref_fields);
 
 const struct vc_dump_desc *vc_dump_ref_desc(u8 type)
 {
@@ -584,7 +590,8 @@ static const struct vc_dump_field qgroup_status_fields[] = {
 	VC_DF_END,
 };
 #undef Q
-const struct vc_dump_desc vc_dump_qgroup_status = VC_DUMP_DESC("qgroup status", qgroup_status_fields);
+const struct vc_dump_desc vc_dump_qgroup_status =
+	VC_DUMP_DESC("qgroup status", qgroup_status_fields);
 
 #define Q struct btrfs_qgroup_info_rec
 static const struct vc_dump_field qgroup_info_fields[] = {
