@@ -7,8 +7,11 @@
  *
  * Both take the image as their own argument (CMD_IMAGE_ARG); the reading is
  * common/offline-inspect.c's (the image opened once, read-only, through
- * common/image.h), the rendering (text or --format json) common/offline-dump.c's.  `tree --walk-only` reads and verifies
- * every block without printing them: the benchmark and a quick check.
+ * common/image.h), the rendering (text or --format json)
+ * common/offline-dump.c's, of the descriptions in common/records-inspect.c
+ * (the per-tree counts and the total of --walk-only too).  `tree
+ * --walk-only` reads and verifies every block without printing them: the
+ * benchmark and a quick check.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +22,7 @@
 #include "common/messages.h"
 #include "common/offline-inspect.h"
 #include "common/parse-utils.h"
+#include "common/records-inspect.h"
 #include "kernel-shared/format.h"
 
 /* ------------------------------------------------------------------ */
@@ -217,13 +221,12 @@ static void walk_close_tree(struct tree_walk *w)
 	if (w->walk_only) {
 		tree_title(w->cur.tree_id, title, sizeof(title));
 		if (d->json) {
-			vc_dump_open(d, NULL, NULL);
-			vc_dump_u64(d, "tree_id", w->cur.tree_id);
-			vc_dump_str(d, "name", vc_tree_name(w->cur.tree_id));
-			vc_dump_u64(d, "nodes", w->cur.nodes);
-			vc_dump_u64(d, "leaves", w->cur.leaves);
-			vc_dump_u64(d, "items", w->cur.items);
-			vc_dump_close(d);
+			struct vc_dump_tree_rec r = {
+				.tree_id = w->cur.tree_id, .name = vc_tree_name(w->cur.tree_id),
+				.nodes = w->cur.nodes, .leaves = w->cur.leaves, .items = w->cur.items,
+			};
+
+			vc_dump_elem(d, &vc_dump_walk_trees, 0, &r);
 		} else {
 			fprintf(d->out, "%s: %" PRIu64 " nodes, %" PRIu64 " leaves, %" PRIu64
 				" items\n", title, w->cur.nodes, w->cur.leaves, w->cur.items);
@@ -238,6 +241,7 @@ static void walk_close_tree(struct tree_walk *w)
 static void walk_open_tree(struct tree_walk *w, u64 id)
 {
 	struct vc_dump *d = w->d;
+	struct vc_dump_tree_rec r = { .tree_id = id, .name = vc_tree_name(id) };
 	char title[64];
 
 	walk_close_tree(w);
@@ -248,10 +252,8 @@ static void walk_open_tree(struct tree_walk *w, u64 id)
 		return;
 	tree_title(id, title, sizeof(title));
 	vc_dump_open(d, NULL, title);
-	vc_dump_u64_json(d, "tree_id", id);
-	if (d->json)
-		vc_dump_str(d, "name", vc_tree_name(id));
-	vc_dump_list_open(d, "blocks", NULL);
+	vc_dump_rec(d, &vc_dump_tree_head, &r);
+	vc_dump_list_begin(d, &vc_dump_tree_blocks);
 }
 
 static void walk_count(struct tree_walk *w, const struct vc_block_info *bi)
@@ -383,7 +385,7 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 	d.csum_type = vc_image_csum_type(&img);
 	w.d = &d;
 	w.walk_only = o.walk_only;
-	vc_dump_list_open(&d, "trees", NULL);
+	vc_dump_list_begin(&d, &vc_dump_trees);
 	if (o.has_block)
 		ret = vc_inspect_block(&img, o.bytenr, o.follow, &visitor);
 	else if (o.walk_only)
@@ -394,10 +396,12 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 	vc_dump_list_close(&d);
 	if (o.walk_only && !ret) {
 		if (d.json) {
-			vc_dump_open(&d, "total", NULL);
-			vc_dump_u64(&d, "nodes", w.total.nodes);
-			vc_dump_u64(&d, "leaves", w.total.leaves);
-			vc_dump_u64(&d, "items", w.total.items);
+			struct vc_dump_tree_rec r = {
+				.nodes = w.total.nodes, .leaves = w.total.leaves, .items = w.total.items,
+			};
+
+			vc_dump_list_begin(&d, &vc_dump_total);
+			vc_dump_rec(&d, &vc_dump_total_counts, &r);
 			vc_dump_close(&d);
 		} else {
 			printf("total: %" PRIu64 " nodes, %" PRIu64 " leaves, %" PRIu64 " items\n",

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "common/messages.h"
 #include "common/offline-inspect.h"
+#include "common/records-inspect.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/extent-buffer.h"
 #include "kernel-shared/fs.h"
@@ -82,7 +83,7 @@ int vc_inspect_super(const char *name, int mirror, bool all, bool json)
 	if (mirror < 0)
 		mirror = best_mirror(dev);
 	vc_dump_init(&d, stdout, json);
-	vc_dump_list_open(&d, "superblocks", NULL);
+	vc_dump_list_begin(&d, &vc_dump_superblocks);
 	for (int m = all ? 0 : mirror; m < BTRFS_SUPER_MIRROR_MAX; m++) {
 		ret = dump_one_super(&d, dev, name, m, &invalid);
 		if (ret == 1 && !all) {

@@ -22,6 +22,13 @@
  * keys are declared: every key in rec_all[] is snake_case, and the only other
  * names are the version-1 document names kept for one release
  * (tests/unit/test-records.c).
+ *
+ * `volctl inspect`'s dumps of on-disk structures follow the same rule with
+ * their own writer (indented "name value" text, a field's name being both
+ * label and key): their descriptions are in common/records-inspect.c
+ * (struct vc_dump_desc of common/offline-dump.h, every name in vc_dump_all[]
+ * and vc_dump_all_lists[] checked by the same test).  tests/check-api.sh
+ * holds every other file to no key or label literal in a writer call.
  */
 #ifndef VOLCTL_COMMON_RECORD_H
 #define VOLCTL_COMMON_RECORD_H
