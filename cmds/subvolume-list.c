@@ -534,14 +534,19 @@ struct line {
 	size_t start;		/* where the current line began */
 };
 
-static void line_str(struct line *ln, const char *str)
+static void line_mem(struct line *ln, const char *str, size_t n)
 {
-	size_t n = strlen(str), room = ln->start + LINE_MAX_LEN - 1 - ln->len;
+	size_t room = ln->start + LINE_MAX_LEN - 1 - ln->len;
 
 	if (n > room)
 		n = room;
 	memcpy(ln->buf + ln->len, str, n);
 	ln->len += n;
+}
+
+static void line_str(struct line *ln, const char *str)
+{
+	line_mem(ln, str, strlen(str));
 }
 
 static void line_flush(struct line *ln)
@@ -607,20 +612,56 @@ static void list_value(struct line *ln, struct rec_text *cell, const struct rec_
 	}
 }
 
-/* -t: the labels of the columns shown, and a rule of dashes under them */
-static void list_print_header(struct line *ln, const struct list_opts *o)
+/*
+ * The columns shown, in the order of rec_subvol_list_row, with what goes
+ * around each value: "<label> " after a space between columns, or with -t a
+ * tab after each but the last (two for REC_TAB2).  Made once per listing.
+ */
+struct list_layout {
+	size_t nr;
+	struct {
+		const struct rec_field *f;
+		char before[48];
+		const char *after;
+		size_t before_len, after_len;
+	} col[16];
+};
+
+static void list_layout_init(struct list_layout *lo, const struct list_opts *o)
 {
 	const struct rec_desc *d = &rec_subvol_list_row;
 
+	lo->nr = 0;
+	for (size_t i = 0; i < d->nr && lo->nr < sizeof(lo->col) / sizeof(lo->col[0]); i++) {
+		const struct rec_field *f = &d->fields[i];
+
+		if (!rec_col_shown(f, o->cols))
+			continue;
+		lo->col[lo->nr].f = f;
+		lo->col[lo->nr].before[0] = '\0';
+		lo->col[lo->nr].after = "";
+		if (!o->table)
+			snprintf(lo->col[lo->nr].before, sizeof(lo->col[0].before), "%s%s ",
+				 lo->nr ? " " : "", f->label);
+		else if (i + 1 < d->nr)
+			lo->col[lo->nr].after = f->flags & REC_TAB2 ? "\t\t" : "\t";
+		lo->col[lo->nr].before_len = strlen(lo->col[lo->nr].before);
+		lo->col[lo->nr].after_len = strlen(lo->col[lo->nr].after);
+		lo->nr++;
+	}
+}
+
+/* -t: the labels of the columns shown, and a rule of dashes under them */
+static void list_print_header(struct line *ln, const struct list_opts *o,
+			      const struct list_layout *lo)
+{
 	if (!o->table)
 		return;
 	for (int rule = 0; rule < 2; rule++) {
 		line_begin(ln);
-		for (size_t i = 0; i < d->nr; i++) {
-			const char *label = d->fields[i].label;
+		for (size_t i = 0; i < lo->nr; i++) {
+			const char *label = lo->col[i].f->label;
 
-			if (!rec_col_shown(&d->fields[i], o->cols))
-				continue;
 			if (rule)
 				for (size_t n = strlen(label); n; n--)
 					line_str(ln, "-");
@@ -632,14 +673,10 @@ static void list_print_header(struct line *ln, const struct list_opts *o)
 	}
 }
 
-/*
- * One subvolume: "<label> <value>" pairs joined by spaces, or with -t the
- * values, each but the last followed by a tab (two for REC_TAB2).
- */
-static void list_print_row(struct line *ln, struct rec_text *cell, const struct list_opts *o,
+/* One subvolume, in the columns of @lo */
+static void list_print_row(struct line *ln, struct rec_text *cell, const struct list_layout *lo,
 			   const struct list_row *r)
 {
-	const struct rec_desc *d = &rec_subvol_list_row;
 	const struct btrfs_subvol *s = r->s;
 	const struct subvol_list_row_rec rec = {
 		.id = s->id,
@@ -653,24 +690,14 @@ static void list_print_row(struct line *ln, struct rec_text *cell, const struct 
 		.uuid = s->root.uuid,
 		.path = r->path ? r->path : "DELETED",
 	};
-	bool first = true;
 
 	line_begin(ln);
-	for (size_t i = 0; i < d->nr; i++) {
-		const struct rec_field *f = &d->fields[i];
-
-		if (!rec_col_shown(f, o->cols))
-			continue;
-		if (!o->table) {
-			if (!first)
-				line_str(ln, " ");
-			line_str(ln, f->label);
-			line_str(ln, " ");
-		}
-		list_value(ln, cell, f, &rec);
-		if (o->table && i + 1 < d->nr)
-			line_str(ln, f->flags & REC_TAB2 ? "\t\t" : "\t");
-		first = false;
+	for (size_t i = 0; i < lo->nr; i++) {
+		if (lo->col[i].before_len)
+			line_mem(ln, lo->col[i].before, lo->col[i].before_len);
+		list_value(ln, cell, lo->col[i].f, &rec);
+		if (lo->col[i].after_len)
+			line_mem(ln, lo->col[i].after, lo->col[i].after_len);
 	}
 	ln->buf[ln->len++] = '\n';
 }
@@ -690,12 +717,14 @@ static int list_print_text(const struct list_opts *o, const struct list_row *row
 {
 	struct line *ln = line_new();
 	struct rec_text cell = { 0 };
+	struct list_layout lo;
 
 	if (!ln)
 		return -ENOMEM;
-	list_print_header(ln, o);
+	list_layout_init(&lo, o);
+	list_print_header(ln, o, &lo);
 	for (size_t i = 0; i < nr; i++)
-		list_print_row(ln, &cell, o, &rows[i]);
+		list_print_row(ln, &cell, &lo, &rows[i]);
 	line_flush(ln);
 	rec_text_release(&cell);
 	free(ln);
@@ -711,11 +740,13 @@ static int list_stream_text(const struct list_opts *o, const struct btrfs_subvol
 {
 	struct line *ln = line_new();
 	struct rec_text cell = { 0 };
+	struct list_layout lo;
 	int ret = 0;
 
 	if (!ln)
 		return -ENOMEM;
-	list_print_header(ln, o);
+	list_layout_init(&lo, o);
+	list_print_header(ln, o, &lo);
 	for (size_t i = 0; i < l->nr && !ret; i++) {
 		struct list_row row;
 		bool keep;
@@ -723,7 +754,7 @@ static int list_stream_text(const struct list_opts *o, const struct btrfs_subvol
 		ret = list_row_make(o, l, &l->subvols[i], top, &row, &keep);
 		if (ret || !keep)
 			continue;
-		list_print_row(ln, &cell, o, &row);
+		list_print_row(ln, &cell, &lo, &row);
 		free(row.owned);
 	}
 	line_flush(ln);
