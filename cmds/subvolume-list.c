@@ -381,6 +381,9 @@ static const struct cmd_help cmd_list_help = {
 	cmd_list_usage, "list subvolumes", cmd_list_details,
 };
 
+/* the columns subvolume list shows without options (and get-default) */
+#define LIST_COLS_DEFAULT	(SV_COL_ID | SV_COL_GEN | SV_COL_TOP | SV_COL_PATH)
+
 enum sort_key { SORT_ROOTID, SORT_GEN, SORT_OGEN, SORT_PATH };
 
 struct gen_filter {
@@ -870,7 +873,7 @@ static int cmd_subvolume_list(const struct cmd_struct *cmd, const struct vc_ctx 
 	bool has_rootid = false;
 	int c, ret;
 
-	o.cols = SV_COL_ID | SV_COL_GEN | SV_COL_TOP | SV_COL_PATH;
+	o.cols = LIST_COLS_DEFAULT;
 	while ((c = cmd_getopt(ctx, argc, argv, "oapcgquRtsrdG:C:", longopts)) != -1) {
 		switch (c) {
 		case 'o': o.below_only = true; break;
@@ -990,10 +993,14 @@ static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct 
 		free(abs);
 	} else if (id == BTRFS_FS_TREE_OBJECTID) {
 		pr_out(ctx->cfg, "ID 5 (FS_TREE)\n");
-	} else {
-		pr_out(ctx->cfg, "ID %llu gen %llu top level %llu path %s\n",
-		       (unsigned long long)id, (unsigned long long)s->root.generation,
-		       (unsigned long long)s->parent_id, s->path ? s->path : "DELETED");
+	} else if (!ctx->cfg->quiet) {
+		/* the line subvolume list prints for it */
+		const struct list_opts o = { .cols = LIST_COLS_DEFAULT };
+		const struct list_row row = { .s = s, .path = s->path, .top_level = s->parent_id };
+
+		ret = list_print_text(&o, &row, 1);
+		if (ret)
+			error("out of memory");
 	}
 out:
 	btrfs_subvol_list_release(&l);
