@@ -258,7 +258,7 @@ static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx 
 {
 	static const struct option longopts[] = {
 		{ "rootid", required_argument, NULL, 'r' },
-		{ "uuid", required_argument, NULL, 'u' },
+		{ "uuid", required_argument, NULL, 'u' },	/* not a column label */
 		{ NULL, 0, NULL, 0 },
 	};
 	struct btrfs_subvol_list l = { 0 };
@@ -370,7 +370,7 @@ static const char *const cmd_list_details[] = {
 	OPTLINE("-p", "parent id"),
 	OPTLINE("-c", "creation generation (cgen)"),
 	OPTLINE("-g", "generation (always shown)"),
-	OPTLINE("-u", "uuid"),
+	OPTLINE("-u", "uuid"),	/* not a column label */
 	OPTLINE("-q", "parent uuid"),
 	OPTLINE("-R", "received uuid"),
 	OPTLINE("-t", "print a table"),
@@ -426,7 +426,8 @@ static bool gen_match(const struct gen_filter *f, u64 v)
 
 static int parse_sort(struct list_opts *o, const char *arg)
 {
-	static const char *const names[] = { "rootid", "gen", "ogen", "path" };
+	/* sort keys */
+	static const char *const names[] = { "rootid", "gen", "ogen", "path" }; /* not a column label */
 	char *copy = strdup(arg), *tok, *save = NULL;
 	int ret = 0;
 
