@@ -5,8 +5,9 @@
  * They read only through ->tree_search and ->path_info, decoded by
  * kernel-shared/subvol-list.c, so they work unchanged on an unmounted image.
  * Text keeps the btrfs-progs layouts that scripts parse (list lines and -t
- * table, show's tab-aligned block); JSON has one subvolume object, written
- * by subvol_emit() through the key/value writer, documented in
+ * table, their columns described by rec_subvol_list_row; show's
+ * tab-aligned block); JSON has one subvolume object, written by
+ * subvol_emit() through the key/value writer, documented in
  * Documentation/json-schema.md ("subvolume").
  */
 #include <errno.h>
@@ -426,8 +427,9 @@ static bool gen_match(const struct gen_filter *f, u64 v)
 
 static int parse_sort(struct list_opts *o, const char *arg)
 {
-	/* sort keys */
-	static const char *const names[] = { "rootid", "gen", "ogen", "path" }; /* not a column label */
+	static const char *const names[] = {
+		"rootid", "gen", "ogen", "path",	/* sort keys: not a column label */
+	};
 	char *copy = strdup(arg), *tok, *save = NULL;
 	int ret = 0;
 
@@ -659,9 +661,11 @@ static void list_layout_init(struct list_layout *lo, const struct list_opts *o)
 static void list_print_header(struct line *ln, const struct list_opts *o,
 			      const struct list_layout *lo)
 {
+	int lines = rec_subvol_list_row.table & REC_TAB_RULE ? 2 : 1;
+
 	if (!o->table)
 		return;
-	for (int rule = 0; rule < 2; rule++) {
+	for (int rule = 0; rule < lines; rule++) {
 		line_begin(ln);
 		for (size_t i = 0; i < lo->nr; i++) {
 			const char *label = lo->col[i].f->label;
