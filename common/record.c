@@ -28,6 +28,14 @@ static void emit_opt(struct kvout *kv, const struct rec_field *f, const uint64_t
 		kvout_str(kv, f->label, f->key, NULL, "-");
 }
 
+static void emit_size_opt(struct kvout *kv, const struct rec_field *f, const uint64_t *v)
+{
+	if (v)
+		kvout_size(kv, f->label, f->key, *v, false);
+	else
+		kvout_str(kv, f->label, f->key, NULL, "none");
+}
+
 static void emit_table(struct kvout *kv, const struct rec_field *f, const struct rec_table *t)
 {
 	const char *row = t->rows;
@@ -101,10 +109,7 @@ static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *
 			kvout_size(kv, f->label, f->key, VAL(rec, f, uint64_t), f->kind == REC_LIMIT);
 			break;
 		case REC_SIZE_OPT:
-			if (VAL(rec, f, const uint64_t *))
-				kvout_size(kv, f->label, f->key, *VAL(rec, f, const uint64_t *), false);
-			else
-				kvout_str(kv, f->label, f->key, NULL, "none");
+			emit_size_opt(kv, f, VAL(rec, f, const uint64_t *));
 			break;
 		case REC_BOOL:
 			kvout_bool(kv, f->label, f->key, VAL(rec, f, bool));

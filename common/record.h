@@ -70,7 +70,7 @@ enum {
 
 /* Table flags (struct rec_desc.table) */
 enum {
-	REC_TAB_RULE = 1 << 0,	/* a line of dashes, as long as each label, under the header */
+	REC_TAB_RULE = 1 << 0,	/* under the header a line of dashes as long as each label */
 	REC_TAB_TAIL = 1 << 1,	/* the header and rule lines end with a space (btrfs-progs) */
 };
 

@@ -270,7 +270,8 @@ static void test_btrfs_progs_tables(void)
 	col_labels(&rec_qgroup_row, 0, buf, sizeof(buf));
 	CHECK_STR(buf, "Qgroupid|Referenced|Exclusive|Path");
 	col_labels(&rec_qgroup_row, ~0U, buf, sizeof(buf));
-	CHECK_STR(buf, "Qgroupid|Referenced|Exclusive|Max referenced|Max exclusive|Parent|Child|Path");
+	CHECK_STR(buf, "Qgroupid|Referenced|Exclusive|Max referenced|Max exclusive|Parent|Child|"
+		       "Path");
 	col_labels(&rec_qgroup_row, QG_COL_PARENT, buf, sizeof(buf));
 	CHECK_STR(buf, "Qgroupid|Referenced|Exclusive|Parent|Path");
 	CHECK(rec_qgroup_row.table == (REC_TAB_RULE | REC_TAB_TAIL));
