@@ -5,8 +5,9 @@
  * They read only through ->tree_search and ->path_info, decoded by
  * kernel-shared/subvol-list.c, so they work unchanged on an unmounted image.
  * Text keeps the btrfs-progs layouts that scripts parse (list lines and -t
- * table, show's tab-aligned block); JSON has one subvolume object, written
- * by subvol_emit() through the key/value writer, documented in
+ * table, their columns described by rec_subvol_list_row; show's
+ * tab-aligned block); JSON has one subvolume object, written by
+ * subvol_emit() through the key/value writer, documented in
  * Documentation/json-schema.md ("subvolume").
  */
 #include <errno.h>
@@ -258,7 +259,7 @@ static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx 
 {
 	static const struct option longopts[] = {
 		{ "rootid", required_argument, NULL, 'r' },
-		{ "uuid", required_argument, NULL, 'u' },
+		{ "uuid", required_argument, NULL, 'u' },	/* not a column label */
 		{ NULL, 0, NULL, 0 },
 	};
 	struct btrfs_subvol_list l = { 0 };
@@ -370,7 +371,7 @@ static const char *const cmd_list_details[] = {
 	OPTLINE("-p", "parent id"),
 	OPTLINE("-c", "creation generation (cgen)"),
 	OPTLINE("-g", "generation (always shown)"),
-	OPTLINE("-u", "uuid"),
+	OPTLINE("-u", "uuid"),	/* not a column label */
 	OPTLINE("-q", "parent uuid"),
 	OPTLINE("-R", "received uuid"),
 	OPTLINE("-t", "print a table"),
@@ -381,15 +382,8 @@ static const struct cmd_help cmd_list_help = {
 	cmd_list_usage, "list subvolumes", cmd_list_details,
 };
 
-enum list_col {
-	COL_ID, COL_GEN, COL_CGEN, COL_PARENT, COL_TOP, COL_OTIME, COL_PUUID, COL_RUUID,
-	COL_UUID, COL_PATH, COL_MAX,
-};
-
-static const char *const col_names[COL_MAX] = {
-	"ID", "gen", "cgen", "parent", "top level", "otime", "parent_uuid", "received_uuid",
-	"uuid", "path",
-};
+/* the columns subvolume list shows without options (and get-default) */
+#define LIST_COLS_DEFAULT	(SV_COL_ID | SV_COL_GEN | SV_COL_TOP | SV_COL_PATH)
 
 enum sort_key { SORT_ROOTID, SORT_GEN, SORT_OGEN, SORT_PATH };
 
@@ -401,7 +395,7 @@ struct gen_filter {
 
 struct list_opts {
 	bool below_only, all, table, snapshots, readonly, deleted;
-	bool cols[COL_MAX];
+	unsigned int cols;	/* SV_COL_* of the columns shown (common/records.h) */
 	struct gen_filter gen, ogen;
 	size_t nsort;
 	struct { enum sort_key key; bool desc; } sort[8];
@@ -433,7 +427,9 @@ static bool gen_match(const struct gen_filter *f, u64 v)
 
 static int parse_sort(struct list_opts *o, const char *arg)
 {
-	static const char *const names[] = { "rootid", "gen", "ogen", "path" };
+	static const char *const names[] = {
+		"rootid", "gen", "ogen", "path",	/* sort keys: not a column label */
+	};
 	char *copy = strdup(arg), *tok, *save = NULL;
 	int ret = 0;
 
@@ -544,14 +540,19 @@ struct line {
 	size_t start;		/* where the current line began */
 };
 
-static void line_str(struct line *ln, const char *str)
+static void line_mem(struct line *ln, const char *str, size_t n)
 {
-	size_t n = strlen(str), room = ln->start + LINE_MAX_LEN - 1 - ln->len;
+	size_t room = ln->start + LINE_MAX_LEN - 1 - ln->len;
 
 	if (n > room)
 		n = room;
 	memcpy(ln->buf + ln->len, str, n);
 	ln->len += n;
+}
+
+static void line_str(struct line *ln, const char *str)
+{
+	line_mem(ln, str, strlen(str));
 }
 
 static void line_flush(struct line *ln)
@@ -583,83 +584,129 @@ static void line_u64(struct line *ln, u64 v)
 	line_str(ln, tmp + i);
 }
 
-static void list_value(struct line *ln, const struct list_row *r, enum list_col c)
+/* @text padded to @f's width */
+static void line_cell(struct line *ln, const struct rec_field *f, const char *text)
 {
-	const struct btrfs_subvol *s = r->s;
-	char tmp[64];
+	char pad[64];
+	size_t n = strlen(text);
 
-	switch (c) {
-	case COL_ID:
-		line_u64(ln, s->id);
-		break;
-	case COL_GEN:
-		line_u64(ln, s->root.generation);
-		break;
-	case COL_CGEN:
-		line_u64(ln, subvol_ogen(s));
-		break;
-	case COL_PARENT:
-	case COL_TOP:
-		line_u64(ln, r->top_level);
-		break;
-	case COL_OTIME:
-		format_time(s->root.otime.sec, false, false, tmp, sizeof(tmp));
-		line_str(ln, tmp[0] ? tmp : "-");
-		break;
-	case COL_PUUID:
-	case COL_RUUID:
-	case COL_UUID: {
-		char pad[64];
-
-		format_uuid(c == COL_UUID ? s->root.uuid : c == COL_PUUID ? s->root.parent_uuid :
-			    s->root.received_uuid, tmp);
-		/* padded to 36 like btrfs-progs, "-" included */
-		snprintf(pad, sizeof(pad), "%-36s", tmp[0] ? tmp : "-");
-		line_str(ln, pad);
-		break;
+	if (n >= (size_t)f->width || (size_t)f->width >= sizeof(pad)) {
+		line_str(ln, text);
+		return;
 	}
+	snprintf(pad, sizeof(pad), f->align == REC_LEFT ? "%-*s" : "%*s", f->width, text);
+	line_str(ln, pad);
+}
+
+/* The value of column @f of @rec: numbers and the path straight into the line */
+static void list_value(struct line *ln, struct rec_text *cell, const struct rec_field *f,
+		       const struct subvol_list_row_rec *rec)
+{
+	const char *text;
+
+	switch (f->kind) {
+	case REC_U64:
+		line_u64(ln, *(const u64 *)((const char *)rec + f->off));
+		break;
+	case REC_STR:
+		line_str(ln, *(const char *const *)((const char *)rec + f->off));
+		break;
 	default:
+		text = rec_cell(cell, f, rec, UNITS_DEFAULT);
+		line_cell(ln, f, text ? text : "");
 		break;
 	}
 }
 
-static void list_print_header(const struct list_opts *o)
+/*
+ * The columns shown, in the order of rec_subvol_list_row, with what goes
+ * around each value: "<label> " after a space between columns, or with -t a
+ * tab after each but the last (two for REC_TAB2).  Made once per listing.
+ */
+struct list_layout {
+	size_t nr;
+	struct {
+		const struct rec_field *f;
+		char before[48];
+		const char *after;
+		size_t before_len, after_len;
+	} col[16];
+};
+
+static void list_layout_init(struct list_layout *lo, const struct list_opts *o)
 {
+	const struct rec_desc *d = &rec_subvol_list_row;
+
+	lo->nr = 0;
+	for (size_t i = 0; i < d->nr && lo->nr < sizeof(lo->col) / sizeof(lo->col[0]); i++) {
+		const struct rec_field *f = &d->fields[i];
+
+		if (!rec_col_shown(f, o->cols))
+			continue;
+		lo->col[lo->nr].f = f;
+		lo->col[lo->nr].before[0] = '\0';
+		lo->col[lo->nr].after = "";
+		if (!o->table)
+			snprintf(lo->col[lo->nr].before, sizeof(lo->col[0].before), "%s%s ",
+				 lo->nr ? " " : "", f->label);
+		else if (i + 1 < d->nr)
+			lo->col[lo->nr].after = f->flags & REC_TAB2 ? "\t\t" : "\t";
+		lo->col[lo->nr].before_len = strlen(lo->col[lo->nr].before);
+		lo->col[lo->nr].after_len = strlen(lo->col[lo->nr].after);
+		lo->nr++;
+	}
+}
+
+/* -t: the labels of the columns shown, and a rule of dashes under them */
+static void list_print_header(struct line *ln, const struct list_opts *o,
+			      const struct list_layout *lo)
+{
+	int lines = rec_subvol_list_row.table & REC_TAB_RULE ? 2 : 1;
+
 	if (!o->table)
 		return;
-	for (int c = 0; c < COL_MAX; c++)
-		if (o->cols[c])
-			printf("%s\t", col_names[c]);
-	putchar('\n');
-	for (int c = 0; c < COL_MAX; c++)
-		if (o->cols[c])
-			printf("%.*s\t", (int)strlen(col_names[c]),
-			       "----------------------------------------");
-	putchar('\n');
+	for (int rule = 0; rule < lines; rule++) {
+		line_begin(ln);
+		for (size_t i = 0; i < lo->nr; i++) {
+			const char *label = lo->col[i].f->label;
+
+			if (rule)
+				for (size_t n = strlen(label); n; n--)
+					line_str(ln, "-");
+			else
+				line_str(ln, label);
+			line_str(ln, "\t");
+		}
+		ln->buf[ln->len++] = '\n';
+	}
 }
 
-static void list_print_row(struct line *ln, const struct list_opts *o, const struct list_row *r)
+/* One subvolume, in the columns of @lo */
+static void list_print_row(struct line *ln, struct rec_text *cell, const struct list_layout *lo,
+			   const struct list_row *r)
 {
-	bool first = true;
+	const struct btrfs_subvol *s = r->s;
+	const struct subvol_list_row_rec rec = {
+		.id = s->id,
+		.gen = s->root.generation,
+		.cgen = subvol_ogen(s),
+		.parent = r->top_level,
+		.top_level = r->top_level,
+		.otime = s->root.otime.sec,
+		.parent_uuid = s->root.parent_uuid,
+		.received_uuid = s->root.received_uuid,
+		.uuid = s->root.uuid,
+		.path = r->path ? r->path : "DELETED",
+	};
 
 	line_begin(ln);
-	for (int c = 0; c < COL_PATH; c++) {
-		if (!o->cols[c])
-			continue;
-		if (!o->table) {
-			if (!first)
-				line_str(ln, " ");
-			line_str(ln, col_names[c]);
-			line_str(ln, " ");
-		}
-		list_value(ln, r, (enum list_col)c);
-		if (o->table)
-			line_str(ln, c == COL_TOP ? "\t\t" : "\t");
-		first = false;
+	for (size_t i = 0; i < lo->nr; i++) {
+		if (lo->col[i].before_len)
+			line_mem(ln, lo->col[i].before, lo->col[i].before_len);
+		list_value(ln, cell, lo->col[i].f, &rec);
+		if (lo->col[i].after_len)
+			line_mem(ln, lo->col[i].after, lo->col[i].after_len);
 	}
-	if (!o->table)
-		line_str(ln, " path ");
-	line_str(ln, r->path ? r->path : "DELETED");
 	ln->buf[ln->len++] = '\n';
 }
 
@@ -677,13 +724,17 @@ static struct line *line_new(void)
 static int list_print_text(const struct list_opts *o, const struct list_row *rows, size_t nr)
 {
 	struct line *ln = line_new();
+	struct rec_text cell = { 0 };
+	struct list_layout lo;
 
 	if (!ln)
 		return -ENOMEM;
-	list_print_header(o);
+	list_layout_init(&lo, o);
+	list_print_header(ln, o, &lo);
 	for (size_t i = 0; i < nr; i++)
-		list_print_row(ln, o, &rows[i]);
+		list_print_row(ln, &cell, &lo, &rows[i]);
 	line_flush(ln);
+	rec_text_release(&cell);
 	free(ln);
 	return 0;
 }
@@ -696,11 +747,14 @@ static int list_stream_text(const struct list_opts *o, const struct btrfs_subvol
 			    const struct btrfs_subvol *top)
 {
 	struct line *ln = line_new();
+	struct rec_text cell = { 0 };
+	struct list_layout lo;
 	int ret = 0;
 
 	if (!ln)
 		return -ENOMEM;
-	list_print_header(o);
+	list_layout_init(&lo, o);
+	list_print_header(ln, o, &lo);
 	for (size_t i = 0; i < l->nr && !ret; i++) {
 		struct list_row row;
 		bool keep;
@@ -708,10 +762,11 @@ static int list_stream_text(const struct list_opts *o, const struct btrfs_subvol
 		ret = list_row_make(o, l, &l->subvols[i], top, &row, &keep);
 		if (ret || !keep)
 			continue;
-		list_print_row(ln, o, &row);
+		list_print_row(ln, &cell, &lo, &row);
 		free(row.owned);
 	}
 	line_flush(ln);
+	rec_text_release(&cell);
 	free(ln);
 	return ret;
 }
@@ -823,21 +878,21 @@ static int cmd_subvolume_list(const struct cmd_struct *cmd, const struct vc_ctx 
 	bool has_rootid = false;
 	int c, ret;
 
-	o.cols[COL_ID] = o.cols[COL_GEN] = o.cols[COL_TOP] = o.cols[COL_PATH] = true;
+	o.cols = LIST_COLS_DEFAULT;
 	while ((c = cmd_getopt(ctx, argc, argv, "oapcgquRtsrdG:C:", longopts)) != -1) {
 		switch (c) {
 		case 'o': o.below_only = true; break;
 		case 'a': o.all = true; break;
-		case 'p': o.cols[COL_PARENT] = true; break;
-		case 'c': o.cols[COL_CGEN] = true; break;
-		case 'g': o.cols[COL_GEN] = true; break;
-		case 'q': o.cols[COL_PUUID] = true; break;
-		case 'u': o.cols[COL_UUID] = true; break;
-		case 'R': o.cols[COL_RUUID] = true; break;
+		case 'p': o.cols |= SV_COL_PARENT; break;
+		case 'c': o.cols |= SV_COL_CGEN; break;
+		case 'g': o.cols |= SV_COL_GEN; break;
+		case 'q': o.cols |= SV_COL_PUUID; break;
+		case 'u': o.cols |= SV_COL_UUID; break;
+		case 'R': o.cols |= SV_COL_RUUID; break;
 		case 't': o.table = true; break;
 		case 's':
 			o.snapshots = true;
-			o.cols[COL_CGEN] = o.cols[COL_OTIME] = true;
+			o.cols |= SV_COL_CGEN | SV_COL_OTIME;
 			break;
 		case 'r': o.readonly = true; break;
 		case 'd': o.deleted = true; break;
@@ -848,7 +903,7 @@ static int cmd_subvolume_list(const struct cmd_struct *cmd, const struct vc_ctx 
 				return cmd_usage_error(ctx, "invalid generation filter '-%c %s': %s",
 						       c, optarg,
 						       parse_strerror(ret, "expected [+|-]<number>"));
-			o.cols[c == 'G' ? COL_GEN : COL_CGEN] = true;
+			o.cols |= c == 'G' ? SV_COL_GEN : SV_COL_CGEN;
 			break;
 		case OPT_SORT:
 			ret = parse_sort(&o, optarg);
@@ -943,10 +998,14 @@ static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct 
 		free(abs);
 	} else if (id == BTRFS_FS_TREE_OBJECTID) {
 		pr_out(ctx->cfg, "ID 5 (FS_TREE)\n");
-	} else {
-		pr_out(ctx->cfg, "ID %llu gen %llu top level %llu path %s\n",
-		       (unsigned long long)id, (unsigned long long)s->root.generation,
-		       (unsigned long long)s->parent_id, s->path ? s->path : "DELETED");
+	} else if (!ctx->cfg->quiet) {
+		/* the line subvolume list prints for it */
+		const struct list_opts o = { .cols = LIST_COLS_DEFAULT };
+		const struct list_row row = { .s = s, .path = s->path, .top_level = s->parent_id };
+
+		ret = list_print_text(&o, &row, 1);
+		if (ret)
+			error("out of memory");
 	}
 out:
 	btrfs_subvol_list_release(&l);

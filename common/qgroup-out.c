@@ -2,11 +2,13 @@
 /*
  * Rendering of qgroups and quota status: see qgroup-out.h.
  *
- * The text table is printed by hand because scripts parse its exact layout
- * (btrfs-progs: minimum column widths, right-aligned sizes, "  Path" last,
- * a dashes line); libsmartcols cannot produce that header.  The tree view has
- * no legacy to keep and uses libsmartcols' tree mode.  JSON goes through the
- * common JSON writer; sizes there are always raw bytes.
+ * One record per group, described in common/records.c (rec_qgroup_row): its
+ * JSON object and its row of the text table, which keeps the layout scripts
+ * parse (btrfs-progs: minimum column widths, right-aligned sizes, "Path"
+ * last, a dashes line; libsmartcols cannot produce that header) through the
+ * auto-width table of common/record.c.  The tree view has no legacy to keep
+ * and uses libsmartcols' tree mode, its columns rec_qgroup_tree.  Sizes in
+ * JSON are always raw bytes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -97,153 +99,81 @@ static const char *kind_name(enum btrfs_qgroup_kind kind)
 	}
 }
 
-/* Comma-joined "L/ID" list, or "-"; malloc'ed, NULL on ENOMEM. */
-static char *id_list(const u64 *ids, size_t nr)
+/* The record of @row (common/records.c): JSON object and text table row */
+static void row_rec(struct qgroup_row_rec *r, const struct qgroup_row *row, char *label,
+		    size_t size)
 {
-	char qb[BTRFS_QGROUPID_BUFSIZE];
-	size_t len = 0;
-	char *s;
+	const struct btrfs_qgroup *qg = row->qg;
+	bool rset = has_max_rfer(qg), eset = has_max_excl(qg);
+	bool reachable = row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ||
+			 row->kind == BTRFS_QGROUP_KIND_SUBVOL;
 
-	if (!nr)
-		return strdup("-");
-	s = malloc(nr * BTRFS_QGROUPID_BUFSIZE + 1);
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < nr; i++)
-		len += (size_t)sprintf(s + len, "%s%s", i ? "," : "",
-				       btrfs_qgroupid_str(ids[i], qb));
-	return s;
+	*r = (struct qgroup_row_rec){
+		.qgroupid = qg->qgroupid,
+		.level = btrfs_qgroup_level(qg->qgroupid),
+		.id = btrfs_qgroup_subvolid(qg->qgroupid),
+		.rfer = qg->info.rfer,
+		.excl = qg->info.excl,
+		.path = row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ? "" :
+			row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->path : NULL,
+		.abs = reachable ? row->abs : NULL,
+		.status = kind_name(row->kind),
+		.parents = { qg->parents, qg->nr_parents },
+		.children = { qg->children, qg->nr_children },
+		.rfer_cmpr = qg->info.rfer_cmpr,
+		.excl_cmpr = qg->info.excl_cmpr,
+		.full = qgroup_limit_is_full(qg->info.rfer, qg->limit.max_rfer, rset) ||
+			qgroup_limit_is_full(qg->info.excl, qg->limit.max_excl, eset),
+		.label = qgroup_row_label(row, label, size),
+		.v = { qg->limit.max_rfer, qg->limit.max_excl,
+		       (u64)qgroup_limit_percent(qg->info.rfer, qg->limit.max_rfer, true),
+		       (u64)qgroup_limit_percent(qg->info.excl, qg->limit.max_excl, true) },
+	};
+	r->max_rfer = rset ? &r->v[0] : NULL;
+	r->max_excl = eset ? &r->v[1] : NULL;
+	r->rfer_percent = rset ? &r->v[2] : NULL;
+	r->excl_percent = eset ? &r->v[3] : NULL;
 }
 
 /* ---- text table ---- */
 
-enum { COL_ID, COL_RFER, COL_EXCL, COL_MAX_RFER, COL_MAX_EXCL, COL_PARENT, COL_CHILD, NR_COLS };
-
-static const struct {
-	const char *name;
-	int min;
-	bool right;
-} table_cols[NR_COLS] = {
-	[COL_ID] = { "Qgroupid", 9, false },
-	[COL_RFER] = { "Referenced", 12, true },
-	[COL_EXCL] = { "Exclusive", 12, true },
-	[COL_MAX_RFER] = { "Max referenced", 15, true },
-	[COL_MAX_EXCL] = { "Max exclusive", 14, true },
-	[COL_PARENT] = { "Parent", 8, false },
-	[COL_CHILD] = { "Child", 5, false },
-};
-
-struct table_cell {
-	char *text[NR_COLS];
-};
-
-static void cells_release(struct table_cell *cells, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++)
-		for (int c = 0; c < NR_COLS; c++)
-			free(cells[i].text[c]);
-	free(cells);
-}
-
-static char *size_or_none(u64 size, bool set, unsigned int units)
-{
-	char buf[UNITS_BUFSIZE];
-
-	return strdup(set ? pretty_size(size, units, buf) : "none");
-}
-
-static int fill_cells(const struct qgroup_view *view, const struct qgroup_show_opts *opts,
-		      struct table_cell *cells)
-{
-	char buf[UNITS_BUFSIZE], qb[BTRFS_QGROUPID_BUFSIZE];
-
-	for (size_t i = 0; i < view->nr; i++) {
-		const struct btrfs_qgroup *qg = view->rows[i].qg;
-		char **t = cells[i].text;
-
-		t[COL_ID] = strdup(btrfs_qgroupid_str(qg->qgroupid, qb));
-		t[COL_RFER] = strdup(pretty_size(qg->info.rfer, opts->units, buf));
-		t[COL_EXCL] = strdup(pretty_size(qg->info.excl, opts->units, buf));
-		t[COL_MAX_RFER] = size_or_none(qg->limit.max_rfer, has_max_rfer(qg), opts->units);
-		t[COL_MAX_EXCL] = size_or_none(qg->limit.max_excl, has_max_excl(qg), opts->units);
-		t[COL_PARENT] = id_list(qg->parents, qg->nr_parents);
-		t[COL_CHILD] = id_list(qg->children, qg->nr_children);
-		for (int c = 0; c < NR_COLS; c++)
-			if (!t[c])
-				return -ENOMEM;
-	}
-	return 0;
-}
-
-static void print_cell(FILE *out, const char *text, int col, int width)
-{
-	if (table_cols[col].right)
-		fprintf(out, "%*s ", width, text);
-	else
-		fprintf(out, "%-*s ", width, text);
-}
-
 int qgroup_print_table(FILE *out, const struct qgroup_view *view,
 		       const struct qgroup_show_opts *opts)
 {
-	bool shown[NR_COLS] = { true, true, true, opts->max_rfer, opts->max_excl, opts->parent,
-				opts->child };
-	int width[NR_COLS];
-	struct table_cell *cells;
+	unsigned int show = (opts->max_rfer ? QG_COL_MAX_RFER : 0) |
+			    (opts->max_excl ? QG_COL_MAX_EXCL : 0) |
+			    (opts->parent ? QG_COL_PARENT : 0) | (opts->child ? QG_COL_CHILD : 0);
+	struct vc_config cfg = { .format = VC_FORMAT_TEXT };
+	struct qgroup_row_rec r;
+	struct rec_autotab t;
+	struct kvout kv;
 	char label[64];
 	int ret;
 
-	cells = calloc(view->nr ? view->nr : 1, sizeof(*cells));
-	if (!cells)
-		return -ENOMEM;
-	ret = fill_cells(view, opts, cells);
-	if (ret) {
-		cells_release(cells, view->nr);
+	kvout_init(&kv, &cfg, out, opts->units);
+	ret = rec_autotab_init(&t, &kv, &rec_qgroup_row, show);
+	if (ret)
 		return ret;
-	}
-	for (int c = 0; c < NR_COLS; c++) {
-		width[c] = table_cols[c].min;
-		for (size_t i = 0; i < view->nr; i++) {
-			int len = (int)strlen(cells[i].text[c]);
-
-			if (len > width[c])
-				width[c] = len;
-		}
-	}
-	for (int c = 0; c < NR_COLS; c++)
-		if (shown[c])
-			print_cell(out, table_cols[c].name, c, width[c]);
-	fprintf(out, "%6s \n", "Path");
-	for (int c = 0; c < NR_COLS; c++) {
-		char dashes[64];
-		size_t n = strlen(table_cols[c].name);
-
-		if (!shown[c])
-			continue;
-		memset(dashes, '-', n);
-		dashes[n] = '\0';
-		print_cell(out, dashes, c, width[c]);
-	}
-	fprintf(out, "%6s \n", "----");
 	for (size_t i = 0; i < view->nr; i++) {
-		for (int c = 0; c < NR_COLS; c++)
-			if (shown[c])
-				print_cell(out, cells[i].text[c], c, width[c]);
-		fprintf(out, "  %s\n", qgroup_row_label(&view->rows[i], label, sizeof(label)));
+		row_rec(&r, &view->rows[i], label, sizeof(label));
+		rec_autotab_measure(&t, &r);
 	}
-	cells_release(cells, view->nr);
-	return 0;
+	ret = rec_autotab_header(&t);
+	for (size_t i = 0; i < view->nr && !ret; i++) {
+		row_rec(&r, &view->rows[i], label, sizeof(label));
+		ret = rec_autotab_row(&t, &r);
+	}
+	rec_autotab_release(&t);
+	return ret;
 }
 
 /* ---- tree ---- */
-
-enum { TCOL_QGROUP, TCOL_RFER, TCOL_EXCL, TCOL_RFER_LIMIT, TCOL_EXCL_LIMIT, TCOL_USE, TCOL_PATH,
-       NR_TCOLS };
 
 struct tree_ctx {
 	const struct qgroup_view *view;
 	const struct qgroup_show_opts *opts;
 	struct libscols_table *tb;
+	struct rec_text cell;
 	long *row_of;		/* index in list->groups -> index in view->rows, or -1 */
 };
 
@@ -277,29 +207,37 @@ static int tree_add(struct tree_ctx *ctx, size_t ri, struct libscols_line *paren
 	const struct qgroup_row *row = &ctx->view->rows[ri];
 	const struct btrfs_qgroup *qg = row->qg;
 	const struct btrfs_qgroup_list *list = ctx->view->list;
+	const struct rec_desc *d = &rec_qgroup_tree;
 	unsigned int units = ctx->opts->units;
-	char buf[2 * UNITS_BUFSIZE + 2], qb[BTRFS_QGROUPID_BUFSIZE], label[64];
+	char rl[2 * UNITS_BUFSIZE + 2], el[2 * UNITS_BUFSIZE + 2], use[32], label[64];
+	struct qgroup_tree_rec r = {
+		.qgroupid = qg->qgroupid,
+		.rfer = qg->info.rfer,
+		.excl = qg->info.excl,
+		.rfer_limit = used_of_limit(qg->info.rfer, qg->limit.max_rfer, has_max_rfer(qg),
+					    units, rl, sizeof(rl)),
+		.excl_limit = used_of_limit(qg->info.excl, qg->limit.max_excl, has_max_excl(qg),
+					    units, el, sizeof(el)),
+		.use = use_text(qg, use, sizeof(use)),
+		.label = qgroup_row_label(row, label, sizeof(label)),
+	};
 	struct libscols_line *ln;
-	int ret = 0;
+	int ret = 0, col = 0;
 
 	if (depth > 32)
 		return -EUCLEAN;	/* relations form a cycle: corrupt quota tree */
 	ln = scols_table_new_line(ctx->tb, parent);
 	if (!ln)
 		return -ENOMEM;
-	ret |= scols_line_set_data(ln, TCOL_QGROUP, btrfs_qgroupid_str(qg->qgroupid, qb));
-	ret |= scols_line_set_data(ln, TCOL_RFER, pretty_size(qg->info.rfer, units, buf));
-	ret |= scols_line_set_data(ln, TCOL_EXCL, pretty_size(qg->info.excl, units, buf));
-	ret |= scols_line_set_data(ln, TCOL_RFER_LIMIT,
-				   used_of_limit(qg->info.rfer, qg->limit.max_rfer,
-						 has_max_rfer(qg), units, buf, sizeof(buf)));
-	ret |= scols_line_set_data(ln, TCOL_EXCL_LIMIT,
-				   used_of_limit(qg->info.excl, qg->limit.max_excl,
-						 has_max_excl(qg), units, buf, sizeof(buf)));
-	ret |= scols_line_set_data(ln, TCOL_USE, use_text(qg, buf, sizeof(buf)));
-	ret |= scols_line_set_data(ln, TCOL_PATH, qgroup_row_label(row, label, sizeof(label)));
-	if (ret)
-		return -ENOMEM;
+	for (size_t i = 0; i < d->nr; i++) {
+		const char *text;
+
+		if (!d->fields[i].label)
+			continue;
+		text = rec_cell(&ctx->cell, &d->fields[i], &r, units);
+		if (!text || scols_line_set_data(ln, col++, text))
+			return -ENOMEM;
+	}
 	for (size_t i = 0; i < qg->nr_children; i++) {
 		const struct btrfs_qgroup *child = btrfs_qgroup_list_find(list, qg->children[i]);
 		long cr;
@@ -332,26 +270,22 @@ static bool is_root(const struct tree_ctx *ctx, const struct btrfs_qgroup *qg)
 
 static int tree_build(struct tree_ctx *ctx)
 {
-	static const struct {
-		const char *name;
-		double whint;
-		int flags;
-	} cols[NR_TCOLS] = {
-		[TCOL_QGROUP] = { "QGROUP", 0.2, SCOLS_FL_TREE },
-		[TCOL_RFER] = { "REFERENCED", 0.1, SCOLS_FL_RIGHT },
-		[TCOL_EXCL] = { "EXCLUSIVE", 0.1, SCOLS_FL_RIGHT },
-		[TCOL_RFER_LIMIT] = { "RFER-LIMIT", 0.15, SCOLS_FL_RIGHT },
-		[TCOL_EXCL_LIMIT] = { "EXCL-LIMIT", 0.15, SCOLS_FL_RIGHT },
-		[TCOL_USE] = { "USE", 0.05, SCOLS_FL_RIGHT },
-		[TCOL_PATH] = { "PATH", 0.3, 0 },
-	};
+	const struct rec_desc *d = &rec_qgroup_tree;
 	const struct qgroup_view *view = ctx->view;
-	int top_level = 0;
+	int top_level = 0, nr = 0;
 	int ret;
 
-	for (int c = 0; c < NR_TCOLS; c++)
-		if (!scols_table_new_column(ctx->tb, cols[c].name, cols[c].whint, cols[c].flags))
+	/* the labelled fields, the first drawing the tree; width: the hint in percent */
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct rec_field *f = &d->fields[i];
+		int flags = f->align == REC_RIGHT ? SCOLS_FL_RIGHT : 0;
+
+		if (!f->label)
+			continue;
+		if (!scols_table_new_column(ctx->tb, f->label, f->width / 100.0,
+					    nr++ ? flags : flags | SCOLS_FL_TREE))
 			return -ENOMEM;
+	}
 	for (size_t i = 0; i < view->nr; i++) {
 		int level = btrfs_qgroup_level(view->rows[i].qg->qgroupid);
 
@@ -396,44 +330,12 @@ int qgroup_print_tree(FILE *out, const struct qgroup_view *view,
 		ret = -EIO;
 out:
 	scols_unref_table(ctx.tb);
+	rec_text_release(&ctx.cell);
 	free(ctx.row_of);
 	return ret;
 }
 
 /* ---- JSON ---- */
-
-static void row_rec(struct qgroup_row_rec *r, const struct qgroup_row *row)
-{
-	const struct btrfs_qgroup *qg = row->qg;
-	bool rset = has_max_rfer(qg), eset = has_max_excl(qg);
-	bool reachable = row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ||
-			 row->kind == BTRFS_QGROUP_KIND_SUBVOL;
-
-	*r = (struct qgroup_row_rec){
-		.qgroupid = qg->qgroupid,
-		.level = btrfs_qgroup_level(qg->qgroupid),
-		.id = btrfs_qgroup_subvolid(qg->qgroupid),
-		.rfer = qg->info.rfer,
-		.excl = qg->info.excl,
-		.path = row->kind == BTRFS_QGROUP_KIND_TOPLEVEL ? "" :
-			row->kind == BTRFS_QGROUP_KIND_SUBVOL ? row->path : NULL,
-		.abs = reachable ? row->abs : NULL,
-		.status = kind_name(row->kind),
-		.parents = { qg->parents, qg->nr_parents },
-		.children = { qg->children, qg->nr_children },
-		.rfer_cmpr = qg->info.rfer_cmpr,
-		.excl_cmpr = qg->info.excl_cmpr,
-		.full = qgroup_limit_is_full(qg->info.rfer, qg->limit.max_rfer, rset) ||
-			qgroup_limit_is_full(qg->info.excl, qg->limit.max_excl, eset),
-		.v = { qg->limit.max_rfer, qg->limit.max_excl,
-		       (u64)qgroup_limit_percent(qg->info.rfer, qg->limit.max_rfer, true),
-		       (u64)qgroup_limit_percent(qg->info.excl, qg->limit.max_excl, true) },
-	};
-	r->max_rfer = rset ? &r->v[0] : NULL;
-	r->max_excl = eset ? &r->v[1] : NULL;
-	r->rfer_percent = rset ? &r->v[2] : NULL;
-	r->excl_percent = eset ? &r->v[3] : NULL;
-}
 
 int qgroup_print_json(FILE *out, const struct qgroup_view *view)
 {
@@ -448,6 +350,7 @@ int qgroup_print_json(FILE *out, const struct qgroup_view *view)
 	};
 	struct qgroup_row_rec r;
 	struct kvout kv;
+	char label[64];
 
 	kvout_init(&kv, &cfg, out, 0);
 	kvout_document_open(&kv);
@@ -458,7 +361,7 @@ int qgroup_print_json(FILE *out, const struct qgroup_view *view)
 	for (int pass = 0; pass < rec_doc_passes(&kv, &rec_doc_qgroup_show); pass++) {
 		kvout_array_open(&kv, rec_doc_key(&rec_doc_qgroup_show, pass));
 		for (size_t i = 0; i < view->nr; i++) {
-			row_rec(&r, &view->rows[i]);
+			row_rec(&r, &view->rows[i], label, sizeof(label));
 			kvout_object_open(&kv, NULL);
 			rec_emit(&kv, &rec_qgroup_row, &r);
 			kvout_object_close(&kv);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The record printer: text and JSON of a record from its description (see record.h). */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include "common/record.h"
 #include "common/units.h"
@@ -24,6 +26,14 @@ static void emit_opt(struct kvout *kv, const struct rec_field *f, const uint64_t
 		kvout_u64(kv, f->label, f->key, *v);
 	else
 		kvout_str(kv, f->label, f->key, NULL, "-");
+}
+
+static void emit_size_opt(struct kvout *kv, const struct rec_field *f, const uint64_t *v)
+{
+	if (v)
+		kvout_size(kv, f->label, f->key, *v, false);
+	else
+		kvout_str(kv, f->label, f->key, NULL, "none");
 }
 
 static void emit_table(struct kvout *kv, const struct rec_field *f, const struct rec_table *t)
@@ -98,6 +108,9 @@ static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *
 		case REC_LIMIT:
 			kvout_size(kv, f->label, f->key, VAL(rec, f, uint64_t), f->kind == REC_LIMIT);
 			break;
+		case REC_SIZE_OPT:
+			emit_size_opt(kv, f, VAL(rec, f, const uint64_t *));
+			break;
 		case REC_BOOL:
 			kvout_bool(kv, f->label, f->key, VAL(rec, f, bool));
 			break;
@@ -141,10 +154,107 @@ static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *
 	}
 }
 
-static void put_cell(FILE *out, const struct rec_field *f, const char *text)
+/* Room for @need bytes of cell text; NULL when out of memory */
+static char *text_room(struct rec_text *t, size_t need)
 {
-	fprintf(out, "%*s", f->gap, "");
-	fprintf(out, f->align == REC_LEFT ? "%-*s" : "%*s", f->width, text);
+	char *s;
+
+	if (!t->s && need <= sizeof(t->small))
+		return t->small;
+	if (t->s && need <= t->cap)
+		return t->s;
+	s = realloc(t->s, need);
+	if (!s)
+		return NULL;
+	t->s = s;
+	t->cap = need;
+	return s;
+}
+
+void rec_text_release(struct rec_text *t)
+{
+	free(t->s);
+	t->s = NULL;
+	t->cap = 0;
+}
+
+/* "L/ID,L/ID..." of @ids, or "-" */
+static const char *cell_ids(struct rec_text *t, const struct rec_u64s *ids)
+{
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+	size_t len = 0;
+	char *s;
+
+	if (!ids->nr)
+		return "-";
+	s = text_room(t, ids->nr * BTRFS_QGROUPID_BUFSIZE + 1);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < ids->nr; i++)
+		len += (size_t)sprintf(s + len, "%s%s", i ? "," : "",
+				       btrfs_qgroupid_str(ids->v[i], qb));
+	return s;
+}
+
+static const char *cell_size(char *buf, const uint64_t *v, unsigned int units, const char *none)
+{
+	return v ? pretty_size(*v, units, buf) : none;
+}
+
+const char *rec_cell(struct rec_text *t, const struct rec_field *f, const void *rec,
+		     unsigned int units)
+{
+	char *buf = text_room(t, UNITS_BUFSIZE > 40 ? UNITS_BUFSIZE : 40);
+	uint64_t v;
+
+	if (!buf)
+		return NULL;
+	switch (f->kind) {
+	case REC_U64:
+	case REC_U64_SET:
+		snprintf(buf, 24, "%" PRIu64, VAL(rec, f, uint64_t));
+		return buf;
+	case REC_QGROUPID:
+		return btrfs_qgroupid_str(VAL(rec, f, uint64_t), buf);
+	case REC_U64_OPT:
+		if (!VAL(rec, f, const uint64_t *))
+			return "-";
+		snprintf(buf, 24, "%" PRIu64, *VAL(rec, f, const uint64_t *));
+		return buf;
+	case REC_STR:
+		return VAL(rec, f, const char *) ? VAL(rec, f, const char *) : "-";
+	case REC_SIZE:
+		return pretty_size(VAL(rec, f, uint64_t), units, buf);
+	case REC_LIMIT:
+		v = VAL(rec, f, uint64_t);
+		return cell_size(buf, v ? &v : NULL, units, "-");
+	case REC_SIZE_OPT:
+		return cell_size(buf, VAL(rec, f, const uint64_t *), units, "none");
+	case REC_BOOL:
+		return VAL(rec, f, bool) ? "yes" : "no";
+	case REC_BOOL_OPT:
+		return !VAL(rec, f, const bool *) ? "-" : *VAL(rec, f, const bool *) ? "yes" : "no";
+	case REC_QGROUPIDS:
+		return cell_ids(t, &VAL(rec, f, struct rec_u64s));
+	case REC_UUID:
+		format_uuid(VAL(rec, f, const uint8_t *), buf);
+		return buf[0] ? buf : "-";
+	case REC_TIME:
+		/* local time without the zone, as btrfs-progs' list */
+		format_time(VAL(rec, f, int64_t), false, false, buf, 40);
+		return buf[0] ? buf : "-";
+	default:
+		/* not a column kind */
+		return "";
+	}
+}
+
+static void put_cell(FILE *out, const struct rec_field *f, int width, bool first,
+		     const char *text)
+{
+	if (!first)
+		fprintf(out, "%*s", f->gap, "");
+	fprintf(out, f->align == REC_LEFT ? "%-*s" : "%*s", width, text);
 }
 
 void rec_row_header(struct kvout *kv, const struct rec_desc *d)
@@ -158,63 +268,121 @@ void rec_row_header(struct kvout *kv, const struct rec_desc *d)
 		return;
 	for (size_t i = 0; i < d->nr; i++)
 		if (d->fields[i].label)
-			put_cell(kv->out, &d->fields[i], d->fields[i].label);
+			put_cell(kv->out, &d->fields[i], d->fields[i].width, false,
+				 d->fields[i].label);
 	fputc('\n', kv->out);
 }
 
 void rec_row(struct kvout *kv, const struct rec_desc *d, const void *rec)
 {
+	struct rec_text t = { 0 };
+
 	if (kv->json || kv->quiet)
 		return;
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct rec_field *f = &d->fields[i];
-		char buf[UNITS_BUFSIZE > 32 ? UNITS_BUFSIZE : 32];
-		const char *text = buf;
+		const char *text;
 
 		if (!f->label)
 			continue;
-		switch (f->kind) {
-		case REC_U64:
-		case REC_U64_SET:
-			snprintf(buf, sizeof(buf), "%" PRIu64, VAL(rec, f, uint64_t));
-			break;
-		case REC_QGROUPID:
-			btrfs_qgroupid_str(VAL(rec, f, uint64_t), buf);
-			break;
-		case REC_U64_OPT:
-			if (VAL(rec, f, const uint64_t *))
-				snprintf(buf, sizeof(buf), "%" PRIu64, *VAL(rec, f, const uint64_t *));
-			else
-				strcpy(buf, "-");
-			break;
-		case REC_STR:
-			text = VAL(rec, f, const char *);
-			if (!text)
-				text = "-";
-			break;
-		case REC_SIZE:
-			pretty_size(VAL(rec, f, uint64_t), kv->units, buf);
-			break;
-		case REC_LIMIT:
-			if (VAL(rec, f, uint64_t))
-				pretty_size(VAL(rec, f, uint64_t), kv->units, buf);
-			else
-				strcpy(buf, "-");
-			break;
-		case REC_BOOL:
-			text = VAL(rec, f, bool) ? "yes" : "no";
-			break;
-		case REC_BOOL_OPT:
-			text = !VAL(rec, f, const bool *) ? "-" : *VAL(rec, f, const bool *) ? "yes" : "no";
-			break;
-		default:
-			/* not a column kind */
-			text = "";
-			break;
-		}
-		put_cell(kv->out, f, text);
+		text = rec_cell(&t, f, rec, kv->units);
+		put_cell(kv->out, f, f->width, false, text ? text : "");
 	}
 	fputc('\n', kv->out);
+	rec_text_release(&t);
+}
+
+/* ---- auto-width tables ---- */
+
+int rec_autotab_init(struct rec_autotab *t, struct kvout *kv, const struct rec_desc *d,
+		     unsigned int show)
+{
+	*t = (struct rec_autotab){ .kv = kv, .desc = d, .show = show };
+	t->width = calloc(d->nr ? d->nr : 1, sizeof(*t->width));
+	if (!t->width)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nr; i++)
+		t->width[i] = d->fields[i].width;
+	return 0;
+}
+
+void rec_autotab_measure(struct rec_autotab *t, const void *rec)
+{
+	const struct rec_desc *d = t->desc;
+
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct rec_field *f = &d->fields[i];
+		const char *text;
+		int len;
+
+		if (!(f->flags & REC_AUTO) || !rec_col_shown(f, t->show))
+			continue;
+		text = rec_cell(&t->cell, f, rec, t->kv->units);
+		len = text ? (int)strlen(text) : 0;
+		if (len > t->width[i])
+			t->width[i] = len;
+	}
+}
+
+/* One line of the table: the cells of @rec, or with no @rec the labels (@rule: as dashes) */
+static int autotab_line(struct rec_autotab *t, const void *rec, bool rule)
+{
+	const struct rec_desc *d = t->desc;
+	FILE *out = t->kv->out;
+	bool first = true;
+
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct rec_field *f = &d->fields[i];
+		const char *text = f->label;
+		char *dashes;
+
+		if (!rec_col_shown(f, t->show))
+			continue;
+		if (rec) {
+			text = rec_cell(&t->cell, f, rec, t->kv->units);
+		} else if (rule) {
+			dashes = text_room(&t->cell, strlen(f->label) + 1);
+			if (dashes) {
+				memset(dashes, '-', strlen(f->label));
+				dashes[strlen(f->label)] = '\0';
+			}
+			text = dashes;
+		}
+		if (!text)
+			return -ENOMEM;
+		put_cell(out, f, t->width[i], first, text);
+		first = false;
+	}
+	if (!rec && (d->table & REC_TAB_TAIL))
+		fputc(' ', out);
+	fputc('\n', out);
+	return 0;
+}
+
+int rec_autotab_header(struct rec_autotab *t)
+{
+	int ret;
+
+	if (t->kv->json || t->kv->quiet)
+		return 0;
+	ret = autotab_line(t, NULL, false);
+	if (!ret && (t->desc->table & REC_TAB_RULE))
+		ret = autotab_line(t, NULL, true);
+	return ret;
+}
+
+int rec_autotab_row(struct rec_autotab *t, const void *rec)
+{
+	if (t->kv->json || t->kv->quiet)
+		return 0;
+	return autotab_line(t, rec, false);
+}
+
+void rec_autotab_release(struct rec_autotab *t)
+{
+	free(t->width);
+	t->width = NULL;
+	rec_text_release(&t->cell);
 }
 
 void rec_print_document(struct kvout *kv, const struct rec_doc *doc, const struct rec_desc *d,

@@ -16,7 +16,11 @@
  * Row records (one line of a table such as the dry run's subvolumes) carry a
  * column width, alignment and gap per field instead: rec_row_header() and
  * rec_row() print the columns, rec_emit() the same row as a JSON object; a
- * REC_TABLE field prints a whole table either way.
+ * REC_TABLE field prints a whole table either way.  A column can be as wide
+ * as its widest cell (REC_AUTO: measure every row, then print; see
+ * struct rec_autotab) and shown only on request (a show mask: the option
+ * bits a command passes).  rec_cell() gives the text of one cell, for
+ * printers of other shapes (libsmartcols trees, the buffered subvolume list).
  *
  * The JSON naming rule (Documentation/json-schema.md) is checked where the
  * keys are declared: every key in rec_all[] is snake_case, and the only other
@@ -60,9 +64,22 @@ enum rec_kind {
 	REC_SUB,	/* struct rec_sub: another record's fields, in place */
 	REC_OBJECT,	/* JSON object @key around the next fields, up to its REC_END */
 	REC_END,	/* end of a REC_OBJECT */
+	REC_SIZE_OPT,	/* const uint64_t * bytes; NULL: text "none", JSON null */
 };
 
 enum rec_align { REC_LEFT, REC_RIGHT };
+
+/* Column flags (struct rec_field.flags) */
+enum {
+	REC_AUTO = 1 << 0,	/* as wide as its widest cell, at least @width */
+	REC_TAB2 = 1 << 1,	/* tab tables: two tabs after a row's cell (btrfs-progs) */
+};
+
+/* Table flags (struct rec_desc.table) */
+enum {
+	REC_TAB_RULE = 1 << 0,	/* under the header a line of dashes as long as each label */
+	REC_TAB_TAIL = 1 << 1,	/* the header and rule lines end with a space (btrfs-progs) */
+};
 
 struct rec_field {
 	const char *label;	/* text label, exactly as printed (tabs included); NULL: none */
@@ -72,6 +89,8 @@ struct rec_field {
 	int width;		/* row records: column width (0: unpadded) */
 	enum rec_align align;	/* row records: column alignment */
 	int gap;		/* row records: spaces before the column (not the first) */
+	unsigned int flags;	/* row records: REC_AUTO, REC_TAB2 */
+	unsigned int show;	/* row records: shown when a bit is asked for; 0: always */
 };
 
 /* The values of a REC_QGROUPIDS field */
@@ -99,17 +118,24 @@ struct rec_desc {
 	size_t nr;
 	const char *indent;	/* text: before each label; NULL: "\t" */
 	int label_width;	/* text: labels padded to this width */
+	unsigned int table;	/* row records: REC_TAB_RULE, REC_TAB_TAIL */
 };
 
 #define REC_F(label, key, kind, type, member) \
-	{ (label), (key), (kind), offsetof(type, member), 0, REC_LEFT, 0 }
+	{ (label), (key), (kind), offsetof(type, member), 0, REC_LEFT, 0, 0, 0 }
 #define REC_COL(label, key, kind, type, member, width, align, gap) \
-	{ (label), (key), (kind), offsetof(type, member), (width), (align), (gap) }
-#define REC_OBJ(key) { NULL, (key), REC_OBJECT, 0, 0, REC_LEFT, 0 }
-#define REC_OBJ_END { NULL, NULL, REC_END, 0, 0, REC_LEFT, 0 }
-#define REC_DESC(name, fields) { (name), (fields), sizeof(fields) / sizeof((fields)[0]), NULL, 0 }
+	{ (label), (key), (kind), offsetof(type, member), (width), (align), (gap), 0, 0 }
+/* a column with flags and a show mask */
+#define REC_COLX(label, key, kind, type, member, width, align, gap, flags, show) \
+	{ (label), (key), (kind), offsetof(type, member), (width), (align), (gap), (flags), (show) }
+#define REC_OBJ(key) { NULL, (key), REC_OBJECT, 0, 0, REC_LEFT, 0, 0, 0 }
+#define REC_OBJ_END { NULL, NULL, REC_END, 0, 0, REC_LEFT, 0, 0, 0 }
+#define REC_DESC(name, fields) \
+	{ (name), (fields), sizeof(fields) / sizeof((fields)[0]), NULL, 0, 0 }
 #define REC_DESC_TEXT(name, fields, indent, label_width) \
-	{ (name), (fields), sizeof(fields) / sizeof((fields)[0]), (indent), (label_width) }
+	{ (name), (fields), sizeof(fields) / sizeof((fields)[0]), (indent), (label_width), 0 }
+#define REC_DESC_TABLE(name, fields, table) \
+	{ (name), (fields), sizeof(fields) / sizeof((fields)[0]), NULL, 0, (table) }
 
 /* A JSON document's top-level member: its name, and the version-1 name (or NULL) */
 struct rec_doc {
@@ -142,5 +168,48 @@ void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec);
 /* Row records, text only: the header line of labels, and one row of @rec. */
 void rec_row_header(struct kvout *kv, const struct rec_desc *d);
 void rec_row(struct kvout *kv, const struct rec_desc *d, const void *rec);
+
+/* Whether column @f is in a table asked with the option bits @show */
+static inline bool rec_col_shown(const struct rec_field *f, unsigned int show)
+{
+	return f->label && (!f->show || (f->show & show));
+}
+
+/* The text of a cell, reused from cell to cell: in @small, or malloc'ed when longer */
+struct rec_text {
+	char *s;		/* NULL until a cell outgrows @small */
+	size_t cap;
+	char small[64];
+};
+
+/*
+ * The text of field @f of @rec as a table cell, sizes in @units: valid
+ * until the next call with @t; NULL when out of memory.  A kind that is no
+ * column gives "".
+ */
+const char *rec_cell(struct rec_text *t, const struct rec_field *f, const void *rec,
+		     unsigned int units);
+void rec_text_release(struct rec_text *t);
+
+/*
+ * An auto-width table: the columns of @desc shown for @show, each
+ * REC_AUTO column widened to its widest cell.  rec_autotab_measure() every
+ * row first, then rec_autotab_header() and rec_autotab_row() each.
+ */
+struct rec_autotab {
+	struct kvout *kv;
+	const struct rec_desc *desc;
+	unsigned int show;
+	int *width;		/* per field of @desc */
+	struct rec_text cell;
+};
+
+int rec_autotab_init(struct rec_autotab *t, struct kvout *kv, const struct rec_desc *d,
+		     unsigned int show);
+void rec_autotab_measure(struct rec_autotab *t, const void *rec);
+/* The header line, and the rule line for a REC_TAB_RULE table; ENOMEM: -ENOMEM */
+int rec_autotab_header(struct rec_autotab *t);
+int rec_autotab_row(struct rec_autotab *t, const void *rec);
+void rec_autotab_release(struct rec_autotab *t);
 
 #endif

@@ -174,7 +174,7 @@ static const struct rec_field quota_status_fields[] = {
 const struct rec_desc rec_quota_status = REC_DESC_TEXT("quota status", quota_status_fields, "  ", 25);
 const struct rec_doc rec_doc_quota_status = { "quota_status", "quota-status" };
 
-/* ---- qgroup show (JSON; the text table is common/qgroup-out.c's) ---- */
+/* ---- qgroup show ---- */
 
 #define H struct qgroup_head_rec
 static const struct rec_field qgroup_quota_fields[] = {
@@ -195,30 +195,87 @@ const struct rec_desc rec_qgroup_quota = REC_DESC("qgroup show quota", qgroup_qu
 const struct rec_desc rec_qgroup_computed =
 	REC_DESC("qgroup show computed", qgroup_computed_fields);
 
+/*
+ * One group: JSON, every key; text, btrfs-progs' table of the labelled
+ * columns, each as wide as its widest cell (at least the width given), a
+ * space between, "Path" last, a rule of dashes under the header.
+ */
 #define G struct qgroup_row_rec
+#define QG_COL(label, key, kind, member, width, align, show) \
+	REC_COLX(label, key, kind, G, member, width, align, 1, REC_AUTO, show)
 static const struct rec_field qgroup_row_fields[] = {
-	REC_F(NULL, "qgroupid", REC_QGROUPID, G, qgroupid),
+	REC_COLX("Qgroupid", "qgroupid", REC_QGROUPID, G, qgroupid, 9, REC_LEFT, 0, REC_AUTO, 0),
 	REC_F(NULL, "level", REC_U64, G, level),
 	REC_F(NULL, "id", REC_U64, G, id),
-	REC_F(NULL, "referenced", REC_U64, G, rfer),
-	REC_F(NULL, "exclusive", REC_U64, G, excl),
-	REC_F(NULL, "max_referenced", REC_U64_OPT, G, max_rfer),
-	REC_F(NULL, "max_exclusive", REC_U64_OPT, G, max_excl),
+	QG_COL("Referenced", "referenced", REC_SIZE, rfer, 12, REC_RIGHT, 0),
+	QG_COL("Exclusive", "exclusive", REC_SIZE, excl, 12, REC_RIGHT, 0),
+	QG_COL("Max referenced", "max_referenced", REC_SIZE_OPT, max_rfer, 15, REC_RIGHT,
+	       QG_COL_MAX_RFER),
+	QG_COL("Max exclusive", "max_exclusive", REC_SIZE_OPT, max_excl, 14, REC_RIGHT,
+	       QG_COL_MAX_EXCL),
 	REC_F(NULL, "path", REC_STR, G, path),
 	REC_F(NULL, "absolute_path", REC_STR, G, abs),
 	REC_F(NULL, "status", REC_STR, G, status),
-	REC_F(NULL, "parents", REC_QGROUPIDS, G, parents),
-	REC_F(NULL, "children", REC_QGROUPIDS, G, children),
+	QG_COL("Parent", "parents", REC_QGROUPIDS, parents, 8, REC_LEFT, QG_COL_PARENT),
+	QG_COL("Child", "children", REC_QGROUPIDS, children, 5, REC_LEFT, QG_COL_CHILD),
 	/* additions to the btrfs-progs set of keys */
 	REC_F(NULL, "referenced_compressed", REC_U64, G, rfer_cmpr),
 	REC_F(NULL, "exclusive_compressed", REC_U64, G, excl_cmpr),
 	REC_F(NULL, "referenced_percent", REC_U64_OPT, G, rfer_percent),
 	REC_F(NULL, "exclusive_percent", REC_U64_OPT, G, excl_percent),
 	REC_F(NULL, "full", REC_BOOL, G, full),
+	/* text only, last: three spaces before it, unpadded */
+	REC_COL("Path", NULL, REC_STR, G, label, 0, REC_LEFT, 3),
 };
+#undef QG_COL
 #undef G
-const struct rec_desc rec_qgroup_row = REC_DESC("qgroup", qgroup_row_fields);
+const struct rec_desc rec_qgroup_row =
+	REC_DESC_TABLE("qgroup", qgroup_row_fields, REC_TAB_RULE | REC_TAB_TAIL);
 const struct rec_doc rec_doc_qgroup_show = { "qgroup_show", "qgroup-show" };
+
+/*
+ * qgroup show --tree, through libsmartcols: the columns are the labelled
+ * fields, the first draws the tree; the width is libsmartcols' width hint,
+ * in percent of the terminal.
+ */
+#define T struct qgroup_tree_rec
+static const struct rec_field qgroup_tree_fields[] = {
+	REC_COL("QGROUP", NULL, REC_QGROUPID, T, qgroupid, 20, REC_LEFT, 0),
+	REC_COL("REFERENCED", NULL, REC_SIZE, T, rfer, 10, REC_RIGHT, 0),
+	REC_COL("EXCLUSIVE", NULL, REC_SIZE, T, excl, 10, REC_RIGHT, 0),
+	REC_COL("RFER-LIMIT", NULL, REC_STR, T, rfer_limit, 15, REC_RIGHT, 0),
+	REC_COL("EXCL-LIMIT", NULL, REC_STR, T, excl_limit, 15, REC_RIGHT, 0),
+	REC_COL("USE", NULL, REC_STR, T, use, 5, REC_RIGHT, 0),
+	REC_COL("PATH", NULL, REC_STR, T, label, 30, REC_LEFT, 0),
+};
+#undef T
+const struct rec_desc rec_qgroup_tree = REC_DESC("qgroup tree", qgroup_tree_fields);
+
+/*
+ * ---- subvolume list (text; JSON is the subvolume object) ----
+ *
+ * btrfs-progs' two layouts of the same columns: "<label> <value>" pairs
+ * joined by spaces ("ID 256 gen 8 top level 5 path a"), or with -t a table
+ * of tab-separated labels, a rule of dashes and the values, "top level"
+ * followed by two tabs.  The uuids are padded to their width, "-" included.
+ */
+#define L struct subvol_list_row_rec
+static const struct rec_field subvol_list_row_fields[] = {
+	REC_COLX("ID", NULL, REC_U64, L, id, 0, REC_LEFT, 0, 0, SV_COL_ID),
+	REC_COLX("gen", NULL, REC_U64, L, gen, 0, REC_LEFT, 0, 0, SV_COL_GEN),
+	REC_COLX("cgen", NULL, REC_U64, L, cgen, 0, REC_LEFT, 0, 0, SV_COL_CGEN),
+	REC_COLX("parent", NULL, REC_U64, L, parent, 0, REC_LEFT, 0, 0, SV_COL_PARENT),
+	REC_COLX("top level", NULL, REC_U64, L, top_level, 0, REC_LEFT, 0, REC_TAB2, SV_COL_TOP),
+	REC_COLX("otime", NULL, REC_TIME, L, otime, 0, REC_LEFT, 0, 0, SV_COL_OTIME),
+	REC_COLX("parent_uuid", NULL, REC_UUID, L, parent_uuid, 36, REC_LEFT, 0, 0, SV_COL_PUUID),
+	REC_COLX("received_uuid", NULL, REC_UUID, L, received_uuid, 36, REC_LEFT, 0, 0,
+		 SV_COL_RUUID),
+	REC_COLX("uuid", NULL, REC_UUID, L, uuid, 36, REC_LEFT, 0, 0, SV_COL_UUID),
+	REC_COLX("path", NULL, REC_STR, L, path, 0, REC_LEFT, 0, 0, SV_COL_PATH),
+};
+#undef L
+const struct rec_desc rec_subvol_list_row =
+	REC_DESC_TABLE("subvolume list row", subvol_list_row_fields, REC_TAB_RULE);
 
 /* ---- check ---- */
 
@@ -316,6 +373,8 @@ const struct rec_desc *const rec_all[] = {
 	&rec_qgroup_quota,
 	&rec_qgroup_computed,
 	&rec_qgroup_row,
+	&rec_qgroup_tree,
+	&rec_subvol_list_row,
 	&rec_check_deleted,
 	&rec_check_qgroup,
 	&rec_check_orphan,

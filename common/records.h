@@ -132,6 +132,16 @@ struct qgroup_head_rec {
 };
 extern const struct rec_desc rec_qgroup_quota, rec_qgroup_computed;
 
+/*
+ * ... and one group: a JSON object, a row of the text table (the columns
+ * with a label; the optional ones shown for the QG_COL_* bits asked)
+ */
+enum {
+	QG_COL_MAX_RFER = 1 << 0,	/* -r */
+	QG_COL_MAX_EXCL = 1 << 1,	/* -e */
+	QG_COL_PARENT = 1 << 2,		/* -p */
+	QG_COL_CHILD = 1 << 3,		/* -c */
+};
 struct qgroup_row_rec {
 	uint64_t qgroupid, level, id, rfer, excl;
 	const uint64_t *max_rfer, *max_excl;	/* NULL: no limit */
@@ -140,10 +150,41 @@ struct qgroup_row_rec {
 	uint64_t rfer_cmpr, excl_cmpr;
 	const uint64_t *rfer_percent, *excl_percent;	/* NULL: no limit */
 	bool full;
+	const char *label;		/* text: the path or what the group is ("<toplevel>") */
 	uint64_t v[4];			/* what the pointers above point to */
 };
 extern const struct rec_desc rec_qgroup_row;
 extern const struct rec_doc rec_doc_qgroup_show;
+
+/* qgroup show --tree: one line of the tree (libsmartcols; text only) */
+struct qgroup_tree_rec {
+	uint64_t qgroupid, rfer, excl;
+	const char *rfer_limit, *excl_limit;	/* "used/limit" or "-" */
+	const char *use;			/* "N%[ full]" or "-" */
+	const char *label;			/* as the table's Path */
+};
+extern const struct rec_desc rec_qgroup_tree;
+
+/* subvolume list (text): one subvolume; the columns shown for the SV_COL_* bits asked */
+enum {
+	SV_COL_ID = 1 << 0,
+	SV_COL_GEN = 1 << 1,
+	SV_COL_CGEN = 1 << 2,
+	SV_COL_PARENT = 1 << 3,
+	SV_COL_TOP = 1 << 4,
+	SV_COL_OTIME = 1 << 5,
+	SV_COL_PUUID = 1 << 6,
+	SV_COL_RUUID = 1 << 7,
+	SV_COL_UUID = 1 << 8,
+	SV_COL_PATH = 1 << 9,
+};
+struct subvol_list_row_rec {
+	uint64_t id, gen, cgen, parent, top_level;
+	int64_t otime;
+	const uint8_t *parent_uuid, *received_uuid, *uuid;
+	const char *path;		/* "DELETED" when unreachable */
+};
+extern const struct rec_desc rec_subvol_list_row;
 
 /* check: one deleted subvolume (a row) */
 struct check_deleted_rec {

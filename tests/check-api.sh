@@ -62,6 +62,36 @@ check "ioctl outside the online backend" '\bioctl\s*\(' cmds/*.c kernel-shared/*
 check "JSON key or label literal outside common/records.c (describe the record there)" \
 	'(\b(json|kvout)_(str|u64|u64_set|s64|bool|null|uuid|time|size|item|object_open|array_open)|\bvc_dump_(u64|hex|str|bool|uuid|key|bytes|open|list_open))\s*\([^;]*"' \
 	$(ls cmds/*.c common/*.c | grep -vxE 'common/(output|kvout|record|records|records-inspect)\.c')
+# Column labels too: every table's header comes from a row description in
+# common/records.c (REC_COL fields), never a literal where the table is
+# printed.  A label that looks like a header (a capital or a space: "ID",
+# "top level", "Max referenced") is literal nowhere else; in the table
+# printers every label is, but for a line that says "not a column label"
+# (a sort key or an option with the same name).  libsmartcols columns are
+# named from a description as well.
+row_labels=$(grep -E '^\s*(REC_COLX?|[A-Z]+_COL)\("[^"]' common/records.c |
+	sed -E 's/^[^"]*"([^"]*)".*/\1/' | sort -u)
+table_printers='common/qgroup-out.c cmds/subvolume-list.c'
+label_re() {
+	sed -e 's/[][\.*^$+?(){}|/]/\\&/g' -e 's/.*/"&"/' | paste -sd'|'
+}
+if [ -z "$row_labels" ]; then
+	echo "check-api: no column labels found in common/records.c"
+	bad=1
+else
+	check "header label literal outside common/records.c (name the column in its row description)" \
+		"$(grep -E '[A-Z ]' <<<"$row_labels" | label_re)" \
+		$(ls cmds/*.c common/*.c | grep -vxF common/records.c)
+	hits=$(grep -nE "$(label_re <<<"$row_labels")" $table_printers |
+	       grep -v '^\S*:[0-9]*:\s*\*' | grep -v 'not a column label')
+	if [ -n "$hits" ]; then
+		echo "check-api: column label literal in a table printer (take it from common/records.c):"
+		echo "$hits"
+		bad=1
+	fi
+fi
+check "libsmartcols column named by a literal (name it in common/records.c)" \
+	'\bscols_table_new_column\s*\([^;]*"' cmds/*.c common/*.c
 # Every offline write runs through one transaction runner,
 # btrfs_run_transaction() (kernel-shared/transaction.c): no second copy of
 # the start/commit/abort tail, and no op code dispatched twice (each

@@ -9,11 +9,14 @@
  * every field and container name is snake_case, every OBJECT and IF is
  * closed, every integer field has a width the printer reads.
  * Also: a record printed through rec_emit() or vc_dump_rec() gives the same
- * text and JSON the description says.
+ * text and JSON the description says; table cells (rec_cell), auto-width tables (rec_autotab_*)
+ * with optional columns, and the columns of the tables volctl keeps from
+ * btrfs-progs (qgroup show, subvolume list) in their order.
  */
 #include <stdlib.h>
 #include "common/records.h"
 #include "common/records-inspect.h"
+#include "common/units.h"
 #include "unit.h"
 
 static int snake_case(const char *k)
@@ -56,6 +59,15 @@ static void check_desc(const struct rec_desc *d)
 			fprintf(stderr, "  record \"%s\": field %zu has neither\n", d->name, i);
 		if (f->key)
 			check_key(d->name, f->key);
+	}
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct rec_field *f = &d->fields[i];
+
+		/* column flags and show bits mean something only for a column */
+		if (!unit_check(f->label || (!f->flags && !f->show), __FILE__, __LINE__,
+				"column options on a labelled field"))
+			fprintf(stderr, "  record \"%s\": field %zu has column options, no label\n",
+				d->name, i);
 	}
 	if (!unit_check(depth == 0, __FILE__, __LINE__, "objects closed"))
 		fprintf(stderr, "  record \"%s\": REC_OBJECT without REC_END\n", d->name);
@@ -179,6 +191,214 @@ static char *emit(bool json)
 	return buf;
 }
 
+/* ---- cells and auto-width tables ---- */
+
+struct t_row {
+	uint64_t id, size;
+	const uint64_t *limit;
+	const char *name;
+	struct rec_u64s ids;
+	const uint8_t *uuid;
+	int64_t time;
+	const bool *flag;
+};
+
+enum { T_LIMIT = 1, T_IDS = 2 };
+
+static const struct rec_field t_row_fields[] = {
+	REC_COLX("Id", "id", REC_U64, struct t_row, id, 3, REC_LEFT, 0, REC_AUTO, 0),
+	REC_COLX("Size", "size", REC_SIZE, struct t_row, size, 4, REC_RIGHT, 1, REC_AUTO, 0),
+	REC_COLX("Limit", "limit", REC_SIZE_OPT, struct t_row, limit, 0, REC_RIGHT, 1, REC_AUTO,
+		 T_LIMIT),
+	REC_COLX("Groups", "groups", REC_QGROUPIDS, struct t_row, ids, 0, REC_LEFT, 1, REC_AUTO,
+		 T_IDS),
+	REC_F(NULL, "uuid", REC_UUID, struct t_row, uuid),
+	REC_COL("Name", NULL, REC_STR, struct t_row, name, 0, REC_LEFT, 2),
+};
+static const struct rec_desc t_row_desc =
+	REC_DESC_TABLE("test row", t_row_fields, REC_TAB_RULE | REC_TAB_TAIL);
+
+static void test_cells(void)
+{
+	static const uint8_t zero[16], one[16] = { [15] = 1 };
+	static const uint64_t many[] = { 1ULL << 48 | 1, 256, 257, 258, 259, 260, 261 };
+	uint64_t lim = 2048;
+	bool yes = true;
+	struct t_row r = { 42, 1536, &lim, NULL, { many, 2 }, zero, 0, &yes };
+	struct rec_text t = { 0 };
+	const struct rec_field *f = t_row_fields;
+	struct rec_field k;
+
+	CHECK_STR(rec_cell(&t, &f[0], &r, UNITS_RAW), "42");
+	CHECK_STR(rec_cell(&t, &f[1], &r, UNITS_RAW), "1536");
+	CHECK_STR(rec_cell(&t, &f[1], &r, UNITS_DEFAULT), "1.50KiB");
+	CHECK_STR(rec_cell(&t, &f[2], &r, UNITS_DEFAULT), "2.00KiB");
+	r.limit = NULL;
+	CHECK_STR(rec_cell(&t, &f[2], &r, UNITS_DEFAULT), "none");
+	CHECK_STR(rec_cell(&t, &f[3], &r, UNITS_DEFAULT), "1/1,0/256");
+	/* longer than the inline buffer: on the heap */
+	r.ids.nr = 7;
+	CHECK_STR(rec_cell(&t, &f[3], &r, UNITS_DEFAULT),
+		  "1/1,0/256,0/257,0/258,0/259,0/260,0/261");
+	CHECK(t.s != NULL);
+	r.ids.nr = 0;
+	CHECK_STR(rec_cell(&t, &f[3], &r, UNITS_DEFAULT), "-");
+	CHECK_STR(rec_cell(&t, &f[4], &r, UNITS_DEFAULT), "-");
+	r.uuid = one;
+	CHECK_STR(rec_cell(&t, &f[4], &r, UNITS_DEFAULT), "00000000-0000-0000-0000-000000000001");
+	CHECK_STR(rec_cell(&t, &f[5], &r, UNITS_DEFAULT), "-");
+	k = (struct rec_field)REC_F("t", NULL, REC_TIME, struct t_row, time);
+	CHECK_STR(rec_cell(&t, &k, &r, UNITS_DEFAULT), "-");
+	k = (struct rec_field)REC_F("b", NULL, REC_BOOL_OPT, struct t_row, flag);
+	CHECK_STR(rec_cell(&t, &k, &r, UNITS_DEFAULT), "yes");
+	r.flag = NULL;
+	CHECK_STR(rec_cell(&t, &k, &r, UNITS_DEFAULT), "-");
+	rec_text_release(&t);
+	CHECK(t.s == NULL);
+
+	CHECK(rec_col_shown(&f[0], 0));
+	CHECK(!rec_col_shown(&f[2], 0));
+	CHECK(!rec_col_shown(&f[2], T_IDS));
+	CHECK(rec_col_shown(&f[2], T_IDS | T_LIMIT));
+	CHECK(!rec_col_shown(&f[4], ~0U));
+}
+
+/* the table of @rows shown for @show, in @units; malloc'ed */
+static char *autotab(const struct t_row *rows, size_t nr, unsigned int show, bool json)
+{
+	struct vc_config cfg = { .format = json ? VC_FORMAT_JSON : VC_FORMAT_TEXT };
+	struct rec_autotab t;
+	struct kvout kv;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	kvout_init(&kv, &cfg, f, UNITS_RAW);
+	CHECK_EQ_INT(rec_autotab_init(&t, &kv, &t_row_desc, show), 0);
+	for (size_t i = 0; i < nr; i++)
+		rec_autotab_measure(&t, &rows[i]);
+	CHECK_EQ_INT(rec_autotab_header(&t), 0);
+	for (size_t i = 0; i < nr; i++)
+		CHECK_EQ_INT(rec_autotab_row(&t, &rows[i]), 0);
+	rec_autotab_release(&t);
+	fclose(f);
+	return buf;
+}
+
+static void test_autotab(void)
+{
+	static const uint64_t ids[] = { 1ULL << 48 | 100, 1ULL << 48 | 200 };
+	uint64_t lim = 123456789;
+	const struct t_row rows[] = {
+		{ .id = 5, .size = 16384, .name = "<toplevel>" },
+		{ .id = 1234, .size = 7, .limit = &lim, .name = "a", .ids = { ids, 2 } },
+	};
+	char *s;
+
+	/* the optional columns hidden: neither printed nor measured */
+	s = autotab(rows, 2, 0, false);
+	CHECK_STR(s, "Id    Size  Name \n"
+		     "--    ----  ---- \n"
+		     "5    16384  <toplevel>\n"
+		     "1234     7  a\n");
+	free(s);
+	/* shown: each as wide as its widest cell or label, rule as long as the label */
+	s = autotab(rows, 2, T_LIMIT | T_IDS, false);
+	CHECK_STR(s, "Id    Size     Limit Groups       Name \n"
+		     "--    ----     ----- ------       ---- \n"
+		     "5    16384      none -            <toplevel>\n"
+		     "1234     7 123456789 1/100,1/200  a\n");
+	free(s);
+	/* no rows: the header alone, at the minimum widths */
+	s = autotab(rows, 0, T_LIMIT, false);
+	CHECK_STR(s, "Id  Size Limit  Name \n"
+		     "--  ---- -----  ---- \n");
+	free(s);
+	/* text only: nothing in JSON */
+	s = autotab(rows, 2, 0, true);
+	CHECK_STR(s, "");
+	free(s);
+}
+
+/* the labels of @d's columns shown for @show, joined by '|' */
+static void col_labels(const struct rec_desc *d, unsigned int show, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < d->nr; i++)
+		if (rec_col_shown(&d->fields[i], show))
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "|" : "",
+						d->fields[i].label);
+}
+
+/* the btrfs-progs tables keep their columns, in order */
+static void test_btrfs_progs_tables(void)
+{
+	const struct rec_desc *d = &rec_subvol_list_row;
+	char buf[256];
+	int tab2 = 0;
+
+	col_labels(&rec_qgroup_row, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "Qgroupid|Referenced|Exclusive|Path");
+	col_labels(&rec_qgroup_row, ~0U, buf, sizeof(buf));
+	CHECK_STR(buf, "Qgroupid|Referenced|Exclusive|Max referenced|Max exclusive|Parent|Child|"
+		       "Path");
+	col_labels(&rec_qgroup_row, QG_COL_PARENT, buf, sizeof(buf));
+	CHECK_STR(buf, "Qgroupid|Referenced|Exclusive|Parent|Path");
+	CHECK(rec_qgroup_row.table == (REC_TAB_RULE | REC_TAB_TAIL));
+	col_labels(&rec_qgroup_tree, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "QGROUP|REFERENCED|EXCLUSIVE|RFER-LIMIT|EXCL-LIMIT|USE|PATH");
+	col_labels(d, SV_COL_ID | SV_COL_GEN | SV_COL_TOP | SV_COL_PATH, buf, sizeof(buf));
+	CHECK_STR(buf, "ID|gen|top level|path");
+	col_labels(d, ~0U, buf, sizeof(buf));
+	CHECK_STR(buf, "ID|gen|cgen|parent|top level|otime|parent_uuid|received_uuid|uuid|path");
+	/* the list's row has no JSON (the subvolume object is its JSON) */
+	for (size_t i = 0; i < d->nr; i++) {
+		CHECK(d->fields[i].key == NULL);
+		if (d->fields[i].flags & REC_TAB2)
+			tab2++;
+	}
+	CHECK_EQ_INT(tab2, 1);
+}
+
+/* REC_SIZE_OPT: JSON a number or null, text in units or "none" */
+struct t_opt {
+	const uint64_t *a, *b;
+};
+
+static const struct rec_field t_opt_fields[] = {
+	REC_F("A: ", "a", REC_SIZE_OPT, struct t_opt, a),
+	REC_F("B: ", "b", REC_SIZE_OPT, struct t_opt, b),
+};
+static const struct rec_desc t_opt_desc = REC_DESC("test opt", t_opt_fields);
+
+static void test_size_opt(void)
+{
+	uint64_t v = 3072;
+	struct t_opt r = { &v, NULL };
+
+	for (int json = 0; json < 2; json++) {
+		struct vc_config cfg = { .format = json ? VC_FORMAT_JSON : VC_FORMAT_TEXT };
+		struct kvout kv;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		kvout_init(&kv, &cfg, f, UNITS_DEFAULT);
+		kvout_document_open(&kv);
+		rec_emit(&kv, &t_opt_desc, &r);
+		kvout_document_close(&kv);
+		fclose(f);
+		if (json)
+			CHECK_STR(buf, "{\n  \"__header\": {\n    \"version\": \"2\"\n  },\n"
+				       "  \"a\": 3072,\n  \"b\": null\n}\n");
+		else
+			CHECK_STR(buf, "\tA: 3.00KiB\n\tB: none\n");
+		free(buf);
+	}
+}
+
 /* vc_dump_rec() in text and JSON of one small record */
 struct t_dump {
 	u32 n;
@@ -259,5 +479,9 @@ int main(void)
 		     "  \"unset\": null,\n  \"o\": {\n    \"s\": null,\n    \"limit\": null\n  }\n}\n");
 	free(text);
 	free(json);
+	test_cells();
+	test_autotab();
+	test_btrfs_progs_tables();
+	test_size_opt();
 	return unit_finish();
 }
