@@ -121,7 +121,7 @@ static bool err_text_kept(const char *msg, int err)
 {
 	if (err >= 0 || err == -EMEDIUMTYPE)
 		return true;
-	return strstr(msg, strerror(-err)) != NULL;
+	return strstr(msg, strerror(-err)) != NULL;	// api-ok: a duplicate, not a value
 }
 
 int cmd_report(const struct vc_ctx *ctx, struct vc_fs *fs, int err, const char *object)

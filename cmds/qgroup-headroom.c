@@ -268,37 +268,19 @@ int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *wh
 	char qb[BTRFS_QGROUPID_BUFSIZE], b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE];
 	char b3[UNITS_BUFSIZE], image[300] = "", rsv[UNITS_BUFSIZE + 16] = "";
 	const char *err = vc_fs_error(fs);
+	struct vc_limit_refusal refused;
 	char saved[512] = "";
 	const char *msg = err ? saved : NULL;
-	bool named_excl = false;
-	u64 named = 0, over = 0;
+	bool named;
 	int ret;
 
 	if (err)
 		snprintf(saved, sizeof(saved), "%s", err);
-
-	/*
-	 * offline: the backend's message names the group and the limit it
-	 * refused ("qgroup L/ID: exclusive limit N would be exceeded by M bytes")
-	 */
-	if (msg && !strncmp(msg, "qgroup ", 7)) {
-		char id[BTRFS_QGROUPID_BUFSIZE + 1];
-		size_t len = strcspn(msg + 7, ": ");
-		const char *by = strstr(msg, " would be exceeded by ");
-
-		if (len < sizeof(id)) {
-			memcpy(id, msg + 7, len);
-			id[len] = '\0';
-			if (parse_qgroupid(id, &named))
-				named = 0;
-			named_excl = !strncmp(msg + 7 + len, ": exclusive limit ", 18);
-		}
-		if (by)
-			over = strtoull(by + 22, NULL, 10);
-	}
+	/* offline: the limit that refused, as values */
+	named = !CMD_OP(ctx, limit_refusal, fs, &refused);
 	h.online = ctx->ops->qgroup_reserved != NULL;
 	if (named) {
-		h.qgroupid = named;
+		h.qgroupid = refused.qgroupid;
 	} else {
 		vc_fs_clear_error(fs);
 		if (CMD_OP(ctx, path_info, fs, dir, &info))
@@ -311,15 +293,16 @@ int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *wh
 	    collect(ctx, fs, &list, &h) || h.binding < 0)
 		goto fallback;
 	for (size_t i = 0; named && i < h.nr; i++)
-		if (h.limits[i].qg->qgroupid == named && h.limits[i].exclusive == named_excl)
+		if (h.limits[i].qg->qgroupid == refused.qgroupid &&
+		    h.limits[i].exclusive == refused.exclusive)
 			h.binding = (ssize_t)i;
 	l = &h.limits[h.binding];
 	if (ctx->cfg->nr_images)
 		snprintf(image, sizeof(image), "--image %s ", ctx->cfg->images[0]);
 	if (l->reserved)
 		snprintf(rsv, sizeof(rsv), ", reserved %s", pretty_size(l->reserved, UNITS_DEFAULT, b3));
-	else if (over)
-		snprintf(rsv, sizeof(rsv), ", over by %llu bytes", (unsigned long long)over);
+	else if (named && refused.over)
+		snprintf(rsv, sizeof(rsv), ", over by %llu bytes", (unsigned long long)refused.over);
 	error("%s: %s: qgroup %s limit %s %s (used %s%s); raise it with: volctl %sqgroup limit "
 	      "%s<size>|none %s %s", what, strerror(EDQUOT), btrfs_qgroupid_str(l->qg->qgroupid, qb),
 	      l->exclusive ? "exclusive" : "referenced", pretty_size(l->limit, UNITS_DEFAULT, b1),

@@ -20,8 +20,9 @@ static int run_once(const struct vc_backend_ops *ops, struct vc_fs *fs,
 	vc_fs_clear_error(fs);
 	ret = ops->acct_open(fs, &res->src);
 	if (ret) {
-		snprintf(res->err, sizeof(res->err), "%s",
+		snprintf(res->cause, sizeof(res->cause), "%s",
 			 vc_fs_error(fs) ? vc_fs_error(fs) : strerror(-ret));
+		snprintf(res->err, sizeof(res->err), "%s", res->cause);
 		return ret;
 	}
 	res->live = res->src.live;
@@ -30,19 +31,12 @@ static int run_once(const struct vc_backend_ops *ops, struct vc_fs *fs,
 	if (ret) {
 		const char *msg = btrfs_fs_error(res->src.bfs);
 
-		snprintf(res->err, sizeof(res->err), "accounting failed: %s",
-			 msg && msg[0] ? msg : strerror(-ret));
+		snprintf(res->cause, sizeof(res->cause), "%s", msg && msg[0] ? msg : strerror(-ret));
+		snprintf(res->err, sizeof(res->err), "accounting failed: %s", res->cause);
 		res->acct = NULL;
 		ops->acct_close(fs, &res->src);
 	}
 	return ret;
-}
-
-static const char *strip_prefix(const char *s)
-{
-	static const char prefix[] = "accounting failed: ";
-
-	return strncmp(s, prefix, sizeof(prefix) - 1) ? s : s + sizeof(prefix) - 1;
 }
 
 int vc_acct_compute(const struct vc_backend_ops *ops, struct vc_fs *fs, bool simple,
@@ -52,7 +46,7 @@ int vc_acct_compute(const struct vc_backend_ops *ops, struct vc_fs *fs, bool sim
 		.simple = simple,
 		.enable_gen = simple ? enable_gen : 0,
 	};
-	char first[sizeof(res->err)];
+	char first[sizeof(res->cause)];
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -64,13 +58,13 @@ int vc_acct_compute(const struct vc_backend_ops *ops, struct vc_fs *fs, bool sim
 	if (!ret || !res->live || (ret != -EUCLEAN && ret != -EIO))
 		return ret;
 	/* the kernel rewrote a block while we read: commit and read once more */
-	memcpy(first, res->err, sizeof(first));
+	memcpy(first, res->cause, sizeof(first));
 	res->retried = true;
 	ret = run_once(ops, fs, &opts, res);
 	if (ret && (ret == -EUCLEAN || ret == -EIO))
 		snprintf(res->err, sizeof(res->err),
 			 "the filesystem changed while it was read, twice (first: %.200s; "
-			 "then: %.200s)", strip_prefix(first), strip_prefix(res->err));
+			 "then: %.200s)", first, res->cause);
 	return ret;
 }
 

@@ -24,6 +24,7 @@ struct vc_acct_result {
 	bool live;			/* numbers of a snapshot of a mounted filesystem */
 	bool retried;			/* the first read failed verification */
 	char err[600];			/* why it failed, for error() */
+	char cause[512];		/* the same without "accounting failed: " */
 };
 
 /**

@@ -91,6 +91,17 @@ struct vc_qgroup_rsv {
 	u64 meta_prealloc;		/* rsv_meta_prealloc */
 };
 
+/*
+ * The qgroup limit that refused the last failed write (-EDQUOT), as values:
+ * offline volctl's own limit check knows them; the kernel does not say.
+ */
+struct vc_limit_refusal {
+	u64 qgroupid;
+	u64 limit;			/* the limit, in bytes */
+	u64 over;			/* bytes beyond it the write would have gone */
+	bool exclusive;			/* the exclusive limit (else referenced) */
+};
+
 struct vc_rescan_status {
 	bool running;
 	u64 progress;			/* objectid the rescan has reached */
@@ -138,6 +149,11 @@ struct vc_backend_ops {
 	int (*qgroup_reserved)(struct vc_fs *fs, u64 qgroupid, struct vc_qgroup_rsv *rsv);
 	/* the data sector and tree block sizes */
 	int (*block_sizes)(struct vc_fs *fs, u32 *sectorsize, u32 *nodesize);
+	/*
+	 * optional, offline: the limit that refused the last failed write;
+	 * -ENOENT when no limit did
+	 */
+	int (*limit_refusal)(struct vc_fs *fs, struct vc_limit_refusal *r);
 
 	/* ---- subvolumes ---- */
 	/* @parents: offline, create missing directories of @path (online the command did) */

@@ -165,11 +165,10 @@ static int read_super(struct vc_image *img, struct btrfs_io_dev *dev, const char
 	else if (!dev_has_magic(dev))
 		snprintf(img->err, sizeof(img->err),
 			 "%s: not a btrfs filesystem (no valid superblock)", path);
-	else if (msg[0] && !strncmp(msg, path, strlen(path)))
-		snprintf(img->err, sizeof(img->err), "%s", msg);	/* names the device already */
+	else if (msg[0])
+		snprintf(img->err, sizeof(img->err), "%s", msg);	/* names the device */
 	else
-		snprintf(img->err, sizeof(img->err), "%s: %s", path,
-			 msg[0] ? msg : strerror(-ret));
+		snprintf(img->err, sizeof(img->err), "%s: %s", path, strerror(-ret));
 	return ret == -ENOENT ? -EUCLEAN : ret;
 }
 
@@ -317,24 +316,12 @@ static int claims_guard(void *priv, char *msg)
 	return 0;
 }
 
-/* Whether @msg starts with the name of a member ("b.img: device 2 is stale") */
-static bool names_member(const struct vc_image *img, const char *msg)
-{
-	for (size_t i = 0; i < img->nr_devs; i++) {
-		const char *name = img->devs[i]->name;
-		size_t len = strlen(name);
-
-		if (!strncmp(msg, name, len) && msg[len] == ':')
-			return true;
-	}
-	return false;
-}
-
 /* btrfs_fs_open() over every member, with the superblocks already read */
 static int open_fs(struct vc_image *img, const struct btrfs_super_block *const *sbs,
 		   int sb_mirror)
 {
 	char msg[BTRFS_ERRMSG_SIZE] = "";
+	enum btrfs_err_object named = BTRFS_ERR_OBJ_NONE;
 	struct btrfs_open_args args = {
 		.devs = img->devs,
 		.nr_devs = img->nr_devs,
@@ -342,6 +329,7 @@ static int open_fs(struct vc_image *img, const struct btrfs_super_block *const *
 		.writable = img->mode == VC_IMAGE_WRITE,
 		.cache_blocks = img->cache_blocks,
 		.errmsg = msg,
+		.errobj = &named,
 		.supers = sbs,
 		.supers_mirror = sb_mirror,
 	};
@@ -351,7 +339,7 @@ static int open_fs(struct vc_image *img, const struct btrfs_super_block *const *
 	if (ret < 0) {
 		img->bfs = NULL;
 		/* member messages name their device; others are about the filesystem */
-		if (args.writable && names_member(img, msg))
+		if (args.writable && named == BTRFS_ERR_OBJ_DEVICE)
 			snprintf(img->err, sizeof(img->err), "%s", msg);
 		else
 			snprintf(img->err, sizeof(img->err), "%s: %s", img->name,

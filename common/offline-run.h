@@ -30,7 +30,7 @@ enum vc_write_object {
  * the errno, and the library's message with what that message names
  * (fs->errobj, set where the error happened).  vc_write_err_format()
  * turns it into the one line the user sees:
- * - a message naming its subvolume or qgroup stands alone;
+ * - a message naming its subvolume, qgroup or member device stands alone;
  * - another message stands alone for a path, gets the image name first
  *   for an image write;
  * - no message: the object and the errno in words; -ENOTCONN on an image

@@ -428,6 +428,22 @@ static int offline_qgroup_limit(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 m
 				       max_excl, fs->base.err, sizeof(fs->base.err));
 }
 
+static int offline_limit_refusal(struct vc_fs *fs, struct vc_limit_refusal *r)
+{
+	struct btrfs_fs *bfs = writer_fs(fs);
+	const struct btrfs_limit_refusal *lr = bfs ? btrfs_fs_limit_refusal(bfs) : NULL;
+
+	if (!lr)
+		return -ENOENT;
+	*r = (struct vc_limit_refusal){
+		.qgroupid = lr->qgroupid,
+		.limit = lr->limit,
+		.over = lr->over,
+		.exclusive = lr->exclusive,
+	};
+	return 0;
+}
+
 static int offline_block_sizes(struct vc_fs *fs, u32 *sectorsize, u32 *nodesize)
 {
 	*sectorsize = fs->img.bfs->sectorsize;
@@ -459,5 +475,6 @@ const struct vc_backend_ops vc_offline_ops = {
 	.qgroup_assign = offline_qgroup_assign,
 	.qgroup_limit = offline_qgroup_limit,
 	.block_sizes = offline_block_sizes,
+	.limit_refusal = offline_limit_refusal,
 	.acct_open = offline_acct_open, .acct_close = offline_acct_close,
 };

@@ -39,11 +39,14 @@ static int open_supers(struct btrfs_fs *fs, const struct btrfs_open_args *args)
 		} else {
 			ret = btrfs_super_read(args->devs[i], args->super_mirror, &sbs[i],
 					       i ? NULL : &fs->super_mirror, fs->errmsg);
-			if (ret < 0)
+			if (ret < 0) {
+				fs->errobj = BTRFS_ERR_OBJ_DEVICE;	/* its messages name it */
 				goto out;
+			}
 		}
 		if (memcmp(btrfs_super_fsid(&sbs[i]), btrfs_super_fsid(&sbs[0]), BTRFS_FSID_SIZE)) {
-			btrfs_fs_set_error(fs, "%s: belongs to another filesystem than %s",
+			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_DEVICE,
+					       "%s: belongs to another filesystem than %s",
 					   args->devs[i]->name, args->devs[0]->name);
 			ret = -EINVAL;
 			goto out;
@@ -57,7 +60,8 @@ static int open_supers(struct btrfs_fs *fs, const struct btrfs_open_args *args)
 		struct btrfs_device *dev;
 
 		if (btrfs_device_find(fs, btrfs_dev_item_devid(di), NULL)) {
-			btrfs_fs_set_error(fs, "%s: device id %llu given twice", args->devs[i]->name,
+			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_DEVICE, "%s: device id %llu given twice",
+					       args->devs[i]->name,
 					   (unsigned long long)btrfs_dev_item_devid(di));
 			ret = -EINVAL;
 			goto out;
@@ -180,6 +184,8 @@ int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args)
 	*fsp = NULL;
 	if (args->errmsg)
 		args->errmsg[0] = '\0';
+	if (args->errobj)
+		*args->errobj = BTRFS_ERR_OBJ_NONE;
 	if (!args->nr_devs || !args->devs) {
 		btrfs_errmsg_set(args->errmsg, "no device given");
 		return -EINVAL;
@@ -188,6 +194,8 @@ int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args)
 		if (!args->devs[i]->writable) {
 			btrfs_errmsg_set(args->errmsg, "%s: opened read-only, cannot write",
 					 args->devs[i]->name);
+			if (args->errobj)
+				*args->errobj = BTRFS_ERR_OBJ_DEVICE;
 			return -EINVAL;
 		}
 	}
@@ -230,6 +238,8 @@ int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args)
 fail:
 	if (args->errmsg)
 		btrfs_errmsg_set(args->errmsg, "%s", fs->errmsg[0] ? fs->errmsg : "cannot open filesystem");
+	if (args->errobj)
+		*args->errobj = btrfs_fs_error_object(fs);
 	btrfs_fs_close(fs);
 	return ret;
 }

@@ -36,6 +36,19 @@ enum btrfs_err_object {
 	BTRFS_ERR_OBJ_NONE,		/* the filesystem (or a block, a device in it) */
 	BTRFS_ERR_OBJ_SUBVOL,		/* "subvolume 257: read-only" */
 	BTRFS_ERR_OBJ_QGROUP,		/* "qgroup 1/0 does not exist", a relation of two */
+	BTRFS_ERR_OBJ_DEVICE,		/* "b.img: device 2 is stale": a member, by its name */
+};
+
+/*
+ * A write refused by a qgroup limit (-EDQUOT), as values; the message of
+ * the same failure says it in words.  @qgroupid 0: no refusal recorded.
+ */
+struct btrfs_limit_refusal {
+	u64 qgroupid;			/* the group whose limit refused */
+	u64 limit;			/* max_excl or max_rfer */
+	u64 over;			/* bytes beyond it the write would have gone */
+	u64 reserve;			/* what a new subvolume reserves in its parent, or 0 */
+	bool exclusive;			/* the exclusive limit (else referenced) */
 };
 
 struct btrfs_open_args {
@@ -45,6 +58,7 @@ struct btrfs_open_args {
 	bool writable;			/* refuse features the writer cannot keep; devs must be writable */
 	u32 cache_blocks;		/* clean blocks to cache; 0 = 64 MiB worth */
 	char *errmsg;			/* optional BTRFS_ERRMSG_SIZE buffer: why open failed */
+	enum btrfs_err_object *errobj;	/* optional: what that message names first */
 	/*
 	 * Optional: the superblock of each device, already read by the caller
 	 * with btrfs_super_read(@super_mirror) (a NULL entry is read here), and
@@ -104,6 +118,7 @@ struct btrfs_fs {
 
 	char errmsg[BTRFS_ERRMSG_SIZE];
 	enum btrfs_err_object errobj;	/* what errmsg names first */
+	struct btrfs_limit_refusal refusal;	/* with errmsg, when a limit refused */
 };
 
 /**
@@ -129,6 +144,7 @@ void btrfs_fs_vset_error(struct btrfs_fs *fs, enum btrfs_err_object obj, bool on
 		return;
 	vsnprintf(fs->errmsg, sizeof(fs->errmsg), fmt, ap);
 	fs->errobj = obj;
+	fs->refusal.qgroupid = 0;
 }
 
 /** btrfs_fs_set_error - format the message of the current failure */
@@ -195,6 +211,13 @@ static inline void btrfs_fs_clear_error(struct btrfs_fs *fs)
 {
 	fs->errmsg[0] = '\0';
 	fs->errobj = BTRFS_ERR_OBJ_NONE;
+	fs->refusal.qgroupid = 0;
+}
+
+/** btrfs_fs_limit_refusal - the limit that refused the last write, or NULL */
+static inline const struct btrfs_limit_refusal *btrfs_fs_limit_refusal(const struct btrfs_fs *fs)
+{
+	return fs->errmsg[0] && fs->refusal.qgroupid ? &fs->refusal : NULL;
 }
 
 /** btrfs_fs_set_super_guard - ask @guard before each commit writes its superblocks */

@@ -30,6 +30,17 @@ static const char *dev_name(const struct btrfs_device *dev)
 	return dev->io ? dev->io->name : "?";
 }
 
+/* The message of a failure about member @dev, which it names first */
+static __attribute__((format(printf, 3, 4)))
+void dev_error(struct btrfs_fs *fs, bool once, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	btrfs_fs_vset_error(fs, BTRFS_ERR_OBJ_DEVICE, once, fmt, ap);
+	va_end(ap);
+}
+
 int btrfs_members_check_supers(struct btrfs_fs *fs)
 {
 	u64 num = btrfs_super_num_devices(&fs->super);
@@ -40,31 +51,31 @@ int btrfs_members_check_supers(struct btrfs_fs *fs)
 		if (!dev->io)
 			continue;
 		if (dev->devid == 0) {
-			btrfs_fs_set_error(fs, "%s: target of a device replace in progress: "
-					   "writing not implemented offline", dev_name(dev));
+			dev_error(fs, false, "%s: target of a device replace in progress: "
+				  "writing not implemented offline", dev_name(dev));
 			return -EOPNOTSUPP;
 		}
 		if (dev->sb_generation != fs->generation) {
-			btrfs_fs_set_error(fs, "%s: device %llu is stale (generation %llu, the "
-					   "filesystem is at %llu): refusing to write; a kernel commit "
-					   "brings it up to date (mount, change something, unmount)",
-					   dev_name(dev), (unsigned long long)dev->devid,
-					   (unsigned long long)dev->sb_generation,
-					   (unsigned long long)fs->generation);
+			dev_error(fs, false, "%s: device %llu is stale (generation %llu, the "
+				  "filesystem is at %llu): refusing to write; a kernel commit "
+				  "brings it up to date (mount, change something, unmount)",
+				  dev_name(dev), (unsigned long long)dev->devid,
+				  (unsigned long long)dev->sb_generation,
+				  (unsigned long long)fs->generation);
 			return -ESTALE;
 		}
 		if (dev->sb_num_devices != num) {
-			btrfs_fs_set_error(fs, "%s: device %llu says the filesystem has %llu devices, "
-					   "not %llu", dev_name(dev), (unsigned long long)dev->devid,
-					   (unsigned long long)dev->sb_num_devices,
-					   (unsigned long long)num);
+			dev_error(fs, false, "%s: device %llu says the filesystem has %llu devices, "
+				  "not %llu", dev_name(dev), (unsigned long long)dev->devid,
+				  (unsigned long long)dev->sb_num_devices,
+				  (unsigned long long)num);
 			return -EINVAL;
 		}
 		if (memcmp(btrfs_dev_item_fsid(&dev->sb_item), fs->metadata_uuid,
 			   BTRFS_FSID_SIZE)) {
-			btrfs_fs_set_error(fs, "%s: device %llu: dev_item fsid differs from the "
-					   "filesystem's", dev_name(dev),
-					   (unsigned long long)dev->devid);
+			dev_error(fs, false, "%s: device %llu: dev_item fsid differs from the "
+				  "filesystem's", dev_name(dev),
+				  (unsigned long long)dev->devid);
 			return -EINVAL;
 		}
 	}
@@ -104,17 +115,17 @@ int btrfs_members_check_complete(struct btrfs_fs *fs)
 			return -ENXIO;
 		}
 		if (!dev->in_chunk_tree) {
-			btrfs_fs_set_error(fs, "%s: device %llu is not a member of the filesystem "
-					   "(no DEV_ITEM with its uuid)", dev_name(dev),
-					   (unsigned long long)dev->devid);
+			dev_error(fs, false, "%s: device %llu is not a member of the filesystem "
+				  "(no DEV_ITEM with its uuid)", dev_name(dev),
+				  (unsigned long long)dev->devid);
 			return -EINVAL;
 		}
 		if (dev->io->size < dev->total_bytes) {
-			btrfs_fs_set_error(fs, "%s: device %llu is %llu bytes, smaller than its "
-					   "recorded size %llu (truncated image?)", dev_name(dev),
-					   (unsigned long long)dev->devid,
-					   (unsigned long long)dev->io->size,
-					   (unsigned long long)dev->total_bytes);
+			dev_error(fs, false, "%s: device %llu is %llu bytes, smaller than its "
+				  "recorded size %llu (truncated image?)", dev_name(dev),
+				  (unsigned long long)dev->devid,
+				  (unsigned long long)dev->io->size,
+				  (unsigned long long)dev->total_bytes);
 			return -EUCLEAN;
 		}
 		members++;
@@ -140,7 +151,7 @@ int btrfs_members_flush(struct btrfs_fs *fs)
 			continue;
 		ret = btrfs_io_flush(dev->io);
 		if (ret < 0 && !err) {
-			btrfs_fs_set_error_once(fs, "%s: flush failed", dev_name(dev));
+			dev_error(fs, true, "%s: flush failed", dev_name(dev));
 			err = ret;
 		}
 	}
@@ -179,8 +190,8 @@ static int write_copy(struct btrfs_fs *fs, const struct btrfs_device *dev,
 		return ret;
 	ret = btrfs_io_write(dev->io, sb, BTRFS_SUPER_INFO_SIZE, off);
 	if (ret < 0)
-		btrfs_fs_set_error_once(fs, "%s: device %llu: cannot write superblock copy %d",
-					dev_name(dev), (unsigned long long)dev->devid, mirror);
+		dev_error(fs, true, "%s: device %llu: cannot write superblock copy %d",
+			  dev_name(dev), (unsigned long long)dev->devid, mirror);
 	return ret;
 }
 

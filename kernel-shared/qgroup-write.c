@@ -196,28 +196,45 @@ struct group_update {
 	u64 rfer, excl;
 };
 
+/*
+ * Refuse a write with -EDQUOT: @qgroupid's @exclusive (else referenced)
+ * @limit would be exceeded by @over bytes; @reserve is what a new subvolume
+ * reserves in its parent when that is the cause (0 otherwise).  The values
+ * go to fs->refusal, the words to the message.
+ */
+static int limit_refused(struct btrfs_fs *fs, u64 qgroupid, bool exclusive, u64 limit, u64 over,
+			 u64 reserve)
+{
+	char b[BTRFS_QGROUPID_BUFSIZE], why[128] = "";
+
+	if (reserve)
+		snprintf(why, sizeof(why), " (a new subvolume reserves %llu bytes in its parent, "
+			 "as the kernel does)", (unsigned long long)reserve);
+	btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
+			       "qgroup %s: %s limit %llu would be exceeded by %llu bytes%s",
+			       qgid(qgroupid, b), exclusive ? "exclusive" : "referenced",
+			       (unsigned long long)limit, (unsigned long long)over, why);
+	fs->refusal = (struct btrfs_limit_refusal){
+		.qgroupid = qgroupid,
+		.limit = limit,
+		.over = over,
+		.reserve = reserve,
+		.exclusive = exclusive,
+	};
+	return -EDQUOT;
+}
+
 int btrfs_qgroup_check_limit(struct btrfs_fs *fs, const struct btrfs_qgroup *qg, u64 rfer,
 			     u64 excl)
 {
 	const struct btrfs_qgroup_limit_rec *lim = &qg->limit;
-	char b[BTRFS_QGROUPID_BUFSIZE];
 
 	if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_RFER) && rfer > qg->info.rfer &&
-	    rfer > lim->max_rfer) {
-		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
-				       "qgroup %s: referenced limit %llu would be exceeded by %llu bytes",
-				       qgid(qg->qgroupid, b), (unsigned long long)lim->max_rfer,
-				       (unsigned long long)(rfer - lim->max_rfer));
-		return -EDQUOT;
-	}
+	    rfer > lim->max_rfer)
+		return limit_refused(fs, qg->qgroupid, false, lim->max_rfer, rfer - lim->max_rfer, 0);
 	if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_EXCL) && excl > qg->info.excl &&
-	    excl > lim->max_excl) {
-		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
-				       "qgroup %s: exclusive limit %llu would be exceeded by %llu bytes",
-				       qgid(qg->qgroupid, b), (unsigned long long)lim->max_excl,
-				       (unsigned long long)(excl - lim->max_excl));
-		return -EDQUOT;
-	}
+	    excl > lim->max_excl)
+		return limit_refused(fs, qg->qgroupid, true, lim->max_excl, excl - lim->max_excl, 0);
 	return 0;
 }
 
@@ -863,32 +880,17 @@ int btrfs_qgroup_check_create(struct btrfs_trans_handle *trans, u64 parent_root)
 	for (size_t i = 0; i < list.nr && !ret; i++) {
 		const struct btrfs_qgroup *g = &list.groups[i];
 		const struct btrfs_qgroup_limit_rec *lim = &g->limit;
-		char b[BTRFS_QGROUPID_BUFSIZE];
 
 		if (!mark[i])
 			continue;
-		qgid(g->qgroupid, b);
 		if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_RFER) &&
-		    g->info.rfer + need > lim->max_rfer) {
-			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
-					       "qgroup %s: referenced limit %llu would be exceeded by "
-					       "%llu bytes (a new subvolume reserves %llu bytes in its "
-					       "parent, as the kernel does)", b,
-					       (unsigned long long)lim->max_rfer,
-					       (unsigned long long)(g->info.rfer + need - lim->max_rfer),
-					       (unsigned long long)need);
-			ret = -EDQUOT;
-		} else if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_EXCL) &&
-			   g->info.excl + need > lim->max_excl) {
-			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
-					       "qgroup %s: exclusive limit %llu would be exceeded by "
-					       "%llu bytes (a new subvolume reserves %llu bytes in its "
-					       "parent, as the kernel does)", b,
-					       (unsigned long long)lim->max_excl,
-					       (unsigned long long)(g->info.excl + need - lim->max_excl),
-					       (unsigned long long)need);
-			ret = -EDQUOT;
-		}
+		    g->info.rfer + need > lim->max_rfer)
+			ret = limit_refused(fs, g->qgroupid, false, lim->max_rfer,
+					    g->info.rfer + need - lim->max_rfer, need);
+		else if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_EXCL) &&
+			 g->info.excl + need > lim->max_excl)
+			ret = limit_refused(fs, g->qgroupid, true, lim->max_excl,
+					    g->info.excl + need - lim->max_excl, need);
 	}
 	free(mark);
 	btrfs_qgroup_list_release(&list);

@@ -202,11 +202,12 @@ int btrfs_super_check_features(const struct btrfs_super_block *sb, bool writable
 int btrfs_super_read_mirror(struct btrfs_io_dev *dev, int mirror, struct btrfs_super_block *sb,
 			    char *errmsg)
 {
+	char why[BTRFS_ERRMSG_SIZE] = "";
 	u64 off;
 	int ret;
 
 	if (mirror < 0 || mirror >= BTRFS_SUPER_MIRROR_MAX) {
-		btrfs_errmsg_set(errmsg, "superblock mirror %d does not exist", mirror);
+		btrfs_errmsg_set(errmsg, "%s: superblock mirror %d does not exist", dev->name, mirror);
 		return -EINVAL;
 	}
 	off = btrfs_sb_offset(mirror);
@@ -240,7 +241,10 @@ int btrfs_super_read_mirror(struct btrfs_io_dev *dev, int mirror, struct btrfs_s
 				 mirror);
 		return ret;
 	}
-	return btrfs_super_validate(sb, off, errmsg);
+	ret = btrfs_super_validate(sb, off, why);
+	if (ret < 0)
+		btrfs_errmsg_set(errmsg, "%s: %s", dev->name, why);
+	return ret;
 }
 
 int btrfs_super_read(struct btrfs_io_dev *dev, int mirror, struct btrfs_super_block *sb,

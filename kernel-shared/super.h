@@ -108,7 +108,8 @@ int btrfs_super_check_features(const struct btrfs_super_block *sb, bool writable
 /**
  * btrfs_super_read_mirror - read and fully verify copy @mirror of @dev
  * Return: 0, -ENOENT if the copy lies beyond the end of the device,
- * -EUCLEAN (bad magic, checksum or field), or an I/O error.
+ * -EUCLEAN (bad magic, checksum or field), or an I/O error.  Its
+ * messages, and btrfs_super_read()'s, always name @dev first.
  */
 int btrfs_super_read_mirror(struct btrfs_io_dev *dev, int mirror, struct btrfs_super_block *sb,
 			    char *errmsg);

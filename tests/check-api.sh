@@ -101,6 +101,15 @@ check "transaction started, committed or aborted outside btrfs_run_transaction()
 	$(ls common/*.c cmds/*.c kernel-shared/*.c | grep -v '^kernel-shared/transaction\.c$')
 check "offline write dispatched by op code (give the runner a function instead)" \
 	'(\bswitch\s*\([^)]*\bop\s*\)|\benum\s+vc_\w*_op\b)' common/*.c common/*.h cmds/*.c
+# Errors are values: a failure carries what it is about and why as values
+# (fs->errobj and fs->refusal in kernel-shared/fs.h, struct vc_write_err,
+# the backend's limit_refusal op, vc_acct_result.cause), and the one line a
+# user reads is made from them; no code reads them back out of a message's
+# text (no compare, scan or number parse of a message).  The one exception,
+# marked api-ok, is cmd_report() not printing an errno's text twice.
+check "error message text parsed back (carry the object or number as a value)" \
+	'\b(strn?cmp|strn?casecmp|strstr|strcasestr|strcspn|strspn|strchr|strrchr|sscanf|strto[u]?ll?|memcmp)\s*\(\s*([A-Za-z_]+(->|\.))?(msg|err|errmsg|cause|why|saved|[A-Za-z_]+_(msg|err))\b|\b(strn?cmp|strstr|strcspn|strspn|sscanf|strto[u]?ll?)\s*\([^;]*\b(vc_fs_error|btrfs_fs_error)\s*\(' \
+	cmds/*.c common/*.c
 # bats only checks a negated command's status when it is the last of the
 # test: "! cmd" anywhere else asserts nothing.  Use "run ! cmd".
 check "bare '! cmd' in a bats test (asserts nothing: use 'run ! cmd')" '^\s*! ' \

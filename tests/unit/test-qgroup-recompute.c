@@ -210,6 +210,25 @@ static void test_limit_at_commit(void)
 	ret = create_in(w.bfs, "a", &recomputed);
 	CHECK_EQ_U64((u64)-ret, EDQUOT);
 	CHECK(strstr(btrfs_fs_error(w.bfs), "qgroup 0/256: exclusive limit") != NULL);
+	/* the refusal as values, for the command's message */
+	{
+		const struct btrfs_limit_refusal *r = btrfs_fs_limit_refusal(w.bfs);
+		char words[160];
+
+		if (CHECK(r != NULL)) {
+			CHECK_EQ_U64(r->qgroupid, 256);
+			CHECK(r->exclusive);
+			CHECK_EQ_U64(r->limit, excl);
+			CHECK(r->over > 0);
+			CHECK_EQ_U64(r->reserve, 0);
+			snprintf(words, sizeof(words), "qgroup 0/256: exclusive limit %llu would be "
+				 "exceeded by %llu bytes", (unsigned long long)r->limit,
+				 (unsigned long long)r->over);
+			CHECK(!strcmp(btrfs_fs_error(w.bfs), words));
+		}
+		btrfs_fs_clear_error(w.bfs);
+		CHECK(btrfs_fs_limit_refusal(w.bfs) == NULL);
+	}
 	vc_image_close(&w);
 	CHECK(read_all(img, &after, &alen) == 0);
 	CHECK(blen == alen && before && after && memcmp(before, after, blen) == 0);
