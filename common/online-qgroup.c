@@ -483,6 +483,20 @@ static int sysfs_read(const char *dir, const char *name, char *buf, size_t size)
 	return 0;
 }
 
+/* /sys/fs/btrfs/<fsid>, the kernel's directory of the filesystem of @fs */
+static int sysfs_fs_dir(struct vc_fs *fs, char *dir, size_t size)
+{
+	struct btrfs_ioctl_fs_info_args fi = { 0 };
+	char fsid[37];
+	int ret = qioctl(fs, BTRFS_IOC_FS_INFO, &fi);
+
+	if (ret < 0)
+		return ret;
+	uuid_unparse_lower(fi.fsid, fsid);
+	snprintf(dir, size, "/sys/fs/btrfs/%s", fsid);
+	return 0;
+}
+
 /*
  * /sys/fs/btrfs/<fsid>/qgroups/ exists while quotas are on; mode,
  * inconsistent and drop_subtree_threshold live there, quota_override one
@@ -491,19 +505,16 @@ static int sysfs_read(const char *dir, const char *name, char *buf, size_t size)
  */
 int online_quota_runtime(struct vc_fs *fs, struct vc_quota_runtime *rt)
 {
-	struct btrfs_ioctl_fs_info_args fi = { 0 };
-	char dir[96], qdir[112], buf[64], fsid[37];
+	char dir[96], qdir[112], buf[64];
 	struct dirent *de;
 	DIR *d;
 	int ret;
 
 	memset(rt, 0, sizeof(*rt));
 	rt->drop_threshold = -1;
-	ret = qioctl(fs, BTRFS_IOC_FS_INFO, &fi);
+	ret = sysfs_fs_dir(fs, dir, sizeof(dir));
 	if (ret < 0)
 		return ret;
-	uuid_unparse_lower(fi.fsid, fsid);
-	snprintf(dir, sizeof(dir), "/sys/fs/btrfs/%s", fsid);
 	snprintf(qdir, sizeof(qdir), "%s/qgroups", dir);
 	d = opendir(qdir);
 	if (!d) {
@@ -553,16 +564,14 @@ static int sysfs_u64(const char *dir, const char *name, u64 *val)
 /* /sys/fs/btrfs/<fsid>/qgroups/<level>_<id>/rsv_{data,meta_pertrans,meta_prealloc} */
 int online_qgroup_reserved(struct vc_fs *fs, u64 qgroupid, struct vc_qgroup_rsv *rsv)
 {
-	struct btrfs_ioctl_fs_info_args fi = { 0 };
-	char dir[160], fsid[37];
+	char fsdir[96], dir[160];
 	int ret;
 
 	memset(rsv, 0, sizeof(*rsv));
-	ret = qioctl(fs, BTRFS_IOC_FS_INFO, &fi);
+	ret = sysfs_fs_dir(fs, fsdir, sizeof(fsdir));
 	if (ret < 0)
 		return ret;
-	uuid_unparse_lower(fi.fsid, fsid);
-	snprintf(dir, sizeof(dir), "/sys/fs/btrfs/%s/qgroups/%llu_%llu", fsid,
+	snprintf(dir, sizeof(dir), "%s/qgroups/%llu_%llu", fsdir,
 		 (unsigned long long)btrfs_qgroup_level(qgroupid),
 		 (unsigned long long)(qgroupid & ((1ULL << BTRFS_QGROUP_LEVEL_SHIFT) - 1)));
 	ret = sysfs_u64(dir, "rsv_data", &rsv->data);
