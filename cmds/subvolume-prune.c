@@ -553,8 +553,8 @@ static int run_prune(struct prune_run *r, const char *source, const char *dir)
 			describe(r, i);
 		set = (struct vc_acct_delete){ .profile = "unknown", .data_profile = "unknown" };
 		print_plan(r, source, dir, ids, 0, alone, &set, &best, false);
-		error("%s: no allowed set of snapshots frees %s: the best (every snapshot not "
-		      "kept by name, as default or mounted) frees %s; nothing deleted", source,
+		error("%s: no allowed set of snapshots frees %s: the best (all but those kept by "
+		      "name, the default and mounted ones) frees %s; nothing deleted", source,
 		      pretty_size(r->o->free, r->o->units, b1), pretty_size(best, r->o->units, b2));
 		ret = VC_EXIT_FAILURE;
 		goto out;
