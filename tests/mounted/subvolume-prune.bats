@@ -21,6 +21,7 @@ setup() {
 
 teardown() {
 	cd /
+	[ -z "${IMMUTABLE:-}" ] || chattr -i "$IMMUTABLE" 2>/dev/null || true
 	if [ -n "${MNT2:-}" ] && mountpoint -q "$MNT2" 2>/dev/null; then
 		umount "$MNT2" || true
 	fi
@@ -128,6 +129,26 @@ settle() {
 	settle
 	[ "$(btrfs subvolume list "$MNT" | awk '{ print $NF }' | sort | tr '\n' ' ')" = \
 		"snaps snaps/s.2 snaps/s.3 snaps/s.5 snaps/w.0 snaps/w.0/inner src " ]
+}
+
+@test "prune: an immutable snapshot (chattr +i) is refused with EPERM's words, the rest go" {
+	timeline
+	"$VOLCTL" subvolume snapshot src snaps/w.1 >/dev/null
+	IMMUTABLE=$MNT/snaps/w.1
+	chattr +i "$IMMUTABLE"
+	run_volctl_split --format json subvolume prune --keep-name s.5 src
+	[ "$status" -eq 1 ]
+	[[ "$err" == *"subvolume $(sid snaps/w.1): deletion not permitted"* ]]
+	[ "$(jq -r '.subvolume_prune.snapshots[] | select(.action == "failed") | .path' <<<"$out")" = \
+		snaps/w.1 ]
+	[ "$(jq -r '.subvolume_prune.failed, .subvolume_prune.deleted' <<<"$out" | tr '\n' ' ')" = "1 4 " ]
+	[[ "$(jq -r '.subvolume_prune.snapshots[] | select(.action == "failed") | .error' <<<"$out")" == \
+		*"deletion not permitted"* ]]
+	# what was freed is the set actually deleted: s.1 .. s.4
+	[ "$(jq -r '.subvolume_prune.deleted_set.set.count' <<<"$out")" = 4 ]
+	settle
+	[ "$(btrfs subvolume list "$MNT" | awk '{ print $NF }' | sort | tr '\n' ' ')" = \
+		"snaps snaps/s.5 snaps/w.1 src " ]
 }
 
 @test "prune --free: adds the oldest timeline-kept snapshots until the set frees SIZE" {
