@@ -460,10 +460,15 @@ static int drop_qgroups(struct prune_run *r, const u64 *ids, size_t nr)
 static int delete_all(struct prune_run *r, const u64 *ids, size_t nr)
 {
 	struct vc_delete_status *st = calloc(nr ? nr : 1, sizeof(*st));
+	u64 *done = calloc(nr ? nr : 1, sizeof(*done));
+	size_t nr_done = 0;
 	int ret = 0, failed = 0;
 
-	if (!st)
+	if (!st || !done) {
+		free(st);
+		free(done);
 		return -ENOMEM;
+	}
 	if (r->ctx->ops->subvol_delete_all) {
 		r->ctx->ops->subvol_delete_all(r->fs, ids, nr, st);
 	} else {
@@ -484,32 +489,29 @@ static int delete_all(struct prune_run *r, const u64 *ids, size_t nr)
 		if (st[j].err) {
 			error("%s", st[j].msg[0] ? st[j].msg : strerror(-st[j].err));
 			failed++;
+		} else {
+			done[nr_done++] = ids[j];
 		}
 	}
 	free(st);
-	if (failed < (int)nr)
-		ret = drop_qgroups(r, ids, nr);
+	/* the cleaner is waited for only where there is something to clean */
+	if (nr_done)
+		ret = drop_qgroups(r, done, nr_done);
+	free(done);
 	return failed ? VC_EXIT_FAILURE : ret;
 }
 
-static int run_prune(struct prune_run *r, const char *source, const char *dir)
+/* SOURCE's snapshots (below DIR) with the policy applied; prints its errors */
+static int find_snapshots(struct prune_run *r, const char *source, const char *dir)
 {
-	struct btrfs_acct_counts *alone = NULL;
-	struct vc_acct_delete set;
 	struct vc_path_info info;
-	u64 *ids = NULL, best = 0;
-	size_t nr, kept_nr;
-	bool reached = true;
 	int ret;
 
-	ret = sv_require_subvol(r->ctx, r->fs, source, &info);
-	if (ret)
-		return VC_EXIT_FAILURE;
-	if (sv_load_list(r->ctx, r->fs, &r->l))
+	if (sv_require_subvol(r->ctx, r->fs, source, &info) || sv_load_list(r->ctx, r->fs, &r->l))
 		return VC_EXIT_FAILURE;
 	r->src = btrfs_subvol_list_find(&r->l, info.subvolid);
 	if (!r->src || uuid_is_zero(r->src->root.uuid)) {
-		error("%s: the subvolume has no UUID, its snapshots cannot be told", source);
+		error("%s: the subvolume has no UUID: its snapshots cannot be found", source);
 		return VC_EXIT_FAILURE;
 	}
 	if (dir && resolve_dir(r, dir))
@@ -517,15 +519,49 @@ static int run_prune(struct prune_run *r, const char *source, const char *dir)
 	ret = collect(r);
 	if (!ret)
 		ret = vc_ret_apply(&r->o->pol, r->rs, r->n);
-	ids = calloc(r->n ? r->n : 1, sizeof(*ids));
-	alone = calloc(r->n ? r->n : 1, sizeof(*alone));
-	if (ret || !ids || !alone) {
-		ret = cmd_report(r->ctx, NULL, ret ? ret : -ENOMEM, "prune");
-		goto out;
-	}
+	if (ret)
+		return cmd_report(r->ctx, NULL, ret, "prune");
 	for (size_t i = 0; i < r->n; i++)
 		r->ps[i].abs = r->ps[i].sv->path && r->ctx->ops->absolute_path ?
 			       r->ctx->ops->absolute_path(r->fs, r->ps[i].sv->path) : NULL;
+	return 0;
+}
+
+/* --free out of reach: the plan with everything kept, and what the best set frees */
+static int report_unreached(struct prune_run *r, const char *source, const char *dir,
+			    const struct btrfs_acct_counts *alone, u64 best)
+{
+	struct vc_acct_delete none = { .profile = "unknown", .data_profile = "unknown" };
+	char b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE];
+
+	r->unreached = true;
+	for (size_t i = 0; i < r->n; i++)
+		describe(r, i);
+	if (print_plan(r, source, dir, NULL, 0, alone, &none, &best, false))
+		return cmd_report(r->ctx, NULL, -ENOMEM, "prune");
+	error("%s: no allowed set of snapshots frees %s: the best (all but those kept by name, "
+	      "the default and mounted ones) frees %s; nothing deleted", source,
+	      pretty_size(r->o->free, r->o->units, b1), pretty_size(best, r->o->units, b2));
+	return VC_EXIT_FAILURE;
+}
+
+static int run_prune(struct prune_run *r, const char *source, const char *dir)
+{
+	struct btrfs_acct_counts *alone = NULL;
+	struct vc_acct_delete set;
+	u64 *ids = NULL, best = 0;
+	size_t nr, nr_gone;
+	int ret;
+
+	ret = find_snapshots(r, source, dir);
+	if (ret)
+		return ret;
+	ids = calloc(r->n ? r->n : 1, sizeof(*ids));
+	alone = calloc(r->n ? r->n : 1, sizeof(*alone));
+	if (!ids || !alone) {
+		ret = cmd_report(r->ctx, NULL, -ENOMEM, "prune");
+		goto out;
+	}
 	ret = vc_acct_compute(r->ctx->ops, r->fs, false, 0, &r->res);
 	r->have_res = true;
 	if (ret) {
@@ -536,43 +572,27 @@ static int run_prune(struct prune_run *r, const char *source, const char *dir)
 	if (r->res.retried)
 		warning("%s: the filesystem changed while it was read; the second read succeeded",
 			source);
-	if (r->o->have_free) {
-		ret = plan_free(r, ids, alone, &best);
-		if (ret < 0) {
-			ret = cmd_report(r->ctx, NULL, ret, "prune");
-			goto out;
-		}
-		reached = ret == 0;
-	}
-	if (!reached) {
-		/* nothing goes: the plan is the rules' alone, shown with what the best frees */
-		char b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE];
-
-		r->unreached = true;
-		for (size_t i = 0; i < r->n; i++)
-			describe(r, i);
-		set = (struct vc_acct_delete){ .profile = "unknown", .data_profile = "unknown" };
-		print_plan(r, source, dir, ids, 0, alone, &set, &best, false);
-		error("%s: no allowed set of snapshots frees %s: the best (all but those kept by "
-		      "name, the default and mounted ones) frees %s; nothing deleted", source,
-		      pretty_size(r->o->free, r->o->units, b1), pretty_size(best, r->o->units, b2));
-		ret = VC_EXIT_FAILURE;
+	ret = r->o->have_free ? plan_free(r, ids, alone, &best) : 0;
+	if (ret) {
+		ret = ret < 0 ? cmd_report(r->ctx, NULL, ret, "prune") :
+				report_unreached(r, source, dir, alone, best);
 		goto out;
 	}
 	nr = delete_set(r, NULL, 0, ids);
 	set_numbers(r, ids, nr, alone, &set);
 	for (size_t i = 0; i < r->n; i++)
 		describe(r, i);
-	ret = 0;
 	if (!r->o->dry_run && nr) {
 		ret = delete_all(r, ids, nr);
+		if (ret < 0)
+			ret = cmd_report(r->ctx, NULL, ret, "prune");
 		/* what was freed: the set of those the kernel deleted */
-		kept_nr = 0;
+		nr_gone = 0;
 		for (size_t j = 0; j < nr; j++)
 			for (size_t i = 0; i < r->n; i++)
 				if (r->rs[i].id == ids[j] && r->ps[i].deleted)
-					ids[kept_nr++] = ids[j];
-		nr = kept_nr;
+					ids[nr_gone++] = ids[j];
+		nr = nr_gone;
 		set_numbers(r, ids, nr, alone, &set);
 	}
 	if (print_plan(r, source, dir, ids, nr, alone, &set, NULL, true))
