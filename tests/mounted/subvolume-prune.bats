@@ -99,7 +99,8 @@ settle() {
 	# metadata: the plan's tree blocks (DUP: twice), give or take 1 MiB of the
 	# kernel's own bookkeeping (extent, free space, quota and root trees)
 	local dm=$((m0 - m1)) want=$((2 * meta))
-	[ "$dm" -ge $((want - 1048576)) ] && [ "$dm" -le $((want + 1048576)) ]
+	[ "$dm" -ge $((want - 1048576)) ]
+	[ "$dm" -le $((want + 1048576)) ]
 	[ "$(btrfs subvolume list "$MNT" | awk '{ print $NF }' | sort | tr '\n' ' ')" = \
 		"snaps snaps/s.4 snaps/s.5 src " ]
 	# --delete-qgroup semantics: 0/ID of the deleted ones gone
