@@ -50,10 +50,10 @@ static const char *const cmd_prune_details[] = {
 	"",
 	OPTLINE("--keep-last N", "keep the N newest"),
 	OPTLINE("--keep-hourly N", "keep the newest of each of the last N hours with one"),
-	OPTLINE("--keep-daily N", "... days"),
-	OPTLINE("--keep-weekly N", "... ISO weeks"),
-	OPTLINE("--keep-monthly N", "... months"),
-	OPTLINE("--keep-yearly N", "... years"),
+	OPTLINE("--keep-daily N", "the same for days"),
+	OPTLINE("--keep-weekly N", "the same for ISO weeks"),
+	OPTLINE("--keep-monthly N", "the same for months"),
+	OPTLINE("--keep-yearly N", "the same for years"),
 	OPTLINE("--keep-within DURATION", "keep all newer than the newest snapshot minus\n\t"
 		"DURATION: NUMBER UNIT pairs, y m w d h (1y2m, 36h)"),
 	OPTLINE("--keep-name GLOB", "keep the snapshots whose name matches (repeatable)"),
@@ -61,6 +61,9 @@ static const char *const cmd_prune_details[] = {
 		"rules until the deleted set frees SIZE; if no allowed set\n\t"
 		"does, delete nothing and fail"),
 	OPTLINE("--dry-run", "print the plan and what it would free; delete nothing"),
+	"",
+	"Exit status 1 when a snapshot could not be deleted (the others were) or",
+	"--free cannot be reached (nothing was deleted).",
 	NULL,
 };
 static const struct cmd_help cmd_prune_help = {
@@ -670,8 +673,9 @@ static int cmd_subvolume_prune(const struct cmd_struct *cmd, const struct vc_ctx
 			break;
 		case OPT_WITHIN:
 			if (vc_ret_parse_duration(optarg, &o.pol.within))
-				ret = cmd_usage_error(ctx, "--keep-within '%s': want a duration "
-						      "such as 2d, 12h, 1w, 3m, 1y or 1y2m", optarg);
+				ret = cmd_usage_error(ctx, "--keep-within '%s': want a "
+						      "duration such as 2d, 12h, 1w, 3m, 1y or 1y2m",
+						      optarg);
 			o.pol.has_within = true;
 			break;
 		case OPT_NAME:

@@ -64,7 +64,8 @@ static const char *kept(const struct vc_ret_snap *s, size_t n, char *buf, size_t
 		for (size_t i = 0; i < n; i++)
 			if (s[i].id == id && s[i].reasons && off < len)
 				off += (size_t)snprintf(buf + off, len - off, "%s%llu",
-							off ? " " : "", (unsigned long long)(id % 100));
+							off ? " " : "",
+							(unsigned long long)(id % 100));
 	return buf;
 }
 
