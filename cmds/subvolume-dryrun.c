@@ -42,13 +42,31 @@ struct dry_member {
 	struct btrfs_acct_counts alone;
 };
 
+/**
+ * sv_print_set_freed - the sentences closing a dry run (and a prune): what
+ * deleting the set of @n frees, data and tree blocks, and the raw bytes;
+ * @done: it was deleted ("Freed") rather than would be ("Would free")
+ */
+void sv_print_set_freed(const struct vc_acct_delete *set, size_t n, unsigned int units, bool done)
+{
+	char b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE], b3[UNITS_BUFSIZE];
+
+	printf("%s %s (exclusive bytes of the set of %zu subvolume%s; referenced %s)\n",
+	       done ? "Freed" : "Would free", pretty_size(set->all.excl, units, b1), n,
+	       n == 1 ? "" : "s", pretty_size(set->all.rfer, units, b2));
+	printf("  data %s, metadata %s (tree blocks, each counted once)\n",
+	       pretty_size(set->data, units, b1), pretty_size(set->meta, units, b2));
+	printf("Raw device space freed is larger by the metadata profile %s (%d cop%s, "
+	       "data %s): %s\n", set->profile, set->copies, set->copies == 1 ? "y" : "ies",
+	       set->data_profile, pretty_size(set->raw, units, b3));
+}
+
 /* The dry run (common/records.c); text ends with the command's sentences. */
 static int print_result(const struct vc_ctx *ctx, const struct dry_member *m, size_t n,
 			const struct vc_acct_delete *set, const struct vc_acct_result *res,
 			unsigned int units)
 {
 	struct dryrun_row_rec *rows = calloc(n ? n : 1, sizeof(*rows));
-	char b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE], b3[UNITS_BUFSIZE];
 	struct dryrun_rec r = {
 		.source = res->live ? "live_snapshot" : "image",
 		.subvolumes = { &rec_dryrun_row, rows, n, sizeof(*rows) },
@@ -81,14 +99,7 @@ static int print_result(const struct vc_ctx *ctx, const struct dry_member *m, si
 		pr_note(ctx->cfg, "Dry run, nothing deleted: numbers computed from %s",
 			res->live ? "a committed snapshot of the mounted filesystem" : "the image");
 		rec_emit(&kv, &rec_dryrun, &r);
-		printf("Would free %s (exclusive bytes of the set of %zu subvolume%s; referenced %s)\n",
-		       pretty_size(set->all.excl, units, b1), n, n == 1 ? "" : "s",
-		       pretty_size(set->all.rfer, units, b2));
-		printf("  data %s, metadata %s (tree blocks, each counted once)\n",
-		       pretty_size(set->data, units, b1), pretty_size(set->meta, units, b2));
-		printf("Raw device space freed is larger by the metadata profile %s (%d cop%s, "
-		       "data %s): %s\n", set->profile, set->copies, set->copies == 1 ? "y" : "ies",
-		       set->data_profile, pretty_size(set->raw, units, b3));
+		sv_print_set_freed(set, n, units, false);
 	}
 	free(rows);
 	return 0;

@@ -1241,6 +1241,7 @@ static const struct cmd_struct *const subvolume_commands[] = {
 	&subvolume_cmd_show,
 	&subvolume_cmd_get_default,
 	&cmd_set_default,
+	&subvolume_cmd_prune,
 	&cmd_sync,
 	NULL,
 };

@@ -28,6 +28,14 @@ bool sv_subvol_below(const struct btrfs_subvol_list *l, const struct btrfs_subvo
 int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, const u64 *ids,
 		      size_t nr_ids, bool recursive, unsigned int units);
 
+struct vc_acct_delete;
+/* cmds/subvolume-dryrun.c: the closing sentences; @done: "Freed", else "Would free" */
+void sv_print_set_freed(const struct vc_acct_delete *set, size_t n, unsigned int units,
+			bool done);
+
+/* cmds/subvolume-prune.c */
+extern const struct cmd_struct subvolume_cmd_prune;
+
 /* cmds/subvolume-list.c */
 extern const struct cmd_struct subvolume_cmd_list;
 extern const struct cmd_struct subvolume_cmd_show;

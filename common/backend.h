@@ -102,6 +102,12 @@ struct vc_limit_refusal {
 	bool exclusive;			/* the exclusive limit (else referenced) */
 };
 
+/* The result of deleting one subvolume of a batch (->subvol_delete_all) */
+struct vc_delete_status {
+	int err;			/* 0 or a negative errno */
+	char msg[512];			/* why, naming the subvolume; "" when deleted */
+};
+
 struct vc_rescan_status {
 	bool running;
 	u64 progress;			/* objectid the rescan has reached */
@@ -170,6 +176,21 @@ struct vc_backend_ops {
 			const struct vc_inherit *inh);
 	/* delete by path (subvolid 0), or subvolume @subvolid of the fs holding @path */
 	int (*subvol_delete)(struct vc_fs *fs, const char *path, u64 subvolid);
+	/*
+	 * Optional: delete subvolumes @ids (by id) of the filesystem, each
+	 * one's result in @st[i].  Online one by one: a refusal does not stop
+	 * the rest.  Offline in one transaction: all are deleted and committed
+	 * together or, on any error, none is (the image is unchanged) and
+	 * every @st[i] says why.  Return: 0 when all were deleted, else the
+	 * first error.
+	 */
+	int (*subvol_delete_all)(struct vc_fs *fs, const u64 *ids, size_t nr,
+				 struct vc_delete_status *st);
+	/*
+	 * Optional, online: the ids of this filesystem's subvolumes that are
+	 * mounted (subvolid= of every mount of it); *@ids malloc'ed
+	 */
+	int (*mounted_subvols)(struct vc_fs *fs, u64 **ids, size_t *nr);
 	int (*set_default)(struct vc_fs *fs, u64 subvolid);
 	int (*commit)(struct vc_fs *fs, bool wait);
 	/*

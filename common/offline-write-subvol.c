@@ -245,3 +245,65 @@ int vc_offline_subvol_clean(struct btrfs_fs *fs, u64 subvolid, char *err, size_t
 			     &subvolid, err, errlen);
 	return ret < 0 ? ret : 0;
 }
+
+struct delete_all_op {
+	const u64 *ids;
+	size_t nr;
+	struct timespec now;
+	size_t failed;			/* the subvolume an error is about */
+};
+
+static int delete_all_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	struct delete_all_op *d = arg;
+	int ret = 0;
+
+	for (d->failed = 0; d->failed < d->nr; d->failed++) {
+		/* the next drop must see the references the last one removed */
+		if (d->failed)
+			ret = btrfs_run_pending_all(trans);
+		if (!ret)
+			ret = btrfs_subvol_delete(trans, d->ids[d->failed], (u64)d->now.tv_sec,
+						  (u32)d->now.tv_nsec, NULL);
+		if (ret < 0)
+			return ret;
+	}
+	d->failed = d->nr;		/* past the loop: the commit failed */
+	return 0;
+}
+
+int vc_offline_subvol_delete_all(struct btrfs_fs *fs, const u64 *ids, size_t nr,
+				 struct vc_delete_status *st, char *err, size_t errlen)
+{
+	struct delete_all_op d = { .ids = ids, .nr = nr };
+	char what[64], first[sizeof(st->msg)];
+	int ret;
+
+	if (!nr)
+		return 0;
+	btrfs_fs_clear_error(fs);
+	clock_gettime(CLOCK_REALTIME, &d.now);
+	/* like delete: freeing space is never refused by a limit */
+	ret = btrfs_run_transaction(fs, BTRFS_RUN_NO_QGROUP_LIMITS, delete_all_op, &d);
+	for (size_t i = 0; i < nr; i++)
+		st[i] = (struct vc_delete_status){ 0 };
+	if (ret >= 0)
+		return 0;
+	if (d.failed < nr)
+		snprintf(what, sizeof(what), "subvolume %llu", (unsigned long long)ids[d.failed]);
+	else
+		snprintf(what, sizeof(what), "the deletion of %zu subvolumes", nr);
+	vc_offline_error(fs, VC_WRITE_PATH, what, ret, first, sizeof(first));
+	snprintf(err, errlen, "%s", first);
+	for (size_t i = 0; i < nr; i++) {
+		st[i].err = ret;
+		if (i == d.failed)
+			snprintf(st[i].msg, sizeof(st[i].msg), "%s", first);
+		else
+			snprintf(st[i].msg, sizeof(st[i].msg), "subvolume %llu: not deleted, the "
+				 "one transaction was abandoned (%.300s)",
+				 (unsigned long long)ids[i],
+				 first);
+	}
+	return ret;
+}

@@ -51,6 +51,18 @@ int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, uint64_t sub
 			     char *err, size_t errlen);
 
 /**
+ * vc_offline_subvol_delete_all - delete subvolumes @ids in one transaction
+ * (each as vc_offline_subvol_delete() does): all are committed together or,
+ * on any error, none and the image is unchanged; then every @st[i] has the
+ * error, the one that failed its own message, the others that they were
+ * not deleted because of it; @err the first
+ * Return: 0 or a negative errno.
+ */
+struct vc_delete_status;
+int vc_offline_subvol_delete_all(struct btrfs_fs *fs, const uint64_t *ids, size_t nr,
+				 struct vc_delete_status *st, char *err, size_t errlen);
+
+/**
  * vc_offline_subvol_clean - `subvolume sync` for one id: drop the tree of
  * deleted subvolume @subvolid now (finishing a drop the kernel left half
  * done), one transaction; nothing to do when it is gone already

@@ -330,6 +330,23 @@ static int offline_subvol_delete(struct vc_fs *fs, const char *path, u64 subvoli
 					fs->base.err, sizeof(fs->base.err));
 }
 
+static int offline_subvol_delete_all(struct vc_fs *fs, const u64 *ids, size_t nr,
+				     struct vc_delete_status *st)
+{
+	int ret;
+
+	if (!writer_fs(fs)) {
+		ret = not_writable(fs);
+		for (size_t i = 0; i < nr; i++) {
+			st[i].err = ret;
+			snprintf(st[i].msg, sizeof(st[i].msg), "%s", fs->base.err);
+		}
+		return ret;
+	}
+	return vc_offline_subvol_delete_all(writer_fs(fs), ids, nr, st, fs->base.err,
+					    sizeof(fs->base.err));
+}
+
 /* set-default, quota and qgroup writes: common/offline-write-qgroup.c */
 static int offline_set_default(struct vc_fs *fs, u64 subvolid)
 {
@@ -462,6 +479,7 @@ const struct vc_backend_ops vc_offline_ops = {
 	.subvol_create_all = offline_subvol_create_all,
 	.snapshot = offline_snapshot,
 	.subvol_delete = offline_subvol_delete,
+	.subvol_delete_all = offline_subvol_delete_all,
 	.set_default = offline_set_default,
 	.absolute_path = offline_absolute_path,
 	.commit = offline_commit,

@@ -893,6 +893,83 @@ static int online_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_seconds
 	return wait_poll(fs, subvolid, sleep_seconds);
 }
 
+/* One by one: a refusal is that subvolume's result and the rest go on */
+static int online_subvol_delete_all(struct vc_fs *fs, const u64 *ids, size_t nr,
+				    struct vc_delete_status *st)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		st[i].err = online_subvol_delete(fs, NULL, ids[i]);
+		snprintf(st[i].msg, sizeof(st[i].msg), "%s", st[i].err ? fs->base.err : "");
+		if (st[i].err && !first)
+			first = st[i].err;
+	}
+	return first;
+}
+
+/*
+ * Every mount of this filesystem: the mountinfo entries with the device
+ * number of the mount holding fs->path (all mounts of one btrfs share its
+ * superblock's), each naming its subvolume in the subvolid= option.
+ */
+static int online_mounted_subvols(struct vc_fs *fs, u64 **ids, size_t *nr)
+{
+	struct libmnt_table *tb = NULL;
+	struct libmnt_iter *itr = NULL;
+	struct libmnt_fs *mfs, *ours;
+	char *real = realpath(fs->path, NULL);
+	size_t cap = 0;
+	dev_t dev;
+	int ret = 0;
+
+	*ids = NULL;
+	*nr = 0;
+	if (!real)
+		return -errno;
+	tb = mnt_new_table_from_file("/proc/self/mountinfo");
+	itr = mnt_new_iter(MNT_ITER_FORWARD);
+	ours = tb ? mnt_table_find_mountpoint(tb, real, MNT_ITER_BACKWARD) : NULL;
+	if (!tb || !itr || !ours) {
+		ret = -ENOENT;
+		goto out;
+	}
+	dev = mnt_fs_get_devno(ours);
+	while (mnt_table_next_fs(tb, itr, &mfs) == 0) {
+		char *val = NULL, num[32];
+		size_t len = 0;
+		unsigned long long id;
+
+		if (mnt_fs_get_devno(mfs) != dev || strcmp(mnt_fs_get_fstype(mfs) ?: "", "btrfs") ||
+		    mnt_fs_get_option(mfs, "subvolid", &val, &len) != 0 || !val ||
+		    len >= sizeof(num))
+			continue;
+		memcpy(num, val, len);
+		num[len] = 0;
+		id = strtoull(num, NULL, 10);
+		if (*nr == cap) {
+			u64 *more = realloc(*ids, (cap = cap ? 2 * cap : 8) * sizeof(**ids));
+
+			if (!more) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			*ids = more;
+		}
+		(*ids)[(*nr)++] = (u64)id;
+	}
+out:
+	if (ret) {
+		free(*ids);
+		*ids = NULL;
+		*nr = 0;
+	}
+	mnt_free_iter(itr);
+	mnt_unref_table(tb);
+	free(real);
+	return ret;
+}
+
 const struct vc_backend_ops vc_online_ops = {
 	.name = "online",
 	.open = online_open,
@@ -907,6 +984,8 @@ const struct vc_backend_ops vc_online_ops = {
 	.subvol_create = online_subvol_create,
 	.snapshot = online_snapshot,
 	.subvol_delete = online_subvol_delete,
+	.subvol_delete_all = online_subvol_delete_all,
+	.mounted_subvols = online_mounted_subvols,
 	.set_default = online_set_default,
 	.commit = online_commit,
 	.sync = online_sync,

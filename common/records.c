@@ -109,6 +109,45 @@ static const struct rec_field dryrun_fields[] = {
 const struct rec_desc rec_dryrun = REC_DESC("dry run", dryrun_fields);
 const struct rec_doc rec_doc_dryrun = { "subvolume_delete_dry_run", NULL };
 
+/* ---- subvolume prune ---- */
+
+#define P struct prune_row_rec
+static const struct rec_field prune_row_fields[] = {
+	REC_COL("ID", "id", REC_U64, P, id, 8, REC_LEFT, 0),
+	REC_COL(NULL, "path", REC_STR, P, path, 0, REC_LEFT, 0),
+	REC_COL(NULL, "absolute_path", REC_STR, P, abs, 0, REC_LEFT, 0),
+	REC_COL(NULL, "otime", REC_TIME, P, otime, 0, REC_LEFT, 0),
+	REC_COL("Created (UTC)", NULL, REC_STR, P, created, 19, REC_LEFT, 1),
+	REC_COL("Action", "action", REC_STR, P, action, 7, REC_LEFT, 2),
+	REC_COL("Reason", NULL, REC_STR, P, reason, 24, REC_LEFT, 2),
+	REC_COL(NULL, "reasons", REC_STRS, P, reasons, 0, REC_LEFT, 0),
+	REC_COL(NULL, "error", REC_STR, P, error, 0, REC_LEFT, 0),
+	REC_COL("Path", NULL, REC_STR, P, shown, 0, REC_LEFT, 2),
+};
+#undef P
+const struct rec_desc rec_prune_row = REC_DESC("prune snapshot", prune_row_fields);
+
+#define P struct prune_rec
+static const struct rec_field prune_fields[] = {
+	REC_F(NULL, "subvolume", REC_STR, P, subvolume),
+	REC_F(NULL, "subvolume_id", REC_U64, P, subvolume_id),
+	REC_F(NULL, "directory", REC_STR, P, directory),
+	REC_F(NULL, "dry_run", REC_BOOL, P, dry_run),
+	REC_F("", "snapshots", REC_TABLE, P, snapshots),
+	REC_F(NULL, "kept", REC_U64, P, kept),
+	REC_F(NULL, "deleted", REC_U64, P, deleted),
+	REC_F(NULL, "failed", REC_U64, P, failed),
+	REC_F(NULL, "free_target", REC_U64_OPT, P, free_target),
+	REC_F(NULL, "free_reached", REC_BOOL_OPT, P, free_reached),
+	REC_F(NULL, "best_free", REC_U64_OPT, P, best_free),
+	REC_OBJ("deleted_set"),
+	REC_F(NULL, NULL, REC_SUB, P, deleted_set),
+	REC_OBJ_END,
+};
+#undef P
+const struct rec_desc rec_prune = REC_DESC("prune", prune_fields);
+const struct rec_doc rec_doc_prune = { "subvolume_prune", NULL };
+
 /* ---- qgroup headroom ---- */
 
 #define H struct headroom_row_rec
@@ -366,6 +405,8 @@ const struct rec_desc *const rec_all[] = {
 	&rec_subvol_qgroup_none,
 	&rec_dryrun_row,
 	&rec_dryrun,
+	&rec_prune_row,
+	&rec_prune,
 	&rec_headroom_row,
 	&rec_headroom,
 	&rec_quota_level,
@@ -389,6 +430,7 @@ const struct rec_doc *const rec_all_docs[] = {
 	&rec_doc_subvolume_show,
 	&rec_doc_subvolume_get_default,
 	&rec_doc_dryrun,
+	&rec_doc_prune,
 	&rec_doc_headroom,
 	&rec_doc_quota_status,
 	&rec_doc_qgroup_show,

@@ -74,6 +74,34 @@ struct dryrun_rec {
 extern const struct rec_desc rec_dryrun_row, rec_dryrun;
 extern const struct rec_doc rec_doc_dryrun;
 
+/* subvolume prune: one snapshot of the plan (a row) */
+struct prune_row_rec {
+	uint64_t id;
+	const char *path, *abs;
+	int64_t otime;
+	const char *created;		/* text: otime in UTC */
+	const char *action;		/* "keep", "delete"; a real run: "deleted", "failed" */
+	const char *reason;		/* text: the reasons, comma separated */
+	const char *const *reasons;	/* JSON: the same; NULL-terminated */
+	const char *error;		/* "failed": why, else NULL */
+	const char *shown;		/* text: abs, else path */
+};
+/* ... and the document; the text's sentences are the command's */
+struct prune_rec {
+	const char *subvolume;		/* SOURCE as given */
+	uint64_t subvolume_id;
+	const char *directory;		/* DIR, or NULL */
+	bool dry_run;
+	struct rec_table snapshots;	/* of struct prune_row_rec, newest first */
+	uint64_t kept, deleted, failed;
+	const uint64_t *free_target;	/* --free SIZE, NULL without */
+	const bool *free_reached;	/* NULL without --free */
+	const uint64_t *best_free;	/* --free not reached: what the best allowed set frees */
+	struct rec_sub deleted_set;	/* rec_dryrun of what is (was) deleted */
+};
+extern const struct rec_desc rec_prune_row, rec_prune;
+extern const struct rec_doc rec_doc_prune;
+
 /* qgroup headroom: one limit on the way up (a row) */
 struct headroom_row_rec {
 	char qgid[32];

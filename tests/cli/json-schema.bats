@@ -44,6 +44,8 @@ validate_all() {
 	"$VOLCTL" "${IMGS[@]}" --format json subvolume show /a | validate "$n-show"
 	"$VOLCTL" "${IMGS[@]}" --format json subvolume get-default / | validate "$n-getdef"
 	"$VOLCTL" "${IMGS[@]}" --format json subvolume delete --dry-run /a /snap-a | validate "$n-dry"
+	"$VOLCTL" "${IMGS[@]}" --format json subvolume prune --keep-last 1 --dry-run /a |
+		validate "$n-prune"
 	"$VOLCTL" "${IMGS[@]}" --format json qgroup show --compute / | validate "$n-compute"
 	"$VOLCTL" "${IMGS[@]}" --format json quota status / | validate "$n-status"
 	"$VOLCTL" --format json check "${files[@]}" | validate "$n-check"

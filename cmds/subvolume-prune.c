@@ -1,0 +1,733 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * volctl subvolume prune [options] SOURCE [DIR]: retention for the
+ * snapshots of one subvolume.
+ *
+ * The snapshots of SOURCE are the live subvolumes whose parent UUID is
+ * SOURCE's UUID (below DIR when it is given, anywhere on the filesystem
+ * otherwise).  The keep rules are common/retention.c's (a pure module);
+ * the default subvolume and mounted snapshots are never deleted.  What the
+ * deleted set frees is the accounting engine's exclusive bytes of the set
+ * as one, the numbers of `subvolume delete --dry-run` (the same record is
+ * printed).  --free SIZE adds the oldest snapshots kept by timeline rules
+ * alone until that set frees SIZE: the set's bytes grow as members join, so
+ * the shortest prefix of that order which reaches SIZE is found by halving.
+ *
+ * The deletion goes through ->subvol_delete_all: online one by one (a
+ * refusal is reported and the rest go on), offline in one transaction.
+ * Then, as `delete --delete-qgroup`, the cleaner is waited for and each
+ * 0/ID qgroup the kernel left is destroyed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cmds/subvolume.h"
+#include "common/acct-run.h"
+#include "common/messages.h"
+#include "common/output.h"
+#include "common/parse-utils.h"
+#include "common/path-utils.h"
+#include "common/records.h"
+#include "common/retention.h"
+#include "common/units.h"
+
+static const char *const cmd_prune_usage[] = {
+	"subvolume prune [--keep-last N] [--keep-hourly N] [--keep-daily N] [--keep-weekly N]\n"
+	"\t[--keep-monthly N] [--keep-yearly N] [--keep-within DURATION] [--keep-name GLOB]...\n"
+	"\t[--free SIZE] [--dry-run] [--raw|--human-readable|...] <source> [<dir>]",
+	NULL,
+};
+static const char *const cmd_prune_details[] = {
+	"Delete the snapshots of subvolume <source> (those whose parent UUID is its",
+	"UUID; only those below <dir> when given) that no keep rule keeps.  Periods",
+	"are UTC, weeks ISO weeks (Monday first); each rule keeps the newest",
+	"snapshot of each of its last N periods that have one.  The default",
+	"subvolume and mounted snapshots are always kept.  At least one keep rule",
+	"or --free is needed.  The space freed is exact: the exclusive bytes of the",
+	"deleted set as one.  Each deleted snapshot's 0/<id> qgroup goes too.",
+	"",
+	OPTLINE("--keep-last N", "keep the N newest"),
+	OPTLINE("--keep-hourly N", "keep the newest of each of the last N hours with one"),
+	OPTLINE("--keep-daily N", "the same for days"),
+	OPTLINE("--keep-weekly N", "the same for ISO weeks"),
+	OPTLINE("--keep-monthly N", "the same for months"),
+	OPTLINE("--keep-yearly N", "the same for years"),
+	OPTLINE("--keep-within DURATION", "keep all newer than the newest snapshot minus\n\t"
+		"DURATION: NUMBER UNIT pairs, y m w d h (1y2m, 36h)"),
+	OPTLINE("--keep-name GLOB", "keep the snapshots whose name matches (repeatable)"),
+	OPTLINE("--free SIZE", "also delete the oldest snapshots kept only by timeline\n\t"
+		"rules until the deleted set frees SIZE; if no allowed set\n\t"
+		"does, delete nothing and fail"),
+	OPTLINE("--dry-run", "print the plan and what it would free; delete nothing"),
+	"",
+	"Exit status 1 when a snapshot could not be deleted (the others were) or",
+	"--free cannot be reached (nothing was deleted).",
+	NULL,
+};
+static const struct cmd_help cmd_prune_help = {
+	cmd_prune_usage, "delete the snapshots a retention policy does not keep",
+	cmd_prune_details,
+};
+
+struct prune_opts {
+	struct vc_ret_policy pol;
+	bool dry_run;
+	bool have_free;
+	u64 free;
+	unsigned int units;
+};
+
+/* One snapshot of SOURCE, beside its policy record */
+struct prune_snap {
+	const struct btrfs_subvol *sv;
+	char *abs;
+	char created[32];
+	const char *reasons[VC_RET_NR_REASONS + 2];
+	char reason[160];
+	struct vc_delete_status st;
+	bool deleted;
+};
+
+/* Per-run state */
+struct prune_run {
+	const struct vc_ctx *ctx;
+	const struct prune_opts *o;
+	struct vc_fs *fs;
+	struct btrfs_subvol_list l;
+	const struct btrfs_subvol *src;
+	char *dir_path;			/* DIR from the top level, or NULL */
+	struct vc_ret_snap *rs;
+	struct prune_snap *ps;
+	size_t n;
+	struct vc_acct_result res;
+	bool have_res;
+	bool unreached;			/* --free cannot be met: nothing goes */
+};
+
+static int found_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	*(bool *)priv = true;
+	return 1;
+}
+
+static bool uuid_is_zero(const u8 *u)
+{
+	for (int i = 0; i < BTRFS_UUID_SIZE; i++)
+		if (u[i])
+			return false;
+	return true;
+}
+
+/* DIR as a path from the top level, for comparing with the snapshots' */
+static int resolve_dir(struct prune_run *r, const char *dir)
+{
+	struct btrfs_item_source src = vc_fs_item_source(r->fs);
+	const struct btrfs_subvol *holder;
+	struct vc_path_info info;
+	char *rel = NULL;
+	int ret;
+
+	ret = sv_path_info(r->ctx, r->fs, dir, &info);
+	if (ret) {
+		cmd_report(r->ctx, r->fs, ret, dir);
+		return ret;
+	}
+	if (!info.is_dir) {
+		error("%s: not a directory", dir);
+		return -ENOTDIR;
+	}
+	holder = btrfs_subvol_list_find(&r->l, info.subvolid);
+	if (!holder || !holder->path) {
+		error("%s: its subvolume cannot be reached from the top level", dir);
+		return -ENOENT;
+	}
+	ret = btrfs_inode_path(&src, info.subvolid, info.ino, &rel);
+	if (ret) {
+		error("%s: cannot find its path: %s", dir, strerror(-ret));
+		return ret;
+	}
+	if (!holder->path[0])
+		r->dir_path = strdup(rel);
+	else if (!rel[0])
+		r->dir_path = strdup(holder->path);
+	else
+		r->dir_path = path_join2(holder->path, rel);
+	free(rel);
+	return r->dir_path ? 0 : -ENOMEM;
+}
+
+static bool below_dir(const char *dir, const char *path)
+{
+	size_t len = strlen(dir);
+
+	if (!path)
+		return false;
+	if (!len)
+		return true;
+	return !strncmp(path, dir, len) && path[len] == '/';
+}
+
+static bool id_in(const u64 *ids, size_t nr, u64 id)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/* The snapshots of SOURCE (below DIR), and why any may never go */
+static int collect(struct prune_run *r)
+{
+	struct btrfs_item_source src = vc_fs_item_source(r->fs);
+	u64 def = 0, *mounted = NULL;
+	size_t nr_mounted = 0;
+
+	if (btrfs_default_subvol(&src, &def))
+		def = BTRFS_FS_TREE_OBJECTID;
+	vc_fs_clear_error(r->fs);
+	if (r->ctx->ops->mounted_subvols &&
+	    r->ctx->ops->mounted_subvols(r->fs, &mounted, &nr_mounted))
+		warning("cannot read the mount table: mounted snapshots are left to the kernel");
+	r->rs = calloc(r->l.nr ? r->l.nr : 1, sizeof(*r->rs));
+	r->ps = calloc(r->l.nr ? r->l.nr : 1, sizeof(*r->ps));
+	if (!r->rs || !r->ps) {
+		free(mounted);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->l.nr; i++) {
+		const struct btrfs_subvol *s = &r->l.subvols[i];
+		struct vc_ret_snap *rs = &r->rs[r->n];
+		struct prune_snap *ps = &r->ps[r->n];
+
+		if (s->deleted || s->id == r->src->id ||
+		    memcmp(s->root.parent_uuid, r->src->root.uuid, BTRFS_UUID_SIZE))
+			continue;
+		if (r->dir_path && !below_dir(r->dir_path, s->path))
+			continue;
+		ps->sv = s;
+		rs->id = s->id;
+		rs->otime = (int64_t)s->root.otime.sec;
+		rs->name = s->name;
+		if (s->id == def)
+			rs->protect = "default subvolume";
+		else if (id_in(mounted, nr_mounted, s->id))
+			rs->protect = "mounted";
+		r->n++;
+	}
+	free(mounted);
+	return 0;
+}
+
+/* The ids to delete: the rules' and --free's; @extra more from @order */
+static size_t delete_set(const struct prune_run *r, const size_t *order, size_t extra, u64 *ids)
+{
+	size_t nr = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (!r->rs[i].reasons)
+			ids[nr++] = r->rs[i].id;
+	for (size_t i = 0; i < extra; i++)
+		ids[nr++] = r->rs[order[i]].id;
+	return nr;
+}
+
+static void set_numbers(const struct prune_run *r, const u64 *ids, size_t nr,
+			struct btrfs_acct_counts *alone, struct vc_acct_delete *set)
+{
+	vc_acct_delete_split(&r->res, ids, nr, alone, set);
+}
+
+/*
+ * --free: the fewest of the oldest timeline-only snapshots to add so that
+ * the set frees o->free.  Return: 0 (marked ->by_free), 1 when even all of
+ * them fall short (@best: what that set frees), <0.
+ */
+static int plan_free(struct prune_run *r, u64 *ids, struct btrfs_acct_counts *alone, u64 *best)
+{
+	struct vc_acct_delete set;
+	size_t *order = calloc(r->n ? r->n : 1, sizeof(*order));
+	size_t nr, lo = 0, hi;
+
+	if (!order)
+		return -ENOMEM;
+	hi = vc_ret_free_order(r->rs, r->n, order);
+	nr = delete_set(r, order, hi, ids);
+	set_numbers(r, ids, nr, alone, &set);
+	if (set.all.excl < r->o->free) {
+		*best = set.all.excl;
+		free(order);
+		return 1;
+	}
+	/* the smallest k with free(rules + first k) >= SIZE; free(rules + all) is */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		nr = delete_set(r, order, mid, ids);
+		set_numbers(r, ids, nr, alone, &set);
+		if (set.all.excl >= r->o->free)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	for (size_t i = 0; i < lo; i++) {
+		r->rs[order[i]].reasons = 0;
+		r->rs[order[i]].by_free = true;
+	}
+	free(order);
+	return 0;
+}
+
+static int cmp_newest(const void *a, const void *b)
+{
+	const struct vc_ret_snap *x = *(const struct vc_ret_snap *const *)a;
+	const struct vc_ret_snap *y = *(const struct vc_ret_snap *const *)b;
+
+	if (x->otime != y->otime)
+		return x->otime > y->otime ? -1 : 1;
+	return x->id > y->id ? -1 : x->id < y->id ? 1 : 0;
+}
+
+/* The row texts of snapshot @i */
+static void describe(struct prune_run *r, size_t i)
+{
+	struct vc_ret_snap *rs = &r->rs[i];
+	struct prune_snap *ps = &r->ps[i];
+	time_t t = (time_t)rs->otime;
+	size_t nr = 0, off = 0;
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm))
+		strftime(ps->created, sizeof(ps->created), "%Y-%m-%d %H:%M:%S", &tm);
+	if (rs->by_free)
+		ps->reasons[nr++] = "--free";
+	for (unsigned int b = 0; b < VC_RET_NR_REASONS; b++) {
+		if (!(rs->reasons & (1U << b)))
+			continue;
+		ps->reasons[nr++] = (1U << b) == VC_RET_PROTECTED ? rs->protect :
+				    vc_ret_reason_name(1U << b);
+	}
+	ps->reasons[nr] = NULL;
+	ps->reason[0] = 0;
+	for (size_t k = 0; k < nr && off < sizeof(ps->reason); k++)
+		off += (size_t)snprintf(ps->reason + off, sizeof(ps->reason) - off, "%s%s",
+					k ? "," : "", ps->reasons[k]);
+	if (!nr && r->unreached)
+		snprintf(ps->reason, sizeof(ps->reason), "--free not reached");
+	else if (!nr)
+		snprintf(ps->reason, sizeof(ps->reason), "no rule keeps it");
+}
+
+static const char *action_of(const struct prune_run *r, size_t i)
+{
+	if (r->rs[i].reasons || r->unreached)
+		return "keep";
+	if (r->o->dry_run)
+		return "delete";
+	return r->ps[i].deleted ? "deleted" : "failed";
+}
+
+/* The plan or the outcome, text or JSON */
+static int print_plan(struct prune_run *r, const char *source, const char *dir, const u64 *ids,
+		      size_t nr, const struct btrfs_acct_counts *alone,
+		      const struct vc_acct_delete *set, const u64 *best, bool reached)
+{
+	struct prune_row_rec *rows = calloc(r->n ? r->n : 1, sizeof(*rows));
+	struct dryrun_row_rec *drows = calloc(nr ? nr : 1, sizeof(*drows));
+	const struct vc_ret_snap **order = calloc(r->n ? r->n : 1, sizeof(*order));
+	struct dryrun_rec d = {
+		.source = r->res.live ? "live_snapshot" : "image",
+		.subvolumes = { &rec_dryrun_row, drows, nr, sizeof(*drows) },
+		.count = nr, .rfer = set->all.rfer, .excl = set->all.excl,
+		.would_free = set->all.excl, .data = set->data, .meta = set->meta, .raw = set->raw,
+		.metadata_profile = set->profile, .metadata_copies = (u64)set->copies,
+		.data_profile = set->data_profile, .data_copies = (u64)set->data_copies,
+	};
+	struct prune_rec p = {
+		.subvolume = source, .subvolume_id = r->src->id, .directory = dir,
+		.dry_run = r->o->dry_run,
+		.snapshots = { &rec_prune_row, rows, r->n, sizeof(*rows) },
+		.free_target = r->o->have_free ? &r->o->free : NULL,
+		.free_reached = r->o->have_free ? &reached : NULL,
+		.best_free = best,
+		.deleted_set = { &rec_dryrun, &d },
+	};
+	struct kvout kv;
+
+	if (!rows || !drows || !order) {
+		free(rows);
+		free(drows);
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		order[i] = &r->rs[i];
+	qsort(order, r->n, sizeof(*order), cmp_newest);
+	for (size_t k = 0; k < r->n; k++) {
+		size_t i = (size_t)(order[k] - r->rs);
+		struct prune_snap *ps = &r->ps[i];
+
+		rows[k] = (struct prune_row_rec){
+			.id = r->rs[i].id, .path = ps->sv->path, .abs = ps->abs,
+			.otime = r->rs[i].otime, .created = ps->created,
+			.action = action_of(r, i), .reason = ps->reason, .reasons = ps->reasons,
+			.error = ps->st.err ? ps->st.msg : NULL,
+			.shown = ps->abs ? ps->abs : ps->sv->path,
+		};
+		if (r->rs[i].reasons || r->unreached)
+			p.kept++;
+		else if (ps->deleted || r->o->dry_run)
+			p.deleted++;
+		else
+			p.failed++;
+	}
+	for (size_t j = 0; j < nr; j++) {
+		const struct btrfs_subvol *s = btrfs_subvol_list_find(&r->l, ids[j]);
+		size_t i = 0;
+
+		while (i < r->n && r->rs[i].id != ids[j])
+			i++;
+		drows[j] = (struct dryrun_row_rec){ ids[j], s && s->path ? s->path : "",
+			i < r->n ? r->ps[i].abs : NULL, alone[j].rfer, alone[j].excl,
+			i < r->n && r->ps[i].abs ? r->ps[i].abs : s ? s->path : NULL };
+	}
+	kvout_init(&kv, r->ctx->cfg, stdout, r->o->units);
+	if (kv.json) {
+		rec_print_document(&kv, &rec_doc_prune, &rec_prune, &p);
+	} else if (!kv.quiet) {
+		if (r->o->dry_run)
+			pr_note(r->ctx->cfg, "Dry run, nothing deleted: numbers computed from %s",
+				r->res.live ? "a committed snapshot of the mounted filesystem" :
+				"the image");
+		printf("Snapshots of '%s' (subvolume %llu), newest first: %llu kept, %llu %s",
+		       source, (unsigned long long)r->src->id, (unsigned long long)p.kept,
+		       (unsigned long long)p.deleted, r->o->dry_run ? "to delete" : "deleted");
+		if (p.failed)
+			printf(", %llu refused", (unsigned long long)p.failed);
+		printf("\n");
+		if (r->n) {
+			rec_row_header(&kv, &rec_prune_row);
+			for (size_t k = 0; k < r->n; k++)
+				rec_row(&kv, &rec_prune_row, &rows[k]);
+		}
+		if (!best)
+			sv_print_set_freed(set, nr, r->o->units, !r->o->dry_run);
+	}
+	free(rows);
+	free(drows);
+	free(order);
+	return 0;
+}
+
+/* --delete-qgroup's work for every deleted one, quietly: the cleaner, then 0/ID */
+static int drop_qgroups(struct prune_run *r, const u64 *ids, size_t nr)
+{
+	struct btrfs_item_source src = vc_fs_item_source(r->fs);
+	int ret, failed = 0;
+
+	ret = CMD_OP(r->ctx, commit, r->fs, true);
+	if (ret)
+		return cmd_report(r->ctx, r->fs, ret, "commit");
+	for (size_t i = 0; i < nr; i++) {
+		struct btrfs_key k = { 0, BTRFS_QGROUP_INFO_KEY, ids[i] };
+		bool present = false;
+
+		vc_fs_clear_error(r->fs);
+		ret = CMD_OP(r->ctx, wait_cleaned, r->fs, ids[i], 1);
+		if (ret && ret != -ENOENT) {
+			cmd_report(r->ctx, r->fs, ret, "waiting for the cleaner");
+			failed++;
+			continue;
+		}
+		vc_fs_clear_error(r->fs);
+		ret = btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &k, &k,
+					       found_cb, &present);
+		if (ret == -ENOENT)
+			break;		/* quotas are off */
+		if (!ret && present) {
+			vc_fs_clear_error(r->fs);
+			ret = CMD_OP(r->ctx, qgroup_destroy, r->fs, ids[i]);
+			if (ret == -ENOENT)
+				ret = 0;
+		}
+		if (ret) {
+			cmd_report(r->ctx, r->fs, ret, "cannot destroy the qgroup");
+			failed++;
+		}
+	}
+	return failed ? VC_EXIT_FAILURE : 0;
+}
+
+/* Delete @ids; mark each deleted one, keep each refusal's message */
+static int delete_all(struct prune_run *r, const u64 *ids, size_t nr)
+{
+	struct vc_delete_status *st = calloc(nr ? nr : 1, sizeof(*st));
+	u64 *done = calloc(nr ? nr : 1, sizeof(*done));
+	size_t nr_done = 0;
+	int ret = 0, failed = 0;
+
+	if (!st || !done) {
+		free(st);
+		free(done);
+		return -ENOMEM;
+	}
+	if (r->ctx->ops->subvol_delete_all) {
+		r->ctx->ops->subvol_delete_all(r->fs, ids, nr, st);
+	} else {
+		for (size_t i = 0; i < nr; i++) {
+			vc_fs_clear_error(r->fs);
+			st[i].err = CMD_OP(r->ctx, subvol_delete, r->fs, NULL, ids[i]);
+			snprintf(st[i].msg, sizeof(st[i].msg), "%s",
+				 st[i].err ? vc_fs_error(r->fs) ?: strerror(-st[i].err) : "");
+		}
+	}
+	for (size_t j = 0; j < nr; j++) {
+		for (size_t i = 0; i < r->n; i++) {
+			if (r->rs[i].id != ids[j])
+				continue;
+			r->ps[i].st = st[j];
+			r->ps[i].deleted = !st[j].err;
+		}
+		if (st[j].err) {
+			error("%s", st[j].msg[0] ? st[j].msg : strerror(-st[j].err));
+			failed++;
+		} else {
+			done[nr_done++] = ids[j];
+		}
+	}
+	free(st);
+	/* the cleaner is waited for only where there is something to clean */
+	if (nr_done)
+		ret = drop_qgroups(r, done, nr_done);
+	free(done);
+	return failed ? VC_EXIT_FAILURE : ret;
+}
+
+/* SOURCE's snapshots (below DIR) with the policy applied; prints its errors */
+static int find_snapshots(struct prune_run *r, const char *source, const char *dir)
+{
+	struct vc_path_info info;
+	int ret;
+
+	if (sv_require_subvol(r->ctx, r->fs, source, &info) || sv_load_list(r->ctx, r->fs, &r->l))
+		return VC_EXIT_FAILURE;
+	r->src = btrfs_subvol_list_find(&r->l, info.subvolid);
+	if (!r->src || uuid_is_zero(r->src->root.uuid)) {
+		error("%s: the subvolume has no UUID: its snapshots cannot be found", source);
+		return VC_EXIT_FAILURE;
+	}
+	if (dir && resolve_dir(r, dir))
+		return VC_EXIT_FAILURE;
+	ret = collect(r);
+	if (!ret)
+		ret = vc_ret_apply(&r->o->pol, r->rs, r->n);
+	if (ret)
+		return cmd_report(r->ctx, NULL, ret, "prune");
+	for (size_t i = 0; i < r->n; i++)
+		r->ps[i].abs = r->ps[i].sv->path && r->ctx->ops->absolute_path ?
+			       r->ctx->ops->absolute_path(r->fs, r->ps[i].sv->path) : NULL;
+	return 0;
+}
+
+/* --free out of reach: the plan with everything kept, and what the best set frees */
+static int report_unreached(struct prune_run *r, const char *source, const char *dir,
+			    const struct btrfs_acct_counts *alone, u64 best)
+{
+	struct vc_acct_delete none = { .profile = "unknown", .data_profile = "unknown" };
+	char b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE];
+
+	r->unreached = true;
+	for (size_t i = 0; i < r->n; i++)
+		describe(r, i);
+	if (print_plan(r, source, dir, NULL, 0, alone, &none, &best, false))
+		return cmd_report(r->ctx, NULL, -ENOMEM, "prune");
+	error("%s: no allowed set of snapshots frees %s: the best (all but those kept by name, "
+	      "the default and mounted ones) frees %s; nothing deleted", source,
+	      pretty_size(r->o->free, r->o->units, b1), pretty_size(best, r->o->units, b2));
+	return VC_EXIT_FAILURE;
+}
+
+static int run_prune(struct prune_run *r, const char *source, const char *dir)
+{
+	struct btrfs_acct_counts *alone = NULL;
+	struct vc_acct_delete set;
+	u64 *ids = NULL, best = 0;
+	size_t nr, nr_gone;
+	int ret;
+
+	ret = find_snapshots(r, source, dir);
+	if (ret)
+		return ret;
+	ids = calloc(r->n ? r->n : 1, sizeof(*ids));
+	alone = calloc(r->n ? r->n : 1, sizeof(*alone));
+	if (!ids || !alone) {
+		ret = cmd_report(r->ctx, NULL, -ENOMEM, "prune");
+		goto out;
+	}
+	ret = vc_acct_compute(r->ctx->ops, r->fs, false, 0, &r->res);
+	r->have_res = true;
+	if (ret) {
+		error("%s: %s", source, r->res.err);
+		ret = VC_EXIT_FAILURE;
+		goto out;
+	}
+	if (r->res.retried)
+		warning("%s: the filesystem changed while it was read; the second read succeeded",
+			source);
+	ret = r->o->have_free ? plan_free(r, ids, alone, &best) : 0;
+	if (ret) {
+		ret = ret < 0 ? cmd_report(r->ctx, NULL, ret, "prune") :
+				report_unreached(r, source, dir, alone, best);
+		goto out;
+	}
+	nr = delete_set(r, NULL, 0, ids);
+	set_numbers(r, ids, nr, alone, &set);
+	for (size_t i = 0; i < r->n; i++)
+		describe(r, i);
+	if (!r->o->dry_run && nr) {
+		ret = delete_all(r, ids, nr);
+		if (ret < 0)
+			ret = cmd_report(r->ctx, NULL, ret, "prune");
+		/* what was freed: the set of those the kernel deleted */
+		nr_gone = 0;
+		for (size_t j = 0; j < nr; j++)
+			for (size_t i = 0; i < r->n; i++)
+				if (r->rs[i].id == ids[j] && r->ps[i].deleted)
+					ids[nr_gone++] = ids[j];
+		nr = nr_gone;
+		set_numbers(r, ids, nr, alone, &set);
+	}
+	if (print_plan(r, source, dir, ids, nr, alone, &set, NULL, true))
+		ret = cmd_report(r->ctx, NULL, -ENOMEM, "prune");
+	ret = ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
+out:
+	free(ids);
+	free(alone);
+	return ret;
+}
+
+static int parse_count(const struct vc_ctx *ctx, const char *opt, const char *arg,
+		       unsigned int *out)
+{
+	u64 v;
+	int ret = parse_u64(arg, &v);
+
+	if (ret || v == 0 || v > 1000000) {
+		cmd_usage_error(ctx, "--%s '%s': want a count from 1 to 1000000", opt, arg);
+		return VC_EXIT_USAGE;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int cmd_subvolume_prune(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
+			       char **argv)
+{
+	enum { OPT_LAST = 256, OPT_HOURLY, OPT_DAILY, OPT_WEEKLY, OPT_MONTHLY, OPT_YEARLY,
+	       OPT_WITHIN, OPT_NAME, OPT_FREE, OPT_DRY_RUN };
+	static const struct option longopts[] = {
+		{ "keep-last", required_argument, NULL, OPT_LAST },
+		{ "keep-hourly", required_argument, NULL, OPT_HOURLY },
+		{ "keep-daily", required_argument, NULL, OPT_DAILY },
+		{ "keep-weekly", required_argument, NULL, OPT_WEEKLY },
+		{ "keep-monthly", required_argument, NULL, OPT_MONTHLY },
+		{ "keep-yearly", required_argument, NULL, OPT_YEARLY },
+		{ "keep-within", required_argument, NULL, OPT_WITHIN },
+		{ "keep-name", required_argument, NULL, OPT_NAME },
+		{ "free", required_argument, NULL, OPT_FREE },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct prune_opts o = { .units = units_from_args(&argc, argv, false) };
+	struct prune_run r = { .ctx = ctx, .o = &o };
+	const char **names;
+	const char *dir;
+	int c, ret = 0, nargs;
+
+	names = calloc((size_t)argc + 1, sizeof(*names));
+	if (!names) {
+		error("out of memory");
+		return VC_EXIT_FAILURE;
+	}
+	o.pol.names = names;
+	while (!ret && (c = cmd_getopt(ctx, argc, argv, "", longopts)) != -1) {
+		switch (c) {
+		case OPT_LAST:
+			ret = parse_count(ctx, "keep-last", optarg, &o.pol.last);
+			break;
+		case OPT_HOURLY:
+			ret = parse_count(ctx, "keep-hourly", optarg, &o.pol.hourly);
+			break;
+		case OPT_DAILY:
+			ret = parse_count(ctx, "keep-daily", optarg, &o.pol.daily);
+			break;
+		case OPT_WEEKLY:
+			ret = parse_count(ctx, "keep-weekly", optarg, &o.pol.weekly);
+			break;
+		case OPT_MONTHLY:
+			ret = parse_count(ctx, "keep-monthly", optarg, &o.pol.monthly);
+			break;
+		case OPT_YEARLY:
+			ret = parse_count(ctx, "keep-yearly", optarg, &o.pol.yearly);
+			break;
+		case OPT_WITHIN:
+			if (vc_ret_parse_duration(optarg, &o.pol.within))
+				ret = cmd_usage_error(ctx, "--keep-within '%s': want a "
+						      "duration such as 2d, 12h, 1w, 3m, 1y or 1y2m",
+						      optarg);
+			o.pol.has_within = true;
+			break;
+		case OPT_NAME:
+			names[o.pol.nr_names++] = optarg;
+			break;
+		case OPT_FREE:
+			ret = parse_size(optarg, false, &o.free, NULL);
+			if (ret || !o.free)
+				ret = cmd_usage_error(ctx, "--free '%s': want a size above 0 such "
+						      "as 512M or 20G", optarg);
+			o.have_free = true;
+			break;
+		case OPT_DRY_RUN:
+			o.dry_run = true;
+			break;
+		default:
+			ret = VC_EXIT_USAGE;
+		}
+	}
+	nargs = argc - optind;
+	if (!ret && !vc_ret_has_rule(&o.pol) && !o.have_free)
+		ret = cmd_usage_error(ctx, "no keep rule and no --free: that would delete every "
+				      "snapshot; give at least one --keep-* option or --free");
+	if (!ret)
+		ret = cmd_check_argc_min(ctx, nargs, 1);
+	if (!ret)
+		ret = cmd_check_argc_max(ctx, nargs, 2);
+	if (ret) {
+		free(names);
+		return ret;
+	}
+	dir = nargs == 2 ? argv[optind + 1] : NULL;
+	ret = cmd_open(ctx, argv[optind], !o.dry_run, &r.fs);
+	if (ret) {
+		free(names);
+		return VC_EXIT_FAILURE;
+	}
+	ret = run_prune(&r, argv[optind], dir);
+	if (r.have_res)
+		vc_acct_release(ctx->ops, r.fs, &r.res);
+	cmd_close(ctx, r.fs);
+	for (size_t i = 0; r.ps && i < r.n; i++)
+		free(r.ps[i].abs);
+	free(r.ps);
+	free(r.rs);
+	free(r.dir_path);
+	btrfs_subvol_list_release(&r.l);
+	free(names);
+	return ret;
+}
+
+const struct cmd_struct subvolume_cmd_prune = {
+	"prune", cmd_subvolume_prune, &cmd_prune_help, NULL,
+	CMD_WRITES | CMD_ONLINE | CMD_OFFLINE | CMD_FORMAT_JSON,
+};

@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# volctl subvolume prune against the kernel on a loop-mounted image: a
+# timeline of snapshots with overwrites between them; the data bytes the
+# plan says the deleted set frees equal the drop of `btrfs filesystem df -b`
+# Data used after the delete, `btrfs subvolume sync` and sync (exactly;
+# metadata within the man page's bound); refusals (a nested subvolume, the
+# default subvolume, a mounted snapshot) keep those snapshots while the
+# rest go, and the exit status says so; --free reaching and not reaching
+# its size.
+
+load ../helpers
+
+setup() {
+	require_root_loop
+	command -v jq >/dev/null || skip "needs jq"
+	mkfs_mount 1G
+	cd "$MNT"
+	btrfs quota enable "$MNT"
+}
+
+teardown() {
+	cd /
+	[ -z "${IMMUTABLE:-}" ] || chattr -i "$IMMUTABLE" 2>/dev/null || true
+	if [ -n "${MNT2:-}" ] && mountpoint -q "$MNT2" 2>/dev/null; then
+		umount "$MNT2" || true
+	fi
+	cleanup_mount
+}
+
+# overwrite FILE with KIB KiB of new data (new extents: the old stay with the snapshots)
+overwrite() {
+	head -c "$(($2 * 1024))" /dev/urandom >"$1.new"
+	mv "$1.new" "$1"
+}
+
+# src with snapshots snaps/s.1 .. s.5, each holding its own 1 MiB version of
+# f; g (512 KiB) is in s.2 and s.3 only: exclusive to any set holding both,
+# to neither alone
+timeline() {
+	"$VOLCTL" subvolume create src snaps >/dev/null
+	local i
+	for i in 1 2 3 4 5; do
+		overwrite src/f 1024
+		[ "$i" -ne 2 ] || overwrite src/g 512
+		[ "$i" -ne 4 ] || rm src/g
+		"$VOLCTL" subvolume snapshot -r src "snaps/s.$i" >/dev/null
+	done
+	overwrite src/f 1024
+	btrfs filesystem sync "$MNT"
+}
+
+data_used() {
+	btrfs filesystem df -b "$MNT" | awk -F'used=' '/^Data/ { print $2 + 0 }'
+}
+
+meta_used() {
+	btrfs filesystem df -b "$MNT" | awk -F'used=' '/^Metadata/ { print $2 + 0 }'
+}
+
+sid() {
+	btrfs subvolume list "$MNT" | awk -v p="$1" '$NF == p { print $2 }'
+}
+
+# settle: the cleaner done and committed
+settle() {
+	wait_cleaned "$MNT" >/dev/null
+	sync
+	btrfs filesystem sync "$MNT"
+}
+
+@test "prune: the plan's data bytes are what df drops by, the set's, not a sum" {
+	timeline
+	local d0 d1 m0 m1 plan data meta alone_sum s3
+	s3=$(sid snaps/s.3)
+	run_volctl --format json subvolume prune --keep-last 2 --dry-run src
+	assert_status 0
+	plan=$output
+	data=$(jq -r '.subvolume_prune.deleted_set.set.data' <<<"$plan")
+	meta=$(jq -r '.subvolume_prune.deleted_set.set.metadata' <<<"$plan")
+	alone_sum=$(jq -r '[.subvolume_prune.deleted_set.subvolumes[].exclusive] | add' <<<"$plan")
+	[ "$(jq -r '[.subvolume_prune.snapshots[] | select(.action == "delete") | .path] |
+		join(" ")' <<<"$plan")" = "snaps/s.3 snaps/s.2 snaps/s.1" ]
+	# three versions of f and g: 3.5 MiB of data, more than the members' own
+	[ "$data" -eq $((3 * 1048576 + 524288)) ]
+	[ "$alone_sum" -lt $((data + meta)) ]
+	settle
+	d0=$(data_used)
+	m0=$(meta_used)
+	run_volctl --format json subvolume prune --keep-last 2 src
+	assert_status 0
+	[ "$(jq -r '.subvolume_prune.deleted' <<<"$output")" = 3 ]
+	[ "$(jq -r '.subvolume_prune.deleted_set.set.data' <<<"$output")" = "$data" ]
+	settle
+	d1=$(data_used)
+	m1=$(meta_used)
+	echo "# data used $d0 -> $d1 (plan $data); metadata $m0 -> $m1 (plan $meta)" >&3
+	[ $((d0 - d1)) -eq "$data" ]
+	# metadata: the plan's tree blocks (DUP: twice), give or take 1 MiB of the
+	# kernel's own bookkeeping (extent, free space, quota and root trees)
+	local dm=$((m0 - m1)) want=$((2 * meta))
+	[ "$dm" -ge $((want - 1048576)) ]
+	[ "$dm" -le $((want + 1048576)) ]
+	[ "$(btrfs subvolume list "$MNT" | awk '{ print $NF }' | sort | tr '\n' ' ')" = \
+		"snaps snaps/s.4 snaps/s.5 src " ]
+	# --delete-qgroup semantics: 0/ID of the deleted ones gone
+	run ! grep -q "^0/$s3 " <<<"$(btrfs qgroup show "$MNT")"
+}
+
+@test "prune: refusals keep those snapshots, the rest go, exit 1 with the kernel's reason" {
+	timeline
+	local out
+	# s.1 holds a nested subvolume (ENOTEMPTY), s.2 is the default, s.3 mounted
+	"$VOLCTL" subvolume snapshot src snaps/w.0 >/dev/null
+	"$VOLCTL" subvolume create snaps/w.0/inner >/dev/null
+	btrfs subvolume set-default "$(sid snaps/s.2)" "$MNT"
+	MNT2=$BATS_TEST_TMPDIR/mnt2
+	mkdir -p "$MNT2"
+	mount -o subvol=snaps/s.3 "$LOOPDEV" "$MNT2"
+	run_volctl_split subvolume prune --keep-name s.5 src
+	[ "$status" -eq 1 ]
+	[[ "$err" == *"subvolume $(sid snaps/w.0): subvolume contains other subvolumes"* ]]
+	out=$(tr -s ' ' <<<"$out")
+	[[ "$out" == *" keep mounted $MNT/snaps/s.3"* ]]
+	[[ "$out" == *" keep default subvolume $MNT/snaps/s.2"* ]]
+	[[ "$out" == *" failed no rule keeps it $MNT/snaps/w.0"* ]]
+	[[ "$out" == *" deleted no rule keeps it $MNT/snaps/s.1"* ]]
+	[[ "$out" == *" deleted no rule keeps it $MNT/snaps/s.4"* ]]
+	[[ "$out" == *"3 kept, 2 deleted, 1 refused"* ]]
+	settle
+	[ "$(btrfs subvolume list "$MNT" | awk '{ print $NF }' | sort | tr '\n' ' ')" = \
+		"snaps snaps/s.2 snaps/s.3 snaps/s.5 snaps/w.0 snaps/w.0/inner src " ]
+}
+
+@test "prune: an immutable snapshot (chattr +i) is refused with EPERM's words, the rest go" {
+	timeline
+	"$VOLCTL" subvolume snapshot src snaps/w.1 >/dev/null
+	IMMUTABLE=$MNT/snaps/w.1
+	chattr +i "$IMMUTABLE"
+	run_volctl_split --format json subvolume prune --keep-name s.5 src
+	[ "$status" -eq 1 ]
+	[[ "$err" == *"subvolume $(sid snaps/w.1): deletion not permitted"* ]]
+	[ "$(jq -r '.subvolume_prune.snapshots[] | select(.action == "failed") | .path' <<<"$out")" = \
+		snaps/w.1 ]
+	[ "$(jq -r '.subvolume_prune.failed, .subvolume_prune.deleted' <<<"$out" | tr '\n' ' ')" = "1 4 " ]
+	[[ "$(jq -r '.subvolume_prune.snapshots[] | select(.action == "failed") | .error' <<<"$out")" == \
+		*"deletion not permitted"* ]]
+	# what was freed is the set actually deleted: s.1 .. s.4
+	[ "$(jq -r '.subvolume_prune.deleted_set.set.count' <<<"$out")" = 4 ]
+	settle
+	[ "$(btrfs subvolume list "$MNT" | awk '{ print $NF }' | sort | tr '\n' ' ')" = \
+		"snaps snaps/s.5 snaps/w.1 src " ]
+}
+
+@test "prune --free: adds the oldest timeline-kept snapshots until the set frees SIZE" {
+	timeline
+	local d0 d1 data
+	settle
+	d0=$(data_used)
+	# the rules delete s.1 (1 MiB); s.2 adds 1 MiB, s.3 1.5 MiB (g with it)
+	run_volctl --format json subvolume prune --keep-last 4 --free 2500K src
+	assert_status 0
+	[ "$(jq -r '.subvolume_prune.free_reached' <<<"$output")" = true ]
+	[ "$(jq -r '[.subvolume_prune.snapshots[] | select(.action == "deleted") |
+		(.path + ":" + (.reasons | join(",")))] | join(" ")' <<<"$output")" = \
+		"snaps/s.3:--free snaps/s.2:--free snaps/s.1:" ]
+	data=$(jq -r '.subvolume_prune.deleted_set.set.data' <<<"$output")
+	[ "$data" -eq $((3 * 1048576 + 524288)) ]
+	settle
+	d1=$(data_used)
+	[ $((d0 - d1)) -eq "$data" ]
+}
+
+@test "prune --free alone takes only what is needed; unreachable: nothing deleted, exit 1" {
+	timeline
+	run_volctl subvolume prune --free 1M src
+	assert_status 0
+	assert_output_contains "4 kept, 1 deleted"
+	[[ "$(tr -s ' ' <<<"$output")" == *" deleted --free $MNT/snaps/s.1"* ]]
+	run_volctl_split subvolume prune --keep-name s.5 --free 100M src
+	[ "$status" -eq 1 ]
+	[[ "$err" == *"no allowed set of snapshots frees 100.00MiB: the best"*" frees 3.5"*"MiB; nothing deleted" ]]
+	[[ "$out" == *"4 kept, 0 deleted"* ]]
+	settle
+	[ "$(btrfs subvolume list "$MNT" | awk '{ print $NF }' | sort | tr '\n' ' ')" = \
+		"snaps snaps/s.2 snaps/s.3 snaps/s.4 snaps/s.5 src " ]
+}
