@@ -1242,6 +1242,7 @@ static const struct cmd_struct *const subvolume_commands[] = {
 	&subvolume_cmd_get_default,
 	&cmd_set_default,
 	&cmd_sync,
+	&subvolume_cmd_space,
 	NULL,
 };
 

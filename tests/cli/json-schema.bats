@@ -44,6 +44,7 @@ validate_all() {
 	"$VOLCTL" "${IMGS[@]}" --format json subvolume show /a | validate "$n-show"
 	"$VOLCTL" "${IMGS[@]}" --format json subvolume get-default / | validate "$n-getdef"
 	"$VOLCTL" "${IMGS[@]}" --format json subvolume delete --dry-run /a /snap-a | validate "$n-dry"
+	"$VOLCTL" "${IMGS[@]}" --format json subvolume space / | validate "$n-space"
 	"$VOLCTL" "${IMGS[@]}" --format json qgroup show --compute / | validate "$n-compute"
 	"$VOLCTL" "${IMGS[@]}" --format json quota status / | validate "$n-status"
 	"$VOLCTL" --format json check "${files[@]}" | validate "$n-check"
