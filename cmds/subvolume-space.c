@@ -465,7 +465,6 @@ static int cmd_subvolume_space(const struct cmd_struct *cmd, const struct vc_ctx
 	struct vc_fs *fs;
 	int c, ret;
 
-	(void)cmd;
 	while ((c = cmd_getopt(ctx, argc, argv, "as", longopts)) != -1) {
 		switch (c) {
 		case 'a':
