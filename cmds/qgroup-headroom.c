@@ -114,6 +114,23 @@ static int collect(const struct vc_ctx *ctx, struct vc_fs *fs,
 	return 0;
 }
 
+int qgroup_binding_limit(const struct vc_ctx *ctx, struct vc_fs *fs,
+			 const struct btrfs_qgroup_list *list, u64 qgroupid,
+			 struct qgroup_binding *b)
+{
+	struct headroom h = { .qgroupid = qgroupid, .online = ctx->ops->qgroup_reserved != NULL };
+	const struct headroom_limit *l;
+	int ret = collect(ctx, fs, list, &h);
+
+	if (!ret && h.binding >= 0) {
+		l = &h.limits[h.binding];
+		*b = (struct qgroup_binding){ l->qg->qgroupid, l->exclusive, l->limit, l->left };
+		ret = 1;
+	}
+	free(h.limits);
+	return ret;
+}
+
 _Static_assert(sizeof(((struct headroom_row_rec *)0)->qgid) >= BTRFS_QGROUPID_BUFSIZE,
 	       "headroom_row_rec.qgid holds a qgroup id");
 

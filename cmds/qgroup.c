@@ -343,50 +343,14 @@ out:
 
 enum sort_key { SORT_QGROUPID, SORT_RFER, SORT_EXCL, SORT_MAX_RFER, SORT_MAX_EXCL, SORT_PATH };
 
-#define MAX_SORT_KEYS 8
-
-struct sort_spec {
-	int nr;
-	enum sort_key key[MAX_SORT_KEYS];
-	bool desc[MAX_SORT_KEYS];
-};
-
-static int parse_sort(const char *text, struct sort_spec *spec)
+static int parse_sort(const char *text, struct vc_sort_spec *spec)
 {
 	static const char *const names[] = {
 		[SORT_QGROUPID] = "qgroupid", [SORT_RFER] = "rfer", [SORT_EXCL] = "excl",
 		[SORT_MAX_RFER] = "max_rfer", [SORT_MAX_EXCL] = "max_excl", [SORT_PATH] = "path",
 	};
-	char *copy = strdup(text), *tok, *save = NULL;
-	int ret = 0;
 
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		bool desc = false, found = false;
-
-		if (*tok == '+' || *tok == '-')
-			desc = *tok++ == '-';
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			if (strcmp(tok, names[i]))
-				continue;
-			if (spec->nr == MAX_SORT_KEYS) {
-				ret = -E2BIG;
-				break;
-			}
-			spec->key[spec->nr] = (enum sort_key)i;
-			spec->desc[spec->nr++] = desc;
-			found = true;
-		}
-		if (!found || ret) {
-			ret = ret ? ret : -EINVAL;
-			break;
-		}
-	}
-	if (!ret && !spec->nr)
-		ret = -EINVAL;
-	free(copy);
-	return ret;
+	return parse_sort_keys(text, names, sizeof(names) / sizeof(names[0]), spec);
 }
 
 static int cmp_u64(u64 a, u64 b)
@@ -424,12 +388,12 @@ static u64 limit_value(const struct btrfs_qgroup *qg, u64 flag, u64 value)
 static int row_cmp(const void *va, const void *vb, void *priv)
 {
 	const struct qgroup_row *a = va, *b = vb;
-	const struct sort_spec *spec = priv;
+	const struct vc_sort_spec *spec = priv;
 
 	for (int i = 0; i < spec->nr; i++) {
 		int r;
 
-		switch (spec->key[i]) {
+		switch ((enum sort_key)spec->key[i]) {
 		case SORT_RFER:
 			r = cmp_u64(a->qg->info.rfer, b->qg->info.rfer);
 			break;
@@ -466,7 +430,7 @@ enum show_filter { FILTER_NONE, FILTER_ONLY, FILTER_ANCESTORS };
 
 struct show_opts {
 	struct qgroup_show_opts out;
-	struct sort_spec sort;
+	struct vc_sort_spec sort;
 	enum show_filter filter;
 	bool tree;
 	bool sync;

@@ -1243,6 +1243,7 @@ static const struct cmd_struct *const subvolume_commands[] = {
 	&cmd_set_default,
 	&subvolume_cmd_prune,
 	&cmd_sync,
+	&subvolume_cmd_space,
 	NULL,
 };
 

@@ -41,4 +41,7 @@ extern const struct cmd_struct subvolume_cmd_list;
 extern const struct cmd_struct subvolume_cmd_show;
 extern const struct cmd_struct subvolume_cmd_get_default;
 
+/* cmds/subvolume-space.c */
+extern const struct cmd_struct subvolume_cmd_space;
+
 #endif

@@ -155,3 +155,9 @@ int vc_acct_subvol_qgroups(const struct vc_acct_result *res,
 	}
 	return vc_acct_fill_qgroups(res, list);
 }
+
+int vc_acct_families(const struct vc_acct_result *res, const u64 *ids, const size_t *origin,
+		     size_t n, struct btrfs_acct_family *out)
+{
+	return btrfs_acct_families(res->acct, ids, origin, n, out);
+}

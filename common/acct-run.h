@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include "common/backend.h"
 #include "kernel-shared/accounting.h"
+#include "kernel-shared/acct-family.h"
 #include "kernel-shared/qgroup-list.h"
 #include "kernel-shared/subvol-list.h"
 
@@ -79,6 +80,15 @@ struct vc_acct_delete {
  */
 void vc_acct_delete_split(const struct vc_acct_result *res, const u64 *ids, size_t n,
 			  struct btrfs_acct_counts *alone, struct vc_acct_delete *set);
+
+/**
+ * vc_acct_families - every subvolume's space (subvolume space), in one pass:
+ * btrfs_acct_families() on the computed result (@origin: each one's index
+ * of the subvolume it is a snapshot of, or BTRFS_ACCT_NO_ORIGIN)
+ * Return: 0 or -ENOMEM.
+ */
+int vc_acct_families(const struct vc_acct_result *res, const u64 *ids, const size_t *origin,
+		     size_t n, struct btrfs_acct_family *out);
 
 void vc_acct_release(const struct vc_backend_ops *ops, struct vc_fs *fs,
 		     struct vc_acct_result *res);

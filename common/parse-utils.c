@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include "common/parse-utils.h"
@@ -173,4 +174,39 @@ const char *parse_strerror(int err, const char *what)
 	default:
 		return what;
 	}
+}
+
+int parse_sort_keys(const char *text, const char *const *names, size_t nr_names,
+		    struct vc_sort_spec *spec)
+{
+	char *copy = strdup(text), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool desc = false, found = false;
+
+		if (*tok == '+' || *tok == '-')
+			desc = *tok++ == '-';
+		for (size_t i = 0; i < nr_names; i++) {
+			if (strcmp(tok, names[i]))
+				continue;
+			if (spec->nr == VC_SORT_MAX) {
+				ret = -E2BIG;
+				break;
+			}
+			spec->key[spec->nr] = (int)i;
+			spec->desc[spec->nr++] = desc;
+			found = true;
+		}
+		if (!found || ret) {
+			ret = ret ? ret : -EINVAL;
+			break;
+		}
+	}
+	if (!ret && !spec->nr)
+		ret = -EINVAL;
+	free(copy);
+	return ret;
 }

@@ -11,6 +11,7 @@
 #define VOLCTL_COMMON_PARSE_UTILS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Decimal only, no sign, no spaces, no suffix. */
@@ -33,6 +34,24 @@ int parse_qgroupid(const char *s, uint64_t *out);
 
 /* Only "LEVEL/ID", as qgroup create/destroy take it. */
 int parse_qgroupid_strict(const char *s, uint64_t *out);
+
+/* --sort=[+|-]KEY[,...]: up to VC_SORT_MAX keys, each an index into a table of names */
+#define VC_SORT_MAX 8
+
+struct vc_sort_spec {
+	int nr;
+	int key[VC_SORT_MAX];
+	bool desc[VC_SORT_MAX];		/* a leading '-'; '+' or nothing: ascending */
+};
+
+/*
+ * Append the keys of @text (comma-separated names of @names, each with an
+ * optional leading '+' or '-') to @spec.  A repeated --sort adds its keys
+ * after the earlier ones.  -EINVAL: an unknown or empty key, -E2BIG: more
+ * than VC_SORT_MAX keys in all, -ENOMEM.
+ */
+int parse_sort_keys(const char *text, const char *const *names, size_t nr_names,
+		    struct vc_sort_spec *spec);
 
 /* Words for a parse error, e.g. "not a valid size" */
 const char *parse_strerror(int err, const char *what);

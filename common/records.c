@@ -148,6 +148,48 @@ static const struct rec_field prune_fields[] = {
 const struct rec_desc rec_prune = REC_DESC("prune", prune_fields);
 const struct rec_doc rec_doc_prune = { "subvolume_prune", NULL };
 
+/*
+ * ---- subvolume space ----
+ *
+ * One subvolume (a row): text, an auto-width table of the labelled
+ * columns, "Path" last; JSON, every key.
+ */
+#define R struct space_row_rec
+#define SP_COL(label, key, kind, member, width) \
+	REC_COLX(label, key, kind, R, member, width, REC_RIGHT, 2, REC_AUTO, 0)
+static const struct rec_field space_row_fields[] = {
+	REC_COLX("ID", "id", REC_U64, R, id, 2, REC_LEFT, 0, REC_AUTO, 0),
+	REC_F(NULL, "path", REC_STR, R, path),
+	REC_F(NULL, "absolute_path", REC_STR, R, abs),
+	REC_F(NULL, "snapshot", REC_BOOL, R, snapshot),
+	REC_F(NULL, "snapshot_of", REC_U64_OPT, R, snapshot_of),
+	SP_COL("Snaps", "snapshots", REC_U64, snapshots, 5),
+	SP_COL("Referenced", "referenced", REC_SIZE, rfer, 10),
+	SP_COL("Exclusive", "exclusive", REC_SIZE, excl, 9),
+	SP_COL("Used by snaps", "used_by_snapshots", REC_SIZE, used_by_snapshots, 13),
+	SP_COL("With snaps", "exclusive_with_snapshots", REC_SIZE, with_snapshots, 10),
+	SP_COL("Limit", "limit", REC_SIZE_OPT, limit, 5),
+	SP_COL("Left", "left", REC_SIZE_OPT, left, 4),
+	REC_F(NULL, "limit_qgroupid", REC_STR, R, limit_qgroupid),
+	REC_F(NULL, "limit_type", REC_STR, R, limit_type),
+	REC_COLX("Bound by", NULL, REC_STR, R, bound_by, 8, REC_LEFT, 2, REC_AUTO, 0),
+	REC_COL("Path", NULL, REC_STR, R, label, 0, REC_LEFT, 2),
+};
+#undef SP_COL
+#undef R
+const struct rec_desc rec_space_row = REC_DESC_TABLE("subvolume space", space_row_fields, 0);
+
+#define D struct space_rec
+static const struct rec_field space_fields[] = {
+	REC_F(NULL, "source", REC_STR, D, source),
+	REC_F(NULL, "quota_enabled", REC_BOOL, D, quota_enabled),
+	REC_F(NULL, "limit_numbers", REC_STR, D, limit_numbers),
+	REC_F(NULL, "subvolumes", REC_TABLE, D, subvolumes),
+};
+#undef D
+const struct rec_desc rec_space = REC_DESC("subvolume space document", space_fields);
+const struct rec_doc rec_doc_space = { "subvolume_space", NULL };
+
 /* ---- qgroup headroom ---- */
 
 #define H struct headroom_row_rec
@@ -407,6 +449,8 @@ const struct rec_desc *const rec_all[] = {
 	&rec_dryrun,
 	&rec_prune_row,
 	&rec_prune,
+	&rec_space_row,
+	&rec_space,
 	&rec_headroom_row,
 	&rec_headroom,
 	&rec_quota_level,
@@ -431,6 +475,7 @@ const struct rec_doc *const rec_all_docs[] = {
 	&rec_doc_subvolume_get_default,
 	&rec_doc_dryrun,
 	&rec_doc_prune,
+	&rec_doc_space,
 	&rec_doc_headroom,
 	&rec_doc_quota_status,
 	&rec_doc_qgroup_show,

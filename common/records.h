@@ -102,6 +102,30 @@ struct prune_rec {
 extern const struct rec_desc rec_prune_row, rec_prune;
 extern const struct rec_doc rec_doc_prune;
 
+/* subvolume space: one subvolume (a row) */
+struct space_row_rec {
+	uint64_t id;
+	const char *path, *abs;
+	bool snapshot;			/* it has a parent uuid */
+	const uint64_t *snapshot_of;	/* NULL: no origin, or it is gone */
+	uint64_t snapshots;		/* how many (direct) snapshots it has */
+	uint64_t rfer, excl, used_by_snapshots, with_snapshots;
+	const uint64_t *limit, *left;	/* NULL: no limit applies */
+	const char *limit_qgroupid;	/* NULL: no limit applies */
+	const char *limit_type;		/* "referenced" or "exclusive" */
+	const char *bound_by;		/* text: "L/ID rfer|excl", NULL: "-" */
+	const char *label;		/* text: the path, "<toplevel>" for 5 */
+};
+/* ... and the document (the text is the table and a note) */
+struct space_rec {
+	const char *source;		/* "image" or "live_snapshot" */
+	bool quota_enabled;
+	const char *limit_numbers;	/* "computed", "recorded"; NULL with quotas off */
+	struct rec_table subvolumes;	/* of struct space_row_rec */
+};
+extern const struct rec_desc rec_space_row, rec_space;
+extern const struct rec_doc rec_doc_space;
+
 /* qgroup headroom: one limit on the way up (a row) */
 struct headroom_row_rec {
 	char qgid[32];

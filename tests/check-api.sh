@@ -71,7 +71,7 @@ check "JSON key or label literal outside common/records.c (describe the record t
 # named from a description as well.
 row_labels=$(grep -E '^\s*(REC_COLX?|[A-Z]+_COL)\("[^"]' common/records.c |
 	sed -E 's/^[^"]*"([^"]*)".*/\1/' | sort -u)
-table_printers='common/qgroup-out.c cmds/subvolume-list.c'
+table_printers='common/qgroup-out.c cmds/subvolume-list.c cmds/subvolume-space.c'
 label_re() {
 	sed -e 's/[][\.*^$+?(){}|/]/\\&/g' -e 's/.*/"&"/' | paste -sd'|'
 }

@@ -46,6 +46,7 @@ validate_all() {
 	"$VOLCTL" "${IMGS[@]}" --format json subvolume delete --dry-run /a /snap-a | validate "$n-dry"
 	"$VOLCTL" "${IMGS[@]}" --format json subvolume prune --keep-last 1 --dry-run /a |
 		validate "$n-prune"
+	"$VOLCTL" "${IMGS[@]}" --format json subvolume space / | validate "$n-space"
 	"$VOLCTL" "${IMGS[@]}" --format json qgroup show --compute / | validate "$n-compute"
 	"$VOLCTL" "${IMGS[@]}" --format json quota status / | validate "$n-status"
 	"$VOLCTL" --format json check "${files[@]}" | validate "$n-check"

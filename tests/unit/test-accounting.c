@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "kernel-shared/acct-family.h"
 #include "kernel-shared/acct-internal.h"
 #include "kernel-shared/qgroup-list.h"
 #include "unit.h"
@@ -320,6 +321,69 @@ static void test_distribution(void)
 	free(acct.set_bytes);
 }
 
+/*
+ * Families (subvolume space): 257 and 258 are snapshots of 256, 259 of 257
+ * (a snapshot of a snapshot: not one of 256's), 300 is not listed (a dead
+ * root).  Each number is checked by hand and against btrfs_acct_subvols()
+ * of the same set: set exclusivity, not a sum of the members' numbers.
+ */
+static void test_families(void)
+{
+	struct btrfs_acct acct;
+	struct btrfs_acct_family fam[4];
+	struct btrfs_acct_counts c;
+	u64 s1[] = { 256 }, s2[] = { 256, 257 }, s3[] = { 257, 258 }, s4[] = { 257, 259 },
+	    s5[] = { 258, 300 }, s6[] = { 257 }, s7[] = { 259 };
+	u64 *sets[] = { s1, s2, s3, s4, s5, s6, s7 };
+	size_t lens[] = { 1, 2, 2, 2, 2, 1, 1 };
+	u64 bytes[] = { 100, 20, 3, 7, 4000, 50, 9 };
+	u64 ids[] = { 256, 257, 258, 259 };
+	size_t origin[] = { BTRFS_ACCT_NO_ORIGIN, 0, 0, 1 };
+	u64 snaps256[] = { 257, 258 }, fam256[] = { 256, 257, 258 }, fam257[] = { 257, 259 };
+
+	memset(&acct, 0, sizeof(acct));
+	CHECK_EQ_INT(btrfs_rootsets_init(&acct.sets), 0);
+	for (int i = 0; i < 7; i++) {
+		u32 id;
+
+		CHECK_EQ_INT(btrfs_rootsets_intern(&acct.sets, sets[i], lens[i], &id), 0);
+		CHECK_EQ_INT(acct_add_bytes(&acct, id, bytes[i]), 0);
+	}
+	CHECK_EQ_INT(btrfs_acct_families(&acct, ids, origin, 4, fam), 0);
+	CHECK_EQ_U64(fam[0].rfer, 120);
+	CHECK_EQ_U64(fam[0].excl, 100);
+	CHECK_EQ_U64(fam[0].snap_excl, 53);
+	CHECK_EQ_U64(fam[0].family_excl, 173);
+	CHECK_EQ_U64(fam[1].rfer, 80);
+	CHECK_EQ_U64(fam[1].excl, 50);
+	CHECK_EQ_U64(fam[1].snap_excl, 9);
+	CHECK_EQ_U64(fam[1].family_excl, 66);
+	CHECK_EQ_U64(fam[2].rfer, 4003);
+	CHECK_EQ_U64(fam[2].excl, 0);
+	CHECK_EQ_U64(fam[2].snap_excl, 0);
+	CHECK_EQ_U64(fam[2].family_excl, 0);
+	CHECK_EQ_U64(fam[3].rfer, 16);
+	CHECK_EQ_U64(fam[3].excl, 9);
+	CHECK_EQ_U64(fam[3].snap_excl, 0);
+	CHECK_EQ_U64(fam[3].family_excl, 9);
+	/* the same sets through the one-set function */
+	btrfs_acct_subvols(&acct, snaps256, 2, &c);
+	CHECK_EQ_U64(fam[0].snap_excl, c.excl);
+	/* a sum of the snapshots' own numbers would say 50: {257,258} is shared by both */
+	CHECK_EQ_U64(fam[1].excl + fam[2].excl, 50);
+	btrfs_acct_subvols(&acct, fam256, 3, &c);
+	CHECK_EQ_U64(fam[0].family_excl, c.excl);
+	btrfs_acct_subvols(&acct, fam257, 2, &c);
+	CHECK_EQ_U64(fam[1].family_excl, c.excl);
+	for (int i = 0; i < 4; i++) {
+		btrfs_acct_subvols(&acct, &ids[i], 1, &c);
+		CHECK_EQ_U64(fam[i].rfer, c.rfer);
+		CHECK_EQ_U64(fam[i].excl, c.excl);
+	}
+	btrfs_rootsets_release(&acct.sets);
+	free(acct.set_bytes);
+}
+
 int main(void)
 {
 	test_intern();
@@ -329,5 +393,6 @@ int main(void)
 	test_union_many_random(true);
 	test_many_sets();
 	test_distribution();
+	test_families();
 	return unit_finish();
 }

@@ -303,11 +303,39 @@ static void test_units_combined(void)
 	}
 }
 
+/* --sort: keys by name, '+'/'-' prefixes, a repeated --sort appends */
+static void test_parse_sort_keys(void)
+{
+	static const char *const names[] = { "id", "path", "rfer" };
+	struct vc_sort_spec spec = { 0 };
+
+	CHECK(parse_sort_keys("rfer,-id,+path", names, 3, &spec) == 0);
+	CHECK(spec.nr == 3);
+	CHECK(spec.key[0] == 2 && !spec.desc[0]);
+	CHECK(spec.key[1] == 0 && spec.desc[1]);
+	CHECK(spec.key[2] == 1 && !spec.desc[2]);
+	CHECK(parse_sort_keys("-path", names, 3, &spec) == 0);
+	CHECK(spec.nr == 4 && spec.key[3] == 1 && spec.desc[3]);
+	memset(&spec, 0, sizeof(spec));
+	CHECK(parse_sort_keys("bogus", names, 3, &spec) == -EINVAL);
+	memset(&spec, 0, sizeof(spec));
+	CHECK(parse_sort_keys("id,pat", names, 3, &spec) == -EINVAL);
+	memset(&spec, 0, sizeof(spec));
+	CHECK(parse_sort_keys("", names, 3, &spec) == -EINVAL);
+	CHECK(parse_sort_keys(",", names, 3, &spec) == -EINVAL);
+	CHECK(parse_sort_keys("-", names, 3, &spec) == -EINVAL);
+	memset(&spec, 0, sizeof(spec));
+	CHECK(parse_sort_keys("id,id,id,id,id,id,id,id", names, 3, &spec) == 0);
+	CHECK(spec.nr == VC_SORT_MAX);
+	CHECK(parse_sort_keys("path", names, 3, &spec) == -E2BIG);
+}
+
 int main(void)
 {
 	test_parse_u64();
 	test_parse_size();
 	test_parse_qgroupid();
+	test_parse_sort_keys();
 	test_pretty_size();
 	test_units_from_args();
 	test_units_combined();
