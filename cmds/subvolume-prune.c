@@ -472,16 +472,11 @@ static int delete_all(struct prune_run *r, const u64 *ids, size_t nr)
 		free(done);
 		return -ENOMEM;
 	}
-	if (r->ctx->ops->subvol_delete_all) {
+	if (!r->ctx->ops->subvol_delete_all)	/* both backends have it */
+		for (size_t i = 0; i < nr; i++)
+			st[i].err = -EOPNOTSUPP;
+	else
 		r->ctx->ops->subvol_delete_all(r->fs, ids, nr, st);
-	} else {
-		for (size_t i = 0; i < nr; i++) {
-			vc_fs_clear_error(r->fs);
-			st[i].err = CMD_OP(r->ctx, subvol_delete, r->fs, NULL, ids[i]);
-			snprintf(st[i].msg, sizeof(st[i].msg), "%s",
-				 st[i].err ? vc_fs_error(r->fs) ?: strerror(-st[i].err) : "");
-		}
-	}
 	for (size_t j = 0; j < nr; j++) {
 		for (size_t i = 0; i < r->n; i++) {
 			if (r->rs[i].id != ids[j])

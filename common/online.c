@@ -900,6 +900,7 @@ static int online_subvol_delete_all(struct vc_fs *fs, const u64 *ids, size_t nr,
 	int first = 0;
 
 	for (size_t i = 0; i < nr; i++) {
+		vc_fs_clear_error(fs);	/* no earlier refusal's words on this one */
 		st[i].err = online_subvol_delete(fs, NULL, ids[i]);
 		snprintf(st[i].msg, sizeof(st[i].msg), "%s", st[i].err ? fs->base.err : "");
 		if (st[i].err && !first)
