@@ -176,8 +176,8 @@ static bool key_advance(struct btrfs_key *k)
 static int search_error(struct vc_fs *fs, u64 tree_id, int ret)
 {
 	if (ret == -EPERM)
-		vc_fs_set_error(fs, "%s: searching the filesystem trees needs CAP_SYS_ADMIN "
-				"(operation not permitted)", fs->path);
+		vc_fs_set_error(fs, "%s: searching the filesystem trees needs CAP_SYS_ADMIN",
+				fs->path);
 	else if (ret != -ENOENT)
 		vc_fs_set_error(fs, "%s: cannot search tree %llu: %s", fs->path,
 				(unsigned long long)tree_id, strerror(-ret));
