@@ -65,7 +65,7 @@ sid() {
 # settle: the cleaner done and committed
 settle() {
 	wait_cleaned "$MNT" >/dev/null
-	sync
+	sync -f "$MNT"
 	btrfs filesystem sync "$MNT"
 }
 
