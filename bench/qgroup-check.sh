@@ -179,7 +179,7 @@ build_image() {
 	btrfs subvolume create "$MNT/data" >/dev/null
 	write_extents "$MNT/data" "$files" "$per"
 	if [ "$SHAPE" = mixed ]; then write_large "$MNT/data" "$large"; fi
-	sync
+	sync -f "$MNT"
 	for s in $(seq 1 "$SNAPSHOTS"); do
 		btrfs subvolume snapshot "$MNT/data" "$MNT/snap$s" >/dev/null
 		rewrite_extents "$MNT/data" "$files" "$per" "$rewrites" "$s" "$REWRITE_RUN"
@@ -196,7 +196,7 @@ build_image() {
 			echo "bench: $(date +%T) $extents extents: $s of $SNAPSHOTS snapshots" >&2
 		fi
 	done
-	sync
+	sync -f "$MNT"
 	btrfs filesystem sync "$MNT"	# wakes the cleaner for the deletions
 	btrfs subvolume sync "$MNT" >/dev/null
 	# enable starts the rescan; -W waits for that one (a second -w may
@@ -206,7 +206,7 @@ build_image() {
 	btrfs quota enable "$MNT"
 	btrfs quota rescan -W "$MNT" >/dev/null
 	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f\n", b - a }' >"$WORKDIR/rescan.time"
-	sync
+	sync -f "$MNT"
 	cleanup
 	mv "$img" "$2"
 }

@@ -18,6 +18,10 @@
  * "full" when what is left is less than the smallest write reserves: one
  * data sector and, for its metadata, one tree block.  Offline nothing is in
  * flight and nothing is reserved.
+ *
+ * With quotas disabled nothing is limited: that is the answer (exit 0), with
+ * the numbers of the subvolume's level-0 group computed by the engine (there
+ * are no recorded ones) and the commands that would set a limit.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -52,18 +56,38 @@ struct headroom {
 	bool online;			/* reservations are read */
 	u64 one_write;			/* what the smallest write reserves */
 	bool full;			/* the binding limit leaves less than that */
+	bool quota_enabled;
+	u64 rfer, excl;			/* of the group it starts at */
 };
+
+static void image_option(const struct vc_ctx *ctx, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (ctx->cfg->nr_images)
+		snprintf(buf, size, "--image %s ", ctx->cfg->images[0]);
+}
 
 static void lift_command(const struct vc_ctx *ctx, const char *path, const struct headroom_limit *l,
 			 char *buf, size_t size)
 {
 	char qb[BTRFS_QGROUPID_BUFSIZE];
-	char image[300] = "";
+	char image[300];
 
-	if (ctx->cfg->nr_images)
-		snprintf(image, sizeof(image), "--image %s ", ctx->cfg->images[0]);
+	image_option(ctx, image, sizeof(image));
 	snprintf(buf, size, "volctl %sqgroup limit %snone %s %s", image,
 		 l->exclusive ? "-e " : "", btrfs_qgroupid_str(l->qg->qgroupid, qb), path);
+}
+
+/* Quotas off: the two commands that would set a limit on @qgroupid */
+static void set_command(const struct vc_ctx *ctx, const char *path, u64 qgroupid, char *buf,
+			size_t size)
+{
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+	char image[300];
+
+	image_option(ctx, image, sizeof(image));
+	snprintf(buf, size, "volctl %squota enable %s, then volctl %sqgroup limit <size> %s %s",
+		 image, path, image, btrfs_qgroupid_str(qgroupid, qb), path);
 }
 
 static int collect(const struct vc_ctx *ctx, struct vc_fs *fs,
@@ -147,6 +171,9 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 		.headroom = bind ? &bind->left : NULL,
 		.full = h->full,
 		.lift_command = bind ? h->lift : NULL,
+		.quota_enabled = h->quota_enabled,
+		.referenced = h->rfer,
+		.exclusive = h->excl,
 	};
 	struct kvout kv;
 
@@ -171,9 +198,18 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 	if (kv.json) {
 		rec_print_document(&kv, &rec_doc_headroom, &rec_headroom, &r);
 	} else if (!kv.quiet) {
-		pr_note(ctx->cfg, "Limits on qgroup %s and the groups above it (%s numbers):",
-			r.qgroupid, h->numbers);
-		if (!bind) {
+		if (h->quota_enabled)
+			pr_note(ctx->cfg, "Limits on qgroup %s and the groups above it (%s "
+				"numbers):", r.qgroupid, h->numbers);
+		else
+			pr_note(ctx->cfg, "Quotas are disabled: the numbers of qgroup %s are "
+				"computed", r.qgroupid);
+		if (!h->quota_enabled) {
+			printf("No limit applies: quotas are disabled, nothing is limited\n");
+			printf("Used by %s: referenced %s, exclusive %s\n", r.qgroupid,
+			       pretty_size(h->rfer, units, b1), pretty_size(h->excl, units, b2));
+			printf("To set a limit: %s\n", h->lift);
+		} else if (!bind) {
 			printf("No limit applies: the headroom is not limited by quotas\n");
 		} else {
 			rec_emit(&kv, &rec_headroom, &r);
@@ -201,11 +237,57 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 	return 0;
 }
 
+/*
+ * The numbers of the group the search starts at (h->qgroupid), with
+ * @compute or with quotas off (when there are no others) from the engine:
+ * without quotas @list becomes one level-0 group per live subvolume.
+ */
+static int headroom_numbers(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+			    const struct quota_state *st, bool compute,
+			    struct btrfs_qgroup_list *list, struct headroom *h)
+{
+	struct btrfs_subvol_list subvols = { 0 };
+	struct btrfs_item_source src;
+	struct vc_acct_result res;
+	int ret;
+
+	if (!compute && st->enabled) {
+		if (st->inconsistent || st->rescan_running)
+			warning("%s: the recorded qgroup numbers are %s: the headroom may be wrong "
+				"(try --compute)", path, st->rescan_running ?
+				"incomplete (rescan running)" : "inconsistent");
+		return 0;
+	}
+	if (!st->enabled) {
+		src = vc_fs_item_source(fs);
+		ret = btrfs_subvol_list_load(&src, &subvols);
+		if (ret)
+			return cmd_report(ctx, fs, ret, path);
+	}
+	ret = vc_acct_compute(ctx->ops, fs, st->simple, list->status.enable_gen, &res);
+	if (ret) {
+		error("%s: %s", path, res.err);
+		ret = VC_EXIT_FAILURE;
+	} else if (st->enabled) {
+		ret = vc_acct_fill_qgroups(&res, list);
+	} else {
+		btrfs_qgroup_list_release(list);
+		ret = vc_acct_subvol_qgroups(&res, &subvols, list);
+	}
+	vc_acct_release(ctx->ops, fs, &res);
+	btrfs_subvol_list_release(&subvols);
+	if (ret < 0)
+		ret = cmd_report(ctx, NULL, ret, path);
+	h->numbers = "computed";
+	return ret;
+}
+
 static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 			bool have_id, u64 qgroupid, bool compute, unsigned int units)
 {
 	struct btrfs_qgroup_list list = { 0 };
 	struct headroom h = { .qgroupid = qgroupid, .numbers = "recorded" };
+	const struct btrfs_qgroup *start;
 	struct quota_state st;
 	char qb[BTRFS_QGROUPID_BUFSIZE];
 	u32 sectorsize = 4096, nodesize = 16384;
@@ -225,36 +307,28 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 		ret = cmd_report(ctx, fs, ret, path);
 		goto out;
 	}
-	if (!st.enabled) {
-		error("%s: quota is not enabled, no limit applies (run 'volctl quota enable %s')",
-		      path, path);
+	h.quota_enabled = st.enabled;
+	/* quotas off: only a live subvolume's level-0 group has numbers (computed) */
+	if (st.enabled ? !btrfs_qgroup_list_find(&list, h.qgroupid) :
+	    btrfs_qgroup_level(h.qgroupid) != 0) {
+		error("qgroup %s: not found%s", btrfs_qgroupid_str(h.qgroupid, qb),
+		      st.enabled ? "" : " (quotas are disabled: there are no qgroups)");
 		ret = VC_EXIT_FAILURE;
 		goto out;
 	}
-	if (!btrfs_qgroup_list_find(&list, h.qgroupid)) {
-		error("qgroup %s: not found", btrfs_qgroupid_str(h.qgroupid, qb));
+	ret = headroom_numbers(ctx, fs, path, &st, compute, &list, &h);
+	if (ret)
+		goto out;
+	start = btrfs_qgroup_list_find(&list, h.qgroupid);
+	if (!start) {
+		error("qgroup %s: not found (quotas are disabled, and no live subvolume has "
+		      "id %llu)", btrfs_qgroupid_str(h.qgroupid, qb),
+		      (unsigned long long)btrfs_qgroup_subvolid(h.qgroupid));
 		ret = VC_EXIT_FAILURE;
 		goto out;
 	}
-	if (compute) {
-		struct vc_acct_result res;
-
-		ret = vc_acct_compute(ctx->ops, fs, st.simple, list.status.enable_gen, &res);
-		if (!ret)
-			ret = vc_acct_fill_qgroups(&res, &list);
-		else
-			error("%s: %s", path, res.err);
-		vc_acct_release(ctx->ops, fs, &res);
-		if (ret) {
-			ret = VC_EXIT_FAILURE;
-			goto out;
-		}
-		h.numbers = "computed";
-	} else if (st.inconsistent || st.rescan_running) {
-		warning("%s: the recorded qgroup numbers are %s: the headroom may be wrong (try "
-			"--compute)", path, st.rescan_running ? "incomplete (rescan running)" :
-			"inconsistent");
-	}
+	h.rfer = start->info.rfer;
+	h.excl = start->info.excl;
 	h.online = ctx->ops->qgroup_reserved != NULL;
 	if (ctx->ops->block_sizes)
 		ctx->ops->block_sizes(fs, &sectorsize, &nodesize);
@@ -264,7 +338,9 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 		ret = cmd_report(ctx, NULL, ret, path);
 		goto out;
 	}
-	if (h.binding >= 0)
+	if (!st.enabled)
+		set_command(ctx, path, h.qgroupid, h.lift, sizeof(h.lift));
+	else if (h.binding >= 0)
 		lift_command(ctx, path, &h.limits[h.binding], h.lift, sizeof(h.lift));
 	ret = print_result(ctx, &h, units);
 	ret = ret ? cmd_report(ctx, NULL, ret, path) : VC_EXIT_OK;
@@ -394,6 +470,8 @@ static const char *const headroom_details[] = {
 	"kernel holds reserved for writes in flight count as used (offline",
 	"nothing is reserved); \"full\" when less is left than the smallest write",
 	"reserves (one data sector and one tree block): the kernel refuses writes.",
+	"With quotas disabled nothing is limited: it says so (exit status 0) and",
+	"shows the computed numbers of the subvolume's level-0 group.",
 	"",
 	OPTLINE("--compute", "use numbers computed from the trees instead of the recorded\n\t"
 		"ones (mounted: reads a committed snapshot of the devices)"),

@@ -314,9 +314,18 @@ static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *c
 	path = argv[argc - 1];
 	if (!ctx->ops->qgroup_limit)
 		return cmd_not_offline(ctx);
-	ret = cmd_open(ctx, path, true, &fs);
-	if (ret)
+	ret = ctx->ops->open(&fs, ctx->cfg, path, true);
+	/* "limit 10M 1/100": a qgroup id where the path should be, the path forgotten */
+	if (ret == -ENOENT && nargs == 2 && !parse_qgroupid(path, &arg.id)) {
+		cmd_close(ctx, fs);
+		return cmd_usage_error(ctx, "path missing: '%s' is a qgroup id, and no such path "
+				       "exists (give the path after it)", path);
+	}
+	if (ret) {
+		cmd_report(ctx, fs, ret, path);
+		cmd_close(ctx, fs);
 		return ret;
+	}
 	if (nargs == 3)
 		ret = qgid_resolve(ctx, fs, &arg);
 	else
@@ -836,7 +845,8 @@ static const char *const limit_details[] = {
 	"TiB PiB EiB (any case, powers of 1024; MB and GB are refused) and, with",
 	"a suffix, a fraction: 10M, 10MiB, 1.5G (rounded down to a byte).",
 	"Without <qgroupid> the subvolume at <path> is limited.  <qgroupid> may be",
-	"LEVEL/ID, a subvolume id or the absolute path of a subvolume.",
+	"LEVEL/ID, a subvolume id or the absolute path of a subvolume.  <path>",
+	"is always needed: a qgroup id with no path after it is a usage error.",
 	"",
 	OPTLINE("-c", "count compressed sizes (the kernel's default)"),
 	OPTLINE("-e", "limit the exclusive size instead of the referenced size"),

@@ -492,7 +492,8 @@ static const char *const cmd_delete_usage[] = {
 static const char *const cmd_delete_details[] = {
 	"Delete subvolumes; the space is freed later by the kernel's cleaner.",
 	"The default subvolume is never deleted.  After a failure the remaining",
-	"arguments are still tried.",
+	"arguments are still tried.  A refusal names its cause (an immutable",
+	"flag, an active swapfile, a missing permission, ...).",
 	"",
 	OPTLINE("-c|--commit-after", "commit the transaction after the last deletion"),
 	OPTLINE("-C|--commit-each", "commit the transaction after each deletion"),

@@ -206,6 +206,7 @@ int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, u64 subvolid
 {
 	struct delete_op d = { .subvolid = subvolid };
 	const char *what = path ? path : "subvolume";
+	enum btrfs_delete_block why;
 	u64 root, dir;
 	int ret;
 
@@ -221,6 +222,17 @@ int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, u64 subvolid
 			return -EINVAL;
 		}
 		d.subvolid = root;
+		/* what the kernel refuses for an inode flag, named by the path given */
+		ret = btrfs_subvol_delete_block(fs, root, &why);
+		if (ret < 0) {
+			vc_offline_error(fs, VC_WRITE_PATH, what, ret, err, errlen);
+			return ret;
+		}
+		if (why != BTRFS_DELETE_ALLOWED) {
+			snprintf(err, errlen, "%s: cannot delete: %s (chattr %s on a mount lifts it)",
+				 path, btrfs_delete_block_str(why), btrfs_delete_block_chattr(why));
+			return -EPERM;
+		}
 	}
 	clock_gettime(CLOCK_REALTIME, &d.now);
 	/* delete is always allowed, even when it copies shared blocks of a full group */

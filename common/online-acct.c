@@ -16,6 +16,9 @@
  * read can free and rewrite a block we are about to read; the reader then
  * finds a bad checksum, a wrong bytenr or generation.  The caller retries
  * once (common/acct-run.c) and says so when it fails again.
+ *
+ * Messages name no path: every caller prints them after the path it was
+ * given ("PATH: computed numbers read the filesystem's devices: ...").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,7 +69,7 @@ static int find_devices(struct vc_fs *fs, char **paths, int *nr)
 	memset(&fi, 0, sizeof(fi));
 	ret = online_ioctl(fs, BTRFS_IOC_FS_INFO, &fi);
 	if (ret) {
-		vc_fs_set_error(fs, "%s: cannot list the devices: %s", fs->path, strerror(-ret));
+		vc_fs_set_error(fs, "cannot list the devices: %s", strerror(-ret));
 		return ret;
 	}
 	*nr = 0;
@@ -79,13 +82,12 @@ static int find_devices(struct vc_fs *fs, char **paths, int *nr)
 		if (ret == -ENODEV)
 			continue;
 		if (ret) {
-			vc_fs_set_error(fs, "%s: device %llu: %s", fs->path,
-					(unsigned long long)devid, strerror(-ret));
+			vc_fs_set_error(fs, "device %llu: %s", (unsigned long long)devid,
+					strerror(-ret));
 			return ret;
 		}
 		if (*nr >= ONLINE_ACCT_MAX_DEVS) {
-			vc_fs_set_error(fs, "%s: more than %d devices", fs->path,
-					ONLINE_ACCT_MAX_DEVS);
+			vc_fs_set_error(fs, "more than %d devices", ONLINE_ACCT_MAX_DEVS);
 			return -E2BIG;
 		}
 		paths[*nr] = strndup((const char *)di.path, sizeof(di.path));
@@ -94,7 +96,7 @@ static int find_devices(struct vc_fs *fs, char **paths, int *nr)
 		(*nr)++;
 	}
 	if (!*nr) {
-		vc_fs_set_error(fs, "%s: the kernel names no device", fs->path);
+		vc_fs_set_error(fs, "the kernel names no device");
 		return -ENODEV;
 	}
 	return 0;
@@ -111,8 +113,7 @@ int online_acct_open(struct vc_fs *fs, struct vc_acct_src *src)
 		return -ENOMEM;
 	ret = online_ioctl(fs, BTRFS_IOC_SYNC, NULL);
 	if (ret) {
-		vc_fs_set_error(fs, "%s: cannot commit the filesystem: %s", fs->path,
-				strerror(-ret));
+		vc_fs_set_error(fs, "cannot commit the filesystem: %s", strerror(-ret));
 		goto fail;
 	}
 	ret = find_devices(fs, oa->paths, &oa->nr);
@@ -124,7 +125,8 @@ int online_acct_open(struct vc_fs *fs, struct vc_acct_src *src)
 		.paths = (const char *const *)oa->paths, .nr_paths = oa->nr, .mirror = -1,
 		.mode = VC_IMAGE_READ_LIVE });
 	if (ret) {
-		vc_fs_set_error(fs, "%s: reading its devices: %s", fs->path, oa->img.err);
+		vc_fs_set_error(fs, "computed numbers read the filesystem's devices: %s",
+				oa->img.err);
 		goto fail;
 	}
 	src->bfs = oa->img.bfs;

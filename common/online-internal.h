@@ -2,6 +2,7 @@
 /*
  * Internals of the online backend, shared by its files:
  *   common/online.c         open/close, TREE_SEARCH_V2, path info, subvolume ops
+ *   common/online-delete.c  why a subvolume delete was refused
  *   common/online-qgroup.c  quota and qgroup ops
  * and the ops table at the end of common/online.c.
  */
@@ -25,6 +26,13 @@ struct vc_fs {
 int online_ioctl(struct vc_fs *fs, unsigned long request, void *arg);
 /* ioctl on another fd; returns the (non-negative) ioctl result or -errno */
 int online_ioctl_fd(int fd, unsigned long request, void *arg);
+
+/*
+ * common/online-delete.c: after SNAP_DESTROY refused subvolume @id (0:
+ * unknown) at @path (NULL: by id) with @err (-EPERM or -EACCES), find why
+ * and say it in fs->base.err, naming @what first; returns @err
+ */
+int online_delete_refused(struct vc_fs *fs, const char *what, const char *path, u64 id, int err);
 
 /* common/online-qgroup.c */
 int online_quota_ctl(struct vc_fs *fs, enum vc_quota_mode mode);

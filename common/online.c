@@ -176,8 +176,8 @@ static bool key_advance(struct btrfs_key *k)
 static int search_error(struct vc_fs *fs, u64 tree_id, int ret)
 {
 	if (ret == -EPERM)
-		vc_fs_set_error(fs, "%s: searching the filesystem trees needs CAP_SYS_ADMIN "
-				"(operation not permitted)", fs->path);
+		vc_fs_set_error(fs, "%s: searching the filesystem trees needs CAP_SYS_ADMIN",
+				fs->path);
 	else if (ret != -ENOENT)
 		vc_fs_set_error(fs, "%s: cannot search tree %llu: %s", fs->path,
 				(unsigned long long)tree_id, strerror(-ret));
@@ -617,20 +617,16 @@ static int online_snapshot(struct vc_fs *fs, const char *src, const char *dst, b
 /* delete                                                              */
 /* ------------------------------------------------------------------ */
 
-static int delete_error(struct vc_fs *fs, const char *what, int ret)
+/* @path: the one the delete was given (NULL: by id @id) */
+static int delete_error(struct vc_fs *fs, const char *what, const char *path, u64 id, int ret)
 {
 	switch (ret) {
 	case -ENOTEMPTY:
 		vc_fs_set_error(fs, "%s: subvolume contains other subvolumes (use -R)", what);
 		break;
 	case -EPERM:
-		vc_fs_set_error(fs, "%s: deletion not permitted: needs CAP_SYS_ADMIN or a "
-				"user_subvol_rm_allowed mount; or it is the default subvolume, "
-				"being sent, or holds a swapfile", what);
-		break;
 	case -EACCES:
-		vc_fs_set_error(fs, "%s: permission denied", what);
-		break;
+		return online_delete_refused(fs, what, path, id, ret);
 	case -ENOENT:
 		vc_fs_set_error(fs, "%s: no such subvolume", what);
 		break;
@@ -666,7 +662,7 @@ static int delete_by_id(struct vc_fs *fs, u64 subvolid)
 		vc_fs_set_error(fs, "%s: deleting by id needs Linux 5.7 or newer", what);
 		return ret;
 	}
-	return delete_error(fs, what, ret);
+	return delete_error(fs, what, NULL, subvolid, ret);
 }
 
 static int online_subvol_delete(struct vc_fs *fs, const char *path, u64 subvolid)
@@ -700,7 +696,7 @@ static int online_subvol_delete(struct vc_fs *fs, const char *path, u64 subvolid
 	}
 	close(dirfd);
 	if (ret < 0)
-		delete_error(fs, path, ret);
+		delete_error(fs, path, path, 0, ret);
 	else
 		ret = 0;
 out:

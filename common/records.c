@@ -216,6 +216,9 @@ static const struct rec_field headroom_fields[] = {
 	REC_F(NULL, "headroom", REC_U64_OPT, H, headroom),
 	REC_F(NULL, "full", REC_BOOL, H, full),
 	REC_F(NULL, "lift_command", REC_STR, H, lift_command),
+	REC_F(NULL, "quota_enabled", REC_BOOL, H, quota_enabled),
+	REC_F(NULL, "referenced", REC_U64, H, referenced),
+	REC_F(NULL, "exclusive", REC_U64, H, exclusive),
 };
 #undef H
 const struct rec_desc rec_headroom = REC_DESC("headroom", headroom_fields);

@@ -146,6 +146,8 @@ struct headroom_rec {
 	const uint64_t *headroom;	/* NULL: no limit applies */
 	bool full;			/* less left than one write reserves */
 	const char *lift_command;
+	bool quota_enabled;		/* false: nothing is limited */
+	uint64_t referenced, exclusive;	/* of the group it starts at */
 };
 extern const struct rec_desc rec_headroom_row, rec_headroom;
 extern const struct rec_doc rec_doc_headroom;

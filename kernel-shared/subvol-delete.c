@@ -7,6 +7,9 @@
  *                  of N: refs 0, flags |= SUBVOL_DEAD; (-5 ORPHAN N) added
  *   UUID tree      N removed from its uuid (and received uuid) items
  * The tree itself is left for the kernel's cleaner (see subvol-delete.h).
+ * Refused as the kernel's ioctl refuses it: an immutable or append-only
+ * root directory of N or directory holding it (EPERM, before anything
+ * else), the default subvolume (EPERM), nested subvolumes (ENOTEMPTY).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -194,11 +197,104 @@ static int uuid_remove(struct btrfs_trans_handle *trans, const u8 *uuid, u8 type
 	return ret;
 }
 
+/* The flags of inode @ino of @root; 0 when it has no inode item */
+static int inode_flags(struct btrfs_root *root, u64 ino, u64 *flags)
+{
+	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_inode_item ii;
+	u32 len;
+	int ret;
+
+	*flags = 0;
+	ret = btrfs_lookup_item(root, &key, &ii, sizeof(ii), &len);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		return ret;
+	if (len < sizeof(ii))
+		return -EUCLEAN;
+	*flags = btrfs_inode_flags(&ii);
+	return 0;
+}
+
+/*
+ * The inode flags the kernel's ioctl checks before a delete (may_delete):
+ * the directory holding the subvolume first (immutable: no write into it;
+ * append-only: nothing leaves it), then the subvolume's root directory.
+ */
+static int delete_block(struct btrfs_fs *fs, struct btrfs_root *victim, const struct backref *b,
+			enum btrfs_delete_block *why)
+{
+	struct btrfs_root *parent;
+	u64 dir_flags = 0, root_flags = 0;
+	int ret;
+
+	*why = BTRFS_DELETE_ALLOWED;
+	ret = btrfs_read_root(fs, b->parent, &parent);
+	if (!ret)
+		ret = inode_flags(parent, b->dirid, &dir_flags);
+	if (!ret)
+		ret = inode_flags(victim, BTRFS_FIRST_FREE_OBJECTID, &root_flags);
+	if (ret < 0)
+		return ret;
+	if (dir_flags & BTRFS_INODE_IMMUTABLE)
+		*why = BTRFS_DELETE_PARENT_IMMUTABLE;
+	else if (dir_flags & BTRFS_INODE_APPEND)
+		*why = BTRFS_DELETE_PARENT_APPEND;
+	else if (root_flags & BTRFS_INODE_IMMUTABLE)
+		*why = BTRFS_DELETE_IMMUTABLE;
+	else if (root_flags & BTRFS_INODE_APPEND)
+		*why = BTRFS_DELETE_APPEND;
+	return 0;
+}
+
+const char *btrfs_delete_block_str(enum btrfs_delete_block why)
+{
+	switch (why) {
+	case BTRFS_DELETE_IMMUTABLE:
+		return "the subvolume is immutable";
+	case BTRFS_DELETE_APPEND:
+		return "the subvolume is append-only";
+	case BTRFS_DELETE_PARENT_IMMUTABLE:
+		return "its parent directory is immutable";
+	case BTRFS_DELETE_PARENT_APPEND:
+		return "its parent directory is append-only";
+	default:
+		return "nothing blocks it";
+	}
+}
+
+const char *btrfs_delete_block_chattr(enum btrfs_delete_block why)
+{
+	return why == BTRFS_DELETE_APPEND || why == BTRFS_DELETE_PARENT_APPEND ? "-a" : "-i";
+}
+
+int btrfs_subvol_delete_block(struct btrfs_fs *fs, u64 id, enum btrfs_delete_block *why)
+{
+	struct btrfs_key min = { id, BTRFS_ROOT_BACKREF_KEY, 0 };
+	struct btrfs_key max = { id, BTRFS_ROOT_BACKREF_KEY, (u64)-1 };
+	struct btrfs_root *victim;
+	struct backref b = { 0 };
+	int ret;
+
+	*why = BTRFS_DELETE_ALLOWED;
+	ret = btrfs_read_root(fs, id, &victim);
+	if (!ret)
+		ret = btrfs_iterate_items(fs->tree_root, &min, &max, backref_cb, &b);
+	if (!ret)
+		ret = b.err;
+	if (ret < 0)
+		return ret;
+	/* not linked: the delete refuses it for that */
+	return b.found ? delete_block(fs, victim, &b, why) : 0;
+}
+
 static int check_deletable(struct btrfs_fs *fs, struct btrfs_root *victim, struct backref *b)
 {
 	u64 id = victim->id;
 	struct btrfs_key min = { id, BTRFS_ROOT_BACKREF_KEY, 0 };
 	struct btrfs_key max = { id, BTRFS_ROOT_BACKREF_KEY, (u64)-1 };
+	enum btrfs_delete_block why;
 	bool children = false, def;
 	int ret;
 
@@ -217,6 +313,17 @@ static int check_deletable(struct btrfs_fs *fs, struct btrfs_root *victim, struc
 				       "subvolume %llu: not linked in any directory",
 				       (unsigned long long)id);
 		return -ENOENT;
+	}
+	/* the ioctl checks the inode flags before anything else */
+	ret = delete_block(fs, victim, b, &why);
+	if (ret < 0)
+		return ret;
+	if (why != BTRFS_DELETE_ALLOWED) {
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: cannot delete: %s (chattr %s on a mount "
+				       "lifts it)", (unsigned long long)id, btrfs_delete_block_str(why),
+				       btrfs_delete_block_chattr(why));
+		return -EPERM;
 	}
 	min = (struct btrfs_key){ id, BTRFS_ROOT_REF_KEY, 0 };
 	max = (struct btrfs_key){ id, BTRFS_ROOT_REF_KEY, (u64)-1 };

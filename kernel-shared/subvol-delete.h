@@ -10,6 +10,29 @@
 #include "subvol-drop.h"
 
 struct btrfs_trans_handle;
+struct btrfs_fs;
+
+/* An inode flag that makes the kernel refuse a delete (EPERM) */
+enum btrfs_delete_block {
+	BTRFS_DELETE_ALLOWED,
+	BTRFS_DELETE_IMMUTABLE,		/* the subvolume's root directory: chattr +i */
+	BTRFS_DELETE_APPEND,		/* the same, chattr +a */
+	BTRFS_DELETE_PARENT_IMMUTABLE,	/* the directory holding it: chattr +i */
+	BTRFS_DELETE_PARENT_APPEND,	/* the same, chattr +a */
+};
+
+/**
+ * btrfs_subvol_delete_block - whether an inode flag blocks the delete of
+ * subvolume @subvolid, as the kernel's ioctl checks it: the directory
+ * holding it immutable or append-only, then its root directory
+ * Return: 0 with *@why (BTRFS_DELETE_ALLOWED also for a subvolume linked
+ * nowhere), or <0.
+ */
+int btrfs_subvol_delete_block(struct btrfs_fs *fs, u64 subvolid, enum btrfs_delete_block *why);
+/* The words for @why: "the subvolume is immutable", ... */
+const char *btrfs_delete_block_str(enum btrfs_delete_block why);
+/* The chattr option that lifts @why: "-i" or "-a" */
+const char *btrfs_delete_block_chattr(enum btrfs_delete_block why);
 
 /**
  * btrfs_subvol_unlink - unlink subvolume @subvolid inside @trans
@@ -23,7 +46,8 @@ struct btrfs_trans_handle;
  * since 6.11, removes qgroup 0/id) after the next read-write mount.
  * Quota limits do not apply: deleting is always allowed.
  * Return: 0, -ENOENT (no such subvolume, or already deleted), -EPERM (the
- * default subvolume, or tree 5), -ENOTEMPTY (holds subvolumes), -EROFS
+ * default subvolume, tree 5, or an inode flag: btrfs_subvol_delete_block()),
+ * -ENOTEMPTY (holds subvolumes), -EROFS
  * (read-only parent), -EOPNOTSUPP, or <0 (fs->errmsg says more).
  */
 int btrfs_subvol_unlink(struct btrfs_trans_handle *trans, u64 subvolid, u64 now_sec,

@@ -4,6 +4,7 @@
 # common/ or cmds/.  Dependencies point one way: cmds/ -> common/ -> kernel-shared/,
 # and cmds/ see of kernel-shared/ only a listed few headers of plain types.
 # Tests: no bare "! cmd" line and no "[ a ] && [ b ]" line in a bats file.
+# Nowhere a global sync: only the filesystem under test is flushed.
 set -u
 cd "$(dirname "$0")/.."
 bad=0
@@ -118,6 +119,37 @@ check "bare '! cmd' in a bats test (asserts nothing: use 'run ! cmd')" '^\s*! ' 
 # (set -e spares every command of an && list but the last): one per line.
 check "tests joined by '&&' in a bats test (the first asserts nothing: one per line)" \
 	'^\s*(\[|\[\[) .*(\]|\]\]) && (\[|\[\[) .*(\]|\]\])\s*$' $(find tests -name '*.bats' | sort)
+# A bare sync flushes every filesystem and so waits on every mount, a hung
+# one too (a kernel stuck mounting a crafted image): the suite would hang
+# until CI's time limit.  Flush only the filesystem under test: sync -f PATH,
+# or syncfs(2) in C.  Shell (scripts, tests, benchmarks, the build), the
+# shell commands C tests run, sync() in any C, os.sync() and a lone "sync"
+# argv in Python; comment lines aside.
+sync_sh='(^|[;&|("'"'"']|then|do)[[:space:]]*sync([[:space:]]*($|[;&|)])|["'"'"'])'
+sync_files() {
+	local f
+	find tests bench scripts .ci debian -type f \( -name '*.sh' -o -name '*.bats' -o \
+		-name '*.bash' \) 2>/dev/null
+	for f in $(find .ci scripts bench tests debian -type f ! -name '*.*' 2>/dev/null) \
+		autogen.sh; do
+		[ -f "$f" ] && head -n 1 "$f" | grep -qE '^#!.*\b(ba)?sh\b' && echo "$f"
+	done
+	ls Makefile Makefile.inc.in debian/rules 2>/dev/null
+}
+hits=$( {
+	sync_files | sort -u | xargs grep -nE "$sync_sh" /dev/null
+	find tests -name '*.[ch]' 2>/dev/null | xargs grep -nE "$sync_sh" /dev/null
+	find . -name '*.[ch]' ! -path './build*' 2>/dev/null | sed 's|^\./||' |
+		xargs grep -nE '\bsync\s*\(\s*\)' /dev/null
+	find tests scripts bench -name '*.py' 2>/dev/null |
+		xargs grep -nE '\bos\.sync\s*\(|\[\s*["'"'"']sync["'"'"']\s*\]' /dev/null
+} | grep -vE '^[^:]*:[0-9]+:\s*(#|\*|//)' | grep -v 'api-ok' | sort -u)
+if [ -n "$hits" ]; then
+	echo "check-api: a global sync (waits on every mount, a hung one too; use sync -f PATH," \
+		"or syncfs(2) in C):"
+	echo "$hits"
+	bad=1
+fi
 if [ $bad -eq 0 ]; then
 	echo "check-api: ok"
 fi

@@ -291,10 +291,35 @@ dry_set() {
 	run_volctl --image "$IMG" qgroup headroom 9/9 /
 	assert_status 1
 	assert_output_contains "qgroup 9/9: not found"
+}
+
+@test "acct: qgroup headroom --image with quotas off: nothing limited, computed numbers, exit 0" {
 	fixture noquota16k
-	run_volctl --image "$IMG" qgroup headroom /a
+	run_volctl_split --image "$IMG" qgroup headroom /a
+	assert_status 0
+	[ "$err" = "Quotas are disabled: the numbers of qgroup 0/256 are computed" ]
+	[ "$(sed -n 1p <<<"$out")" = "No limit applies: quotas are disabled, nothing is limited" ]
+	[[ "$(sed -n 2p <<<"$out")" == "Used by 0/256: referenced "*", exclusive "* ]]
+	[ "$(sed -n 3p <<<"$out")" = "To set a limit: volctl --image $IMG quota enable /a, then volctl --image $IMG qgroup limit <size> 0/256 /a" ]
+	run_volctl --image "$IMG" --format json qgroup headroom /a
+	assert_status 0
+	[ "$(jq -c '.qgroup_headroom | [.quota_enabled, .numbers, .limits, .headroom, .full, .lift_command]' <<<"$output")" = \
+		'[false,"computed",[],null,false,null]' ]
+	# the engine's numbers, the same as qgroup show --compute gives without quotas
+	[ "$(jq -r '.qgroup_headroom | "\(.referenced) \(.exclusive)"' <<<"$output")" = \
+		"$("$VOLCTL" --image "$IMG" --format json qgroup show --compute / |
+		   jq -r '."qgroup-show"[] | select(.qgroupid == "0/256") | "\(.referenced) \(.exclusive)"')" ]
+	[ "$(jq .qgroup_headroom.referenced <<<"$output")" -gt 0 ]
+	# a level-0 id of a live subvolume is computed too; nothing else exists
+	run_volctl --image "$IMG" --format json qgroup headroom 0/5 /
+	assert_status 0
+	[ "$(jq -r .qgroup_headroom.qgroupid <<<"$output")" = 0/5 ]
+	run_volctl --image "$IMG" qgroup headroom 1/1 /
 	assert_status 1
-	assert_output_contains "quota is not enabled"
+	[ "$output" = "error: qgroup 1/1: not found (quotas are disabled: there are no qgroups)" ]
+	run_volctl --image "$IMG" qgroup headroom 0/999 /
+	assert_status 1
+	[ "$output" = "error: qgroup 0/999: not found (quotas are disabled, and no live subvolume has id 999)" ]
 }
 
 @test "acct: qgroup show --compute --image in simple-quota mode equals the recorded charges (squota4k)" {

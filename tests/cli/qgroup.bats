@@ -124,6 +124,30 @@ QG_CMDS="create destroy assign remove limit show clear-stale"
 	assert_output_contains "too many arguments"
 }
 
+@test "qgroup limit: a qgroup id where the path should be is a usage error naming the missing path" {
+	cd "$BATS_TEST_TMPDIR"
+	local id
+	for id in 1/100 0/5 257; do
+		run_volctl qgroup limit 10M "$id"
+		assert_status 2
+		[ "${lines[0]}" = "error: volctl qgroup limit: path missing: '$id' is a qgroup id, and no such path exists (give the path after it)" ]
+		[ "${lines[1]}" = "Try 'volctl qgroup limit --help' for more information." ]
+	done
+	# a path that looks like an id but exists is a path (not btrfs here, or not a subvolume)
+	mkdir -p 1/100
+	run_volctl qgroup limit 10M 1/100
+	assert_status 1
+	[[ "$output" == "error: 1/100: "* ]]
+	[[ "$output" != *"path missing"* ]]
+	run_volctl qgroup limit 10M nosuchdir
+	assert_status 1
+	[ "$output" = "error: nosuchdir: No such file or directory" ]
+	"$VOLCTL" mkfs -s 128M --quota img >/dev/null
+	run_volctl --image img qgroup limit 10M 1/100
+	assert_status 2
+	[ "${lines[0]}" = "error: volctl qgroup limit: path missing: '1/100' is a qgroup id, and no such path exists (give the path after it)" ]
+}
+
 @test "qgroup assign/remove: the parent's level must be higher" {
 	run_volctl qgroup assign 1/1 1/2 /nonexistent
 	assert_status 2

@@ -32,7 +32,7 @@ volctl_numbers() {
 
 rescan_and_unmount() {
 	kernel_rescan "$MNT"
-	sync
+	sync -f "$MNT"
 	kernel_numbers >"$BATS_TEST_TMPDIR/kernel.txt"
 	cleanup_mount
 }
@@ -129,7 +129,7 @@ build_rich_fs() {
 	done
 	dd if=/dev/zero of="$MNT/sv/zeros" bs=1M count=4 status=none	# compresses
 	echo tiny >"$MNT/sv/inline"
-	sync
+	sync -f "$MNT"
 	btrfs subvolume snapshot "$MNT/sv" "$MNT/s1" >/dev/null
 	for i in $(seq 1 40); do head -c 7000 /dev/urandom >"$MNT/sv/f$i"; done
 	btrfs subvolume snapshot "$MNT/s1" "$MNT/s2" >/dev/null
@@ -266,7 +266,7 @@ qg_field() {
 		(cd "$MNT/big/d$d" && seq 1 5000 | xargs touch)
 	done
 	for i in $(seq 1 100); do head -c 20000 /dev/urandom >"$MNT/big/d1/data$i"; done
-	sync
+	sync -f "$MNT"
 	btrfs subvolume snapshot "$MNT/big" "$MNT/snap" >/dev/null
 	# data of big alone, after the shared part: seconds of drop to catch
 	slow_drop_data "$MNT/big/z"
@@ -336,7 +336,7 @@ qg_field() {
 	for i in $(seq 1 40); do head -c 9000 /dev/urandom >"$MNT/a/f$i"; done
 	btrfs subvolume snapshot "$MNT/a" "$MNT/b" >/dev/null
 	for i in $(seq 1 10); do head -c 9000 /dev/urandom >"$MNT/b/f$i"; done
-	sync
+	sync -f "$MNT"
 	"$VOLCTL" --format json qgroup show "$MNT" |
 		jq -r '."qgroup_show"[] | "\(.qgroupid) \(.referenced) \(.exclusive)"' | sort \
 		>"$BATS_TEST_TMPDIR/kernel.txt"

@@ -48,7 +48,7 @@ make_set() {
 	# a subvolume outside the set, sharing data with it
 	btrfs subvolume snapshot "$MNT/sv" "$MNT/keep" >/dev/null
 	dd if=/dev/urandom of="$MNT/keep/f1" bs=1M count=1 conv=notrunc status=none
-	sync
+	sync -f "$MNT"
 }
 
 # "qgroupid rfer excl" per line, sorted
@@ -108,13 +108,13 @@ df_used() {
 	[ "$raw" -eq $((data + 2 * meta)) ]
 	nodesize=16384
 
-	sync
+	sync -f "$MNT"
 	d0=$(df_used Data)
 	[ "$d0" -gt 0 ]
 	m0=$(df_used Metadata)
 	btrfs subvolume delete "$MNT/sv" "$MNT/s1" "$MNT/s2" >/dev/null
 	wait_cleaned "$MNT" >/dev/null
-	sync
+	sync -f "$MNT"
 	d1=$(df_used Data)
 	m1=$(df_used Metadata)
 	echo "data: predicted $data, freed $((d0 - d1)); metadata: predicted $meta, freed $((m0 - m1))"
@@ -158,7 +158,7 @@ dry_set() {
 	dd if=/dev/urandom of="$MNT/sv/n1/g" bs=1M count=3 status=none
 	btrfs subvolume snapshot "$MNT/s2" "$MNT/sv/n1/n2" >/dev/null
 	dd if=/dev/urandom of="$MNT/sv/n1/n2/f1" bs=1M count=1 conv=notrunc status=none
-	sync
+	sync -f "$MNT"
 	explicit=$("$VOLCTL" --format json subvolume delete --dry-run "$MNT/sv" "$MNT/sv/n1" \
 		"$MNT/sv/n1/n2" | dry_set)
 	[ "$(wc -l <<<"$explicit")" -eq 4 ]
@@ -275,7 +275,7 @@ dry_set() {
 	btrfs qgroup limit -e 100M "$MNT/hv"
 	btrfs qgroup limit 200M 2/1 "$MNT"
 	dd if=/dev/urandom of="$MNT/hv/pre" bs=1M count=10 status=none
-	sync
+	sync -f "$MNT"
 
 	run_volctl --format json qgroup headroom "$MNT/hv"
 	assert_status 0
@@ -293,7 +293,7 @@ dry_set() {
 	run dd if=/dev/zero of="$MNT/hv/big" bs=1M count=200 status=none
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Disk quota exceeded"* ]]
-	sync
+	sync -f "$MNT"
 	written=$(stat -c %s "$MNT/hv/big")
 	echo "headroom $head, written before EDQUOT $written"
 	# Never more than the headroom; less by what the kernel reserves ahead
@@ -314,7 +314,7 @@ dry_set() {
 	btrfs subvolume create "$MNT/hv" >/dev/null
 	kernel_rescan "$MNT"
 	btrfs qgroup limit 24M "$MNT/hv"
-	sync
+	sync -f "$MNT"
 	fsid=$(btrfs filesystem show --raw "$MNT" | awk '/uuid:/ { print $NF }')
 	q=/sys/fs/btrfs/$fsid/qgroups/0_256
 	for f in rsv_data rsv_meta_pertrans rsv_meta_prealloc; do
@@ -348,11 +348,11 @@ dry_set() {
 	assert_output_contains "Headroom: full: the referenced limit of 0/256 leaves"
 	assert_output_contains "To lift it: volctl qgroup limit none 0/256 $MNT/hv"
 	# and still after the reservations are committed: the kernel refuses one more block
-	sync
+	sync -f "$MNT"
 	run dd if=/dev/zero of="$MNT/hv/one" bs=4K count=1 status=none
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Disk quota exceeded"* ]]
-	sync
+	sync -f "$MNT"
 	run_volctl --format json qgroup headroom "$MNT/hv"
 	echo "$output"
 	[ "$(jq .qgroup_headroom.full <<<"$output")" = true ]
@@ -382,7 +382,7 @@ dry_set() {
 	rfer=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "1/1" { print $2 }')
 	btrfs qgroup limit 100M "$MNT/p"
 	btrfs qgroup limit $((rfer + 4096)) 1/1 "$MNT"
-	sync
+	sync -f "$MNT"
 	# the kernel refuses a new subvolume in p: it reserves tree blocks in p's groups
 	run btrfs subvolume create "$MNT/p/k"
 	[ "$status" -ne 0 ]
@@ -403,7 +403,7 @@ dry_set() {
 	btrfs qgroup limit none 1/1 "$MNT"
 	excl=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "0/256" { print $3 }')
 	btrfs qgroup limit -e $((excl + 4096)) "$MNT/p"
-	sync
+	sync -f "$MNT"
 	run_volctl subvolume create "$MNT/p/x"
 	assert_status 1
 	echo "$output"

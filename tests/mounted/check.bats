@@ -107,7 +107,7 @@ EOF
 	btrfs qgroup assign --no-rescan 0/256 1/1 "$MNT"
 	# a plain snapshot of a member of 1/1: the kernel marks qgroups inconsistent
 	btrfs subvolume snapshot "$MNT/a" "$MNT/s" >/dev/null
-	sync
+	sync -f "$MNT"
 	cleanup_mount
 	# the premise, read by btrfs-progs: the kernel's status item says inconsistent
 	btrfs inspect-internal dump-tree -t quota "$IMG" | grep -E "^\s+version 1 generation [0-9]+ flags ON\|INCONSISTENT"

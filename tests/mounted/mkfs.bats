@@ -37,7 +37,7 @@ umount_img() {
 	for i in $(seq 1 500); do echo "$i" >"$MNT/d/f$i"; done
 	btrfs subvolume create "$MNT/k" >/dev/null
 	btrfs subvolume snapshot "$MNT/k" "$MNT/ks" >/dev/null
-	sync
+	sync -f "$MNT"
 	run btrfs filesystem df "$MNT"
 	assert_output_contains "Metadata, DUP"
 	umount_img
@@ -82,7 +82,7 @@ umount_img() {
 	assert_output_contains "0/256"
 	dd if=/dev/zero of="$MNT/@/f" bs=1M count=3 status=none
 	btrfs subvolume create "$MNT/k" >/dev/null
-	sync
+	sync -f "$MNT"
 	local stored rescanned
 	stored=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^0\// {print $1, $2, $3}')
 	kernel_rescan "$MNT"
@@ -102,7 +102,7 @@ umount_img() {
 	assert_status 0
 	mount_img
 	echo keep >"$MNT/file"
-	sync
+	sync -f "$MNT"
 	run_volctl mkfs -f "$IMG"
 	assert_status 1
 	assert_output_contains "mounted"
@@ -144,12 +144,12 @@ squota_kernel_round() {
 0/256 $ns $ns" ]
 	dd if=/dev/urandom of="$MNT/top" bs=1M count=2 status=none
 	dd if=/dev/urandom of="$MNT/sv/f" bs=1M count=3 status=none
-	sync
+	sync -f "$MNT"
 	# each tree is still one leaf (old one freed, new one charged) plus the data
 	[ "$(squota_numbers)" = "0/5 $(((2 << 20) + ns)) $(((2 << 20) + ns))
 0/256 $(((3 << 20) + ns)) $(((3 << 20) + ns))" ]
 	rm "$MNT/top"
-	sync
+	sync -f "$MNT"
 	[[ "$(squota_numbers)" == "0/5 $ns $ns"* ]]
 	umount_img
 	run_volctl check "$IMG"

@@ -66,7 +66,7 @@ dev_super_field() {
 	for i in $(seq 1 40000); do
 		printf '%2000s' x > "$MNT/f$i"
 		if [ $((i % 2000)) -eq 0 ]; then
-			sync
+			sync -f "$MNT"
 			btrfs filesystem df "$MNT" | grep -q "Metadata, DUP: total=64.00MiB" && break
 		fi
 	done
@@ -101,7 +101,7 @@ dev_super_field() {
 	dd if=/dev/urandom of="$MNT/s6000/data" bs=1M count=20 status=none
 	btrfs subvolume snapshot "$MNT/s6000" "$MNT/snap" >/dev/null
 	btrfs subvolume create "$MNT/k1" >/dev/null
-	sync
+	sync -f "$MNT"
 	umount_img
 	run btrfs check --readonly "$IMG"
 	assert_status 0
@@ -129,7 +129,7 @@ dev_super_field() {
 	[[ "$output" != *"Metadata, DUP: total=16.00MiB"* ]]
 	dd if=/dev/urandom of="$MNT/s1/data" bs=1M count=10 status=none
 	btrfs subvolume create "$MNT/k1" >/dev/null
-	sync
+	sync -f "$MNT"
 	umount_img
 	run btrfs check --readonly "$IMG"
 	assert_status 0
@@ -242,7 +242,7 @@ md_same_as_kernel() {
 	for i in $(seq 1 60000); do
 		printf '%2000s' x > "$MNT/f$i"
 		if [ $((i % 1000)) -eq 0 ]; then
-			sync
+			sync -f "$MNT"
 			[ "$(meta_chunks "${LOOPS[0]}" | wc -l)" -gt "$before" ] && break
 		fi
 	done
@@ -291,7 +291,7 @@ md_same_as_kernel() {
 	dd if=/dev/urandom of="$MNT/s6000/data" bs=1M count=4 status=none
 	btrfs subvolume snapshot "$MNT/s6000" "$MNT/snap" >/dev/null
 	for f in $(seq 1 3000); do printf '%2000s' x > "$MNT/s1/f$f"; done
-	sync
+	sync -f "$MNT"
 	md_umount
 	md_check "${FILES[@]}"
 	run "$VOLCTL" "${IMGS[@]}" subvolume create /after-kernel

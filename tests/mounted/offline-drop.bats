@@ -53,7 +53,7 @@ setup_file() {
 	btrfs qgroup create 1/100 "$mnt"
 	btrfs qgroup assign 0/256 1/100 "$mnt" 2>/dev/null || true
 	btrfs qgroup assign 0/257 1/100 "$mnt" 2>/dev/null || true
-	sync
+	sync -f "$mnt"
 	kernel_rescan "$mnt"
 	umount "$mnt"
 	losetup -d "$dev"
@@ -216,7 +216,7 @@ same_as_kernel() {
 	# the kernel writes into the survivors afterwards
 	echo more >>"$MNT/sv/f2"
 	rm "$MNT/sv/f3"
-	sync
+	sync -f "$MNT"
 	umount_img
 	check_clean
 }
@@ -358,7 +358,7 @@ kernel_clean() {
 		(cd "$MNT/big/d$d" && seq 1 5000 | xargs touch)
 	done
 	for i in $(seq 1 100); do head -c 20000 /dev/urandom >"$MNT/big/d1/data$i"; done
-	sync
+	sync -f "$MNT"
 	btrfs subvolume snapshot "$MNT/big" "$MNT/snap" >/dev/null
 	for i in $(seq 1 10); do echo x >>"$MNT/snap/d1/data$i"; done
 	# data of big alone: seconds of drop to catch half way

@@ -131,7 +131,7 @@ every_write_command() {
 	[ "$(btrfs subvolume get-default "$MNT" | awk '{print $2}')" = 256 ]
 	# the kernel writes through the offline-made trees
 	dd if=/dev/urandom of="$MNT/a/file" bs=64K count=8 status=none
-	sync
+	sync -f "$MNT"
 	umount_members
 	diff <(echo "$offline_list") <(echo "$kernel_list")
 	diff <(echo "$offline_qg") <(echo "$stored")

@@ -148,7 +148,7 @@ kernel_mark() {
 	head -c 300K /dev/urandom >"$MNT/a/new"
 	btrfs subvolume create "$MNT/d" >/dev/null
 	head -c 64K /dev/urandom >"$MNT/d/x"
-	sync
+	sync -f "$MNT"
 	umount_img
 	assert_check_clean "$IMG"
 	# 0/256 now holds at least the new data extent (older extents count nothing)
@@ -208,7 +208,7 @@ owner_refs() {
 	btrfs subvolume snapshot "$MNT/new1" "$MNT/n1s" >/dev/null
 	echo diverge >"$MNT/n1s/z"
 	btrfs subvolume delete "$MNT/snapA" >/dev/null
-	sync
+	sync -f "$MNT"
 	wait_cleaned "$MNT" >/dev/null
 	n=$(kernel_numbers "$MNT")
 	[ "$(qg "$n" 0/260 | awk '{print $1}')" -ge 196608 ]
@@ -243,7 +243,7 @@ subvol_id() {
 	cp --reflink=always "$MNT/B/lent" "$MNT/A/lent"
 	rm "$MNT/B/lent"
 	for i in $(seq 151 200); do echo "$i" >"$MNT/A/file$i"; done
-	sync
+	sync -f "$MNT"
 	umount_img
 	[ "$(subvol_id A)" = 260 ]
 	[ "$(subvol_id B)" = 261 ]
@@ -252,7 +252,7 @@ subvol_id() {
 	IMG_ON="$BATS_TEST_TMPDIR/k.img" mount_img -o subvolid=5
 	btrfs subvolume delete "$MNT/A" >/dev/null
 	wait_cleaned "$MNT" >/dev/null
-	sync
+	sync -f "$MNT"
 	kn=$(kernel_numbers "$MNT")
 	umount_img
 	# ours
@@ -276,7 +276,7 @@ subvol_id() {
 	rm "$MNT/B/f1"
 	btrfs subvolume delete "$MNT/B" >/dev/null
 	wait_cleaned "$MNT" >/dev/null
-	sync
+	sync -f "$MNT"
 	kn=$(kernel_numbers "$MNT")
 	umount_img
 	assert_check_clean "$IMG"
@@ -299,7 +299,7 @@ subvol_id() {
 		# shellcheck disable=SC2086
 		"$VOLCTL" $op "$MNT"
 	done
-	sync
+	sync -f "$MNT"
 	umount_img
 	for op in "${ops[@]}"; do
 		# shellcheck disable=SC2086
@@ -325,7 +325,7 @@ subvol_id() {
 	m=$(kernel_mark)
 	mount_img
 	head -c 100K /dev/urandom >"$MNT/a/more"
-	sync
+	sync -f "$MNT"
 	umount_img
 	assert_check_clean "$IMG"
 	n=$(offline_numbers "$IMG")
@@ -354,7 +354,7 @@ subvol_id() {
 	# the kernel's later charges reach 2/1 once, so it stays exact
 	mount_img
 	head -c 64K /dev/urandom >"$MNT/a/d"
-	sync
+	sync -f "$MNT"
 	umount_img
 	assert_check_clean "$IMG"
 	# removing one path keeps 0/256 below 2/1
@@ -425,7 +425,7 @@ subvol_id() {
 	head -c 128K /dev/urandom >"$MNT/fresh/data"
 	head -c 16K /dev/urandom >"$MNT/top-file"
 	echo changed >>"$MNT/snap-a-again/f1" 2>/dev/null || echo new >"$MNT/snap-a-again/f1"
-	sync
+	sync -f "$MNT"
 	wait_cleaned "$MNT" >/dev/null
 	umount_img
 	assert_check_clean "$IMG"
@@ -479,7 +479,7 @@ subvol_id() {
 	IMG_ON="$BATS_TEST_TMPDIR/k.img" mount_img -o subvolid=5
 	btrfs subvolume delete "$MNT/snap-a" "$MNT/b" "$MNT/snap-snap" "$MNT/ro-snap" >/dev/null
 	wait_cleaned "$MNT" >/dev/null
-	sync
+	sync -f "$MNT"
 	umount_img
 	IMG_ON="$BATS_TEST_TMPDIR/k.img" mount_img -o ro,subvolid=5
 	kn=$(kernel_numbers "$MNT")

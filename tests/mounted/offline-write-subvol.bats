@@ -96,7 +96,7 @@ qgroups_stored_vs_rescan() {
 	echo new >"$MNT/snap/new"
 	rm "$MNT/snap/f2"
 	dd if=/dev/urandom of="$MNT/snap/big" bs=1M count=2 status=none
-	sync
+	sync -f "$MNT"
 	umount_img
 	check_clean
 	mount_img
@@ -177,7 +177,7 @@ qgroups_stored_vs_rescan() {
 	[[ "$output" != *"0/256 "* ]]
 	[ -e "$MNT/keep/f1" ]
 	echo more >>"$MNT/keep/f1"
-	sync
+	sync -f "$MNT"
 	umount_img
 	check_clean
 	qgroups_stored_vs_rescan
@@ -190,7 +190,7 @@ qgroups_stored_vs_rescan() {
 	# the kernel copies shared leaves: full back refs appear
 	echo change >>"$MNT/sv/f10"
 	echo change >>"$MNT/ksnap/f300"
-	sync
+	sync -f "$MNT"
 	umount_img
 	check_clean
 	local p
@@ -215,7 +215,7 @@ qgroups_stored_vs_rescan() {
 	echo more >>"$MNT/sv/f200"
 	rm "$MNT/ksnap/f5"
 	wait_cleaned "$MNT"
-	sync
+	sync -f "$MNT"
 	umount_img
 	check_clean
 }

@@ -43,7 +43,7 @@ umount_img() {
 	dd if=/dev/urandom of="$MNT/a/b/file" bs=64K count=16 status=none
 	mkdir "$MNT/c/dir"
 	echo hello > "$MNT/c/dir/f"
-	sync
+	sync -f "$MNT"
 	umount_img
 	run btrfs check --readonly "$IMG"
 	assert_status 0

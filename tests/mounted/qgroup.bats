@@ -276,7 +276,7 @@ progs_state() {
 	# the limit stopped the writer, with EDQUOT, before 20 x 4M
 	[ $i -lt 20 ]
 	grep -q "Disk quota exceeded" "$BATS_TEST_TMPDIR/dd.err"
-	sync
+	sync -f "$MNT"
 	run_volctl qgroup show -r --raw "$MNT"
 	rfer=$(awk '$1 == "0/256" {print $2}' <<<"$output")
 	[ "$rfer" -le 31457280 ]
@@ -289,7 +289,7 @@ progs_state() {
 	[[ "$(grep '0/256' <<<"$output")" == *"% full s" ]]
 
 	rm "$MNT/s/f0"
-	sync
+	sync -f "$MNT"
 	run_volctl qgroup show --raw "$MNT"
 	[ "$(awk '$1 == "0/256" {print $2}' <<<"$output")" -lt "$rfer" ]
 	btrfs subvolume delete "$MNT/s" >/dev/null
@@ -331,7 +331,7 @@ progs_state() {
 	# u3 has room under its own limit, but the group is full
 	run dd if=/dev/zero of="$MNT/users/u3/f" bs=1M count=1 status=none
 	[ "$status" -ne 0 ]
-	sync
+	sync -f "$MNT"
 
 	run_volctl qgroup show --tree "$MNT"
 	assert_status 0
@@ -413,7 +413,7 @@ progs_state() {
 	btrfs subvolume create "$MNT/del" >/dev/null
 	for i in $(seq 1 300); do echo "$i" >"$MNT/del/f$i"; done
 	dd if=/dev/urandom of="$MNT/del/big" bs=1M count=8 status=none
-	sync
+	sync -f "$MNT"
 	btrfs subvolume delete "$MNT/del" >/dev/null
 	run_volctl --format json qgroup show "$MNT"
 	assert_status 0
@@ -434,7 +434,7 @@ progs_state() {
 	assert_status 0
 	btrfs subvolume create "$MNT/sq" >/dev/null
 	dd if=/dev/urandom of="$MNT/sq/f" bs=1M count=2 status=none
-	sync
+	sync -f "$MNT"
 	# the snapshot keeps the extents alive; squota leaves them charged to 0/256
 	btrfs subvolume snapshot "$MNT/sq" "$MNT/snap" >/dev/null
 	btrfs subvolume delete "$MNT/sq" >/dev/null
@@ -488,7 +488,7 @@ progs_state() {
 @test "qgroup limit: works from inside a subvolume that is over its quota" {
 	btrfs subvolume create "$MNT/d" >/dev/null
 	dd if=/dev/urandom of="$MNT/d/f" bs=1M count=3 status=none
-	sync
+	sync -f "$MNT"
 	run_volctl qgroup limit -e 1M "$MNT/d"
 	assert_status 0
 	run dd if=/dev/zero of="$MNT/d/g" bs=1M count=1 status=none
@@ -507,7 +507,7 @@ progs_state() {
 	btrfs subvolume create "$MNT/big" >/dev/null
 	for i in $(seq 1 3000); do echo "$i" >"$MNT/big/f$i"; done
 	dd if=/dev/urandom of="$MNT/big/data" bs=1M count=40 status=none
-	sync
+	sync -f "$MNT"
 	"$VOLCTL" quota rescan -w "$MNT" >/dev/null
 	btrfs subvolume delete "$MNT/big" >/dev/null
 	# unmount before the cleaner is done, come back read-only: it stays half-cleaned

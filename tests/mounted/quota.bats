@@ -143,7 +143,7 @@ teardown() {
 	dd if=/dev/urandom of="$MNT/b/f" bs=64k count=5 status=none
 	btrfs subvolume snapshot "$MNT/a" "$MNT/snap" >/dev/null
 	dd if=/dev/urandom of="$MNT/snap/g" bs=1M count=1 status=none
-	sync
+	sync -f "$MNT"
 	run_volctl quota enable "$MNT"
 	assert_status 0
 	run_volctl quota rescan -w "$MNT"

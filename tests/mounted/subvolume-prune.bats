@@ -65,7 +65,7 @@ sid() {
 # settle: the cleaner done and committed
 settle() {
 	wait_cleaned "$MNT" >/dev/null
-	sync
+	sync -f "$MNT"
 	btrfs filesystem sync "$MNT"
 }
 
@@ -139,12 +139,12 @@ settle() {
 	chattr +i "$IMMUTABLE"
 	run_volctl_split --format json subvolume prune --keep-name s.5 src
 	[ "$status" -eq 1 ]
-	[[ "$err" == *"subvolume $(sid snaps/w.1): deletion not permitted"* ]]
+	[[ "$err" == *"subvolume $(sid snaps/w.1): cannot delete: the subvolume is immutable (chattr -i $IMMUTABLE to allow it)"* ]]
 	[ "$(jq -r '.subvolume_prune.snapshots[] | select(.action == "failed") | .path' <<<"$out")" = \
 		snaps/w.1 ]
 	[ "$(jq -r '.subvolume_prune.failed, .subvolume_prune.deleted' <<<"$out" | tr '\n' ' ')" = "1 4 " ]
 	[[ "$(jq -r '.subvolume_prune.snapshots[] | select(.action == "failed") | .error' <<<"$out")" == \
-		*"deletion not permitted"* ]]
+		*"cannot delete: the subvolume is immutable"* ]]
 	# what was freed is the set actually deleted: s.1 .. s.4
 	[ "$(jq -r '.subvolume_prune.deleted_set.set.count' <<<"$out")" = 4 ]
 	settle

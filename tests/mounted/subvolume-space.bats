@@ -33,16 +33,16 @@ make_timeline() {
 	done
 	mkdir "$MNT/sv/dir"
 	for i in $(seq 1 150); do echo "small $i" >"$MNT/sv/dir/s$i"; done
-	sync
+	sync -f "$MNT"
 	btrfs subvolume snapshot -r "$MNT/sv" "$MNT/snaps/s1" >/dev/null
 	dd if=/dev/urandom of="$MNT/sv/f1" bs=1M count=2 conv=notrunc status=none
 	dd if=/dev/urandom of="$MNT/sv/new" bs=1M count=3 status=none
 	dd if=/dev/urandom of="$MNT/sv/g" bs=1M count=2 status=none
-	sync
+	sync -f "$MNT"
 	btrfs subvolume snapshot -r "$MNT/sv" "$MNT/snaps/s2" >/dev/null
 	dd if=/dev/urandom of="$MNT/sv/f2" bs=1M count=4 conv=notrunc status=none
 	rm "$MNT/sv/f3"
-	sync
+	sync -f "$MNT"
 	btrfs subvolume snapshot -r "$MNT/sv" "$MNT/snaps/s3" >/dev/null
 	# g stays in s2 and s3 only: exclusive to the set, to neither alone
 	rm "$MNT/sv/g"
@@ -53,7 +53,7 @@ make_timeline() {
 	btrfs subvolume create "$MNT/other" >/dev/null
 	cp --reflink=always "$MNT/sv/new" "$MNT/other/new"
 	dd if=/dev/urandom of="$MNT/other/own" bs=1M count=1 status=none
-	sync
+	sync -f "$MNT"
 }
 
 rootid() {

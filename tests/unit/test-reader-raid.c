@@ -78,7 +78,7 @@ static void run_case(const struct raid_case *rc)
 		goto cleanup;
 	mounted = true;
 	ret = sh("cd '%s' && mkdir d && for i in $(seq 1 4000); do echo $i > d/file-with-a-long-name-$i; done && "
-		 "head -c 8M /dev/urandom > big && sync", mnt);
+		 "head -c 8M /dev/urandom > big && sync -f .", mnt);
 	CHECK(ret == 0, "%s: fill", rc->label);
 	ret = sh("umount '%s'", mnt);
 	mounted = ret != 0;
@@ -204,7 +204,7 @@ static void test_snapshot_sharing(void)
 	if (!ret) {
 		ret = sh("cd '%s' && btrfs -q subvolume create sv >/dev/null && "
 			 "for i in $(seq 1 3000); do echo $i > sv/file-with-a-long-name-$i; done && "
-			 "btrfs -q subvolume snapshot sv snap >/dev/null && sync", mnt);
+			 "btrfs -q subvolume snapshot sv snap >/dev/null && sync -f .", mnt);
 		CHECK(ret == 0, "snapshot: fill and snapshot");
 		CHECK(sh("umount '%s'", mnt) == 0, "snapshot: umount");
 	}

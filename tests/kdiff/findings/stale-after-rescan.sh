@@ -16,7 +16,7 @@ btrfs filesystem sync "$M"
 btrfs subvolume sync "$M" >/dev/null
 btrfs quota rescan -w "$M" >/dev/null
 head -c 65536 /dev/urandom >"$M/a/after"
-sync
+sync -f "$M"
 echo "recorded after the write: $(btrfs qgroup show --raw "$M" | awk '$1 == "0/256" {print $2}')"
 btrfs quota rescan -w "$M" >/dev/null
 echo "after a fresh rescan:     $(btrfs qgroup show --raw "$M" | awk '$1 == "0/256" {print $2}')"
