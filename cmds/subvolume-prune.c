@@ -679,8 +679,9 @@ static int cmd_subvolume_prune(const struct cmd_struct *cmd, const struct vc_ctx
 		case OPT_FREE:
 			ret = parse_size(optarg, false, &o.free, NULL);
 			if (ret || !o.free)
-				ret = cmd_usage_error(ctx, "--free '%s': want a size above 0 such "
-						      "as 512M or 20G", optarg);
+				ret = cmd_usage_error(ctx, "--free '%s': %s", optarg,
+						      parse_size_strerror(ret, "want a size above 0 "
+									  "such as 512M or 20G"));
 			o.have_free = true;
 			break;
 		case OPT_DRY_RUN:

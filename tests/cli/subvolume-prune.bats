@@ -122,6 +122,12 @@ row() {
 	assert_output_contains "--free '12Q': want a size above 0"
 	run_volctl --image "$IMG" subvolume prune --free 0 /sv
 	assert_status 2
+	assert_output_contains "--free '0': want a size above 0"
+	# too large is said so, with the largest size, not "above 0"
+	run_volctl --image "$IMG" subvolume prune --free 99E /sv
+	assert_status 2
+	assert_output_contains "--free '99E': too large: at most 18446744073709551615 bytes (16EiB - 1)"
+	run ! grep -q "above 0" <<<"$output"
 	run_volctl --image "$IMG" subvolume prune --keep-daily 0 /sv
 	assert_status 2
 	assert_output_contains "--keep-daily '0': want a count from 1"
