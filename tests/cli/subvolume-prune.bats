@@ -146,6 +146,122 @@ row() {
 	cmp "$IMG" "$BATS_TEST_TMPDIR/before.img"
 }
 
+@test "prune --keep-name: an empty glob or one with '/' is a usage error, nothing written" {
+	timeline
+	cp "$IMG" "$BATS_TEST_TMPDIR/before.img"
+	run_volctl --image "$IMG" subvolume prune --keep-name '' /sv
+	assert_status 2
+	assert_output_contains "--keep-name '': empty glob"
+	run_volctl --image "$IMG" subvolume prune --keep-last 2 --keep-name "" --dry-run /sv
+	assert_status 2
+	run_volctl --image "$IMG" subvolume prune --keep-name 'snaps/keep-*' /sv
+	assert_status 2
+	assert_output_contains "--keep-name 'snaps/keep-*': a glob with '/' never matches"
+	run_volctl --image "$IMG" subvolume prune --keep-name '*/' --dry-run /sv
+	assert_status 2
+	cmp "$IMG" "$BATS_TEST_TMPDIR/before.img"
+}
+
+@test "prune: a keep rule that keeps none refuses the run, also dry; --force prunes anyway" {
+	timeline
+	cp "$IMG" "$BATS_TEST_TMPDIR/before.img"
+	# the only rule matches nothing: the issue's "0 kept, 240 to delete"
+	run_volctl_split --image "$IMG" subvolume prune --keep-name 'nightly-*' /sv /snaps
+	assert_status 1
+	[ "$err" = "error: --keep-name 'nightly-*': keeps none of the 5 snapshots of /sv (the plan would delete 4 of them): refused, nothing deleted; --force prunes anyway" ]
+	[[ "$out" == *"newest first: 5 kept, 0 deleted"* ]]
+	output=$out
+	[[ "$(row snaps/sv.3)" == *" keep refused: no rule keeps it /snaps/sv.3" ]]
+	[[ "$(row snaps/sv.1)" == *" keep default subvolume /snaps/sv.1" ]]
+	run ! grep -q "Freed" <<<"$out"
+	cmp "$IMG" "$BATS_TEST_TMPDIR/before.img"
+	# the plan shows the refusal too, and so does its exit status
+	run_volctl_split --image "$IMG" subvolume prune --keep-name 'nightly-*' --dry-run /sv /snaps
+	assert_status 1
+	[[ "$err" == *"error: --keep-name 'nightly-*': keeps none of the 5 snapshots"* ]]
+	[[ "$out" == *"newest first: 5 kept, 0 to delete"* ]]
+	run ! grep -q "Would free" <<<"$out"
+	# beside rules that keep some, the idle glob is named
+	run_volctl --image "$IMG" subvolume prune --keep-last 1 --keep-name 'keep-*' \
+		--keep-name 'nightly-*' /sv /snaps
+	assert_status 1
+	assert_output_contains "error: --keep-name 'nightly-*': keeps none of the 5 snapshots of /sv (the plan would delete 3 of them)"
+	# a timeline rule keeps the newest at least: --keep-last is never idle
+	run_volctl --image "$IMG" subvolume prune --keep-last 1 --dry-run /sv /snaps
+	assert_status 0
+	# an idle rule where the plan deletes nothing: no refusal
+	run_volctl --image "$IMG" subvolume prune --keep-within 1d --keep-name 'nightly-*' \
+		--dry-run /sv /snaps
+	assert_status 0
+	assert_output_contains "5 kept, 0 to delete"
+	cmp "$IMG" "$BATS_TEST_TMPDIR/before.img"
+	# --force: deleted, with a warning naming the rule
+	run_volctl_split --image "$IMG" subvolume prune --keep-name 'nightly-*' --force /sv /snaps
+	assert_status 0
+	[ "$err" = "warning: --keep-name 'nightly-*': keeps none of the 5 snapshots of /sv: pruning anyway (--force)" ]
+	[[ "$out" == *"newest first: 1 kept, 4 deleted"* ]]
+	run_volctl --image "$IMG" subvolume list /
+	run ! grep -qE 'snaps/(sv\.[234]|keep-me)$' <<<"$output"
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+}
+
+@test "prune --max-delete N|PERCENT%: more is refused, nothing deleted, also dry; --free counts" {
+	timeline
+	cp "$IMG" "$BATS_TEST_TMPDIR/before.img"
+	# --keep-last 1 keeps keep-me, sv.1 is the default: sv.2, sv.3, sv.4 go, 3 of 5
+	run_volctl_split --image "$IMG" subvolume prune --keep-last 1 --max-delete 2 /sv /snaps
+	assert_status 1
+	[ "$err" = "error: /sv: the plan would delete 3 of its 5 snapshots, more than --max-delete 2: refused, nothing deleted" ]
+	[[ "$out" == *"newest first: 5 kept, 0 deleted"* ]]
+	output=$out
+	[[ "$(row snaps/sv.4)" == *" keep refused: no rule keeps it /snaps/sv.4" ]]
+	cmp "$IMG" "$BATS_TEST_TMPDIR/before.img"
+	run_volctl_split --image "$IMG" subvolume prune --keep-last 1 --max-delete 2 --dry-run \
+		/sv /snaps
+	assert_status 1
+	[[ "$err" == *"the plan would delete 3 of its 5 snapshots, more than --max-delete 2:"* ]]
+	[[ "$out" == *"newest first: 5 kept, 0 to delete"* ]]
+	# a percentage of those found, rounded down: 50% of 5 allows 2, 60% allows 3
+	run_volctl --image "$IMG" subvolume prune --keep-last 1 --max-delete 50% --dry-run /sv /snaps
+	assert_status 1
+	assert_output_contains "more than --max-delete 50% allows (2): refused, nothing deleted"
+	run_volctl --image "$IMG" subvolume prune --keep-last 1 --max-delete 60% --dry-run /sv /snaps
+	assert_status 0
+	assert_output_contains "2 kept, 3 to delete"
+	# what --free adds counts: the rules delete none, --free 1 takes sv.2
+	run_volctl --image "$IMG" subvolume prune --keep-last 4 --free 1 --max-delete 0 --dry-run \
+		/sv /snaps
+	assert_status 1
+	assert_output_contains "the plan would delete 1 of its 5 snapshots, more than --max-delete 0"
+	output=$(tr -s ' ' <<<"$output")
+	[[ "$output" == *" keep refused: --free /snaps/sv.2"* ]]
+	# JSON: the refused plan is a valid document with everything kept
+	run_volctl_split --image "$IMG" --format json subvolume prune --keep-last 1 --max-delete 2 \
+		--dry-run /sv /snaps
+	assert_status 1
+	[[ "$err" == *"more than --max-delete 2: refused, nothing deleted" ]]
+	echo "$out" >"$BATS_TEST_TMPDIR/refused.json"
+	[ "$(jq -r '[.subvolume_prune.snapshots[].action] | unique | join(",")' \
+		"$BATS_TEST_TMPDIR/refused.json")" = keep ]
+	[ "$(jq -r '.subvolume_prune.deleted' "$BATS_TEST_TMPDIR/refused.json")" = 0 ]
+	if python3 -c 'import jsonschema' 2>/dev/null; then
+		python3 "$TOP/tests/json-validate.py" "$TOP/Documentation/volctl.schema.json" \
+			"$BATS_TEST_TMPDIR/refused.json"
+	fi
+	cmp "$IMG" "$BATS_TEST_TMPDIR/before.img"
+	# within the limit: deleted
+	run_volctl --image "$IMG" subvolume prune --keep-last 1 --max-delete 3 /sv /snaps
+	assert_status 0
+	assert_output_contains "2 kept, 3 deleted"
+	# malformed values are usage errors
+	for v in 101% -1 1.5 x 5%% ''; do
+		run_volctl --image "$IMG" subvolume prune --keep-last 1 --max-delete "$v" /sv
+		[ "$status" -eq 2 ] || { echo "--max-delete '$v': $status $output"; false; }
+		[[ "$output" == *"--max-delete '$v': want a number of snapshots"* ]]
+	done
+}
+
 @test "prune: one transaction deletes the set, check clean, 0/ID qgroups gone" {
 	timeline
 	local gen0 gen1 s2 s3

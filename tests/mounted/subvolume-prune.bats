@@ -185,3 +185,36 @@ settle() {
 	[ "$(btrfs subvolume list "$MNT" | awk '{ print $NF }' | sort | tr '\n' ' ')" = \
 		"snaps snaps/s.2 snaps/s.3 snaps/s.4 snaps/s.5 src " ]
 }
+
+# the subvolume paths below $MNT, sorted, on one line
+subvols() {
+	btrfs subvolume list "$MNT" | awk '{ print $NF }' | sort | tr '\n' ' '
+}
+
+@test "prune guards online: a rule keeping none and --max-delete refuse, nothing deleted; --force" {
+	local i before
+	"$VOLCTL" subvolume create src snaps >/dev/null
+	for i in 1 2 3 4 5; do
+		"$VOLCTL" subvolume snapshot -r src "snaps/s.$i" >/dev/null
+	done
+	before=$(subvols)
+	run_volctl_split subvolume prune --keep-name 'nightly-*' src snaps
+	[ "$status" -eq 1 ]
+	[ "$err" = "error: --keep-name 'nightly-*': keeps none of the 5 snapshots of src (the plan would delete 5 of them): refused, nothing deleted; --force prunes anyway" ]
+	[[ "$out" == *"newest first: 5 kept, 0 deleted"* ]]
+	[[ "$(tr -s ' ' <<<"$out")" == *" keep refused: no rule keeps it $MNT/snaps/s.3"* ]]
+	[ "$(subvols)" = "$before" ]
+	run_volctl_split subvolume prune --keep-last 1 --max-delete 50% --dry-run src snaps
+	[ "$status" -eq 1 ]
+	[[ "$err" == *$'\n'"error: src: the plan would delete 4 of its 5 snapshots, more than --max-delete 50% allows (2): refused, nothing deleted" ]]
+	run_volctl subvolume prune --keep-last 1 --max-delete 3 src snaps
+	assert_status 1
+	[ "$(subvols)" = "$before" ]
+	# --force, within the limit: the plan goes through
+	run_volctl_split subvolume prune --keep-name 's.5' --keep-name 'nightly-*' --force \
+		--max-delete 4 src snaps
+	[ "$status" -eq 0 ]
+	[[ "$err" == "warning: --keep-name 'nightly-*': keeps none of the 5 snapshots of src: pruning anyway (--force)" ]]
+	[[ "$out" == *"newest first: 1 kept, 4 deleted"* ]]
+	[ "$(subvols)" = "snaps snaps/s.5 src " ]
+}
