@@ -21,11 +21,16 @@
  *
  * The deletion goes through ->subvol_delete_all: online one by one (a
  * refusal is reported and the rest go on), offline in one transaction.
- * Then, as `delete --delete-qgroup`, the cleaner is waited for and each
- * 0/ID qgroup the kernel left is destroyed.
+ * A snapshot of the plan that is already deleted when its turn comes (two
+ * overlapping runs from cron) is done, not a failure, as `subvolume sync`
+ * counts a gone subvolume; it is shown as gone and not counted in the
+ * bytes freed.  Then, as `delete --delete-qgroup`, the cleaner is waited
+ * for and each 0/ID qgroup the kernel left is destroyed (of the snapshots
+ * this run deleted: a gone one's are the business of whoever deleted it).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -104,6 +109,7 @@ struct prune_snap {
 	char reason[160];
 	struct vc_delete_status st;
 	bool deleted;
+	bool gone;			/* deleted already by someone else: done */
 };
 
 /* Per-run state */
@@ -356,6 +362,8 @@ static const char *action_of(const struct prune_run *r, size_t i)
 		return "keep";
 	if (r->o->dry_run)
 		return "delete";
+	if (r->ps[i].gone)
+		return "gone";
 	return r->ps[i].deleted ? "deleted" : "failed";
 }
 
@@ -409,6 +417,8 @@ static int print_plan(struct prune_run *r, const char *source, const char *dir, 
 		};
 		if (r->rs[i].reasons || run_stopped(r))
 			p.kept++;
+		else if (ps->gone)
+			p.gone++;
 		else if (ps->deleted || r->o->dry_run)
 			p.deleted++;
 		else
@@ -435,6 +445,8 @@ static int print_plan(struct prune_run *r, const char *source, const char *dir, 
 		printf("Snapshots of '%s' (subvolume %llu), newest first: %llu kept, %llu %s",
 		       source, (unsigned long long)r->src->id, (unsigned long long)p.kept,
 		       (unsigned long long)p.deleted, r->o->dry_run ? "to delete" : "deleted");
+		if (p.gone)
+			printf(", %llu already gone", (unsigned long long)p.gone);
 		if (p.failed)
 			printf(", %llu refused", (unsigned long long)p.failed);
 		printf("\n");
@@ -491,12 +503,53 @@ static int drop_qgroups(struct prune_run *r, const u64 *ids, size_t nr)
 	return failed ? VC_EXIT_FAILURE : 0;
 }
 
+#if VOLCTL_FAULT_INJECTION
+/*
+ * Test builds: what an overlapping prune does between this run's plan and
+ * its deletion, deterministically (tests/{cli,mounted}/subvolume-prune.bats):
+ *   VOLCTL_RACE_CMD=COMMAND	run COMMAND with the shell, another process
+ *				(taken out of the environment first, so a
+ *				volctl it runs does not run it again)
+ *   VOLCTL_RACE_DELETE=ID,...	delete those subvolumes through the same ops
+ *				(offline a committed transaction each: no
+ *				other process can write the locked image)
+ */
+static void race_hooks(struct prune_run *r)
+{
+	const char *cmd = getenv("VOLCTL_RACE_CMD");
+	const char *p = getenv("VOLCTL_RACE_DELETE");
+	char *end;
+
+	if (cmd) {
+		char *copy = strdup(cmd);
+
+		unsetenv("VOLCTL_RACE_CMD");
+		fflush(NULL);
+		if (!copy || system(copy) != 0)
+			warning("VOLCTL_RACE_CMD: the command failed");
+		free(copy);
+	}
+	while (p && *p) {
+		unsigned long long id = strtoull(p, &end, 10);
+		int ret;
+
+		if (end == p)
+			break;
+		vc_fs_clear_error(r->fs);
+		ret = CMD_OP(r->ctx, subvol_delete, r->fs, NULL, (u64)id);
+		if (ret)
+			cmd_report(r->ctx, r->fs, ret, "VOLCTL_RACE_DELETE");
+		p = *end == ',' ? end + 1 : end;
+	}
+}
+#endif
+
 /* Delete @ids; mark each deleted one, keep each refusal's message */
 static int delete_all(struct prune_run *r, const u64 *ids, size_t nr)
 {
 	struct vc_delete_status *st = calloc(nr ? nr : 1, sizeof(*st));
 	u64 *done = calloc(nr ? nr : 1, sizeof(*done));
-	size_t nr_done = 0;
+	size_t nr_done = 0, nr_gone = 0;
 	int ret = 0, failed = 0;
 
 	if (!st || !done) {
@@ -504,6 +557,9 @@ static int delete_all(struct prune_run *r, const u64 *ids, size_t nr)
 		free(done);
 		return -ENOMEM;
 	}
+#if VOLCTL_FAULT_INJECTION
+	race_hooks(r);
+#endif
 	if (!r->ctx->ops->subvol_delete_all)	/* both backends have it */
 		for (size_t i = 0; i < nr; i++)
 			st[i].err = -EOPNOTSUPP;
@@ -514,15 +570,27 @@ static int delete_all(struct prune_run *r, const u64 *ids, size_t nr)
 			if (r->rs[i].id != ids[j])
 				continue;
 			r->ps[i].st = st[j];
-			r->ps[i].deleted = !st[j].err;
+			r->ps[i].gone = !st[j].err && st[j].gone;
+			r->ps[i].deleted = !st[j].err && !st[j].gone;
+			if (r->ps[i].gone)
+				pr_verbose(r->ctx->cfg, 1, "subvolume %llu (%s): already deleted, "
+					   "counted as done", (unsigned long long)ids[j],
+					   r->ps[i].sv->path ? r->ps[i].sv->path : "?");
 		}
 		if (st[j].err) {
 			error("%s", st[j].msg[0] ? st[j].msg : strerror(-st[j].err));
 			failed++;
+		} else if (st[j].gone) {
+			/* its cleaner and qgroup are the business of who deleted it */
+			nr_gone++;
 		} else {
 			done[nr_done++] = ids[j];
 		}
 	}
+	if (nr_gone)
+		pr_note(r->ctx->cfg, "%zu snapshot%s of the plan %s deleted already (by another "
+			"process, such as an overlapping prune): done, not counted as freed",
+			nr_gone, nr_gone == 1 ? "" : "s", nr_gone == 1 ? "was" : "were");
 	free(st);
 	/* the cleaner is waited for only where there is something to clean */
 	if (nr_done)

@@ -300,6 +300,60 @@ row() {
 	cmp "$IMG" "$BATS_TEST_TMPDIR/before.img"
 }
 
+@test "prune: snapshots of the plan deleted meanwhile are done, not failures nor freed bytes" {
+	timeline
+	require_fault_injection
+	local s2 s3 want
+	s2=$(id_of snaps/sv.2)
+	s3=$(id_of snaps/sv.3)
+	# what the one this run still deletes (sv.4) frees, as delete --dry-run says
+	want=$("$VOLCTL" --image "$IMG" --format json subvolume delete --dry-run /snaps/sv.4 |
+		jq -c '.subvolume_delete_dry_run.set')
+	# another writer deletes sv.2 and sv.3 after the plan, before the deletion
+	VOLCTL_RACE_DELETE="$s2,$s3" run_volctl_split -v --image "$IMG" --format json \
+		subvolume prune --keep-last 1 /sv /snaps
+	assert_status 0
+	[[ "$err" == *"subvolume $s2 (snaps/sv.2): already deleted, counted as done"* ]]
+	[[ "$err" == *"2 snapshots of the plan were deleted already (by another process, such as an overlapping prune): done, not counted as freed"* ]]
+	[ "$(jq -r '[.subvolume_prune.snapshots[] | .path + ":" + .action] | join(" ")' <<<"$out")" = \
+		"snaps/keep-me:keep snaps/sv.4:deleted snaps/sv.3:gone snaps/sv.2:gone snaps/sv.1:keep" ]
+	[ "$(jq -r '.subvolume_prune.deleted, .subvolume_prune.failed' <<<"$out" | tr '\n' ' ')" = "1 0 " ]
+	[ "$(jq -c '.subvolume_prune.deleted_set.set' <<<"$out")" = "$want" ]
+	[ "$(jq -r '.count' <<<"$want")" = 1 ]
+	echo "$out" >"$BATS_TEST_TMPDIR/gone.json"
+	run python3 "$TOP/tests/json-validate.py" "$TOP/Documentation/volctl.schema.json" \
+		"$BATS_TEST_TMPDIR/gone.json"
+	[ "$status" -eq 0 ] || [ "$status" -eq 77 ]
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	[ "$("$VOLCTL" --image "$IMG" subvolume list / | awk '{ print $NF }' | tr '\n' ' ')" = \
+		"sv snaps snaps/sv.1 snaps/keep-me other snaps/x.1 " ]
+}
+
+@test "prune: every snapshot of the plan gone: nothing written by the prune, exit 0, text" {
+	timeline
+	require_fault_injection
+	local s2 s3 s4 k gen0 gen1
+	gen0=$(btrfs inspect-internal dump-super "$IMG" | awk '$1 == "generation" { print $2 }')
+	s2=$(id_of snaps/sv.2)
+	s3=$(id_of snaps/sv.3)
+	s4=$(id_of snaps/sv.4)
+	k=$(id_of snaps/keep-me)
+	VOLCTL_RACE_DELETE="$s2,$s3,$s4,$k" run_volctl_split --image "$IMG" subvolume prune \
+		--keep-name sv.1 /sv /snaps
+	assert_status 0
+	[[ "$out" == "Snapshots of '/sv' (subvolume $(id_of sv)), newest first: 1 kept, 0 deleted, 4 already gone"* ]]
+	output=$out
+	[[ "$(row snaps/sv.3)" == *" gone no rule keeps it /snaps/sv.3" ]]
+	assert_output_contains "Freed 0.00B (exclusive bytes of the set of 0 subvolumes"
+	[[ "$err" == *"4 snapshots of the plan were deleted already"* ]]
+	# the four deletions of the other writer, one commit each, and no commit of the prune
+	gen1=$(btrfs inspect-internal dump-super "$IMG" | awk '$1 == "generation" { print $2 }')
+	[ "$gen1" -eq $((gen0 + 4)) ]
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+}
+
 # subvolumes and qgroups, for old/new
 prune_state() {
 	"$VOLCTL" --image "$IMG" subvolume list / | awk '{ print $2, $NF }'
