@@ -149,3 +149,17 @@ qg() {
 	vc_ok qgroup create 1/9 /
 	checks_clean
 }
+
+@test "the command a refusal suggests names a clean path, whatever slashes were typed" {
+	truncate -s 256M "$IMG"
+	mkfs.btrfs -q -f -R quota "$IMG" >/dev/null
+	vc_ok subvolume create /x
+	vc_ok subvolume create -p /x/y/w
+	vc_ok qgroup limit 16K 0/256 /
+	vc subvolume create /x//y//z
+	assert_status 1
+	[[ "$output" == "error: /x//y//z: Disk quota exceeded: qgroup 0/256 limit referenced "*"; raise it with: volctl --image $IMG qgroup limit <size>|none 0/256 /x/y" ]]
+	vc subvolume snapshot /x /x//y//
+	assert_status 1
+	[[ "$output" == "error: /x/y/x: Disk quota exceeded: "*" 0/256 /x/y" ]]
+}
