@@ -171,8 +171,11 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	while ((c = cmd_getopt(ctx, argc, argv, "s:n:L:U:f", longopts)) != -1) {
 		switch (c) {
 		case 's':
-			if (parse_size(optarg, false, &v, NULL) || !v) {
-				cmd_usage_error(ctx, "invalid size '%s'", optarg);
+			bad = parse_size(optarg, false, &v, NULL);
+			if (bad || !v) {
+				cmd_usage_error(ctx, "invalid size '%s': %s", optarg,
+						parse_size_strerror(bad, "want a size above 0 such "
+								    "as 256M or 1G"));
 				goto out;
 			}
 			o.size = v;

@@ -32,6 +32,7 @@
 #include "common/messages.h"
 #include "common/output.h"
 #include "common/parse-utils.h"
+#include "common/path-utils.h"
 #include "common/qgroup-out.h"
 #include "common/records.h"
 #include "common/units.h"
@@ -362,7 +363,7 @@ int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *wh
 	char b3[UNITS_BUFSIZE], image[300] = "", rsv[UNITS_BUFSIZE + 16] = "";
 	const char *err = vc_fs_error(fs);
 	struct vc_limit_refusal refused;
-	char saved[512] = "";
+	char saved[512] = "", *shown;
 	const char *msg = err ? saved : NULL;
 	bool named;
 	int ret;
@@ -396,11 +397,14 @@ int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *wh
 		snprintf(rsv, sizeof(rsv), ", reserved %s", pretty_size(l->reserved, UNITS_DEFAULT, b3));
 	else if (named && refused.over)
 		snprintf(rsv, sizeof(rsv), ", over by %llu bytes", (unsigned long long)refused.over);
+	/* the command suggested is clean: "a//b/" is "a/b" */
+	shown = path_clean(dir);
 	error("%s: %s: qgroup %s limit %s %s (used %s%s); raise it with: volctl %sqgroup limit "
 	      "%s<size>|none %s %s", what, strerror(EDQUOT), btrfs_qgroupid_str(l->qg->qgroupid, qb),
 	      l->exclusive ? "exclusive" : "referenced", pretty_size(l->limit, UNITS_DEFAULT, b1),
 	      pretty_size(l->used, UNITS_DEFAULT, b2), rsv, image, l->exclusive ? "-e " : "",
-	      qb, dir);
+	      qb, shown ? shown : dir);
+	free(shown);
 	free(h.limits);
 	btrfs_qgroup_list_release(&list);
 	return VC_EXIT_FAILURE;

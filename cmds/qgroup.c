@@ -264,6 +264,9 @@ static int cmd_qgroup_remove(const struct cmd_struct *cmd, const struct vc_ctx *
 
 /* ---- limit ---- */
 
+#define LIMIT_TOO_LARGE "too large: at most 18446744073709551614 bytes (16EiB - 2; 'none' " \
+			"removes the limit)"
+
 static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 			    char **argv)
 {
@@ -301,11 +304,13 @@ static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *c
 	ret = parse_size(size_arg, true, &size, &none);
 	if (ret)
 		return cmd_usage_error(ctx, "invalid size '%s': %s", size_arg,
+				       ret == -ERANGE ? LIMIT_TOO_LARGE :
 				       parse_strerror(ret, "expected a number with an optional "
 						      "suffix k, m, g, t, p, e or KiB ... EiB (powers "
 						      "of 1024; 1.5G with a suffix), or 'none'"));
+	/* (u64)-1 is the kernel's "no limit" */
 	if (!none && size == (u64)-1)
-		return cmd_usage_error(ctx, "invalid size '%s': value too large", size_arg);
+		return cmd_usage_error(ctx, "invalid size '%s': %s", size_arg, LIMIT_TOO_LARGE);
 	if (nargs == 3) {
 		ret = qgid_parse(ctx, argv[optind + 1], true, &arg);
 		if (ret)

@@ -13,13 +13,24 @@
  * alone until that set frees SIZE: the set's bytes grow as members join, so
  * the shortest prefix of that order which reaches SIZE is found by halving.
  *
+ * Two guards refuse the whole run before anything is deleted (also under
+ * --dry-run, whose plan then shows every snapshot kept): a keep rule that
+ * keeps none of the snapshots (a mistyped or empty --keep-name in a cron
+ * job would otherwise delete them all) unless --force, and --max-delete N
+ * or PERCENT% when the plan, --free's part included, deletes more.
+ *
  * The deletion goes through ->subvol_delete_all: online one by one (a
  * refusal is reported and the rest go on), offline in one transaction.
- * Then, as `delete --delete-qgroup`, the cleaner is waited for and each
- * 0/ID qgroup the kernel left is destroyed.
+ * A snapshot of the plan that is already deleted when its turn comes (two
+ * overlapping runs from cron) is done, not a failure, as `subvolume sync`
+ * counts a gone subvolume; it is shown as gone and not counted in the
+ * bytes freed.  Then, as `delete --delete-qgroup`, the cleaner is waited
+ * for and each 0/ID qgroup the kernel left is destroyed (of the snapshots
+ * this run deleted: a gone one's are the business of whoever deleted it).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -36,7 +47,8 @@
 static const char *const cmd_prune_usage[] = {
 	"subvolume prune [--keep-last N] [--keep-hourly N] [--keep-daily N] [--keep-weekly N]\n"
 	"\t[--keep-monthly N] [--keep-yearly N] [--keep-within DURATION] [--keep-name GLOB]...\n"
-	"\t[--free SIZE] [--dry-run] [--raw|--human-readable|...] <source> [<dir>]",
+	"\t[--free SIZE] [--max-delete N|PERCENT%] [--force] [--dry-run]\n"
+	"\t[--raw|--human-readable|...] <source> [<dir>]",
 	NULL,
 };
 static const char *const cmd_prune_details[] = {
@@ -56,14 +68,20 @@ static const char *const cmd_prune_details[] = {
 	OPTLINE("--keep-yearly N", "the same for years"),
 	OPTLINE("--keep-within DURATION", "keep all newer than the newest snapshot minus\n\t"
 		"DURATION: NUMBER UNIT pairs, y m w d h (1y2m, 36h)"),
-	OPTLINE("--keep-name GLOB", "keep the snapshots whose name matches (repeatable)"),
+	OPTLINE("--keep-name GLOB", "keep the snapshots whose name (the last path component)\n\t"
+		"matches (repeatable; not empty, no '/')"),
 	OPTLINE("--free SIZE", "also delete the oldest snapshots kept only by timeline\n\t"
 		"rules until the deleted set frees SIZE; if no allowed set\n\t"
 		"does, delete nothing and fail"),
+	OPTLINE("--max-delete N|PERCENT%", "refuse the run (delete nothing) when the plan\n\t"
+		"deletes more than N snapshots, or more than PERCENT% of them"),
+	OPTLINE("--force", "prune even when a keep rule keeps no snapshot (refused\n\t"
+		"otherwise: a mistyped rule would delete them all)"),
 	OPTLINE("--dry-run", "print the plan and what it would free; delete nothing"),
 	"",
-	"Exit status 1 when a snapshot could not be deleted (the others were) or",
-	"--free cannot be reached (nothing was deleted).",
+	"Exit status 1 when a snapshot could not be deleted (the others were),",
+	"--free cannot be reached, or a guard refused the run (nothing was deleted;",
+	"also with --dry-run).",
 	NULL,
 };
 static const struct cmd_help cmd_prune_help = {
@@ -75,7 +93,10 @@ struct prune_opts {
 	struct vc_ret_policy pol;
 	bool dry_run;
 	bool have_free;
+	bool force;			/* a keep rule may keep nothing */
 	u64 free;
+	struct vc_ret_limit max_delete;
+	const char *max_delete_arg;	/* as given */
 	unsigned int units;
 };
 
@@ -88,6 +109,7 @@ struct prune_snap {
 	char reason[160];
 	struct vc_delete_status st;
 	bool deleted;
+	bool gone;			/* deleted already by someone else: done */
 };
 
 /* Per-run state */
@@ -104,6 +126,8 @@ struct prune_run {
 	struct vc_acct_result res;
 	bool have_res;
 	bool unreached;			/* --free cannot be met: nothing goes */
+	char idle[128];			/* a keep rule that keeps none, or "" */
+	const char *refused;		/* a guard refused the run (nothing goes): which */
 };
 
 static int found_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
@@ -317,14 +341,29 @@ static void describe(struct prune_run *r, size_t i)
 		snprintf(ps->reason, sizeof(ps->reason), "--free not reached");
 	else if (!nr)
 		snprintf(ps->reason, sizeof(ps->reason), "no rule keeps it");
+	if (r->refused && (!rs->reasons || rs->by_free)) {
+		/* the plan would delete it: say why, and that the run was refused */
+		char why[sizeof(ps->reason)];
+
+		snprintf(why, sizeof(why), "%s", ps->reason);
+		snprintf(ps->reason, sizeof(ps->reason), "refused: %.140s", why);
+	}
+}
+
+/* Nothing goes: --free out of reach, or a guard refused the run */
+static bool run_stopped(const struct prune_run *r)
+{
+	return r->unreached || r->refused;
 }
 
 static const char *action_of(const struct prune_run *r, size_t i)
 {
-	if (r->rs[i].reasons || r->unreached)
+	if (r->rs[i].reasons || run_stopped(r))
 		return "keep";
 	if (r->o->dry_run)
 		return "delete";
+	if (r->ps[i].gone)
+		return "gone";
 	return r->ps[i].deleted ? "deleted" : "failed";
 }
 
@@ -352,6 +391,7 @@ static int print_plan(struct prune_run *r, const char *source, const char *dir, 
 		.free_reached = r->o->have_free ? &reached : NULL,
 		.best_free = best,
 		.deleted_set = { &rec_dryrun, &d },
+		.refused = r->refused,
 	};
 	struct kvout kv;
 
@@ -375,8 +415,10 @@ static int print_plan(struct prune_run *r, const char *source, const char *dir, 
 			.error = ps->st.err ? ps->st.msg : NULL,
 			.shown = ps->abs ? ps->abs : ps->sv->path,
 		};
-		if (r->rs[i].reasons || r->unreached)
+		if (r->rs[i].reasons || run_stopped(r))
 			p.kept++;
+		else if (ps->gone)
+			p.gone++;
 		else if (ps->deleted || r->o->dry_run)
 			p.deleted++;
 		else
@@ -403,6 +445,8 @@ static int print_plan(struct prune_run *r, const char *source, const char *dir, 
 		printf("Snapshots of '%s' (subvolume %llu), newest first: %llu kept, %llu %s",
 		       source, (unsigned long long)r->src->id, (unsigned long long)p.kept,
 		       (unsigned long long)p.deleted, r->o->dry_run ? "to delete" : "deleted");
+		if (p.gone)
+			printf(", %llu already gone", (unsigned long long)p.gone);
 		if (p.failed)
 			printf(", %llu refused", (unsigned long long)p.failed);
 		printf("\n");
@@ -411,7 +455,7 @@ static int print_plan(struct prune_run *r, const char *source, const char *dir, 
 			for (size_t k = 0; k < r->n; k++)
 				rec_row(&kv, &rec_prune_row, &rows[k]);
 		}
-		if (!best)
+		if (!run_stopped(r))
 			sv_print_set_freed(set, nr, r->o->units, !r->o->dry_run);
 	}
 	free(rows);
@@ -459,12 +503,53 @@ static int drop_qgroups(struct prune_run *r, const u64 *ids, size_t nr)
 	return failed ? VC_EXIT_FAILURE : 0;
 }
 
+#if VOLCTL_FAULT_INJECTION
+/*
+ * Test builds: what an overlapping prune does between this run's plan and
+ * its deletion, deterministically (tests/{cli,mounted}/subvolume-prune.bats):
+ *   VOLCTL_RACE_CMD=COMMAND	run COMMAND with the shell, another process
+ *				(taken out of the environment first, so a
+ *				volctl it runs does not run it again)
+ *   VOLCTL_RACE_DELETE=ID,...	delete those subvolumes through the same ops
+ *				(offline a committed transaction each: no
+ *				other process can write the locked image)
+ */
+static void race_hooks(struct prune_run *r)
+{
+	const char *cmd = getenv("VOLCTL_RACE_CMD");
+	const char *p = getenv("VOLCTL_RACE_DELETE");
+	char *end;
+
+	if (cmd) {
+		char *copy = strdup(cmd);
+
+		unsetenv("VOLCTL_RACE_CMD");
+		fflush(NULL);
+		if (!copy || system(copy) != 0)
+			warning("VOLCTL_RACE_CMD: the command failed");
+		free(copy);
+	}
+	while (p && *p) {
+		unsigned long long id = strtoull(p, &end, 10);
+		int ret;
+
+		if (end == p)
+			break;
+		vc_fs_clear_error(r->fs);
+		ret = CMD_OP(r->ctx, subvol_delete, r->fs, NULL, (u64)id);
+		if (ret)
+			cmd_report(r->ctx, r->fs, ret, "VOLCTL_RACE_DELETE");
+		p = *end == ',' ? end + 1 : end;
+	}
+}
+#endif
+
 /* Delete @ids; mark each deleted one, keep each refusal's message */
 static int delete_all(struct prune_run *r, const u64 *ids, size_t nr)
 {
 	struct vc_delete_status *st = calloc(nr ? nr : 1, sizeof(*st));
 	u64 *done = calloc(nr ? nr : 1, sizeof(*done));
-	size_t nr_done = 0;
+	size_t nr_done = 0, nr_gone = 0;
 	int ret = 0, failed = 0;
 
 	if (!st || !done) {
@@ -472,6 +557,9 @@ static int delete_all(struct prune_run *r, const u64 *ids, size_t nr)
 		free(done);
 		return -ENOMEM;
 	}
+#if VOLCTL_FAULT_INJECTION
+	race_hooks(r);
+#endif
 	if (!r->ctx->ops->subvol_delete_all)	/* both backends have it */
 		for (size_t i = 0; i < nr; i++)
 			st[i].err = -EOPNOTSUPP;
@@ -482,15 +570,27 @@ static int delete_all(struct prune_run *r, const u64 *ids, size_t nr)
 			if (r->rs[i].id != ids[j])
 				continue;
 			r->ps[i].st = st[j];
-			r->ps[i].deleted = !st[j].err;
+			r->ps[i].gone = !st[j].err && st[j].gone;
+			r->ps[i].deleted = !st[j].err && !st[j].gone;
+			if (r->ps[i].gone)
+				pr_verbose(r->ctx->cfg, 1, "subvolume %llu (%s): already deleted, "
+					   "counted as done", (unsigned long long)ids[j],
+					   r->ps[i].sv->path ? r->ps[i].sv->path : "?");
 		}
 		if (st[j].err) {
 			error("%s", st[j].msg[0] ? st[j].msg : strerror(-st[j].err));
 			failed++;
+		} else if (st[j].gone) {
+			/* its cleaner and qgroup are the business of who deleted it */
+			nr_gone++;
 		} else {
 			done[nr_done++] = ids[j];
 		}
 	}
+	if (nr_gone)
+		pr_note(r->ctx->cfg, "%zu snapshot%s of the plan %s deleted already (by another "
+			"process, such as an overlapping prune): done, not counted as freed",
+			nr_gone, nr_gone == 1 ? "" : "s", nr_gone == 1 ? "was" : "were");
 	free(st);
 	/* the cleaner is waited for only where there is something to clean */
 	if (nr_done)
@@ -519,6 +619,9 @@ static int find_snapshots(struct prune_run *r, const char *source, const char *d
 		ret = vc_ret_apply(&r->o->pol, r->rs, r->n);
 	if (ret)
 		return cmd_report(r->ctx, NULL, ret, "prune");
+	/* what each rule keeps before --free takes any */
+	if (!vc_ret_idle_rule(&r->o->pol, r->rs, r->n, r->idle, sizeof(r->idle)))
+		r->idle[0] = 0;
 	for (size_t i = 0; i < r->n; i++)
 		r->ps[i].abs = r->ps[i].sv->path && r->ctx->ops->absolute_path ?
 			       r->ctx->ops->absolute_path(r->fs, r->ps[i].sv->path) : NULL;
@@ -540,6 +643,46 @@ static int report_unreached(struct prune_run *r, const char *source, const char 
 	error("%s: no allowed set of snapshots frees %s: the best (all but those kept by name, "
 	      "the default and mounted ones) frees %s; nothing deleted", source,
 	      pretty_size(r->o->free, r->o->units, b1), pretty_size(best, r->o->units, b2));
+	return VC_EXIT_FAILURE;
+}
+
+/*
+ * The guards, on the plan of @nr deletions: a keep rule that keeps none
+ * (unless --force), then --max-delete.  Return: 0 to go on, or, the
+ * refusal printed (the plan with everything kept, then the error), 1.
+ */
+static int check_guards(struct prune_run *r, const char *source, const char *dir, size_t nr,
+			const struct btrfs_acct_counts *alone)
+{
+	struct vc_acct_delete none = { .profile = "unknown", .data_profile = "unknown" };
+	const struct prune_opts *o = r->o;
+	bool idle = nr && r->idle[0] && !o->force;
+
+	if (nr && r->idle[0] && o->force)
+		warning("%s: keeps none of the %zu snapshots of %s: pruning anyway (--force)",
+			r->idle, r->n, source);
+	if (idle)
+		r->refused = "a rule keeps none";
+	else if (vc_ret_over_limit(&o->max_delete, nr, r->n))
+		r->refused = "over --max-delete";
+	else
+		return 0;
+	for (size_t i = 0; i < r->n; i++)
+		describe(r, i);
+	if (print_plan(r, source, dir, NULL, 0, alone, &none, NULL, true))
+		return cmd_report(r->ctx, NULL, -ENOMEM, "prune");
+	if (idle)
+		error("%s: keeps none of the %zu snapshots of %s (the plan would delete %zu of "
+		      "them): refused, nothing deleted; --force prunes anyway", r->idle, r->n,
+		      source, nr);
+	else if (o->max_delete.percent)
+		error("%s: the plan would delete %zu of its %zu snapshots, more than --max-delete "
+		      "%s allows (%llu): refused, nothing deleted", source, nr, r->n,
+		      o->max_delete_arg,
+		      (unsigned long long)vc_ret_limit_allows(&o->max_delete, r->n));
+	else
+		error("%s: the plan would delete %zu of its %zu snapshots, more than --max-delete "
+		      "%s: refused, nothing deleted", source, nr, r->n, o->max_delete_arg);
 	return VC_EXIT_FAILURE;
 }
 
@@ -577,6 +720,9 @@ static int run_prune(struct prune_run *r, const char *source, const char *dir)
 		goto out;
 	}
 	nr = delete_set(r, NULL, 0, ids);
+	ret = check_guards(r, source, dir, nr, alone);
+	if (ret)
+		goto out;
 	set_numbers(r, ids, nr, alone, &set);
 	for (size_t i = 0; i < r->n; i++)
 		describe(r, i);
@@ -620,7 +766,7 @@ static int cmd_subvolume_prune(const struct cmd_struct *cmd, const struct vc_ctx
 			       char **argv)
 {
 	enum { OPT_LAST = 256, OPT_HOURLY, OPT_DAILY, OPT_WEEKLY, OPT_MONTHLY, OPT_YEARLY,
-	       OPT_WITHIN, OPT_NAME, OPT_FREE, OPT_DRY_RUN };
+	       OPT_WITHIN, OPT_NAME, OPT_FREE, OPT_DRY_RUN, OPT_MAX_DELETE, OPT_FORCE };
 	static const struct option longopts[] = {
 		{ "keep-last", required_argument, NULL, OPT_LAST },
 		{ "keep-hourly", required_argument, NULL, OPT_HOURLY },
@@ -632,12 +778,14 @@ static int cmd_subvolume_prune(const struct cmd_struct *cmd, const struct vc_ctx
 		{ "keep-name", required_argument, NULL, OPT_NAME },
 		{ "free", required_argument, NULL, OPT_FREE },
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "max-delete", required_argument, NULL, OPT_MAX_DELETE },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct prune_opts o = { .units = units_from_args(&argc, argv, false) };
 	struct prune_run r = { .ctx = ctx, .o = &o };
 	const char **names;
-	const char *dir;
+	const char *dir, *why;
 	int c, ret = 0, nargs;
 
 	names = calloc((size_t)argc + 1, sizeof(*names));
@@ -674,17 +822,31 @@ static int cmd_subvolume_prune(const struct cmd_struct *cmd, const struct vc_ctx
 			o.pol.has_within = true;
 			break;
 		case OPT_NAME:
+			why = vc_ret_glob_invalid(optarg);
+			if (why)
+				ret = cmd_usage_error(ctx, "--keep-name '%s': %s", optarg, why);
 			names[o.pol.nr_names++] = optarg;
 			break;
 		case OPT_FREE:
 			ret = parse_size(optarg, false, &o.free, NULL);
 			if (ret || !o.free)
-				ret = cmd_usage_error(ctx, "--free '%s': want a size above 0 such "
-						      "as 512M or 20G", optarg);
+				ret = cmd_usage_error(ctx, "--free '%s': %s", optarg,
+						      parse_size_strerror(ret, "want a size above 0 "
+									  "such as 512M or 20G"));
 			o.have_free = true;
 			break;
 		case OPT_DRY_RUN:
 			o.dry_run = true;
+			break;
+		case OPT_MAX_DELETE:
+			if (vc_ret_parse_max_delete(optarg, &o.max_delete))
+				ret = cmd_usage_error(ctx, "--max-delete '%s': want a number of "
+						      "snapshots (0 or more) or a percentage from 0%% "
+						      "to 100%%, such as 10 or 25%%", optarg);
+			o.max_delete_arg = optarg;
+			break;
+		case OPT_FORCE:
+			o.force = true;
 			break;
 		default:
 			ret = VC_EXIT_USAGE;

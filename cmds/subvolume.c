@@ -6,8 +6,7 @@
  * Commands only talk to the backend (ctx->ops); an op the backend lacks is
  * reported as not implemented.  Deliberate differences from btrfs-progs:
  * exit codes 0/1/2; errors name the object and the cause; "Delete
- * subvolume" is printed after the deletion succeeded; "snapshot a b" refuses
- * an existing subvolume b instead of nesting into it; "sync" reports an id
+ * subvolume" is printed after the deletion succeeded; "sync" reports an id
  * that never existed; names are checked before any ioctl.
  */
 #include <errno.h>
@@ -328,9 +327,8 @@ static const char *const cmd_snapshot_usage[] = {
 	NULL,
 };
 static const char *const cmd_snapshot_details[] = {
-	"Snapshot subvolume <source> as <dest>/<name>, or inside the existing plain",
-	"directory <dest> under the name of <source>.  An existing subvolume as",
-	"<dest> is refused rather than snapshotted into.",
+	"Snapshot subvolume <source> as <dest>/<name>, or, when <dest> is an existing",
+	"directory or subvolume, inside it under the name of <source> (as btrfs-progs).",
 	"",
 	OPTLINE("-r", "make the snapshot read-only"),
 	OPTLINE("-i <qgroupid>", "add the snapshot to qgroup <qgroupid>, repeatable"),
@@ -340,12 +338,17 @@ static const struct cmd_help cmd_snapshot_help = {
 	cmd_snapshot_usage, "create a snapshot of a subvolume", cmd_snapshot_details,
 };
 
-/* Where the snapshot goes: @dst itself, or @dst/basename(@src) for a directory. */
+/*
+ * Where the snapshot goes, btrfs-progs' rule: @dst itself when it does not
+ * exist; inside it, under the last component of @src, when it is a
+ * directory (a plain one or a subvolume's root).  Paths shown are cleaned:
+ * "a/" and "a" suggest the same "a/<name>".
+ */
 static int snapshot_target(const struct vc_ctx *ctx, struct vc_fs *fs, const char *src,
 			   const char *dst, char **target)
 {
 	struct vc_path_info info;
-	char *base;
+	char *base, *dir;
 	int ret;
 
 	*target = NULL;
@@ -362,26 +365,31 @@ static int snapshot_target(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 		error("%s: exists and is not a directory", dst);
 		return -EEXIST;
 	}
-	if (info.is_subvol_root) {
-		error("%s: already exists as a subvolume (to snapshot into it, give %s/<name>)",
-		      dst, dst);
-		return -EEXIST;
-	}
 	base = path_basename(src);
-	if (!base)
+	dir = path_clean(dst);
+	if (!base || !dir) {
+		free(base);
+		free(dir);
 		return -ENOMEM;
+	}
 	if (path_name_invalid(base)) {
 		/* "snapshot . dir": the source has no name to reuse */
-		error("%s: is a directory and %s has no name to use: give %s/<name>", dst, src,
-		      dst);
+		*target = path_join2(dir, "<name>");
+		error("%s: the snapshot would go inside this %s, but %s has no name to give it: "
+		      "give %s", dir, info.is_subvol_root ? "subvolume" : "directory", src,
+		      *target ? *target : "a name");
+		free(*target);
+		*target = NULL;
 		free(base);
+		free(dir);
 		return -EINVAL;
 	}
-	*target = path_join2(dst, base);
+	*target = path_join2(dir, base);
 	free(base);
+	free(dir);
 	if (!*target)
 		return -ENOMEM;
-	base = path_clean(*target);
+	base = path_clean(*target);	/* "." + "a": "a" */
 	free(*target);
 	*target = base;
 	return base ? 0 : -ENOMEM;

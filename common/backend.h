@@ -105,6 +105,7 @@ struct vc_limit_refusal {
 /* The result of deleting one subvolume of a batch (->subvol_delete_all) */
 struct vc_delete_status {
 	int err;			/* 0 or a negative errno */
+	bool gone;			/* err 0: it was deleted already (by someone else) */
 	char msg[512];			/* why, naming the subvolume; "" when deleted */
 };
 
@@ -178,11 +179,14 @@ struct vc_backend_ops {
 	int (*subvol_delete)(struct vc_fs *fs, const char *path, u64 subvolid);
 	/*
 	 * Optional: delete subvolumes @ids (by id) of the filesystem, each
-	 * one's result in @st[i].  Online one by one: a refusal does not stop
-	 * the rest.  Offline in one transaction: all are deleted and committed
-	 * together or, on any error, none is (the image is unchanged) and
-	 * every @st[i] says why.  Return: 0 when all were deleted, else the
-	 * first error.
+	 * one's result in @st[i].  One that is already deleted (gone, or
+	 * unlinked and waiting for the cleaner: another process got there
+	 * first) is done, not a failure: @st[i].gone, as `subvolume sync`
+	 * counts a gone subvolume.  Online one by one: a refusal does not
+	 * stop the rest.  Offline in one transaction: all the others are
+	 * deleted and committed together or, on any error, none is (the
+	 * image is unchanged) and every @st[i] says why.  Return: 0 when all
+	 * were deleted or gone, else the first error.
 	 */
 	int (*subvol_delete_all)(struct vc_fs *fs, const u64 *ids, size_t nr,
 				 struct vc_delete_status *st);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include "common/backend.h"
 #include "common/offline-write-subvol.h"
 #include "common/offline-run.h"
+#include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/dir-create.h"
@@ -284,32 +286,97 @@ static int delete_all_op(struct btrfs_trans_handle *trans, void *arg)
 	return 0;
 }
 
+struct root_probe {
+	bool item;			/* ROOT_ITEM */
+	bool linked;			/* ROOT_BACKREF: not deleted */
+};
+
+static int root_probe_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct root_probe *p = priv;
+
+	(void)data;
+	(void)len;
+	p->item |= key->type == BTRFS_ROOT_ITEM_KEY;
+	p->linked |= key->type == BTRFS_ROOT_BACKREF_KEY;
+	return 0;
+}
+
+/*
+ * Whether subvolume @id is deleted already, the online backend's rule: no
+ * ROOT_ITEM (dropped), or no ROOT_BACKREF (unlinked, its drop to come).
+ * Read from the root tree, not the cached root, which a drop committed in
+ * this run may have left stale.  Return: 1 gone, 0 not, <0.
+ */
+static int deleted_already(struct btrfs_fs *fs, u64 id)
+{
+	struct btrfs_key min = { id, BTRFS_ROOT_ITEM_KEY, 0 };
+	struct btrfs_key max = { id, BTRFS_ROOT_BACKREF_KEY, (u64)-1 };
+	struct root_probe p = { false, false };
+	int ret = btrfs_iterate_items(fs->tree_root, &min, &max, root_probe_cb, &p);
+
+	if (ret < 0)
+		return ret;
+	return !p.item || !p.linked;
+}
+
 int vc_offline_subvol_delete_all(struct btrfs_fs *fs, const u64 *ids, size_t nr,
 				 struct vc_delete_status *st, char *err, size_t errlen)
 {
-	struct delete_all_op d = { .ids = ids, .nr = nr };
+	struct delete_all_op d = { .nr = 0 };
 	char what[64], first[sizeof(st->msg)];
-	int ret;
+	size_t *at, bad = nr;		/* @ids index of the one an error is about */
+	u64 *left;
+	int ret = 0;
 
 	if (!nr)
 		return 0;
+	left = calloc(nr, sizeof(*left));
+	at = calloc(nr, sizeof(*at));
+	if (!left || !at) {
+		free(left);
+		free(at);
+		return -ENOMEM;
+	}
 	btrfs_fs_clear_error(fs);
-	clock_gettime(CLOCK_REALTIME, &d.now);
-	/* like delete: freeing space is never refused by a limit */
-	ret = btrfs_run_transaction(fs, BTRFS_RUN_NO_QGROUP_LIMITS, delete_all_op, &d);
 	for (size_t i = 0; i < nr; i++)
 		st[i] = (struct vc_delete_status){ 0 };
-	if (ret >= 0)
-		return 0;
-	if (d.failed < nr)
-		snprintf(what, sizeof(what), "subvolume %llu", (unsigned long long)ids[d.failed]);
+	/* those deleted already are done: the transaction takes the others */
+	for (size_t i = 0; i < nr; i++) {
+		ret = deleted_already(fs, ids[i]);
+		if (ret < 0) {
+			bad = i;
+			break;
+		}
+		st[i].gone = ret;
+		if (!ret) {
+			at[d.nr] = i;
+			left[d.nr++] = ids[i];
+		}
+	}
+	if (ret >= 0 && d.nr) {
+		d.ids = left;
+		clock_gettime(CLOCK_REALTIME, &d.now);
+		/* like delete: freeing space is never refused by a limit */
+		ret = btrfs_run_transaction(fs, BTRFS_RUN_NO_QGROUP_LIMITS, delete_all_op, &d);
+		if (ret < 0 && d.failed < d.nr)
+			bad = at[d.failed];
+	}
+	if (ret >= 0) {
+		ret = 0;
+		goto out;
+	}
+	if (bad < nr)
+		snprintf(what, sizeof(what), "subvolume %llu", (unsigned long long)ids[bad]);
 	else
-		snprintf(what, sizeof(what), "the deletion of %zu subvolumes", nr);
+		snprintf(what, sizeof(what), "the deletion of %zu subvolumes", d.nr);
 	vc_offline_error(fs, VC_WRITE_PATH, what, ret, first, sizeof(first));
 	snprintf(err, errlen, "%s", first);
 	for (size_t i = 0; i < nr; i++) {
+		if (st[i].gone)
+			continue;
 		st[i].err = ret;
-		if (i == d.failed)
+		if (i == bad)
 			snprintf(st[i].msg, sizeof(st[i].msg), "%s", first);
 		else
 			snprintf(st[i].msg, sizeof(st[i].msg), "subvolume %llu: not deleted, the "
@@ -317,5 +384,8 @@ int vc_offline_subvol_delete_all(struct btrfs_fs *fs, const u64 *ids, size_t nr,
 				 (unsigned long long)ids[i],
 				 first);
 	}
+out:
+	free(left);
+	free(at);
 	return ret;
 }

@@ -52,10 +52,11 @@ int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, uint64_t sub
 
 /**
  * vc_offline_subvol_delete_all - delete subvolumes @ids in one transaction
- * (each as vc_offline_subvol_delete() does): all are committed together or,
- * on any error, none and the image is unchanged; then every @st[i] has the
- * error, the one that failed its own message, the others that they were
- * not deleted because of it; @err the first
+ * (each as vc_offline_subvol_delete() does): one deleted already (no root
+ * item, or refs 0) is done, @st[i].gone, and left out; the others are
+ * committed together or, on any error, none and the image is unchanged;
+ * then every @st[i] has the error, the one that failed its own message, the
+ * others that they were not deleted because of it; @err the first
  * Return: 0 or a negative errno.
  */
 struct vc_delete_status;

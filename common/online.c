@@ -889,7 +889,26 @@ static int online_wait_cleaned(struct vc_fs *fs, u64 subvolid, int sleep_seconds
 	return wait_poll(fs, subvolid, sleep_seconds);
 }
 
-/* One by one: a refusal is that subvolume's result and the rest go on */
+/*
+ * Whether subvolume @subvolid, whose deletion by id the kernel answered
+ * with ENOENT, was deleted already: no ROOT_ITEM (cleaned) or no
+ * ROOT_BACKREF (unlinked, the cleaner to come).  The kernel's ENOENT
+ * means just that (its lookup by id refuses a root with no refs); a root
+ * tree that cannot be read leaves it at the kernel's word.
+ */
+static bool deleted_already(struct vc_fs *fs, u64 subvolid)
+{
+	struct root_probe p;
+
+	if (root_probe(fs, subvolid, &p))
+		return true;
+	return !p.found || !p.linked;
+}
+
+/*
+ * One by one: a refusal is that subvolume's result and the rest go on; one
+ * deleted meanwhile (an overlapping prune) is done
+ */
 static int online_subvol_delete_all(struct vc_fs *fs, const u64 *ids, size_t nr,
 				    struct vc_delete_status *st)
 {
@@ -897,7 +916,12 @@ static int online_subvol_delete_all(struct vc_fs *fs, const u64 *ids, size_t nr,
 
 	for (size_t i = 0; i < nr; i++) {
 		vc_fs_clear_error(fs);	/* no earlier refusal's words on this one */
+		st[i] = (struct vc_delete_status){ 0 };
 		st[i].err = online_subvol_delete(fs, NULL, ids[i]);
+		if (st[i].err == -ENOENT && deleted_already(fs, ids[i])) {
+			st[i].err = 0;
+			st[i].gone = true;
+		}
 		snprintf(st[i].msg, sizeof(st[i].msg), "%s", st[i].err ? fs->base.err : "");
 		if (st[i].err && !first)
 			first = st[i].err;

@@ -176,6 +176,13 @@ const char *parse_strerror(int err, const char *what)
 	}
 }
 
+const char *parse_size_strerror(int err, const char *what)
+{
+	if (err == -ERANGE)
+		return "too large: at most " PARSE_SIZE_MAX_TEXT;
+	return parse_strerror(err, what);
+}
+
 int parse_sort_keys(const char *text, const char *const *names, size_t nr_names,
 		    struct vc_sort_spec *spec)
 {

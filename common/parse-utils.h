@@ -56,4 +56,14 @@ int parse_sort_keys(const char *text, const char *const *names, size_t nr_names,
 /* Words for a parse error, e.g. "not a valid size" */
 const char *parse_strerror(int err, const char *what);
 
+/* The largest size parse_size() takes, in words */
+#define PARSE_SIZE_MAX_TEXT "18446744073709551615 bytes (16EiB - 1)"
+
+/*
+ * Words for a parse_size() error: -ERANGE "too large: at most ..." (the
+ * largest size named), -EDOM as parse_strerror(), else @what (the form
+ * expected).  Callers check 0 and their own bounds themselves.
+ */
+const char *parse_size_strerror(int err, const char *what);
+
 #endif

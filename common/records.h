@@ -98,6 +98,9 @@ struct prune_rec {
 	const bool *free_reached;	/* NULL without --free */
 	const uint64_t *best_free;	/* --free not reached: what the best allowed set frees */
 	struct rec_sub deleted_set;	/* rec_dryrun of what is (was) deleted */
+	/* not in the JSON yet: */
+	const char *refused;		/* a guard refused the run (all kept): which, or NULL */
+	uint64_t gone;			/* of snapshots: deleted already by another process */
 };
 extern const struct rec_desc rec_prune_row, rec_prune;
 extern const struct rec_doc rec_doc_prune;

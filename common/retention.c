@@ -11,7 +11,9 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "common/retention.h"
 
@@ -225,4 +227,114 @@ size_t vc_ret_free_order(const struct vc_ret_snap *snaps, size_t n, size_t *idx)
 		idx[j] = v;
 	}
 	return nr;
+}
+
+const char *vc_ret_glob_invalid(const char *glob)
+{
+	if (!glob || !*glob)
+		return "empty glob (an unset variable?): it would keep nothing";
+	if (strchr(glob, '/'))
+		return "a glob with '/' never matches: only a snapshot's name, the last "
+		       "component of its path, is matched";
+	return NULL;
+}
+
+/* Whether any of @snaps has one of @bits */
+static bool any_has(const struct vc_ret_snap *snaps, size_t n, unsigned int bits)
+{
+	for (size_t i = 0; i < n; i++)
+		if (snaps[i].reasons & bits)
+			return true;
+	return false;
+}
+
+static bool any_matches(const char *glob, const struct vc_ret_snap *snaps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (snaps[i].name && fnmatch(glob, snaps[i].name, 0) == 0)
+			return true;
+	return false;
+}
+
+/* "1y2m10d3h": the duration as the parser reads it back (weeks as days) */
+static void duration_text(const struct vc_ret_duration *d, char *buf, size_t size)
+{
+	const unsigned int v[4] = { d->years, d->months, d->days, d->hours };
+	static const char units[4] = { 'y', 'm', 'd', 'h' };
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < 4; i++)
+		if (v[i] && off < size)
+			off += (size_t)snprintf(buf + off, size - off, "%u%c", v[i], units[i]);
+}
+
+bool vc_ret_idle_rule(const struct vc_ret_policy *p, const struct vc_ret_snap *snaps, size_t n,
+		      char *buf, size_t size)
+{
+	const struct { const char *opt; unsigned int count, bit; } timeline[] = {
+		{ "last", p->last, VC_RET_LAST }, { "hourly", p->hourly, VC_RET_HOURLY },
+		{ "daily", p->daily, VC_RET_DAILY }, { "weekly", p->weekly, VC_RET_WEEKLY },
+		{ "monthly", p->monthly, VC_RET_MONTHLY }, { "yearly", p->yearly, VC_RET_YEARLY },
+	};
+	char dur[64];
+
+	for (size_t k = 0; k < sizeof(timeline) / sizeof(timeline[0]); k++) {
+		if (!timeline[k].count || any_has(snaps, n, timeline[k].bit))
+			continue;
+		snprintf(buf, size, "--keep-%s %u", timeline[k].opt, timeline[k].count);
+		return true;
+	}
+	if (p->has_within && !any_has(snaps, n, VC_RET_WITHIN)) {
+		duration_text(&p->within, dur, sizeof(dur));
+		snprintf(buf, size, "--keep-within %s", dur);
+		return true;
+	}
+	for (size_t g = 0; g < p->nr_names; g++) {
+		if (any_matches(p->names[g], snaps, n))
+			continue;
+		snprintf(buf, size, "--keep-name '%s'", p->names[g]);
+		return true;
+	}
+	return false;
+}
+
+int vc_ret_parse_max_delete(const char *s, struct vc_ret_limit *l)
+{
+	uint64_t v = 0;
+	const char *c = s;
+
+	*l = (struct vc_ret_limit){ 0 };
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *c >= '0' && *c <= '9'; c++) {
+		if (v > (UINT64_MAX - (uint64_t)(*c - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*c - '0');
+	}
+	if (*c == '%' && !c[1]) {
+		if (v > 100)
+			return -ERANGE;
+		l->percent = true;
+	} else if (*c) {
+		return -EINVAL;
+	}
+	l->set = true;
+	l->value = v;
+	return 0;
+}
+
+uint64_t vc_ret_limit_allows(const struct vc_ret_limit *l, uint64_t total)
+{
+	if (!l->set)
+		return UINT64_MAX;
+	if (!l->percent)
+		return l->value;
+	/* 100 d <= P t exactly when d <= floor(P t / 100); 128 bits: no overflow */
+	return (uint64_t)(((unsigned __int128)total * l->value) / 100);
+}
+
+bool vc_ret_over_limit(const struct vc_ret_limit *l, uint64_t deleting, uint64_t total)
+{
+	return deleting > vc_ret_limit_allows(l, total);
 }

@@ -21,6 +21,11 @@
  * - name GLOB: fnmatch(3) on the snapshot's name, no flags;
  * - protected (the default subvolume, a mounted one): always kept; such
  *   snapshots still take their place in the timeline rules.
+ *
+ * Guards against a plan that deletes far more than meant (a cron job with
+ * a mistyped or empty rule): vc_ret_glob_invalid() for a glob that can
+ * never match, vc_ret_idle_rule() for a rule that keeps none of the
+ * snapshots, and vc_ret_over_limit() for --max-delete.
  */
 #ifndef VOLCTL_COMMON_RETENTION_H
 #define VOLCTL_COMMON_RETENTION_H
@@ -99,5 +104,50 @@ int vc_ret_apply(const struct vc_ret_policy *p, struct vc_ret_snap *snaps, size_
  * into @snaps and returns how many (at most @n).
  */
 size_t vc_ret_free_order(const struct vc_ret_snap *snaps, size_t n, size_t *idx);
+
+/**
+ * vc_ret_glob_invalid - why @glob can never be a --keep-name pattern: empty
+ * (an unset shell variable), or holding '/' (only the last path component
+ * is matched, so it would match nothing)
+ * Return: NULL when it can be one, else the reason in words
+ */
+const char *vc_ret_glob_invalid(const char *glob);
+
+/**
+ * vc_ret_idle_rule - the first keep rule of @p that keeps none of @snaps
+ * (after vc_ret_apply()), in the order last, hourly, daily, weekly,
+ * monthly, yearly, within, then each name glob as given; written as the
+ * option that makes it ("--keep-name 'x*'", "--keep-last 3") into @buf.
+ * A timeline rule keeps at least the newest snapshot, so with snapshots
+ * only a glob can be idle; with none, every rule is.
+ * Return: true when there is one
+ */
+bool vc_ret_idle_rule(const struct vc_ret_policy *p, const struct vc_ret_snap *snaps, size_t n,
+		      char *buf, size_t size);
+
+/* --max-delete: at most a count of snapshots, or a percentage of those found */
+struct vc_ret_limit {
+	bool set;
+	bool percent;			/* @value is 0..100 percent */
+	uint64_t value;
+};
+
+/**
+ * vc_ret_parse_max_delete - "N" (0 or more snapshots) or "P%" (P from 0 to
+ * 100, a whole number)
+ * Return: 0, -EINVAL (not of that form), -ERANGE (a percentage above 100,
+ * a count past 64 bits)
+ */
+int vc_ret_parse_max_delete(const char *s, struct vc_ret_limit *l);
+
+/*
+ * The most snapshots @l lets a plan delete out of @total: N itself, or
+ * P% of @total rounded down (deleting d of t is within P% when
+ * 100 d <= P t); UINT64_MAX when @l is not set.
+ */
+uint64_t vc_ret_limit_allows(const struct vc_ret_limit *l, uint64_t total);
+
+/* Whether deleting @deleting of @total snapshots is more than @l allows */
+bool vc_ret_over_limit(const struct vc_ret_limit *l, uint64_t deleting, uint64_t total);
 
 #endif

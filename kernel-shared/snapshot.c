@@ -15,8 +15,15 @@
  * The source root block is copied as it is when the source did not change
  * in T (the kernel first CoWs it; the result is the same tree).  Pending
  * extent and qgroup updates of T are applied before the copy, so blocks
- * the destination's entries created in the source have extent items to
- * add references to, and the source's qgroup numbers are final.
+ * the source gained in T have extent items to add references to, and the
+ * source's qgroup numbers are final.
+ *
+ * A snapshot into its own source (P = S, `snapshot /a /a/`): the kernel
+ * copies the root before it links the snapshot, so the snapshot holds
+ * neither its own entry nor the directory and ROOT_ITEM updates of the
+ * link (ctransid and ctime stay the source's before it).  The same order
+ * here; the link then copies blocks now shared with the snapshot, so the
+ * qgroups are recomputed at commit.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -304,6 +311,22 @@ static int check_source(struct btrfs_fs *fs, struct btrfs_root *src)
 	return btrfs_check_root_dir(fs, src->id);
 }
 
+/* The snapshot's entry in its parent directory, the directory's update, the root refs */
+static int link_snapshot(struct btrfs_trans_handle *trans, struct btrfs_root *parent,
+			 const struct btrfs_subvol_create_args *a, u64 id, u64 index)
+{
+	/* snapshots point at (N, ROOT_ITEM, -1), plain subvolumes at offset 0 */
+	struct btrfs_key loc = { id, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
+	int ret;
+
+	ret = insert_dir_pair(trans, parent, a->parent_dir, index, a->name, a->name_len, &loc);
+	if (!ret)
+		ret = update_parent_dir(trans, parent, a);
+	if (!ret)
+		ret = insert_root_refs(trans, a, id, index);
+	return ret;
+}
+
 int btrfs_snapshot_create(struct btrfs_trans_handle *trans, u64 source, bool readonly,
 			  struct btrfs_subvol_create_args *a)
 {
@@ -311,6 +334,7 @@ int btrfs_snapshot_create(struct btrfs_trans_handle *trans, u64 source, bool rea
 	struct btrfs_root *parent, *src;
 	struct btrfs_key loc;
 	u8 uuid[BTRFS_UUID_SIZE], zero_uuid[BTRFS_UUID_SIZE] = { 0 };
+	bool self = a->parent_root == source;	/* into its own source */
 	u64 id, index, bytenr;
 	u8 type, level;
 	int ret;
@@ -349,16 +373,8 @@ int btrfs_snapshot_create(struct btrfs_trans_handle *trans, u64 source, bool rea
 		ret = new_subvol_id(fs, &id);
 	if (!ret)
 		ret = next_dir_index(parent, a->parent_dir, &index);
-	if (!ret) {
-		/* snapshots point at (N, ROOT_ITEM, -1), plain subvolumes at offset 0 */
-		loc = (struct btrfs_key){ id, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
-		ret = insert_dir_pair(trans, parent, a->parent_dir, index, a->name, a->name_len,
-				      &loc);
-	}
-	if (!ret)
-		ret = update_parent_dir(trans, parent, a);
-	if (!ret)
-		ret = insert_root_refs(trans, a, id, index);
+	if (!ret && !self)
+		ret = link_snapshot(trans, parent, a, id, index);
 	if (!ret)
 		ret = btrfs_run_pending_all(trans);
 	if (ret < 0)
@@ -380,6 +396,13 @@ int btrfs_snapshot_create(struct btrfs_trans_handle *trans, u64 source, bool rea
 		ret = add_received_uuid(trans, btrfs_root_received_uuid(&src->root_item), id);
 	if (!ret && trans->quota_on)
 		ret = snapshot_qgroups(trans, source, id, a);
+	if (!ret && self) {
+		/* the copy's children now have this reference to see */
+		ret = btrfs_run_pending_all(trans);
+		if (!ret)
+			ret = link_snapshot(trans, parent, a, id, index);
+		btrfs_trans_recompute_qgroups(trans);
+	}
 	if (ret < 0)
 		return ret;
 	a->subvolid = id;

@@ -221,6 +221,14 @@ check_clean() {
 	[ ! -e "$BATS_TEST_TMPDIR/small.img" ]
 	run_volctl mkfs -n 3000 "$IMG"
 	assert_status 2
+	# a size past the parser's range says so and names the largest; 0 is "above 0"
+	run_volctl mkfs -s 99E "$BATS_TEST_TMPDIR/huge.img"
+	assert_status 2
+	assert_output_contains "invalid size '99E': too large: at most 18446744073709551615 bytes (16EiB - 1)"
+	run_volctl mkfs -s 0 "$BATS_TEST_TMPDIR/huge.img"
+	assert_status 2
+	assert_output_contains "invalid size '0': want a size above 0"
+	[ ! -e "$BATS_TEST_TMPDIR/huge.img" ]
 	run_volctl mkfs --csum md5 "$IMG"
 	assert_status 2
 	run_volctl mkfs -U not-a-uuid "$IMG"

@@ -57,13 +57,15 @@ qg() {
 	excl=$(qg 0/256 excl)
 	vc_ok qgroup limit -e "$excl" 0/256 /
 	before=$(sha256sum <"$IMG")
-	# the top level's blocks are shared with s1: copying them makes them s1's alone
-	vc subvolume create /a
+	# the blocks of /d are shared with s1 (the link of s1 copied only the
+	# top level's root directory, as the kernel's does): copying them makes
+	# them s1's alone
+	vc subvolume create /d/a
 	assert_status 1
-	[[ "$output" =~ ^"error: /a: Disk quota exceeded: qgroup 0/256 limit exclusive "[0-9.]+[KM]iB" (used "[0-9.]+[KM]iB", over by "[0-9]+" bytes); raise it with: volctl --image $IMG qgroup limit -e <size>|none 0/256 /"$ ]]
+	[[ "$output" =~ ^"error: /d/a: Disk quota exceeded: qgroup 0/256 limit exclusive "[0-9.]+[KM]iB" (used "[0-9.]+[KM]iB", over by "[0-9]+" bytes); raise it with: volctl --image $IMG qgroup limit -e <size>|none 0/256 /d"$ ]]
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	vc_ok qgroup limit -e none 0/256 /
-	vc_ok subvolume create /a
+	vc_ok subvolume create /d/a
 	[ "$(qg 0/256 excl)" -gt "$excl" ]
 	checks_clean
 }
@@ -120,7 +122,7 @@ qg() {
 @test "delete is always allowed; a group over its limit only stops writes that make it grow" {
 	mkimg_files
 	vc_ok subvolume snapshot / /s1
-	vc_ok subvolume create /v
+	vc_ok subvolume create /d/v
 	vc_ok subvolume snapshot / /s2
 	vc_ok qgroup create 1/1 /
 	vc_ok qgroup assign 0/256 1/1 /
@@ -128,8 +130,8 @@ qg() {
 	local excl before
 	excl=$(qg 1/1 excl)
 	vc_ok qgroup limit -e "$excl" 1/1 /
-	# unlinking /v copies top-level blocks shared with s2: 1/1 grows past its limit
-	vc_ok subvolume delete /v
+	# unlinking /d/v copies blocks of /d shared with s2: 1/1 grows past its limit
+	vc_ok subvolume delete /d/v
 	[ "$(qg 1/1 excl)" -gt "$excl" ]
 	checks_clean
 	# over the limit, but this write leaves 1/1 as it is
@@ -146,4 +148,18 @@ qg() {
 	vc_ok qgroup limit 4096 0/256 /
 	vc_ok qgroup create 1/9 /
 	checks_clean
+}
+
+@test "the command a refusal suggests names a clean path, whatever slashes were typed" {
+	truncate -s 256M "$IMG"
+	mkfs.btrfs -q -f -R quota "$IMG" >/dev/null
+	vc_ok subvolume create /x
+	vc_ok subvolume create -p /x/y/w
+	vc_ok qgroup limit 16K 0/256 /
+	vc subvolume create /x//y//z
+	assert_status 1
+	[[ "$output" == "error: /x//y//z: Disk quota exceeded: qgroup 0/256 limit referenced "*"; raise it with: volctl --image $IMG qgroup limit <size>|none 0/256 /x/y" ]]
+	vc subvolume snapshot /x /x//y//
+	assert_status 1
+	[[ "$output" == "error: /x/y/x: Disk quota exceeded: "*" 0/256 /x/y" ]]
 }

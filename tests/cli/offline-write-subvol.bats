@@ -193,6 +193,50 @@ check_clean() {
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 }
 
+@test "snapshot into an existing subvolume or directory: inside it, as btrfs-progs; into itself without its own entry" {
+	mkimg 256M -R quota
+	"$VOLCTL" --image "$IMG" subvolume create /a /b >/dev/null
+	"$VOLCTL" --image "$IMG" subvolume create -p /d/e >/dev/null
+	run_volctl --image "$IMG" subvolume snapshot /a /b
+	assert_status 0
+	[ "$output" = "Create snapshot of '/a' in '/b/a'" ]
+	run_volctl --image "$IMG" subvolume snapshot /a /d//
+	assert_status 0
+	[ "$output" = "Create snapshot of '/a' in '/d/a'" ]
+	# into itself, the issue's "snapshot /a /a/"
+	run_volctl --image "$IMG" subvolume snapshot /a /a/
+	assert_status 0
+	[ "$output" = "Create snapshot of '/a' in '/a/a'" ]
+	[ "$("$VOLCTL" --image "$IMG" subvolume list / | awk '{ print $NF }' | tr '\n' ' ')" = \
+		"a b d/e b/a d/a a/a " ]
+	# the kernel copies the source before it links the snapshot: no entry of
+	# its own in the snapshot's root directory, whose size (2 x names) stays 0
+	local id
+	id=$("$VOLCTL" --image "$IMG" subvolume list / | awk '$NF == "a/a" { print $2 }')
+	run ! grep -q "location key ($id ROOT_ITEM" <<<"$(btrfs inspect-internal dump-tree -t "$id" "$IMG")"
+	btrfs inspect-internal dump-tree -t "$id" "$IMG" | grep -A1 "key (256 INODE_ITEM 0)" |
+		grep -q " size 0 "
+	btrfs inspect-internal dump-tree -t 256 "$IMG" | grep -q "location key ($id ROOT_ITEM"
+	check_clean
+	run_volctl check "$IMG"
+	assert_status 0
+	assert_output_contains "all consistent"
+	# the name taken: the real problem, a clean path; a source with no name
+	local before
+	before=$(sha256sum <"$IMG")
+	run_volctl --image "$IMG" subvolume snapshot /a /a
+	assert_status 1
+	[[ "$output" == "error: /a/a: "*"exists"* ]]
+	run ! grep -q '//' <<<"$output"
+	run_volctl --image "$IMG" subvolume snapshot / /b/
+	assert_status 1
+	[ "$output" = "error: /b: the snapshot would go inside this subvolume, but / has no name to give it: give /b/<name>" ]
+	run_volctl --image "$IMG" subvolume snapshot / /
+	assert_status 1
+	[ "$output" = "error: /: the snapshot would go inside this subvolume, but / has no name to give it: give /<name>" ]
+	[ "$(sha256sum <"$IMG")" = "$before" ]
+}
+
 # snap_state: "old" or "new" whether a snapshot (id 258) is linked in tree 5
 snap_state() {
 	local roots dirs

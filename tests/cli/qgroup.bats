@@ -109,6 +109,12 @@ QG_CMDS="create destroy assign remove limit show clear-stale"
 		[ "$status" -eq 2 ] || { echo "limit '$size': $status $output"; false; }
 		[[ "$output" == *"invalid size '$size'"* ]] || { echo "$output"; false; }
 	done
+	# too large: said so, with the largest limit ((u64)-1 is the kernel's "none")
+	for size in 99E 16EiB 18446744073709551616 18446744073709551615; do
+		run_volctl qgroup limit "$size" 0/256 /nonexistent
+		assert_status 2
+		assert_output_contains "invalid size '$size': too large: at most 18446744073709551614 bytes"
+	done
 	# empty: refused like every empty argument
 	run_volctl qgroup limit '' 0/256 /nonexistent
 	assert_status 2

@@ -219,3 +219,43 @@ qgroups_stored_vs_rescan() {
 	umount_img
 	check_clean
 }
+
+# The items of tree ID in image IMG, without what differs between two
+# writers of the same tree (block addresses, times, inode sequence numbers)
+tree_items() {
+	btrfs inspect-internal dump-tree -t "$2" "$1" |
+		grep -vE '^(leaf|node) |time |^\s+key \(.*\) block [0-9]+|^total bytes|^bytes used' |
+		sed -E 's/itemoff [0-9]+ //; s/sequence [0-9]+ //'
+}
+
+@test "snapshot into its own source (snapshot /sv /sv/): the kernel's tree, no entry of its own, qgroups exact" {
+	local k=$BATS_TEST_TMPDIR/kernel.img ino
+	fill_source 300 quota
+	cp --sparse=always "$IMG" "$k"
+	run_volctl --image "$IMG" subvolume snapshot /sv /sv/
+	assert_status 0
+	[ "$output" = "Create snapshot of '/sv' in '/sv/sv'" ]
+	check_clean
+	qgroups_stored_vs_rescan
+	# the kernel on a copy of the same image
+	LOOPDEV=$(losetup -f --show "$k")
+	mount "$LOOPDEV" "$MNT"
+	btrfs subvolume snapshot "$MNT/sv" "$MNT/sv/" >/dev/null
+	umount_img
+	# tree 257, the snapshot: the same items as the kernel's (the source
+	# before the link: no entry "sv", the old directory size); 256 after it
+	diff <(tree_items "$k" 257) <(tree_items "$IMG" 257)
+	diff <(tree_items "$k" 256) <(tree_items "$IMG" 256)
+	run ! grep -q "location key (257 ROOT_ITEM" <<<"$(tree_items "$IMG" 257)"
+	# the root items: the snapshot keeps the source's ctransid from before the link
+	diff <(btrfs inspect-internal dump-tree -t 1 "$k" | grep -A6 -E 'key \(25[67] ROOT_ITEM' |
+		grep -oE '(key \([0-9]+ ROOT_ITEM [0-9]+\)|ctransid [0-9]+ otransid [0-9]+|last_snapshot [0-9]+)') \
+		<(btrfs inspect-internal dump-tree -t 1 "$IMG" | grep -A6 -E 'key \(25[67] ROOT_ITEM' |
+		grep -oE '(key \([0-9]+ ROOT_ITEM [0-9]+\)|ctransid [0-9]+ otransid [0-9]+|last_snapshot [0-9]+)')
+	mount_img
+	[ "$(ls -A "$MNT/sv/sv" | sort)" = "$(ls -A "$MNT/sv" | grep -vx sv | sort)" ]
+	cmp "$MNT/sv/f7" "$MNT/sv/sv/f7"
+	ino=$(stat -c %i "$MNT/sv/sv")
+	[ "$ino" -eq 256 ]
+	umount_img
+}

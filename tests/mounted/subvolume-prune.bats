@@ -185,3 +185,91 @@ settle() {
 	[ "$(btrfs subvolume list "$MNT" | awk '{ print $NF }' | sort | tr '\n' ' ')" = \
 		"snaps snaps/s.2 snaps/s.3 snaps/s.4 snaps/s.5 src " ]
 }
+
+# the subvolume paths below $MNT, sorted, on one line
+subvols() {
+	btrfs subvolume list "$MNT" | awk '{ print $NF }' | sort | tr '\n' ' '
+}
+
+@test "prune guards online: a rule keeping none and --max-delete refuse, nothing deleted; --force" {
+	local i before
+	"$VOLCTL" subvolume create src snaps >/dev/null
+	for i in 1 2 3 4 5; do
+		"$VOLCTL" subvolume snapshot -r src "snaps/s.$i" >/dev/null
+	done
+	before=$(subvols)
+	run_volctl_split subvolume prune --keep-name 'nightly-*' src snaps
+	[ "$status" -eq 1 ]
+	[ "$err" = "error: --keep-name 'nightly-*': keeps none of the 5 snapshots of src (the plan would delete 5 of them): refused, nothing deleted; --force prunes anyway" ]
+	[[ "$out" == *"newest first: 5 kept, 0 deleted"* ]]
+	[[ "$(tr -s ' ' <<<"$out")" == *" keep refused: no rule keeps it $MNT/snaps/s.3"* ]]
+	[ "$(subvols)" = "$before" ]
+	run_volctl_split subvolume prune --keep-last 1 --max-delete 50% --dry-run src snaps
+	[ "$status" -eq 1 ]
+	[[ "$err" == *$'\n'"error: src: the plan would delete 4 of its 5 snapshots, more than --max-delete 50% allows (2): refused, nothing deleted" ]]
+	run_volctl subvolume prune --keep-last 1 --max-delete 3 src snaps
+	assert_status 1
+	[ "$(subvols)" = "$before" ]
+	# --force, within the limit: the plan goes through
+	run_volctl_split subvolume prune --keep-name 's.5' --keep-name 'nightly-*' --force \
+		--max-delete 4 src snaps
+	[ "$status" -eq 0 ]
+	[[ "$err" == "warning: --keep-name 'nightly-*': keeps none of the 5 snapshots of src: pruning anyway (--force)" ]]
+	[[ "$out" == *"newest first: 1 kept, 4 deleted"* ]]
+	[ "$(subvols)" = "snaps snaps/s.5 src " ]
+}
+
+# Skip unless volctl has the test hooks of --enable-fault-injection (probed on
+# a scratch image: never on $IMG, which is mounted)
+require_race_hooks() {
+	local IMG=$BATS_TEST_TMPDIR/probe-src.img
+	truncate -s 256M "$IMG"
+	mkfs.btrfs -q -f "$IMG" >/dev/null
+	require_fault_injection
+}
+
+@test "prune overlapping another: its deletions meanwhile are done, the rest go, bytes only of those" {
+	timeline
+	require_race_hooks
+	local s1 s2 s3 s4
+	s1=$(sid snaps/s.1)
+	s2=$(sid snaps/s.2)
+	s3=$(sid snaps/s.3)
+	s4=$(sid snaps/s.4)
+	# another process (btrfs-progs) deletes s.2 and s.3 after this run's plan,
+	# before its deletion: the kernel answers ENOENT for them
+	VOLCTL_RACE_CMD="btrfs subvolume delete snaps/s.2 snaps/s.3 >/dev/null" \
+		run_volctl_split -v --format json subvolume prune --keep-last 1 src
+	[ "$status" -eq 0 ]
+	[[ "$err" == *"subvolume $s2 (snaps/s.2): already deleted, counted as done"* ]]
+	[[ "$err" == *"subvolume $s3 (snaps/s.3): already deleted, counted as done"* ]]
+	[[ "$err" == *"2 snapshots of the plan were deleted already"* ]]
+	[ "$(jq -r '[.subvolume_prune.snapshots[] | .path + ":" + .action] | join(" ")' <<<"$out")" = \
+		"snaps/s.5:keep snaps/s.4:deleted snaps/s.3:gone snaps/s.2:gone snaps/s.1:deleted" ]
+	[ "$(jq -r '.subvolume_prune.deleted, .subvolume_prune.failed' <<<"$out" | tr '\n' ' ')" = "2 0 " ]
+	# freed: the set of s.1 and s.4 only, their own versions of f; g (in s.2 and s.3) not
+	[ "$(jq -r '.subvolume_prune.deleted_set.set.count' <<<"$out")" = 2 ]
+	[ "$(jq -r '.subvolume_prune.deleted_set.set.data' <<<"$out")" -eq $((2 * 1048576)) ]
+	[ "$(jq -r '[.subvolume_prune.deleted_set.subvolumes[].id] | sort | join(" ")' <<<"$out")" = \
+		"$s1 $s4" ]
+	wait_cleaned "$MNT" >/dev/null
+	[ "$(subvols)" = "snaps snaps/s.5 src " ]
+	# --delete-qgroup semantics for the two it deleted
+	run ! grep -qE "^0/($s1|$s4) " <<<"$(btrfs qgroup show "$MNT")"
+}
+
+@test "two overlapping prunes: the second, run inside the first's window, leaves it nothing to fail on" {
+	timeline
+	require_race_hooks
+	# the inner prune runs whole (deletes, waits for the cleaner, drops the
+	# qgroups) between the outer's plan and its deletion
+	VOLCTL_RACE_CMD="\"$VOLCTL\" subvolume prune --keep-last 1 src >\"$BATS_TEST_TMPDIR/inner.out\"" \
+		run_volctl_split subvolume prune --keep-last 1 src
+	[ "$status" -eq 0 ]
+	[[ "$(cat "$BATS_TEST_TMPDIR/inner.out")" == *"newest first: 1 kept, 4 deleted"* ]]
+	[[ "$out" == *"newest first: 1 kept, 0 deleted, 4 already gone"* ]]
+	[[ "$(tr -s ' ' <<<"$out")" == *" gone no rule keeps it $MNT/snaps/s.2"* ]]
+	[[ "$out" == *"Freed 0.00B (exclusive bytes of the set of 0 subvolumes"* ]]
+	[[ "$err" == *"4 snapshots of the plan were deleted already"* ]]
+	[ "$(subvols)" = "snaps snaps/s.5 src " ]
+}

@@ -113,7 +113,7 @@ subvol_names() {
 	[ "$(subvol_names)" = "a " ]
 }
 
-@test "snapshot: plain, read-only, into a directory; refuses an existing subvolume" {
+@test "snapshot: plain, read-only, into a directory or an existing subvolume" {
 	"$VOLCTL" subvolume create a
 	echo hello >a/f
 	run_volctl subvolume snapshot a s1
@@ -129,9 +129,14 @@ subvol_names() {
 	run_volctl subvolume snapshot a plain
 	assert_status 0
 	[ "$output" = "Create snapshot of 'a' in 'plain/a'" ]
+	# an existing subvolume as the destination: inside it, as btrfs-progs
 	run_volctl subvolume snapshot a s1
+	assert_status 0
+	[ "$output" = "Create snapshot of 'a' in 's1/a'" ]
+	[ "$(cat s1/a/f)" = hello ]
+	run_volctl subvolume snapshot a s1/
 	assert_status 1
-	assert_output_contains "s1: already exists as a subvolume"
+	[[ "$output" == "error: s1/a: already exists"* ]]
 	touch file
 	run_volctl subvolume snapshot a file
 	assert_status 1
@@ -139,11 +144,46 @@ subvol_names() {
 	run_volctl subvolume snapshot plain s3
 	assert_status 1
 	[ "$output" = "error: plain: not a subvolume" ]
-	run_volctl subvolume snapshot . plain
+	# the suggestion is a clean path, whatever slashes were given
+	run_volctl subvolume snapshot . plain//
 	assert_status 1
-	[ "$output" = "error: plain: is a directory and . has no name to use: give plain/<name>" ]
-	[ "$(subvol_names)" = "a plain/a s1 s2 " ]
+	[ "$output" = "error: plain: the snapshot would go inside this directory, but . has no name to give it: give plain/<name>" ]
+	run_volctl subvolume snapshot . s1/
+	assert_status 1
+	[ "$output" = "error: s1: the snapshot would go inside this subvolume, but . has no name to give it: give s1/<name>" ]
+	[ "$(subvol_names)" = "a plain/a s1 s1/a s2 " ]
 	btrfs subvolume show s1 | grep -q "Parent UUID:.*$(btrfs subvolume show a | awk '/^\tUUID:/{print $2}')"
+}
+
+@test "snapshot SRC SRC/ and SRC DIR/: where btrfs-progs puts them, the snapshot without its own entry" {
+	local bp=btrfs
+	"$VOLCTL" subvolume create a b >/dev/null
+	echo hello >a/f
+	echo hello >b/f
+	# into itself: SRC/basename(SRC); the kernel copies before it links
+	run_volctl subvolume snapshot a a/
+	assert_status 0
+	[ "$output" = "Create snapshot of 'a' in 'a/a'" ]
+	"$bp" subvolume snapshot b b/ >/dev/null
+	[ "$(ls -A a/a)" = f ]
+	[ "$(ls -A a/a)" = "$(ls -A b/b)" ]
+	# the same name again: the real problem, no "a//<name>"
+	run_volctl subvolume snapshot a a
+	assert_status 1
+	[[ "$output" == "error: a/a: already exists"* ]]
+	run "$bp" subvolume snapshot b b
+	assert_status 1
+	# an existing subvolume or directory, with or without slashes
+	mkdir d e
+	run_volctl subvolume snapshot a/ d//
+	assert_status 0
+	[ "$output" = "Create snapshot of 'a/' in 'd/a'" ]
+	"$bp" subvolume snapshot b/ e// >/dev/null
+	run_volctl subvolume snapshot a b
+	assert_status 0
+	[ "$output" = "Create snapshot of 'a' in 'b/a'" ]
+	"$bp" subvolume snapshot b a >/dev/null
+	[ "$(subvol_names)" = "a a/a a/b b b/a b/b d/a e/b " ]
 }
 
 @test "list: the same text as btrfs for every option combination" {

@@ -21,7 +21,9 @@ version() {
 	for p in "$TOP"/Documentation/*.8; do
 		grep -q "^\.TH .* \"volctl $v\" " "$p" || { echo "$(basename "$p"): .TH is not volctl $v"; return 1; }
 	done
-	[ "$(grep -m1 '^volctl [0-9]' "$TOP/NEWS")" = "volctl $v" ] || { echo "NEWS does not start with volctl $v"; return 1; }
+	# the first released heading; an "(unreleased)" one for the next version may stand above it
+	[ "$(grep '^volctl [0-9]' "$TOP/NEWS" | grep -v -m1 ' (unreleased)$')" = "volctl $v" ] ||
+		{ echo "NEWS does not start with volctl $v"; return 1; }
 	[ "$(head -n1 "$TOP/debian/changelog" | sed 's/.*(\(.*\)).*/\1/')" = "$v" ] ||
 		{ echo "debian/changelog is not at $v"; return 1; }
 }

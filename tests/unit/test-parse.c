@@ -164,6 +164,23 @@ static void test_parse_size(void)
 	}
 }
 
+/* Overflow is named as such, with the largest size; 0 is the caller's to refuse */
+static void test_parse_size_strerror(void)
+{
+	uint64_t v;
+
+	CHECK(parse_size("99E", false, &v, NULL) == -ERANGE);
+	CHECK(parse_size("16EiB", false, &v, NULL) == -ERANGE);
+	CHECK(parse_size("18446744073709551616", false, &v, NULL) == -ERANGE);
+	CHECK(!strcmp(parse_size_strerror(-ERANGE, "want a size"),
+		      "too large: at most 18446744073709551615 bytes (16EiB - 1)"));
+	/* the maximum named is the one parse_size() takes */
+	CHECK(parse_size("18446744073709551615", false, &v, NULL) == 0 && v == UINT64_MAX);
+	CHECK(!strcmp(parse_size_strerror(-EDOM, "want a size"), "negative value not allowed"));
+	CHECK(!strcmp(parse_size_strerror(-EINVAL, "want a size"), "want a size"));
+	CHECK(parse_size("0", false, &v, NULL) == 0 && v == 0);
+}
+
 static void test_parse_qgroupid(void)
 {
 	const uint64_t l1 = 1ULL << 48;
@@ -334,6 +351,7 @@ int main(void)
 {
 	test_parse_u64();
 	test_parse_size();
+	test_parse_size_strerror();
 	test_parse_qgroupid();
 	test_parse_sort_keys();
 	test_pretty_size();

@@ -100,11 +100,10 @@ static u64 info_excl(struct btrfs_fs *fs, u64 qgroupid)
 	return excl;
 }
 
-static int create_in(struct btrfs_fs *fs, const char *name, bool *recomputed)
+/* A new subvolume @name in directory @dir ("/" or "/d") of the top level */
+static int create_in(struct btrfs_fs *fs, const char *dir, const char *name, bool *recomputed)
 {
 	struct btrfs_subvol_create_args a = {
-		.parent_root = BTRFS_FS_TREE_OBJECTID,
-		.parent_dir = BTRFS_FIRST_FREE_OBJECTID,
 		.name = name,
 		.name_len = strlen(name),
 		.now_sec = 1,
@@ -112,6 +111,9 @@ static int create_in(struct btrfs_fs *fs, const char *name, bool *recomputed)
 	struct btrfs_trans_handle *trans;
 	int ret;
 
+	ret = btrfs_resolve_dir(fs, dir, strlen(dir), &a.parent_root, &a.parent_dir);
+	if (ret < 0)
+		return ret;
 	ret = btrfs_start_transaction(fs, &trans);
 	if (ret < 0)
 		return ret;
@@ -138,13 +140,17 @@ static void test_recompute_at_commit(void)
 		return;
 	CHECK(vc_offline_snapshot(w.bfs, "/", "/s1", false, NULL, err, sizeof(err)) == 0);
 	check_exact(w.bfs);
-	/* the top level is shared with s1 now: a new entry copies its blocks */
-	CHECK(create_in(w.bfs, "a", &recomputed) == 0);
+	/*
+	 * The top level is shared with s1 now, but for the path to its root
+	 * directory, which the link of s1 copied (after the copy, as the
+	 * kernel): a new entry in /d copies shared blocks
+	 */
+	CHECK(create_in(w.bfs, "/d", "a", &recomputed) == 0);
 	CHECK(recomputed);
 	check_exact(w.bfs);
-	/* the copied path is the top level's own now: plain deltas again */
+	/* the path to the root directory is the top level's own: plain deltas */
 	recomputed = true;
-	CHECK(create_in(w.bfs, "b", &recomputed) == 0);
+	CHECK(create_in(w.bfs, "/", "b", &recomputed) == 0);
 	CHECK(!recomputed);
 	check_exact(w.bfs);
 	vc_image_close(&w);
@@ -207,7 +213,7 @@ static void test_limit_at_commit(void)
 	if (!w.bfs)
 		goto out;
 	btrfs_fs_clear_error(w.bfs);
-	ret = create_in(w.bfs, "a", &recomputed);
+	ret = create_in(w.bfs, "/d", "a", &recomputed);
 	CHECK_EQ_U64((u64)-ret, EDQUOT);
 	CHECK(strstr(btrfs_fs_error(w.bfs), "qgroup 0/256: exclusive limit") != NULL);
 	/* the refusal as values, for the command's message */
@@ -241,11 +247,10 @@ static void test_limit_at_commit(void)
 	btrfs_trans_ignore_qgroup_limits(trans);
 	{
 		struct btrfs_subvol_create_args a = {
-			.parent_root = BTRFS_FS_TREE_OBJECTID,
-			.parent_dir = BTRFS_FIRST_FREE_OBJECTID,
 			.name = "a", .name_len = 1, .now_sec = 1,
 		};
 
+		CHECK(btrfs_resolve_dir(w.bfs, "/d", 2, &a.parent_root, &a.parent_dir) == 0);
 		CHECK(btrfs_subvol_create(trans, &a) == 0);
 	}
 	CHECK(btrfs_commit_transaction(trans) == 0);

@@ -276,6 +276,127 @@ static void test_parse(void)
 	CHECK(vc_ret_reason_name(VC_RET_WEEKLY | VC_RET_DAILY) == NULL);
 }
 
+static void test_glob_invalid(void)
+{
+	CHECK(vc_ret_glob_invalid("keep-*") == NULL);
+	CHECK(vc_ret_glob_invalid("[a-z]*") == NULL);
+	CHECK(vc_ret_glob_invalid("") != NULL);
+	CHECK(vc_ret_glob_invalid(NULL) != NULL);
+	CHECK(strstr(vc_ret_glob_invalid(""), "empty") != NULL);
+	CHECK(vc_ret_glob_invalid("snaps/keep-*") != NULL);
+	CHECK(strstr(vc_ret_glob_invalid("/x"), "'/'") != NULL);
+}
+
+static void test_idle_rule(void)
+{
+	static const char *const globs[] = { "*-keep", "nightly-*", "release-*" };
+	struct vc_ret_snap s[NSNAP];
+	struct vc_ret_policy p;
+	char buf[64];
+
+	/* every rule keeps one at least: none idle */
+	p = (struct vc_ret_policy){ .last = 2, .daily = 30, .names = globs, .nr_names = 1 };
+	timeline(s);
+	CHECK_EQ_INT(vc_ret_apply(&p, s, NSNAP), 0);
+	CHECK(!vc_ret_idle_rule(&p, s, NSNAP, buf, sizeof(buf)));
+	/* the second glob matches none: named, even with other rules keeping some */
+	p.nr_names = 3;
+	CHECK_EQ_INT(vc_ret_apply(&p, s, NSNAP), 0);
+	CHECK(vc_ret_idle_rule(&p, s, NSNAP, buf, sizeof(buf)));
+	CHECK_STR(buf, "--keep-name 'nightly-*'");
+	/* the only rule, a glob that matches nothing: everything would go */
+	p = (struct vc_ret_policy){ .names = (const char *const[]){ "snap" }, .nr_names = 1 };
+	CHECK_EQ_INT(vc_ret_apply(&p, s, NSNAP), 0);
+	CHECK(vc_ret_idle_rule(&p, s, NSNAP, buf, sizeof(buf)));
+	CHECK_STR(buf, "--keep-name 'snap'");
+	/* a glob matching only a protected snapshot keeps it: not idle */
+	for (int i = 0; i < NSNAP; i++)
+		if (s[i].id == 103)
+			s[i].protect = "default subvolume";
+	p.names = globs;
+	CHECK_EQ_INT(vc_ret_apply(&p, s, NSNAP), 0);
+	CHECK(reasons_of(s, NSNAP, 103) == (VC_RET_PROTECTED | VC_RET_NAME));
+	CHECK(!vc_ret_idle_rule(&p, s, NSNAP, buf, sizeof(buf)));
+	/* --free alone has no rule to be idle */
+	p = (struct vc_ret_policy){ 0 };
+	CHECK_EQ_INT(vc_ret_apply(&p, s, NSNAP), 0);
+	CHECK(!vc_ret_idle_rule(&p, s, NSNAP, buf, sizeof(buf)));
+	/* no snapshots at all: the first rule given keeps none */
+	p = (struct vc_ret_policy){ .weekly = 4, .has_within = true };
+	CHECK_EQ_INT(vc_ret_parse_duration("1y2w", &p.within), 0);
+	CHECK(vc_ret_idle_rule(&p, s, 0, buf, sizeof(buf)));
+	CHECK_STR(buf, "--keep-weekly 4");
+	p.weekly = 0;
+	CHECK(vc_ret_idle_rule(&p, s, 0, buf, sizeof(buf)));
+	CHECK_STR(buf, "--keep-within 1y14d");
+	/* ... but with them within keeps the newest */
+	CHECK_EQ_INT(vc_ret_apply(&p, s, NSNAP), 0);
+	CHECK(!vc_ret_idle_rule(&p, s, NSNAP, buf, sizeof(buf)));
+}
+
+static void check_limit(const char *text, int ret, bool percent, uint64_t value)
+{
+	struct vc_ret_limit l;
+	int r = vc_ret_parse_max_delete(text, &l);
+
+	CHECK_EQ_INT(r, ret);
+	if (!ret && r == 0)
+		CHECK(l.set && l.percent == percent && l.value == value);
+	if (ret && r)
+		CHECK(!l.set);
+}
+
+static void test_max_delete(void)
+{
+	struct vc_ret_limit l = { 0 };
+
+	check_limit("10", 0, false, 10);
+	check_limit("0", 0, false, 0);
+	check_limit("18446744073709551615", 0, false, UINT64_MAX);
+	check_limit("18446744073709551616", -ERANGE, false, 0);
+	check_limit("50%", 0, true, 50);
+	check_limit("0%", 0, true, 0);
+	check_limit("100%", 0, true, 100);
+	check_limit("101%", -ERANGE, false, 0);
+	check_limit("", -EINVAL, false, 0);
+	check_limit("%", -EINVAL, false, 0);
+	check_limit("-1", -EINVAL, false, 0);
+	check_limit("5%%", -EINVAL, false, 0);
+	check_limit("1.5%", -EINVAL, false, 0);
+	check_limit("10 ", -EINVAL, false, 0);
+	check_limit("x", -EINVAL, false, 0);
+
+	/* not set: anything goes */
+	CHECK(!vc_ret_over_limit(&l, 240, 240));
+	CHECK_EQ_U64(vc_ret_limit_allows(&l, 5), UINT64_MAX);
+	/* a count: more than N is over, N itself is not */
+	CHECK_EQ_INT(vc_ret_parse_max_delete("10", &l), 0);
+	CHECK(!vc_ret_over_limit(&l, 10, 240));
+	CHECK(vc_ret_over_limit(&l, 11, 240));
+	CHECK_EQ_INT(vc_ret_parse_max_delete("0", &l), 0);
+	CHECK(!vc_ret_over_limit(&l, 0, 240));
+	CHECK(vc_ret_over_limit(&l, 1, 240));
+	/* a percentage of those found, rounded down: 50% of 7 is 3 */
+	CHECK_EQ_INT(vc_ret_parse_max_delete("50%", &l), 0);
+	CHECK_EQ_U64(vc_ret_limit_allows(&l, 7), 3);
+	CHECK(!vc_ret_over_limit(&l, 3, 7));
+	CHECK(vc_ret_over_limit(&l, 4, 7));
+	CHECK(!vc_ret_over_limit(&l, 120, 240));
+	CHECK(vc_ret_over_limit(&l, 121, 240));
+	/* 99% of 240 is 237.6: 237 allowed, 238 and the 239 are not */
+	CHECK_EQ_INT(vc_ret_parse_max_delete("99%", &l), 0);
+	CHECK(!vc_ret_over_limit(&l, 237, 240));
+	CHECK(vc_ret_over_limit(&l, 238, 240));
+	CHECK_EQ_INT(vc_ret_parse_max_delete("100%", &l), 0);
+	CHECK(!vc_ret_over_limit(&l, 240, 240));
+	CHECK_EQ_INT(vc_ret_parse_max_delete("0%", &l), 0);
+	CHECK(vc_ret_over_limit(&l, 1, 240));
+	CHECK(!vc_ret_over_limit(&l, 0, 0));
+	/* no overflow on huge totals */
+	CHECK_EQ_INT(vc_ret_parse_max_delete("100%", &l), 0);
+	CHECK_EQ_U64(vc_ret_limit_allows(&l, UINT64_MAX), UINT64_MAX);
+}
+
 int main(void)
 {
 	test_single_rules();
@@ -285,5 +406,8 @@ int main(void)
 	test_protected();
 	test_no_rule_and_free_order();
 	test_parse();
+	test_glob_invalid();
+	test_idle_rule();
+	test_max_delete();
 	return unit_finish();
 }
