@@ -45,7 +45,7 @@ static void note_mounted(struct vc_image *img, const char *path)
 	size_t len = img->mounted ? strlen(img->mounted) : 0;
 	char *m;
 
-	if (vc_storage_open(path, O_RDONLY, NULL, err, sizeof(err)) != -EBUSY)
+	if (vc_storage_open(path, O_RDONLY, 0, NULL, err, sizeof(err)) != -EBUSY)
 		return;
 	m = realloc(img->mounted, len + strlen(err) + 2);
 	if (!m)
@@ -74,7 +74,7 @@ static int claim_member(struct vc_image *img, const char *path)
 			return -EINVAL;
 		}
 	}
-	ret = vc_storage_open(path, O_RDWR, &img->claims[i], img->err, sizeof(img->err));
+	ret = vc_storage_open(path, O_RDWR, img->wait_ms, &img->claims[i], img->err, sizeof(img->err));
 	if (ret < 0)
 		return ret;
 	img->nr_devs++;
@@ -398,6 +398,7 @@ int vc_image_open(struct vc_image *img, const struct vc_image_args *a)
 	img->mode = a->mode;
 	img->mirror = a->mirror;
 	img->cache_blocks = a->cache_blocks;
+	img->wait_ms = a->wait_ms;
 	if (a->nr_paths < 1) {
 		snprintf(img->err, sizeof(img->err), "no image given");
 		return -EINVAL;

@@ -55,6 +55,7 @@ struct vc_image_args {
 	int mirror;			/* superblock copy 0..2, or -1 for the best valid one */
 	u32 cache_blocks;		/* clean tree blocks to cache (0: the reader's default) */
 	enum vc_image_mode mode;
+	long long wait_ms;		/* a writer: how long to wait for a held member (--wait) */
 };
 
 struct vc_image {
@@ -66,6 +67,7 @@ struct vc_image {
 	enum vc_image_mode mode;
 	int mirror;
 	u32 cache_blocks;
+	long long wait_ms;
 	/* a writer's claims (common/storage.h), one per member; NULL for readers */
 	struct vc_storage *claims[VC_IMAGE_MAX_DEVS];
 	/* test builds: devs[i] wraps inner[i]; one write count and log over all */

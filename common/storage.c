@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
@@ -57,6 +58,7 @@ struct node {
 
 struct vc_storage {
 	char *path;
+	bool contended;		/* the last claim failed on another process's claim */
 	struct node *nodes;	/* [0]: the path given */
 	size_t nr;
 	size_t alloc;
@@ -524,8 +526,12 @@ static void report(const struct vc_storage *s, const struct node *n, const char 
 		snprintf(err, errlen, "%s: %s %s is %s", s->path, n->via, n->name, what);
 }
 
-/* Why node @n could not be claimed */
-static void explain(const struct vc_storage *s, const struct node *n, char *err, size_t errlen)
+/*
+ * Why node @n could not be claimed; @s->contended is set when another
+ * process's claim is the cause (a lock or an exclusive open, which a writer
+ * can wait for), not a mount or a stacked device.
+ */
+static void explain(struct vc_storage *s, const struct node *n, char *err, size_t errlen)
 {
 	char what[WHAT_SIZE];
 	pid_t pid;
@@ -536,6 +542,7 @@ static void explain(const struct vc_storage *s, const struct node *n, char *err,
 			describe_pid(pid, what, sizeof(what));
 		else
 			snprintf(what, sizeof(what), "locked by another process");
+		s->contended = pid != getpid();
 	} else if (!bdev_mounted(n->dev, what, sizeof(what)) &&
 		   !bdev_holder(n->dev, what, sizeof(what))) {
 		pid = bdev_opener(n->dev);
@@ -543,6 +550,7 @@ static void explain(const struct vc_storage *s, const struct node *n, char *err,
 			describe_pid(pid, what, sizeof(what));
 		else
 			snprintf(what, sizeof(what), "busy (held by the kernel or another namespace)");
+		s->contended = pid && pid != getpid();
 	}
 	report(s, n, what, err, errlen);
 }
@@ -650,29 +658,71 @@ static int look(const struct vc_storage *s, char *err, size_t errlen)
 	return 0;
 }
 
-int vc_storage_open(const char *path, int flags, struct vc_storage **out, char *err,
-		    size_t errlen)
+/* Claim every node of @s; on failure what was claimed stays for vc_storage_close() */
+static int claim_all(struct vc_storage *s, int flags, char *err, size_t errlen)
 {
-	struct vc_storage *s;
 	int ret;
 
-	ret = scan(path, &s, err, errlen);
-	if (ret)
-		return ret;
-	if (!out) {
-		ret = look(s, err, errlen);
-		vc_storage_close(s);
-		return ret;
-	}
+	s->contended = false;
 	for (size_t i = s->nr; i-- > 0;) {
 		ret = claim(s, &s->nodes[i], flags, err, errlen);
-		if (ret) {
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int vc_storage_open(const char *path, int flags, long long wait_ms, struct vc_storage **out,
+		    char *err, size_t errlen)
+{
+	long long start = now_ms(), left;
+	struct vc_storage *s;
+	bool contended;
+	int ret;
+
+	for (;;) {
+		ret = scan(path, &s, err, errlen);
+		if (ret)
+			return ret;
+		if (!out) {
+			ret = look(s, err, errlen);
 			vc_storage_close(s);
 			return ret;
 		}
+		ret = claim_all(s, flags, err, errlen);
+		if (!ret) {
+			*out = s;
+			return 0;
+		}
+		/*
+		 * Waiting holds nothing: every name is let go and the whole
+		 * storage looked at again, so two waiting writers cannot hold one
+		 * name each, and names that appeared meanwhile are claimed too.
+		 */
+		contended = s->contended;
+		vc_storage_close(s);
+		if (!contended || wait_ms == 0)
+			return ret;
+		left = wait_ms < 0 ? 100 : wait_ms - (now_ms() - start);
+		if (left <= 0) {
+			size_t len = strlen(err);
+
+			snprintf(err + len, errlen - len, "; still held after waiting %g s",
+				 (double)wait_ms / 1000);
+			return ret;
+		}
+		if (left > 100)
+			left = 100;
+		nanosleep(&(struct timespec){ .tv_nsec = left * 1000000 }, NULL);
 	}
-	*out = s;
-	return 0;
 }
 
 int vc_storage_fd(const struct vc_storage *s)
