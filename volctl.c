@@ -178,6 +178,22 @@ static int add_image(struct vc_config *cfg, char *value)
 		error("too many --image options: at most %d", VC_MAX_IMAGES);
 		return -VC_EXIT_USAGE;
 	}
+	/* "volctl --image subvolume list /": the FILE was forgotten */
+	if (access(value, F_OK) < 0) {
+		const char *what = NULL;
+
+		for (const struct cmd_group *const *g = top_groups; *g && !what; g++)
+			if (!strcmp((*g)->token, value))
+				what = "a command group";
+		for (const struct cmd_struct *const *c = top_commands; *c && !what; c++)
+			if (!strcmp((*c)->token, value))
+				what = "a command";
+		if (what) {
+			error("--image needs a FILE: '%s' is %s, and no file of that name exists "
+			      "(volctl --image FILE %s ...)", value, what, value);
+			return -VC_EXIT_USAGE;
+		}
+	}
 	cfg->images[cfg->nr_images++] = value;
 	return 0;
 }

@@ -80,6 +80,15 @@ struct vc_image {
 };
 
 /**
+ * vc_image_check_target - whether @path can hold a filesystem at all: a
+ * regular file or block device, and (unless @any_size, for mkfs) a file long
+ * enough for the primary superblock
+ * Return: 0, or a negative errno with @err naming what @path is ("a
+ * directory", "empty file (0 bytes)").
+ */
+int vc_image_check_target(const char *path, bool any_size, char *err, size_t errlen);
+
+/**
  * vc_image_open - open the filesystem on @a->paths (see above)
  *
  * Return: 0, or a negative errno with img->err set (the image is then

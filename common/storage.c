@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <libmount.h>
+#include <linux/fs.h>
 #include <linux/loop.h>
 #include "common/storage.h"
 
@@ -555,6 +556,37 @@ static void explain(struct vc_storage *s, const struct node *n, char *err, size_
 	report(s, n, what, err, errlen);
 }
 
+/*
+ * Why opening node @n for writing failed with @ret: an immutable or
+ * append-only file (EPERM, even for root), no permission, a read-only mount
+ */
+static void refused(const struct node *n, int ret, char *err, size_t errlen)
+{
+	unsigned int attr = 0;
+	struct stat st;
+	int fd;
+
+	if (ret == -EPERM && (fd = open(n->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) >= 0) {
+		if (ioctl(fd, FS_IOC_GETFLAGS, &attr) < 0)
+			attr = 0;
+		close(fd);
+	}
+	if (attr & FS_IMMUTABLE_FL)
+		snprintf(err, errlen, "%s: the file is immutable (chattr +i), cannot write it; "
+			 "chattr -i %s lifts that", n->name, n->name);
+	else if (attr & FS_APPEND_FL)
+		snprintf(err, errlen, "%s: the file is append-only (chattr +a), cannot write it in "
+			 "place; chattr -a %s lifts that", n->name, n->name);
+	else if (ret == -EROFS)
+		snprintf(err, errlen, "%s: read-only, cannot write (on a read-only mount)", n->name);
+	else if (ret == -EACCES && stat(n->name, &st) == 0)
+		snprintf(err, errlen, "%s: no write permission (mode %04o, owner %u:%u)", n->name,
+			 (unsigned int)(st.st_mode & 07777), (unsigned int)st.st_uid,
+			 (unsigned int)st.st_gid);
+	else
+		snprintf(err, errlen, "%s: cannot open it for writing: %s", n->name, strerror(-ret));
+}
+
 /* Claim node @n; the path given is opened with @flags, other names read-only */
 static int claim(struct vc_storage *s, struct node *n, int flags, char *err, size_t errlen)
 {
@@ -575,8 +607,7 @@ static int claim(struct vc_storage *s, struct node *n, int flags, char *err, siz
 		}
 		if (n->via && (ret == -ENOENT || ret == -ENXIO))
 			return 0;	/* gone, or a name we cannot reach: nothing to hold */
-		snprintf(err, errlen, "%s: %s", n->name,
-			 ret == -EROFS || ret == -EACCES ? "read-only, cannot write" : strerror(-ret));
+		refused(n, ret, err, errlen);
 		return ret;
 	}
 	/* a name that now points elsewhere (a file replaced, a node reused) is not ours */
