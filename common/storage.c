@@ -185,6 +185,8 @@ static bool loop_backing(const char *kname, dev_t loopdev, struct loop_backing *
 	int fd;
 
 	memset(b, 0, sizeof(*b));
+	/* LOOP_GET_STATUS64 fills it, but memory checkers do not know that ioctl */
+	memset(&info, 0, sizeof(info));
 	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", kname);
 	if (!read_line(path, b->path, sizeof(b->path)))
 		return false;	/* not bound */
