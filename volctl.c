@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "cmds/commands.h"
 #include "common/messages.h"
+#include "common/storage.h"
 #include "common/output.h"
 
 static const struct cmd_group *const top_groups[] = {
@@ -66,6 +67,8 @@ static void print_main_usage(FILE *out)
 		"  -v, --verbose        more messages on stderr (repeat for more)\n"
 		"  --image FILE         work offline on FILE (repeat for multi-device)\n"
 		"  --super N            offline: use superblock mirror N (0, 1, 2)\n"
+		"  --wait[=SECONDS]     offline writers: wait for another writer's claim\n"
+		"                       on the image (for ever, or up to SECONDS)\n"
 		"  --help               this help\n"
 		"  --version            print the version\n"
 		"The long forms also work after the group and the command.\n"
@@ -150,7 +153,7 @@ static bool wants_help(int argc, char **argv)
 	return false;
 }
 
-enum { OPT_FORMAT = 256, OPT_IMAGE, OPT_SUPER, OPT_HELP, OPT_VERSION };
+enum { OPT_FORMAT = 256, OPT_IMAGE, OPT_SUPER, OPT_WAIT, OPT_HELP, OPT_VERSION };
 
 static int set_format(struct vc_config *cfg, const char *value)
 {
@@ -175,6 +178,22 @@ static int add_image(struct vc_config *cfg, char *value)
 		error("too many --image options: at most %d", VC_MAX_IMAGES);
 		return -VC_EXIT_USAGE;
 	}
+	/* "volctl --image subvolume list /": the FILE was forgotten */
+	if (access(value, F_OK) < 0) {
+		const char *what = NULL;
+
+		for (const struct cmd_group *const *g = top_groups; *g && !what; g++)
+			if (!strcmp((*g)->token, value))
+				what = "a command group";
+		for (const struct cmd_struct *const *c = top_commands; *c && !what; c++)
+			if (!strcmp((*c)->token, value))
+				what = "a command";
+		if (what) {
+			error("--image needs a FILE: '%s' is %s, and no file of that name exists "
+			      "(volctl --image FILE %s ...)", value, what, value);
+			return -VC_EXIT_USAGE;
+		}
+	}
 	cfg->images[cfg->nr_images++] = value;
 	return 0;
 }
@@ -189,6 +208,28 @@ static int set_super(struct vc_config *cfg, const char *value)
 		error("invalid superblock mirror '%s': use 0, 1 or 2", value);
 		return -VC_EXIT_USAGE;
 	}
+	return 0;
+}
+
+/* --wait (@value NULL: for ever) or --wait=SECONDS, like flock -w */
+static int set_wait(struct vc_config *cfg, const char *value)
+{
+	char *end;
+	double secs;
+
+	if (!value) {
+		cfg->lock_wait_ms = VC_WAIT_FOREVER;
+		return 0;
+	}
+	errno = 0;
+	secs = strtod(value, &end);
+	/* digits and one point only: no sign, exponent, hex, inf or nan */
+	if (errno || *end || end == value || strspn(value, "0123456789.") != strlen(value) ||
+	    secs > 1e9) {
+		error("invalid --wait '%s': a number of seconds from 0 to 1000000000", value);
+		return -VC_EXIT_USAGE;
+	}
+	cfg->lock_wait_ms = (long long)(secs * 1000 + 0.5);
 	return 0;
 }
 
@@ -214,6 +255,12 @@ static int take_global_options(struct vc_config *cfg, int *argc, char **argv)
 		}
 		if (!strcmp(arg, "--verbose")) {
 			cfg->verbose++;
+			continue;
+		}
+		if (!strcmp(arg, "--wait") || !strncmp(arg, "--wait=", 7)) {
+			ret = set_wait(cfg, arg[6] ? arg + 7 : NULL);
+			if (ret)
+				return ret;
 			continue;
 		}
 		for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
@@ -253,6 +300,7 @@ static int parse_global_options(struct vc_config *cfg, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "image", required_argument, NULL, OPT_IMAGE },
 		{ "super", required_argument, NULL, OPT_SUPER },
+		{ "wait", optional_argument, NULL, OPT_WAIT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -280,6 +328,11 @@ static int parse_global_options(struct vc_config *cfg, int argc, char **argv)
 			break;
 		case OPT_SUPER:
 			ret = set_super(cfg, optarg);
+			if (ret)
+				return ret;
+			break;
+		case OPT_WAIT:
+			ret = set_wait(cfg, optarg);
 			if (ret)
 				return ret;
 			break;
@@ -319,6 +372,10 @@ static int check_command_flags(const struct vc_config *cfg, const struct cmd_str
 	}
 	if (cfg->super_mirror >= 0 && !cfg->nr_images && !(cmd->flags & CMD_IMAGE_ARG)) {
 		error("--super needs --image");
+		return VC_EXIT_USAGE;
+	}
+	if (cfg->lock_wait_ms && !cfg->nr_images && !(cmd->flags & CMD_IMAGE_ARG)) {
+		error("--wait needs --image: only offline writers wait for the image");
 		return VC_EXIT_USAGE;
 	}
 	return 0;

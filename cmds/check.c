@@ -280,7 +280,7 @@ static struct vc_check_args check_args(const struct vc_ctx *ctx, struct check_op
 {
 	return (struct vc_check_args){
 		.images = o->images, .nr_images = o->nr_images,
-		.mirror = ctx->cfg->super_mirror, .qgroup_report = o->qgroup_report,
+		.mirror = ctx->cfg->super_mirror, .wait_ms = ctx->cfg->lock_wait_ms, .qgroup_report = o->qgroup_report,
 		.progress = isatty(STDERR_FILENO) && !ctx->cfg->quiet,
 		.missing = o->missing, .missing_size = sizeof(o->missing),
 	};

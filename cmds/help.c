@@ -130,7 +130,7 @@ int cmd_report(const struct vc_ctx *ctx, struct vc_fs *fs, int err, const char *
 
 	if (err == -EOPNOTSUPP && ctx->cfg->nr_images && !msg)
 		return cmd_not_offline(ctx);
-	if (msg && err_text_kept(msg, err))
+	if (msg && (vc_fs_error_whole(fs) || err_text_kept(msg, err)))
 		error("%s", msg);
 	else if (msg)
 		error("%s (%s)", msg, strerror(-err));

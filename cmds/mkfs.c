@@ -265,6 +265,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 		}
 	}
 	o.path = argv[optind];
+	o.wait_ms = ctx->cfg->lock_wait_ms;
 	o.subvols = (const char *const *)subvols;
 	o.default_subvol = def;
 	if (vc_mkfs(&o, err, sizeof(err)) < 0) {

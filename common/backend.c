@@ -23,11 +23,23 @@ void vc_fs_set_error(struct vc_fs *fs, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(base_of(fs)->err, sizeof(base_of(fs)->err), fmt, ap);
 	va_end(ap);
+	base_of(fs)->err_whole = false;
+}
+
+void vc_fs_set_error_whole(struct vc_fs *fs)
+{
+	base_of(fs)->err_whole = true;
+}
+
+bool vc_fs_error_whole(struct vc_fs *fs)
+{
+	return fs && base_of(fs)->err[0] && base_of(fs)->err_whole;
 }
 
 void vc_fs_clear_error(struct vc_fs *fs)
 {
 	base_of(fs)->err[0] = '\0';
+	base_of(fs)->err_whole = false;
 }
 
 static int fs_search(void *src_priv, u64 tree_id, const struct btrfs_key *min,

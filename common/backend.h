@@ -227,6 +227,7 @@ struct vc_fs_base {
 	const struct vc_backend_ops *ops;
 	const struct vc_config *cfg;
 	char err[512];			/* last detailed error, "" if none */
+	bool err_whole;			/* @err names the cause: no errno text after it */
 };
 
 extern const struct vc_backend_ops vc_online_ops;
@@ -243,6 +244,13 @@ const char *vc_fs_error(struct vc_fs *fs);
 void vc_fs_set_error(struct vc_fs *fs, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void vc_fs_clear_error(struct vc_fs *fs);
+/*
+ * The last error's text names the cause completely ("t.img: empty file"):
+ * reported as it is, without the errno's text after it.  Cleared by the
+ * next vc_fs_set_error().
+ */
+void vc_fs_set_error_whole(struct vc_fs *fs);
+bool vc_fs_error_whole(struct vc_fs *fs);
 
 /* The item source view of an open filesystem, for kernel-shared/ listing code. */
 struct btrfs_item_source vc_fs_item_source(struct vc_fs *fs);

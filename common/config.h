@@ -22,6 +22,7 @@ struct vc_config {
 	int nr_images;			/* --image FILE, repeatable: offline backend */
 	const char *images[VC_MAX_IMAGES];
 	int super_mirror;		/* --super N, -1: newest valid copy */
+	long long lock_wait_ms;		/* --wait: 0 none, ms, VC_WAIT_FOREVER (storage.h) */
 };
 
 /* Exit codes: a contract, documented in every man page. */

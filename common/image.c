@@ -45,7 +45,7 @@ static void note_mounted(struct vc_image *img, const char *path)
 	size_t len = img->mounted ? strlen(img->mounted) : 0;
 	char *m;
 
-	if (vc_storage_open(path, O_RDONLY, NULL, err, sizeof(err)) != -EBUSY)
+	if (vc_storage_open(path, O_RDONLY, 0, NULL, err, sizeof(err)) != -EBUSY)
 		return;
 	m = realloc(img->mounted, len + strlen(err) + 2);
 	if (!m)
@@ -74,7 +74,7 @@ static int claim_member(struct vc_image *img, const char *path)
 			return -EINVAL;
 		}
 	}
-	ret = vc_storage_open(path, O_RDWR, &img->claims[i], img->err, sizeof(img->err));
+	ret = vc_storage_open(path, O_RDWR, img->wait_ms, &img->claims[i], img->err, sizeof(img->err));
 	if (ret < 0)
 		return ret;
 	img->nr_devs++;
@@ -104,6 +104,40 @@ static int open_claimed_dev(struct vc_image *img, size_t i, const char *path)
 	return ret;
 }
 
+static const char *file_kind(mode_t mode)
+{
+	return S_ISDIR(mode) ? "a directory" : S_ISCHR(mode) ? "a character device" :
+	       S_ISFIFO(mode) ? "a fifo" : S_ISSOCK(mode) ? "a socket" : "not a regular file";
+}
+
+int vc_image_check_target(const char *path, bool any_size, char *err, size_t errlen)
+{
+	const off_t min = BTRFS_SUPER_INFO_OFFSET + BTRFS_SUPER_INFO_SIZE;
+	struct stat st;
+	int ret;
+
+	if (stat(path, &st) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s, not an image file or a block device",
+			 path, file_kind(st.st_mode));
+		return -EINVAL;
+	}
+	if (any_size || !S_ISREG(st.st_mode) || st.st_size >= min)
+		return 0;
+	if (st.st_size == 0)
+		snprintf(err, errlen, "%s: empty file (0 bytes), not a btrfs filesystem",
+			 path);
+	else
+		snprintf(err, errlen, "%s: %lld bytes, too short for a btrfs filesystem "
+			 "(its primary superblock ends at %lld)", path, (long long)st.st_size,
+			 (long long)min);
+	return -EMEDIUMTYPE;
+}
+
 /* Open member @path and look at its storage once: claimed (writer) or checked (reader) */
 static int add_member(struct vc_image *img, const char *path)
 {
@@ -113,6 +147,9 @@ static int add_member(struct vc_image *img, const char *path)
 		snprintf(img->err, sizeof(img->err), "%s: too many devices", path);
 		return -E2BIG;
 	}
+	ret = vc_image_check_target(path, img->mode == VC_IMAGE_CLAIM, img->err, sizeof(img->err));
+	if (ret)
+		return ret;
 	if (writing(img)) {
 		ret = claim_member(img, path);
 		if (ret < 0 || img->mode == VC_IMAGE_CLAIM)
@@ -398,6 +435,7 @@ int vc_image_open(struct vc_image *img, const struct vc_image_args *a)
 	img->mode = a->mode;
 	img->mirror = a->mirror;
 	img->cache_blocks = a->cache_blocks;
+	img->wait_ms = a->wait_ms;
 	if (a->nr_paths < 1) {
 		snprintf(img->err, sizeof(img->err), "no image given");
 		return -EINVAL;

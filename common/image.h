@@ -55,6 +55,7 @@ struct vc_image_args {
 	int mirror;			/* superblock copy 0..2, or -1 for the best valid one */
 	u32 cache_blocks;		/* clean tree blocks to cache (0: the reader's default) */
 	enum vc_image_mode mode;
+	long long wait_ms;		/* a writer: how long to wait for a held member (--wait) */
 };
 
 struct vc_image {
@@ -66,6 +67,7 @@ struct vc_image {
 	enum vc_image_mode mode;
 	int mirror;
 	u32 cache_blocks;
+	long long wait_ms;
 	/* a writer's claims (common/storage.h), one per member; NULL for readers */
 	struct vc_storage *claims[VC_IMAGE_MAX_DEVS];
 	/* test builds: devs[i] wraps inner[i]; one write count and log over all */
@@ -76,6 +78,15 @@ struct vc_image {
 	char *mounted;			/* a reader: "PATH: ... mounted on ...", one line a member */
 	char err[512];			/* "disk.img: tree block X: checksum mismatch" */
 };
+
+/**
+ * vc_image_check_target - whether @path can hold a filesystem at all: a
+ * regular file or block device, and (unless @any_size, for mkfs) a file long
+ * enough for the primary superblock
+ * Return: 0, or a negative errno with @err naming what @path is ("a
+ * directory", "empty file (0 bytes)").
+ */
+int vc_image_check_target(const char *path, bool any_size, char *err, size_t errlen);
 
 /**
  * vc_image_open - open the filesystem on @a->paths (see above)

@@ -222,7 +222,7 @@ int vc_check_repair(const struct vc_check_args *a, struct btrfs_qgroup_repair_re
 	*written = false;
 	ret = vc_image_open(&wr, &(struct vc_image_args){ .paths = a->images,
 			    .nr_paths = a->nr_images, .mirror = a->mirror,
-			    .mode = VC_IMAGE_WRITE });
+			    .mode = VC_IMAGE_WRITE, .wait_ms = a->wait_ms });
 	if (ret < 0) {
 		error("%s", wr.err);
 		return ret;

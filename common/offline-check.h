@@ -22,6 +22,7 @@ struct vc_check_args {
 	const char *const *images;	/* every member given */
 	int nr_images;
 	int mirror;			/* superblock copy, -1: the best */
+	long long wait_ms;		/* --repair-qgroups: wait for a held image (--wait) */
 	bool qgroup_report;		/* only the qgroups (and the trees that takes) */
 	bool progress;			/* progress of the engine on stderr */
 	char *missing;			/* receives the devids of members not found, "" if none */

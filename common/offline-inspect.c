@@ -73,8 +73,14 @@ int vc_inspect_super(const char *name, int mirror, bool all, bool json)
 	struct btrfs_io_dev *dev;
 	bool invalid = false;
 	struct vc_dump d;
+	char err[512];
 	int ret;
 
+	ret = vc_image_check_target(name, false, err, sizeof(err));
+	if (ret) {
+		error("%s", err);
+		return 1;
+	}
 	ret = btrfs_io_open_file(name, false, &dev);
 	if (ret) {
 		error("%s: %s", name, strerror(-ret));

@@ -68,7 +68,7 @@ static int open_target(const struct vc_mkfs_opts *o, struct vc_image *img, bool 
 		*created = true;
 	}
 	ret = vc_image_open(img, &(struct vc_image_args){ .paths = &o->path, .nr_paths = 1,
-			    .mirror = -1, .mode = VC_IMAGE_CLAIM });
+			    .mirror = -1, .mode = VC_IMAGE_CLAIM, .wait_ms = o->wait_ms });
 	if (ret < 0)
 		snprintf(err, errlen, "%s", img->err);
 	return ret;

@@ -23,6 +23,7 @@ struct vc_mkfs_opts {
 	const char *const *subvols;	/* created in this order */
 	size_t nr_subvols;
 	const char *default_subvol;	/* NULL or one of @subvols */
+	long long wait_ms;		/* wait for a held target (--wait, common/storage.h) */
 };
 
 /**

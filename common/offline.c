@@ -261,9 +261,11 @@ static int offline_open(struct vc_fs **fsp, const struct vc_config *cfg, const c
 	*fsp = fs;
 	ret = vc_image_open(&fs->img, &(struct vc_image_args){
 		.paths = cfg->images, .nr_paths = cfg->nr_images, .mirror = cfg->super_mirror,
-		.mode = writable ? VC_IMAGE_WRITE : VC_IMAGE_READ });
+		.mode = writable ? VC_IMAGE_WRITE : VC_IMAGE_READ, .wait_ms = cfg->lock_wait_ms });
 	if (ret) {
+		/* the image's messages name the object and the cause */
 		vc_fs_set_error(fs, "%s", fs->img.err);
+		vc_fs_set_error_whole(fs);
 		return ret;
 	}
 	if (!writable)

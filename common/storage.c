@@ -32,12 +32,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <libmount.h>
+#include <linux/fs.h>
 #include <linux/loop.h>
 #include "common/storage.h"
 
@@ -57,6 +59,7 @@ struct node {
 
 struct vc_storage {
 	char *path;
+	bool contended;		/* the last claim failed on another process's claim */
 	struct node *nodes;	/* [0]: the path given */
 	size_t nr;
 	size_t alloc;
@@ -182,6 +185,8 @@ static bool loop_backing(const char *kname, dev_t loopdev, struct loop_backing *
 	int fd;
 
 	memset(b, 0, sizeof(*b));
+	/* LOOP_GET_STATUS64 fills it, but memory checkers do not know that ioctl */
+	memset(&info, 0, sizeof(info));
 	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", kname);
 	if (!read_line(path, b->path, sizeof(b->path)))
 		return false;	/* not bound */
@@ -524,8 +529,12 @@ static void report(const struct vc_storage *s, const struct node *n, const char 
 		snprintf(err, errlen, "%s: %s %s is %s", s->path, n->via, n->name, what);
 }
 
-/* Why node @n could not be claimed */
-static void explain(const struct vc_storage *s, const struct node *n, char *err, size_t errlen)
+/*
+ * Why node @n could not be claimed; @s->contended is set when another
+ * process's claim is the cause (a lock or an exclusive open, which a writer
+ * can wait for), not a mount or a stacked device.
+ */
+static void explain(struct vc_storage *s, const struct node *n, char *err, size_t errlen)
 {
 	char what[WHAT_SIZE];
 	pid_t pid;
@@ -536,6 +545,7 @@ static void explain(const struct vc_storage *s, const struct node *n, char *err,
 			describe_pid(pid, what, sizeof(what));
 		else
 			snprintf(what, sizeof(what), "locked by another process");
+		s->contended = pid != getpid();
 	} else if (!bdev_mounted(n->dev, what, sizeof(what)) &&
 		   !bdev_holder(n->dev, what, sizeof(what))) {
 		pid = bdev_opener(n->dev);
@@ -543,8 +553,40 @@ static void explain(const struct vc_storage *s, const struct node *n, char *err,
 			describe_pid(pid, what, sizeof(what));
 		else
 			snprintf(what, sizeof(what), "busy (held by the kernel or another namespace)");
+		s->contended = pid && pid != getpid();
 	}
 	report(s, n, what, err, errlen);
+}
+
+/*
+ * Why opening node @n for writing failed with @ret: an immutable or
+ * append-only file (EPERM, even for root), no permission, a read-only mount
+ */
+static void refused(const struct node *n, int ret, char *err, size_t errlen)
+{
+	unsigned int attr = 0;
+	struct stat st;
+	int fd;
+
+	if (ret == -EPERM && (fd = open(n->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) >= 0) {
+		if (ioctl(fd, FS_IOC_GETFLAGS, &attr) < 0)
+			attr = 0;
+		close(fd);
+	}
+	if (attr & FS_IMMUTABLE_FL)
+		snprintf(err, errlen, "%s: the file is immutable (chattr +i), cannot write it; "
+			 "chattr -i %s lifts that", n->name, n->name);
+	else if (attr & FS_APPEND_FL)
+		snprintf(err, errlen, "%s: the file is append-only (chattr +a), cannot write it in "
+			 "place; chattr -a %s lifts that", n->name, n->name);
+	else if (ret == -EROFS)
+		snprintf(err, errlen, "%s: read-only, cannot write (on a read-only mount)", n->name);
+	else if (ret == -EACCES && stat(n->name, &st) == 0)
+		snprintf(err, errlen, "%s: no write permission (mode %04o, owner %u:%u)", n->name,
+			 (unsigned int)(st.st_mode & 07777), (unsigned int)st.st_uid,
+			 (unsigned int)st.st_gid);
+	else
+		snprintf(err, errlen, "%s: cannot open it for writing: %s", n->name, strerror(-ret));
 }
 
 /* Claim node @n; the path given is opened with @flags, other names read-only */
@@ -567,8 +609,7 @@ static int claim(struct vc_storage *s, struct node *n, int flags, char *err, siz
 		}
 		if (n->via && (ret == -ENOENT || ret == -ENXIO))
 			return 0;	/* gone, or a name we cannot reach: nothing to hold */
-		snprintf(err, errlen, "%s: %s", n->name,
-			 ret == -EROFS || ret == -EACCES ? "read-only, cannot write" : strerror(-ret));
+		refused(n, ret, err, errlen);
 		return ret;
 	}
 	/* a name that now points elsewhere (a file replaced, a node reused) is not ours */
@@ -650,29 +691,71 @@ static int look(const struct vc_storage *s, char *err, size_t errlen)
 	return 0;
 }
 
-int vc_storage_open(const char *path, int flags, struct vc_storage **out, char *err,
-		    size_t errlen)
+/* Claim every node of @s; on failure what was claimed stays for vc_storage_close() */
+static int claim_all(struct vc_storage *s, int flags, char *err, size_t errlen)
 {
-	struct vc_storage *s;
 	int ret;
 
-	ret = scan(path, &s, err, errlen);
-	if (ret)
-		return ret;
-	if (!out) {
-		ret = look(s, err, errlen);
-		vc_storage_close(s);
-		return ret;
-	}
+	s->contended = false;
 	for (size_t i = s->nr; i-- > 0;) {
 		ret = claim(s, &s->nodes[i], flags, err, errlen);
-		if (ret) {
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int vc_storage_open(const char *path, int flags, long long wait_ms, struct vc_storage **out,
+		    char *err, size_t errlen)
+{
+	long long start = now_ms(), left;
+	struct vc_storage *s;
+	bool contended;
+	int ret;
+
+	for (;;) {
+		ret = scan(path, &s, err, errlen);
+		if (ret)
+			return ret;
+		if (!out) {
+			ret = look(s, err, errlen);
 			vc_storage_close(s);
 			return ret;
 		}
+		ret = claim_all(s, flags, err, errlen);
+		if (!ret) {
+			*out = s;
+			return 0;
+		}
+		/*
+		 * Waiting holds nothing: every name is let go and the whole
+		 * storage looked at again, so two waiting writers cannot hold one
+		 * name each, and names that appeared meanwhile are claimed too.
+		 */
+		contended = s->contended;
+		vc_storage_close(s);
+		if (!contended || wait_ms == 0)
+			return ret;
+		left = wait_ms < 0 ? 100 : wait_ms - (now_ms() - start);
+		if (left <= 0) {
+			size_t len = strlen(err);
+
+			snprintf(err + len, errlen - len, "; still held after waiting %g s",
+				 (double)wait_ms / 1000);
+			return ret;
+		}
+		if (left > 100)
+			left = 100;
+		nanosleep(&(struct timespec){ .tv_nsec = left * 1000000 }, NULL);
 	}
-	*out = s;
-	return 0;
 }
 
 int vc_storage_fd(const struct vc_storage *s)

@@ -31,15 +31,21 @@ struct vc_storage;
  * each member of an image)
  * @flags:	open(2) flags for @path (O_RDWR); O_CLOEXEC is added, and
  *		O_EXCL for a block device
+ * @wait_ms:	when another process holds a name (its lock or exclusive
+ *		open, not a mount): 0 fail at once, N try again for up to N
+ *		milliseconds, VC_WAIT_FOREVER until it is let go (--wait)
  * @out:	receives the claim; release it with vc_storage_close().  NULL:
  *		a reader's look, nothing claimed or kept open: only whether a
  *		name is mounted (-EBUSY with @err naming the mount)
  *
- * Return: 0, -EBUSY when a name is mounted or held (@err names the holder),
- * or another negative errno with @err set.
+ * Return: 0, -EBUSY (or -EWOULDBLOCK for a lock) when a name is mounted or
+ * held (@err names the holder, and how long it waited), or another negative
+ * errno with @err set.
  */
-int vc_storage_open(const char *path, int flags, struct vc_storage **out, char *err,
-		    size_t errlen);
+int vc_storage_open(const char *path, int flags, long long wait_ms, struct vc_storage **out,
+		    char *err, size_t errlen);
+
+#define VC_WAIT_FOREVER	(-1LL)
 
 /** vc_storage_fd - the descriptor of the path given to vc_storage_open() */
 int vc_storage_fd(const struct vc_storage *s);
