@@ -54,6 +54,16 @@ static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
 
 	if (ctx->cfg->quiet)
 		return;
+	if (!res->super_errors && !res->super_warnings)
+		printf("superblocks: %zu cop%s on %zu device%s, all agree with the primary\n",
+		       res->super_copies, res->super_copies == 1 ? "y" : "ies", res->nr_supers,
+		       res->nr_supers == 1 ? "" : "s");
+	else
+		printf("superblocks: %zu cop%s on %zu device%s, %zu error%s, %zu warning%s\n",
+		       res->super_copies, res->super_copies == 1 ? "y" : "ies", res->nr_supers,
+		       res->nr_supers == 1 ? "" : "s",
+		       res->super_errors, res->super_errors == 1 ? "" : "s", res->super_warnings,
+		       res->super_warnings == 1 ? "" : "s");
 	if (!o->qgroup_report)
 		printf("trees: %" PRIu64 " blocks verified\n", res->walked_blocks);
 	printf("fs trees: %" PRIu64 " (%" PRIu64 " deleted, not yet cleaned; %" PRIu64
@@ -112,6 +122,49 @@ static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
 		printf("qgroups: %zu groups verified, all consistent\n", res->list.nr);
 }
 
+static const char *finding_name(enum btrfs_super_finding f)
+{
+	switch (f) {
+	case BTRFS_SUPER_PRIMARY_BAD:
+		return "primary_bad";
+	case BTRFS_SUPER_NEWER:
+		return "newer_than_primary";
+	case BTRFS_SUPER_DIFFERS:
+		return "differs_from_primary";
+	case BTRFS_SUPER_STALE:
+		return "older_than_primary";
+	case BTRFS_SUPER_MIRROR_BAD:
+		return "mirror_bad";
+	default:
+		return "ok";
+	}
+}
+
+/* The copies that belong to their device, as rows of @rows (3 per member) */
+static size_t super_rows(const struct vc_check_result *res, struct check_super_rec *rows)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->nr_supers; i++) {
+		const struct vc_check_super *s = &res->supers[i];
+
+		for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+			const struct btrfs_super_copy *c = &s->copies[m];
+
+			if (c->finding == BTRFS_SUPER_ABSENT)
+				continue;
+			rows[n++] = (struct check_super_rec){
+				.device = s->device, .mirror = (uint64_t)m, .bytenr = c->bytenr,
+				.generation = c->valid ? &c->generation : NULL, .valid = c->valid,
+				.finding = finding_name(c->finding),
+				.error = btrfs_super_finding_is_error(c->finding),
+				.problem = c->valid ? NULL : c->msg,
+			};
+		}
+	}
+	return n;
+}
+
 /* The check report (common/records.c) as a JSON document */
 static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 		      const struct vc_check_result *res)
@@ -122,6 +175,9 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	struct check_deleted_rec *del = calloc(res->nr_roots + 1, sizeof(*del));
 	struct check_qgroup_rec *qr = calloc(nq + 1, sizeof(*qr));
 	struct check_orphan_rec orph[VC_CHECK_MAX_ORPHANS];
+	struct check_super_rec *sup = calloc(res->nr_supers * BTRFS_SUPER_MIRROR_MAX + 1,
+					     sizeof(*sup));
+	size_t nsup;
 	struct qgroup_head_rec quota = {
 		.enabled = res->quotas,
 		.mode = !res->quotas ? NULL : res->simple ? "simple" : "full",
@@ -137,12 +193,14 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	for (const char *p = o->missing; *p; p++)
 		nmissing += *p == ',';
 	missing = calloc(nmissing, sizeof(*missing));
-	if (!missing || !del || !qr) {
+	if (!missing || !del || !qr || !sup) {
 		free(missing);
 		free(del);
 		free(qr);
+		free(sup);
 		return -ENOMEM;
 	}
+	nsup = super_rows(res, sup);
 	for (const char *p = o->missing; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
 		missing[n++] = strtoull(p, NULL, 10);
 	for (size_t i = 0; i < res->nr_roots; i++)
@@ -164,6 +222,9 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	r = (struct check_rec){
 		.image = o->image,
 		.missing_devices = { missing, n },
+		.superblocks = { &rec_check_super, sup, nsup, sizeof(*sup) },
+		.superblock_errors = res->super_errors,
+		.superblock_warnings = res->super_warnings,
 		.blocks_verified = o->qgroup_report ? NULL : &res->walked_blocks,
 		.fs_trees = res->stats.roots,
 		.deleted = res->stats.dead_roots,
@@ -187,6 +248,7 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	free(missing);
 	free(del);
 	free(qr);
+	free(sup);
 	return 0;
 }
 
@@ -374,6 +436,9 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	}
 	vc_check_release(&res);
 	if (ret)
+		return VC_EXIT_FAILURE;
+	/* the kernel would not mount this, or would mount another state than a copy holds */
+	if (res.super_errors)
 		return VC_EXIT_FAILURE;
 	if (res.stats.unresolved_refs)
 		return VC_EXIT_FAILURE;

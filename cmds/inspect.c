@@ -41,7 +41,7 @@ static const char *const super_details[] = {
 	"",
 	"Options:",
 	OPTLINE("-s|--super N", "copy to print: 0 (64KiB), 1 (64MiB), 2 (256GiB); default:"),
-	"\tthe valid copy with the highest generation",
+	"\tthe primary (0), the only copy the kernel mounts from",
 	OPTLINE("-a|--all", "print every copy that fits on the device"),
 	"",
 	"Exit status is 1 when a printed copy is not valid (bad magic, checksum",

@@ -185,27 +185,64 @@ static bool dev_has_magic(struct btrfs_io_dev *dev)
 	return false;
 }
 
-/* Read the superblock of @dev, with a clear message when it has none. */
+/* The valid mirror of @dev with the highest generation, -1 if none */
+static int valid_mirror(struct btrfs_io_dev *dev, u64 *gen)
+{
+	struct btrfs_super_copy copies[BTRFS_SUPER_MIRROR_MAX];
+	int best = -1;
+
+	btrfs_super_read_copies(dev, NULL, copies);
+	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		if (copies[m].finding == BTRFS_SUPER_ABSENT || !copies[m].valid)
+			continue;
+		if (best < 0 || copies[m].generation > copies[best].generation)
+			best = m;
+	}
+	if (best > 0)
+		*gen = copies[best].generation;
+	return best;
+}
+
+/*
+ * Read the superblock copy the user asked for (the primary unless --super
+ * named a mirror) of @dev, with a clear message when it is not valid.  The
+ * kernel mounts from the primary only, so a bad primary is an error even
+ * when a mirror is fine: the message names that mirror for --super.
+ */
 static int read_super(struct vc_image *img, struct btrfs_io_dev *dev, const char *path,
-		      struct btrfs_super_block *sb, int *used)
+		      struct btrfs_super_block *sb, bool *bad_primary)
 {
 	char msg[BTRFS_ERRMSG_SIZE] = "";
 	int mirror = img->mirror;
-	int ret;
+	u64 gen = 0;
+	int ret, other;
 
-	ret = btrfs_super_read(dev, mirror < 0 ? BTRFS_SUPER_MIRROR_AUTO : mirror, sb, used, msg);
+	ret = btrfs_super_read(dev, mirror, sb, msg);
 	if (!ret)
 		return 0;
-	if (ret == -ENOENT && mirror >= 0)
+	if (ret == -ENOENT && mirror > 0)
 		snprintf(img->err, sizeof(img->err),
 			 "%s: superblock mirror %d lies beyond the end of the device", path, mirror);
 	else if (!dev_has_magic(dev))
 		snprintf(img->err, sizeof(img->err),
 			 "%s: not a btrfs filesystem (no valid superblock)", path);
-	else if (msg[0])
-		snprintf(img->err, sizeof(img->err), "%s", msg);	/* names the device */
+	else if (mirror > 0)
+		snprintf(img->err, sizeof(img->err), "%s", msg[0] ? msg : strerror(-ret));
+	else if ((other = valid_mirror(dev, &gen)) > 0 && !writing(img))
+		snprintf(img->err, sizeof(img->err), "%s (the primary, the only copy the kernel "
+			 "mounts from); mirror %d is valid (generation %llu): --super %d reads it, "
+			 "volctl check compares the copies", msg[0] ? msg : strerror(-ret), other,
+			 (unsigned long long)gen, other);
+	else if (other > 0)
+		snprintf(img->err, sizeof(img->err), "%s (the primary, the only copy the kernel "
+			 "mounts from); mirror %d is valid (generation %llu), but a write needs a "
+			 "valid primary: volctl check compares the copies", msg[0] ? msg :
+			 strerror(-ret), other, (unsigned long long)gen);
 	else
-		snprintf(img->err, sizeof(img->err), "%s: %s", path, strerror(-ret));
+		snprintf(img->err, sizeof(img->err), "%s (the primary, the only copy the kernel "
+			 "mounts from); no mirror is valid", msg[0] ? msg : strerror(-ret));
+	if (mirror == BTRFS_SUPER_PRIMARY && dev_has_magic(dev))
+		*bad_primary = true;
 	return ret == -ENOENT ? -EUCLEAN : ret;
 }
 
@@ -289,7 +326,8 @@ static int scan_members(struct vc_image *img, const struct btrfs_super_block *sb
 		name = blkid_dev_devname(bdev);
 		if (btrfs_io_open_file(name, false, &dev))
 			goto next;
-		if (btrfs_super_read(dev, BTRFS_SUPER_MIRROR_AUTO, msb, NULL, NULL) ||
+		/* the copy the given members were read from: the kernel scans primaries */
+		if (btrfs_super_read(dev, img->mirror, msb, NULL) ||
 		    memcmp(msb->fsid, sb->fsid, BTRFS_FSID_SIZE) ||
 		    devid_known(devids, i, devid = btrfs_dev_item_devid(&msb->dev_item))) {
 			btrfs_io_close(dev);
@@ -303,11 +341,8 @@ static int scan_members(struct vc_image *img, const struct btrfs_super_block *sb
 			goto next;
 		}
 		img->devs[img->nr_devs++] = dev;
-		/* a forced copy is the same copy on every member: read it there */
-		if (img->mirror < 0) {
-			sbs[i] = msb;
-			msb = NULL;
-		}
+		sbs[i] = msb;
+		msb = NULL;
 next:
 		free(msb);
 	}
@@ -354,21 +389,19 @@ static int claims_guard(void *priv, char *msg)
 }
 
 /* btrfs_fs_open() over every member, with the superblocks already read */
-static int open_fs(struct vc_image *img, const struct btrfs_super_block *const *sbs,
-		   int sb_mirror)
+static int open_fs(struct vc_image *img, const struct btrfs_super_block *const *sbs)
 {
 	char msg[BTRFS_ERRMSG_SIZE] = "";
 	enum btrfs_err_object named = BTRFS_ERR_OBJ_NONE;
 	struct btrfs_open_args args = {
 		.devs = img->devs,
 		.nr_devs = img->nr_devs,
-		.super_mirror = img->mirror < 0 ? BTRFS_SUPER_MIRROR_AUTO : img->mirror,
+		.super_mirror = img->mirror,
 		.writable = img->mode == VC_IMAGE_WRITE,
 		.cache_blocks = img->cache_blocks,
 		.errmsg = msg,
 		.errobj = &named,
 		.supers = sbs,
-		.supers_mirror = sb_mirror,
 	};
 	int ret;
 
@@ -396,17 +429,20 @@ static int open_fs(struct vc_image *img, const struct btrfs_super_block *const *
  * btrfs_fs_open(), as for every other refusal of a member.
  */
 static int read_members(struct vc_image *img, const char *const *paths,
-			struct btrfs_super_block **sbs, int *sb_mirror)
+			struct btrfs_super_block **sbs)
 {
 	u64 devids[VC_IMAGE_MAX_DEVS];
 	int ret;
 
 	for (size_t i = 0; i < img->nr_given; i++) {
+		bool bad_primary = false;
+
 		sbs[i] = malloc(sizeof(*sbs[i]));
 		if (!sbs[i])
 			return -ENOMEM;
-		ret = read_super(img, img->devs[i], paths[i], sbs[i], i ? NULL : sb_mirror);
-		if (ret && img->mode == VC_IMAGE_WRITE) {
+		ret = read_super(img, img->devs[i], paths[i], sbs[i], &bad_primary);
+		/* a writer refused for its primary is told which copies are fine */
+		if (ret && img->mode == VC_IMAGE_WRITE && !bad_primary) {
 			for (size_t j = 0; j <= i; j++) {
 				free(sbs[j]);
 				sbs[j] = NULL;
@@ -427,17 +463,30 @@ static int read_members(struct vc_image *img, const char *const *paths,
 
 int vc_image_open(struct vc_image *img, const struct vc_image_args *a)
 {
-	struct btrfs_super_block *sbs[VC_IMAGE_MAX_DEVS] = { 0 };
-	int sb_mirror = 0, ret;
+	struct btrfs_super_block **sbs = img->sbs;
+	int ret;
 
 	memset(img, 0, sizeof(*img));
 	img->name = a->nr_paths > 0 ? a->paths[0] : "";
 	img->mode = a->mode;
-	img->mirror = a->mirror;
+	img->mirror = a->mirror < 0 ? BTRFS_SUPER_PRIMARY : a->mirror;
 	img->cache_blocks = a->cache_blocks;
 	img->wait_ms = a->wait_ms;
 	if (a->nr_paths < 1) {
 		snprintf(img->err, sizeof(img->err), "no image given");
+		return -EINVAL;
+	}
+	/*
+	 * A commit writes every copy from the superblock it read: from a
+	 * mirror that would replace the primary the kernel mounts (btrfs-progs
+	 * writes only that mirror back, leaving the primary pointing at blocks
+	 * the write may reuse).  Neither is safe, so writers read the primary.
+	 */
+	if (writing(img) && img->mirror != BTRFS_SUPER_PRIMARY) {
+		snprintf(img->err, sizeof(img->err), "%s: --super %d: offline writes use the primary "
+			 "superblock only (writing from a mirror would replace or bypass the copy the "
+			 "kernel mounts); repair the primary first (btrfs rescue super-recover)",
+			 img->name, img->mirror);
 		return -EINVAL;
 	}
 	/* a writer's members all pass their refusals before the filesystem is read */
@@ -451,11 +500,9 @@ int vc_image_open(struct vc_image *img, const struct vc_image_args *a)
 	img->guard.priv = img;
 	if (img->mode == VC_IMAGE_CLAIM)
 		return 0;
-	ret = read_members(img, a->paths, sbs, &sb_mirror);
+	ret = read_members(img, a->paths, sbs);
 	if (!ret)
-		ret = open_fs(img, (const struct btrfs_super_block *const *)sbs, sb_mirror);
-	for (size_t i = 0; i < VC_IMAGE_MAX_DEVS; i++)
-		free(sbs[i]);
+		ret = open_fs(img, (const struct btrfs_super_block *const *)sbs);
 	if (!ret)
 		return 0;
 fail:
@@ -471,8 +518,13 @@ int vc_image_open_fs(struct vc_image *img)
 	for (size_t i = 0; i < img->nr_devs && !ret; i++)
 		ret = open_claimed_dev(img, i, img->name);	/* mkfs: one member */
 	if (!ret)
-		ret = open_fs(img, NULL, 0);
+		ret = open_fs(img, NULL);
 	return ret;
+}
+
+const struct btrfs_super_block *vc_image_primary(const struct vc_image *img, size_t i)
+{
+	return i < img->nr_devs && img->mirror == BTRFS_SUPER_PRIMARY ? img->sbs[i] : NULL;
 }
 
 int vc_image_fd(const struct vc_image *img, size_t i)
@@ -509,6 +561,12 @@ void vc_image_warn(const struct vc_image *img)
 	char list[256];
 	size_t nr = vc_image_missing(img, list, sizeof(list));
 
+	if (img->bfs && img->mirror != BTRFS_SUPER_PRIMARY)
+		warning("%s: using superblock mirror %d at %llu (generation %llu); the kernel mounts "
+			"from the primary only, which may hold another state or none", img->name,
+			img->mirror,
+			(unsigned long long)btrfs_sb_offset(img->mirror),
+			(unsigned long long)img->bfs->generation);
 	if (nr)
 		warning("%s: degraded: device%s %s of the filesystem missing; give every member "
 			"(--image once per device), copies on the missing device%s are not read",
@@ -530,6 +588,10 @@ void vc_image_close(struct vc_image *img)
 	}
 	if (writing(img))
 		vc_test_io_release(&img->test_io);
+	for (size_t i = 0; i < VC_IMAGE_MAX_DEVS; i++) {
+		free(img->sbs[i]);
+		img->sbs[i] = NULL;
+	}
 	free(img->mounted);
 	img->mounted = NULL;
 	img->nr_devs = 0;

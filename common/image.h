@@ -10,7 +10,10 @@
  *      and gets a read-only block device refused; a reader is told whether
  *      a name is mounted (vc_image_warn() says so) and claims nothing;
  *   2. the superblock of each member, read once and handed to the reader
- *      in kernel-shared/fs.c, which does not read it again;
+ *      in kernel-shared/fs.c, which does not read it again: the primary,
+ *      as the kernel mounts it (a bad one is an error naming a valid
+ *      mirror), or the copy --super names (readers only; vc_image_warn()
+ *      says so);
  *   3. members not given: when the superblock counts more devices than
  *      were given, libblkid's block devices with the same fsid (members
  *      already given, by devid, are not opened twice), claimed like the
@@ -52,7 +55,7 @@ enum vc_image_mode {
 struct vc_image_args {
 	const char *const *paths;	/* the members given */
 	int nr_paths;
-	int mirror;			/* superblock copy 0..2, or -1 for the best valid one */
+	int mirror;			/* superblock copy 0..2 (-1: the primary, as 0); writers: 0 */
 	u32 cache_blocks;		/* clean tree blocks to cache (0: the reader's default) */
 	enum vc_image_mode mode;
 	long long wait_ms;		/* a writer: how long to wait for a held member (--wait) */
@@ -76,6 +79,8 @@ struct vc_image {
 	/* asked before each commit's superblocks: the claims still hold (mkfs: its own too) */
 	struct btrfs_super_guard guard;
 	char *mounted;			/* a reader: "PATH: ... mounted on ...", one line a member */
+	/* the superblock read of each member (NULL: read by btrfs_fs_open(), a writer's) */
+	struct btrfs_super_block *sbs[VC_IMAGE_MAX_DEVS];
 	char err[512];			/* "disk.img: tree block X: checksum mismatch" */
 };
 
@@ -102,6 +107,13 @@ int vc_image_open(struct vc_image *img, const struct vc_image_args *a);
  * Return: 0, or a negative errno with img->err set (the claim stays).
  */
 int vc_image_open_fs(struct vc_image *img);
+
+/**
+ * vc_image_primary - the primary superblock of member @i as the open read
+ * it (check compares the mirrors with it), NULL when not at hand (--super
+ * named a mirror, or a writer's)
+ */
+const struct btrfs_super_block *vc_image_primary(const struct vc_image *img, size_t i);
 
 /** vc_image_fd - the descriptor of claimed member @i (VC_IMAGE_WRITE, VC_IMAGE_CLAIM) */
 int vc_image_fd(const struct vc_image *img, size_t i);

@@ -180,19 +180,111 @@ static int run_check(const struct vc_check_args *a, struct btrfs_fs *fs,
 	return 0;
 }
 
+/* The copies of member @dev into the next entry of res->supers */
+static void read_copies(struct vc_check_result *res, struct btrfs_io_dev *dev,
+			const struct btrfs_super_block *primary)
+{
+	struct vc_check_super *s = &res->supers[res->nr_supers++];
+
+	snprintf(s->device, sizeof(s->device), "%s", dev->name);
+	res->super_copies += (size_t)btrfs_super_read_copies(dev, primary, s->copies);
+	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		enum btrfs_super_finding f = s->copies[m].finding;
+
+		if (btrfs_super_finding_is_error(f))
+			res->super_errors++;
+		else if (f == BTRFS_SUPER_STALE || f == BTRFS_SUPER_MIRROR_BAD)
+			res->super_warnings++;
+	}
+}
+
+/*
+ * One line per finding.  @skip: the failed open's message, already given:
+ * then only the errors it does not say (the warnings would bury the reason)
+ */
+static void report_copies(const struct vc_check_result *res, const char *skip)
+{
+	for (size_t i = 0; i < res->nr_supers; i++) {
+		const struct vc_check_super *s = &res->supers[i];
+		u64 pgen = s->copies[0].generation;
+
+		for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+			const struct btrfs_super_copy *c = &s->copies[m];
+			unsigned long long at = c->bytenr, gen = c->generation;
+
+			switch (c->finding) {
+			case BTRFS_SUPER_PRIMARY_BAD:
+				if (!skip || !strstr(skip, c->msg))
+					error("%s (the primary: the kernel will not mount the "
+					      "filesystem from this device)", c->msg);
+				break;
+			case BTRFS_SUPER_NEWER:
+				error("%s: superblock mirror %d at %llu has generation %llu, newer "
+				      "than the primary's %llu: the kernel mounts the older state",
+				      s->device, m, at, gen, (unsigned long long)pgen);
+				break;
+			case BTRFS_SUPER_DIFFERS:
+				error("%s: superblock mirror %d at %llu differs from the primary at "
+				      "the same generation %llu", s->device, m, at, gen);
+				break;
+			case BTRFS_SUPER_STALE:
+				if (skip)
+					break;
+				warning("%s: superblock mirror %d at %llu has generation %llu, older "
+					"than the primary's %llu (the kernel rewrites every copy at "
+					"its next commit)", s->device, m, at, gen,
+					(unsigned long long)pgen);
+				break;
+			case BTRFS_SUPER_MIRROR_BAD:
+				if (skip)
+					break;
+				warning("%s (the kernel rewrites every copy at its next commit)",
+					c->msg);
+				break;
+			default:
+				break;
+			}
+		}
+	}
+}
+
+/* The copies of the members given, when the image cannot be opened */
+static void read_given_copies(const struct vc_check_args *a, struct vc_check_result *res)
+{
+	for (int i = 0; i < a->nr_images; i++) {
+		struct btrfs_io_dev *dev;
+
+		if (btrfs_io_open_file(a->images[i], false, &dev))
+			continue;
+		read_copies(res, dev, NULL);
+		btrfs_io_close(dev);
+	}
+}
+
 int vc_check_run(const struct vc_check_args *a, struct vc_check_result *res)
 {
 	struct vc_image img;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
+	res->supers = calloc(VC_IMAGE_MAX_DEVS, sizeof(*res->supers));
+	if (!res->supers) {
+		error("%s: %s", a->images[0], strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	ret = vc_image_open(&img, &(struct vc_image_args){ .paths = a->images,
 			    .nr_paths = a->nr_images, .mirror = a->mirror,
 			    .cache_blocks = CHECK_CACHE_BLOCKS, .mode = VC_IMAGE_READ });
 	if (ret) {
+		/* what is wrong with the primary (the open's message), then the other copies */
 		error("%s", img.err);
+		read_given_copies(a, res);
+		report_copies(res, img.err);
 		return ret;
 	}
+	for (size_t i = 0; i < img.nr_devs; i++)
+		read_copies(res, img.devs[i], vc_image_primary(&img, i));
+	report_copies(res, NULL);
 	/* like btrfs check: say so, then check what can be read */
 	vc_image_missing(&img, a->missing, a->missing_size);
 	vc_image_warn(&img);
@@ -207,8 +299,10 @@ void vc_check_release(struct vc_check_result *res)
 	btrfs_acct_free(res->acct);
 	btrfs_qgroup_list_release(&res->list);
 	free(res->counts);
+	free(res->supers);
 	res->acct = NULL;
 	res->counts = NULL;
+	res->supers = NULL;
 }
 
 int vc_check_repair(const struct vc_check_args *a, struct btrfs_qgroup_repair_result *r,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * `volctl check` below its printing: open the image once (common/image.h),
- * verify every tree block, recompute the qgroups with the accounting engine
+ * `volctl check` below its printing: read every superblock copy of every
+ * member and compare it with the primary, open the image once
+ * (common/image.h), verify every tree block, recompute the qgroups with the accounting engine
  * and compare them with the recorded numbers, look for the root directory
  * of every live subvolume; or, with --repair-qgroups, open it for writing,
  * verify every tree block and write the engine's numbers.  Errors are
@@ -15,8 +16,15 @@
 #include "kernel-shared/accounting.h"
 #include "kernel-shared/qgroup-list.h"
 #include "kernel-shared/qgroup-recompute.h"
+#include "kernel-shared/super.h"
 
 #define VC_CHECK_MAX_ORPHANS	64
+
+/* The superblock copies of one member, each compared with its primary */
+struct vc_check_super {
+	char device[256];
+	struct btrfs_super_copy copies[BTRFS_SUPER_MIRROR_MAX];
+};
 
 struct vc_check_args {
 	const char *const *images;	/* every member given */
@@ -43,6 +51,12 @@ struct vc_check_result {
 	struct btrfs_acct_orphan_rel orphans[VC_CHECK_MAX_ORPHANS];
 	size_t nr_orphans;
 	struct btrfs_acct *acct;
+	/* every member's copies (read before the trees; also when the open fails) */
+	struct vc_check_super *supers;
+	size_t nr_supers;
+	size_t super_copies;		/* copies that belong to their device */
+	size_t super_errors;		/* bad or older primary, a mirror differing at its generation */
+	size_t super_warnings;		/* a stale or bad mirror */
 };
 
 /**

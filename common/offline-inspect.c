@@ -50,24 +50,6 @@ static int dump_one_super(struct vc_dump *d, struct btrfs_io_dev *dev, const cha
 	return 0;
 }
 
-/* The valid copy with the highest generation, 0 when none is valid. */
-static int best_mirror(struct btrfs_io_dev *dev)
-{
-	struct btrfs_super_block sb;
-	u64 best_gen = 0;
-	int best = 0;
-
-	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
-		if (btrfs_super_read_mirror(dev, m, &sb, NULL))
-			continue;
-		if (btrfs_super_generation(&sb) > best_gen) {
-			best_gen = btrfs_super_generation(&sb);
-			best = m;
-		}
-	}
-	return best;
-}
-
 int vc_inspect_super(const char *name, int mirror, bool all, bool json)
 {
 	struct btrfs_io_dev *dev;
@@ -87,7 +69,7 @@ int vc_inspect_super(const char *name, int mirror, bool all, bool json)
 		return 1;
 	}
 	if (mirror < 0)
-		mirror = best_mirror(dev);
+		mirror = BTRFS_SUPER_PRIMARY;	/* what the kernel mounts from */
 	vc_dump_init(&d, stdout, json);
 	vc_dump_list_begin(&d, &vc_dump_superblocks);
 	for (int m = all ? 0 : mirror; m < BTRFS_SUPER_MIRROR_MAX; m++) {

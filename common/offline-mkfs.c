@@ -68,7 +68,7 @@ static int open_target(const struct vc_mkfs_opts *o, struct vc_image *img, bool 
 		*created = true;
 	}
 	ret = vc_image_open(img, &(struct vc_image_args){ .paths = &o->path, .nr_paths = 1,
-			    .mirror = -1, .mode = VC_IMAGE_CLAIM, .wait_ms = o->wait_ms });
+			    .mirror = BTRFS_SUPER_PRIMARY, .mode = VC_IMAGE_CLAIM, .wait_ms = o->wait_ms });
 	if (ret < 0)
 		snprintf(err, errlen, "%s", img->err);
 	return ret;
@@ -88,7 +88,12 @@ static int prepare_target(const struct vc_mkfs_opts *o, int fd, char *err, size_
 		snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
 		return ret;
 	}
-	ret = btrfs_super_read(dev, BTRFS_SUPER_MIRROR_AUTO, &sb, NULL, msg);
+	/* any valid copy: a filesystem with a bad primary is still one to keep */
+	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		ret = btrfs_super_read_mirror(dev, m, &sb, msg);
+		if (!ret || ret == -ENOENT)
+			break;
+	}
 	btrfs_io_close(dev);
 	if (!o->force && ret == 0) {
 		snprintf(err, errlen, "%s: contains a btrfs filesystem (use --force to overwrite)",

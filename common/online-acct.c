@@ -122,7 +122,7 @@ int online_acct_open(struct vc_fs *fs, struct vc_acct_src *src)
 	for (int i = 0; i < oa->nr; i++)
 		drop_cache(oa->paths[i]);
 	ret = vc_image_open(&oa->img, &(struct vc_image_args){
-		.paths = (const char *const *)oa->paths, .nr_paths = oa->nr, .mirror = -1,
+		.paths = (const char *const *)oa->paths, .nr_paths = oa->nr, .mirror = BTRFS_SUPER_PRIMARY,
 		.mode = VC_IMAGE_READ_LIVE });
 	if (ret) {
 		vc_fs_set_error(fs, "computed numbers read the filesystem's devices: %s",

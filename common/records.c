@@ -363,6 +363,20 @@ const struct rec_desc rec_subvol_list_row =
 
 /* ---- check ---- */
 
+#define C struct check_super_rec
+static const struct rec_field check_super_fields[] = {
+	REC_F(NULL, "device", REC_STR, C, device),
+	REC_F(NULL, "mirror", REC_U64, C, mirror),
+	REC_F(NULL, "bytenr", REC_U64, C, bytenr),
+	REC_F(NULL, "generation", REC_U64_OPT, C, generation),
+	REC_F(NULL, "valid", REC_BOOL, C, valid),
+	REC_F(NULL, "finding", REC_STR, C, finding),
+	REC_F(NULL, "error", REC_BOOL, C, error),
+	REC_F(NULL, "problem", REC_STR, C, problem),
+};
+#undef C
+const struct rec_desc rec_check_super = REC_DESC("check superblock copy", check_super_fields);
+
 static const struct rec_field check_deleted_fields[] = {
 	REC_F(NULL, "id", REC_U64, struct check_deleted_rec, id),
 	REC_F(NULL, "partly_dropped", REC_BOOL, struct check_deleted_rec, partly_dropped),
@@ -393,6 +407,9 @@ const struct rec_desc rec_check_orphan = REC_DESC("check orphan relation", check
 static const struct rec_field check_fields[] = {
 	REC_F(NULL, "image", REC_STR, C, image),
 	REC_F(NULL, "missing_devices", REC_U64S, C, missing_devices),
+	REC_F(NULL, "superblocks", REC_TABLE, C, superblocks),
+	REC_F(NULL, "superblock_errors", REC_U64, C, superblock_errors),
+	REC_F(NULL, "superblock_warnings", REC_U64, C, superblock_warnings),
 	REC_OBJ("trees"),
 	REC_F(NULL, "blocks_verified", REC_U64_IF, C, blocks_verified),
 	REC_F(NULL, "fs_trees", REC_U64, C, fs_trees),
@@ -463,6 +480,7 @@ const struct rec_desc *const rec_all[] = {
 	&rec_qgroup_row,
 	&rec_qgroup_tree,
 	&rec_subvol_list_row,
+	&rec_check_super,
 	&rec_check_deleted,
 	&rec_check_qgroup,
 	&rec_check_orphan,

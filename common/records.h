@@ -257,10 +257,22 @@ struct check_qgroup_rec {
 struct check_orphan_rec {
 	uint64_t member, parent;
 };
+/* check: one superblock copy that belongs to its device (a row) */
+struct check_super_rec {
+	const char *device;
+	uint64_t mirror, bytenr;
+	const uint64_t *generation;	/* NULL: not valid */
+	bool valid;
+	const char *finding;		/* "ok", "primary_bad", "newer_than_primary", ... */
+	bool error;			/* the finding makes check fail */
+	const char *problem;		/* why a copy is not valid, NULL if it is */
+};
 /* check: the report (JSON; the text is the command's sentences) */
 struct check_rec {
 	const char *image;
 	struct rec_u64s missing_devices;
+	struct rec_table superblocks;		/* of struct check_super_rec */
+	uint64_t superblock_errors, superblock_warnings;
 	const uint64_t *blocks_verified;	/* NULL with --qgroup-report */
 	uint64_t fs_trees, deleted, partly_dropped, fs_tree_blocks, data_extents,
 		 data_back_refs, root_sets, unresolved_refs, relocation_refs;
@@ -282,7 +294,8 @@ struct check_repair_rec {
 	bool inconsistent_cleared, rescan_cleared;
 	struct rec_table repaired;		/* of struct check_fix_rec */
 };
-extern const struct rec_desc rec_check_deleted, rec_check_qgroup, rec_check_orphan, rec_check,
+extern const struct rec_desc rec_check_super, rec_check_deleted, rec_check_qgroup, rec_check_orphan,
+	rec_check,
 	rec_check_fix, rec_check_repair;
 extern const struct rec_doc rec_doc_check;
 

@@ -34,11 +34,9 @@ static int open_supers(struct btrfs_fs *fs, const struct btrfs_open_args *args)
 	for (size_t i = 0; i < args->nr_devs; i++) {
 		if (args->supers && args->supers[i]) {
 			memcpy(&sbs[i], args->supers[i], sizeof(sbs[i]));
-			if (!i)
-				fs->super_mirror = args->supers_mirror;
 		} else {
 			ret = btrfs_super_read(args->devs[i], args->super_mirror, &sbs[i],
-					       i ? NULL : &fs->super_mirror, fs->errmsg);
+					       fs->errmsg);
 			if (ret < 0) {
 				fs->errobj = BTRFS_ERR_OBJ_DEVICE;	/* its messages name it */
 				goto out;
@@ -203,7 +201,13 @@ int btrfs_fs_open(struct btrfs_fs **fsp, const struct btrfs_open_args *args)
 	if (!fs)
 		return -ENOMEM;
 	fs->writable = args->writable;
-	fs->super_mirror = args->super_mirror < 0 ? 0 : args->super_mirror;
+	if (args->super_mirror < 0 || args->super_mirror >= BTRFS_SUPER_MIRROR_MAX) {
+		btrfs_errmsg_set(args->errmsg, "superblock mirror %d does not exist",
+				 args->super_mirror);
+		free(fs);
+		return -EINVAL;
+	}
+	fs->super_mirror = args->super_mirror;
 	ret = open_supers(fs, args);
 	if (ret < 0)
 		goto fail;

@@ -2,8 +2,8 @@
 /*
  * An open, unmounted filesystem: the context every offline operation uses.
  *
- * btrfs_fs_open() reads the superblock of each given device (choosing the
- * best valid copy or the forced mirror), checks that they belong to one
+ * btrfs_fs_open() reads the superblock of each given device (the primary,
+ * as the kernel, or the mirror the caller names), checks that they belong to one
  * filesystem, refuses feature flags it cannot handle (naming them), builds
  * the chunk map from sys_chunk_array and the chunk tree, and reads the root
  * tree root.  Trees are then reached with btrfs_read_root() (ctree.h).
@@ -54,19 +54,17 @@ struct btrfs_limit_refusal {
 struct btrfs_open_args {
 	struct btrfs_io_dev **devs;	/* opened devices; borrowed, close them after btrfs_fs_close() */
 	size_t nr_devs;
-	int super_mirror;		/* 0..2, or BTRFS_SUPER_MIRROR_AUTO */
+	int super_mirror;		/* BTRFS_SUPER_PRIMARY, or the mirror (1, 2) the user named */
 	bool writable;			/* refuse features the writer cannot keep; devs must be writable */
 	u32 cache_blocks;		/* clean blocks to cache; 0 = 64 MiB worth */
 	char *errmsg;			/* optional BTRFS_ERRMSG_SIZE buffer: why open failed */
 	enum btrfs_err_object *errobj;	/* optional: what that message names first */
 	/*
 	 * Optional: the superblock of each device, already read by the caller
-	 * with btrfs_super_read(@super_mirror) (a NULL entry is read here), and
-	 * the copy supers[0] came from; a caller that had to read them to find
-	 * the members saves a second read.
+	 * with btrfs_super_read(@super_mirror) (a NULL entry is read here); a
+	 * caller that had to read them to find the members saves a second read.
 	 */
 	const struct btrfs_super_block *const *supers;
-	int supers_mirror;
 };
 
 struct btrfs_eb_cache {

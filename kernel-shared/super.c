@@ -8,6 +8,7 @@
  * levels, sys_chunk_array_size and num_devices.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include "csum.h"
 #include "errmsg.h"
@@ -248,45 +249,87 @@ int btrfs_super_read_mirror(struct btrfs_io_dev *dev, int mirror, struct btrfs_s
 }
 
 int btrfs_super_read(struct btrfs_io_dev *dev, int mirror, struct btrfs_super_block *sb,
-		     int *used, char *errmsg)
+		     char *errmsg)
 {
-	struct btrfs_super_block tmp;
-	char first_msg[BTRFS_ERRMSG_SIZE] = "";
-	int first_err = 0;
-	int best = -1;
-	u64 best_gen = 0;
+	return btrfs_super_read_mirror(dev, mirror, sb, errmsg);
+}
 
-	if (mirror != BTRFS_SUPER_MIRROR_AUTO) {
-		int ret = btrfs_super_read_mirror(dev, mirror, sb, errmsg);
+/* Every byte but the checksum and the copy's own bytenr */
+static bool same_contents(const struct btrfs_super_block *a, const struct btrfs_super_block *b)
+{
+	const u8 *pa = (const u8 *)a, *pb = (const u8 *)b;
+	size_t bytenr = offsetof(struct btrfs_super_block, bytenr);
 
-		if (!ret && used)
-			*used = mirror;
-		return ret;
-	}
-	for (int i = 0; i < BTRFS_SUPER_MIRROR_MAX; i++) {
-		char msg[BTRFS_ERRMSG_SIZE] = "";
-		int ret = btrfs_super_read_mirror(dev, i, &tmp, msg);
+	return !memcmp(pa + BTRFS_CSUM_SIZE, pb + BTRFS_CSUM_SIZE, bytenr - BTRFS_CSUM_SIZE) &&
+	       !memcmp(pa + bytenr + sizeof(a->bytenr), pb + bytenr + sizeof(a->bytenr),
+		       BTRFS_SUPER_INFO_SIZE - bytenr - sizeof(a->bytenr));
+}
 
-		if (ret == -ENOENT && i > 0)
-			break;
-		if (ret < 0) {
-			if (!first_err) {
-				first_err = ret;
-				memcpy(first_msg, msg, sizeof(msg));
-			}
+static enum btrfs_super_finding compare_copy(const struct btrfs_super_copy *c,
+					     const struct btrfs_super_block *sb,
+					     const struct btrfs_super_copy *p,
+					     const struct btrfs_super_block *psb)
+{
+	if (!c->valid)
+		return BTRFS_SUPER_MIRROR_BAD;
+	if (c->generation > p->generation)
+		return BTRFS_SUPER_NEWER;
+	if (c->generation < p->generation)
+		return BTRFS_SUPER_STALE;
+	return same_contents(sb, psb) ? BTRFS_SUPER_FINE : BTRFS_SUPER_DIFFERS;
+}
+
+int btrfs_super_read_copies(struct btrfs_io_dev *dev, const struct btrfs_super_block *primary,
+			    struct btrfs_super_copy *copies)
+{
+	struct btrfs_super_block sbs[BTRFS_SUPER_MIRROR_MAX];
+	u64 limit = dev->size;
+	int newest = -1, nr = 0;
+
+	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		struct btrfs_super_copy *c = &copies[m];
+		int ret;
+
+		memset(c, 0, sizeof(*c));
+		c->bytenr = btrfs_sb_offset(m);
+		if (m == 0 && primary) {
+			memcpy(&sbs[0], primary, sizeof(sbs[0]));
+			ret = 0;
+		} else {
+			ret = btrfs_super_read_mirror(dev, m, &sbs[m], c->msg);
+		}
+		if (ret == -ENOENT && m > 0) {
+			c->finding = BTRFS_SUPER_ABSENT;
+			c->msg[0] = '\0';
 			continue;
 		}
-		if (best < 0 || btrfs_super_generation(&tmp) > best_gen) {
-			best = i;
-			best_gen = btrfs_super_generation(&tmp);
-			memcpy(sb, &tmp, sizeof(tmp));
+		c->valid = ret == 0;
+		if (!c->valid)
+			continue;
+		c->generation = btrfs_super_generation(&sbs[m]);
+		if (newest < 0 || c->generation > copies[newest].generation)
+			newest = m;
+	}
+	/* the kernel writes the copies that end before the device's total_bytes */
+	if (copies[0].valid)
+		newest = 0;
+	if (newest >= 0)
+		limit = btrfs_dev_item_total_bytes(btrfs_super_dev_item(&sbs[newest]));
+	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		struct btrfs_super_copy *c = &copies[m];
+
+		if (m > 0 && (c->finding == BTRFS_SUPER_ABSENT ||
+			      c->bytenr + BTRFS_SUPER_INFO_SIZE >= limit)) {
+			c->finding = BTRFS_SUPER_ABSENT;
+			continue;
 		}
+		nr++;
+		if (m == 0)
+			c->finding = c->valid ? BTRFS_SUPER_FINE : BTRFS_SUPER_PRIMARY_BAD;
+		else if (copies[0].valid)
+			c->finding = compare_copy(c, &sbs[m], &copies[0], &sbs[0]);
+		else
+			c->finding = BTRFS_SUPER_FINE;	/* the primary's finding says it all */
 	}
-	if (best < 0) {
-		btrfs_errmsg_set(errmsg, "%s", first_msg);
-		return first_err ? first_err : -EUCLEAN;
-	}
-	if (used)
-		*used = best;
-	return 0;
+	return nr;
 }

@@ -6,7 +6,10 @@
  * that fit).  A copy is valid when its magic is right, its checksum (of
  * bytes 32..4095, algorithm csum_type) matches, its bytenr names where it
  * was read from and every size field is sane (btrfs_super_validate()).
- * Without a forced mirror the valid copy with the highest generation wins.
+ * The kernel mounts from the primary (copy 0) only and never falls back to
+ * a mirror, so neither does this reader: a mirror is read only when the
+ * caller names it.  btrfs_super_read_copies() reads every copy and says how
+ * each compares with the primary (for `volctl check`).
  *
  * Feature flags: btrfs_super_check_features() refuses incompat bits this
  * reader does not understand, naming the flag; for writing it is stricter.
@@ -15,6 +18,7 @@
 #define VOLCTL_KERNEL_SHARED_SUPER_H
 
 #include <stdbool.h>
+#include "errmsg.h"
 #include "format.h"
 #include "io.h"
 
@@ -71,8 +75,8 @@ static inline int btrfs_super_guard_check(const struct btrfs_super_guard *g, cha
 	 BTRFS_FEATURE_COMPAT_RO_VERITY |				\
 	 BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE)
 
-/* Choose the best valid copy (for struct btrfs_open_args.super_mirror) */
-#define BTRFS_SUPER_MIRROR_AUTO	(-1)
+/* The copy the kernel mounts from (struct btrfs_open_args.super_mirror) */
+#define BTRFS_SUPER_PRIMARY	0
 
 /**
  * btrfs_super_csum_verify - whether the checksum of @sb matches
@@ -114,17 +118,60 @@ int btrfs_super_check_features(const struct btrfs_super_block *sb, bool writable
 int btrfs_super_read_mirror(struct btrfs_io_dev *dev, int mirror, struct btrfs_super_block *sb,
 			    char *errmsg);
 
+/* How one copy compares with the primary of its device */
+enum btrfs_super_finding {
+	BTRFS_SUPER_FINE,		/* valid, and the same as the primary (or the primary itself) */
+	BTRFS_SUPER_ABSENT,		/* beyond the device, or beyond the filesystem's part of it */
+	BTRFS_SUPER_PRIMARY_BAD,	/* copy 0 is not valid: the kernel refuses the device */
+	BTRFS_SUPER_NEWER,		/* a valid mirror of a higher generation than the primary */
+	BTRFS_SUPER_DIFFERS,		/* a valid mirror of the primary's generation, other bytes */
+	BTRFS_SUPER_STALE,		/* a valid mirror of a lower generation */
+	BTRFS_SUPER_MIRROR_BAD,		/* a mirror that is not valid, the primary is */
+};
+
+struct btrfs_super_copy {
+	enum btrfs_super_finding finding;
+	bool valid;
+	u64 bytenr;			/* where it lives */
+	u64 generation;			/* valid copies */
+	char msg[BTRFS_ERRMSG_SIZE];	/* a copy that is not valid: why, naming the device */
+};
+
 /**
- * btrfs_super_read - read the superblock of @dev
- * @mirror:	0..2 to force one copy, BTRFS_SUPER_MIRROR_AUTO for the valid
- *		copy with the highest generation
- * @used:	receives the mirror chosen (may be NULL)
+ * btrfs_super_finding_is_error - whether @f means the kernel mounts
+ * another state than a copy holds, or cannot mount at all (a primary that
+ * is bad or older than a mirror, a mirror that differs at the same
+ * generation); a stale or bad mirror is not: the kernel rewrites every
+ * copy at its next commit (scrub counts it as a super error).
+ */
+static inline bool btrfs_super_finding_is_error(enum btrfs_super_finding f)
+{
+	return f == BTRFS_SUPER_PRIMARY_BAD || f == BTRFS_SUPER_NEWER || f == BTRFS_SUPER_DIFFERS;
+}
+
+/**
+ * btrfs_super_read_copies - read every copy of @dev and compare each with
+ * the primary
+ * @primary:	the primary, valid, when the caller has read it already (else NULL)
+ * @copies:	BTRFS_SUPER_MIRROR_MAX entries
  *
- * Return: 0, or the error of copy 0 (or the forced copy) when no copy is
- * valid, with @errmsg saying why.
+ * A copy belongs to the device when it fits in it and, as the kernel
+ * writes them (write_dev_supers()), ends before the total_bytes of the
+ * device's dev_item (the primary's, else the newest valid copy's); copies
+ * past either are BTRFS_SUPER_ABSENT.  Copies compare equal when every
+ * byte but the checksum and bytenr is the same.
+ * Return: how many copies belong to the device (1..3; the primary always).
+ */
+int btrfs_super_read_copies(struct btrfs_io_dev *dev, const struct btrfs_super_block *primary,
+			    struct btrfs_super_copy *copies);
+
+/**
+ * btrfs_super_read - read and verify copy @mirror (BTRFS_SUPER_PRIMARY
+ * unless the user asked for a mirror) of @dev; the same as
+ * btrfs_super_read_mirror(): no other copy is ever tried
  */
 int btrfs_super_read(struct btrfs_io_dev *dev, int mirror, struct btrfs_super_block *sb,
-		     int *used, char *errmsg);
+		     char *errmsg);
 
 /** btrfs_incompat_name - "skinny-metadata", ... for one bit; NULL if unknown */
 const char *btrfs_incompat_name(u64 bit);

@@ -63,8 +63,12 @@ load ../fixtures/fixture-helpers
 	assert_status 1
 	assert_output_contains "csum_status mismatch"
 	assert_output_contains "superblock 0: checksum mismatch"
-	# without --super: the valid copy with the highest generation
+	# without --super: the primary, the copy the kernel mounts from (not a valid mirror)
 	run_volctl inspect super "$IMG"
+	assert_status 1
+	assert_output_contains "superblock 0 at 65536"
+	assert_output_contains "superblock 0: checksum mismatch"
+	run_volctl inspect super --super 1 "$IMG"
 	assert_status 0
 	assert_output_contains "superblock 1 at 67108864"
 }

@@ -124,11 +124,14 @@ all_fail() {
 	[[ "$LAST_ERR" == *checksum* ]]
 }
 
-@test "corrupt: superblock 0 alone is bad: the valid copy is used, --super 0 fails" {
+@test "corrupt: superblock 0 alone is bad: refused as the kernel refuses it, --super 1 reads the mirror" {
 	set_le $((65536 + 200)) 1 0x55
-	run_volctl --image "$IMG" subvolume list /
-	assert_status 0
+	all_fail
+	[[ "$LAST_ERR" == *"superblock mirror 0: checksum mismatch"*"--super 1 reads it"* ]]
 	expect_clean_failure --super 0 subvolume list /
+	run_volctl --super 1 --image "$IMG" subvolume list /
+	assert_status 0
+	assert_output_contains "using superblock mirror 1 at 67108864"
 }
 
 @test "corrupt: superblock nodesize not a power of two" {

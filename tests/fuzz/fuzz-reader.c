@@ -208,7 +208,7 @@ static int fz_run(const uint8_t *data, size_t size, u64 *items)
 
 	args.devs = &devp;
 	args.nr_devs = 1;
-	args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+	args.super_mirror = BTRFS_SUPER_PRIMARY;
 	args.cache_blocks = 64;
 	args.errmsg = errmsg;
 	*items = 0;

@@ -151,7 +151,7 @@ static inline int open_files(const char **paths, size_t n, struct btrfs_io_dev *
 	}
 	args.devs = devs;
 	args.nr_devs = n;
-	args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+	args.super_mirror = BTRFS_SUPER_PRIMARY;
 	args.errmsg = errmsg;
 	ret = btrfs_fs_open(fs, &args);
 	if (ret < 0)

@@ -190,7 +190,7 @@ static int set_open(struct member_set *ms, const int *which, int n, struct btrfs
 	}
 	args.devs = devs;
 	args.nr_devs = (size_t)n;
-	args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+	args.super_mirror = BTRFS_SUPER_PRIMARY;
 	args.writable = true;
 	args.errmsg = msg;
 	ret = btrfs_fs_open(fs, &args);
@@ -340,7 +340,7 @@ static void test_refusals(struct member_set *ms, struct member_set *other)
 		btrfs_io_open_memory(other->buf[0], other->size[0], false, true, &devs[1]);
 		args.devs = devs;
 		args.nr_devs = 2;
-		args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+		args.super_mirror = BTRFS_SUPER_PRIMARY;
 		args.writable = true;
 		args.errmsg = msg;
 		ret = btrfs_fs_open(&fs, &args);
@@ -402,7 +402,7 @@ static void test_fail_after_every_write(struct member_set *ms)
 			btrfs_io_open_memory(ms->buf[0], ms->size[0], false, false, &mem[0]);
 			btrfs_io_open_memory(ms->buf[1], ms->size[1], false, false, &mem[1]);
 			args.nr_devs = 2;
-			args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+			args.super_mirror = BTRFS_SUPER_PRIMARY;
 			args.errmsg = msg;
 			CHECK(btrfs_fs_open(&rfs, &args) == 0, "after %llu writes: reopen: %s",
 			      (unsigned long long)n, msg);
@@ -444,7 +444,7 @@ static void test_super_windows(const char *what, int ndev, const char *opts)
 		btrfs_io_open_file(tpath(names[i]), true, &devs[i]);
 	args.devs = devs;
 	args.nr_devs = (size_t)ndev;
-	args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+	args.super_mirror = BTRFS_SUPER_PRIMARY;
 	args.writable = true;
 	args.errmsg = msg;
 	CHECK(btrfs_fs_open(&fs, &args) == 0, "%s: open: %s", what, msg);

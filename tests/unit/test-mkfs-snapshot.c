@@ -39,7 +39,7 @@ static struct btrfs_fs *open_fs(struct btrfs_io_dev *dev)
 
 	args.devs = &dev;
 	args.nr_devs = 1;
-	args.super_mirror = -1;
+	args.super_mirror = BTRFS_SUPER_PRIMARY;
 	args.writable = true;
 	args.errmsg = msg;
 	if (btrfs_fs_open(&fs, &args) < 0) {

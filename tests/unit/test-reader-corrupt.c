@@ -161,7 +161,7 @@ static u64 phys_of(u64 logical, int mirror)
 	struct btrfs_fs *fs;
 	struct btrfs_io_stripe s = { 0 };
 
-	if (open_mem(img, img_size, BTRFS_SUPER_MIRROR_AUTO, &dev, &fs, msg) < 0)
+	if (open_mem(img, img_size, BTRFS_SUPER_PRIMARY, &dev, &fs, msg) < 0)
 		return 0;
 	if (btrfs_map_block(fs, logical, nodesize, mirror, &s) < 0)
 		s.physical = 0;
@@ -189,14 +189,22 @@ static void test_super(void)
 	struct btrfs_fs *fs;
 	int ret;
 
-	CHECK(full_read(img_size, BTRFS_SUPER_MIRROR_AUTO, msg) == 0, "pristine image: %s", msg);
+	CHECK(full_read(img_size, BTRFS_SUPER_PRIMARY, msg) == 0, "pristine image: %s", msg);
 
 	patch_begin(s0, 4096);
 	img[s0 + 40] ^= 1;	/* inside fsid, csum now wrong */
 	ret = full_read(img_size, 0, msg);
 	EXPECT_FAIL("super csum, mirror 0", ret, msg, -EUCLEAN, "checksum mismatch");
-	ret = open_mem(img, img_size, BTRFS_SUPER_MIRROR_AUTO, &dev, &fs, msg);
-	CHECK(ret == 0 && fs->super_mirror == 1, "auto falls back to mirror 1: %d %s", ret, msg);
+	/* the kernel mounts from the primary only: no fall back to a valid mirror */
+	ret = open_mem(img, img_size, BTRFS_SUPER_PRIMARY, &dev, &fs, msg);
+	EXPECT_FAIL("bad primary, valid mirror 1", ret, msg, -EUCLEAN,
+		    "superblock mirror 0: checksum mismatch");
+	if (!ret) {
+		btrfs_fs_close(fs);
+		btrfs_io_close(dev);
+	}
+	ret = open_mem(img, img_size, 1, &dev, &fs, msg);
+	CHECK(ret == 0 && fs->super_mirror == 1, "bad primary, mirror 1 named: %d %s", ret, msg);
 	if (!ret) {
 		btrfs_fs_close(fs);
 		btrfs_io_close(dev);
@@ -320,26 +328,105 @@ static void test_super(void)
 		patch_begin(s0, 4096);
 		img[s0 + 64] ^= 0xff;
 		img[s1 + 40] ^= 0xff;
-		ret = full_read(img_size, BTRFS_SUPER_MIRROR_AUTO, msg);
+		ret = full_read(img_size, BTRFS_SUPER_PRIMARY, msg);
 		EXPECT_FAIL("all copies bad", ret, msg, -EUCLEAN, "mirror 0: bad magic");
 		unpatch();
 		memcpy(img + s1, keep1, 4096);
 	}
 
 	/* too small for any superblock */
-	EXPECT_FAIL("tiny image", full_read(32768, BTRFS_SUPER_MIRROR_AUTO, msg), msg, -ENOENT,
+	EXPECT_FAIL("tiny image", full_read(32768, BTRFS_SUPER_PRIMARY, msg), msg, -ENOENT,
 		    "beyond the end");
 	/* superblock there, chunks beyond */
-	ret = full_read(1 << 20, BTRFS_SUPER_MIRROR_AUTO, msg);
+	ret = full_read(1 << 20, BTRFS_SUPER_PRIMARY, msg);
 	CHECK(ret < 0 && msg[0], "truncated to 1 MiB: %d '%s'", ret, msg);
 	{
 		u64 cut = phys_of(btrfs_super_root(sb_at(s0)), 1);
 
-		ret = full_read(cut + nodesize / 2, BTRFS_SUPER_MIRROR_AUTO, msg);
+		ret = full_read(cut + nodesize / 2, BTRFS_SUPER_PRIMARY, msg);
 		CHECK(ret < 0 && strstr(msg, "cannot read"), "truncated inside the root tree block: %d '%s'",
 		      ret, msg);
 	}
-	CHECK(full_read(img_size, BTRFS_SUPER_MIRROR_AUTO, msg) == 0, "restored image: %s", msg);
+	CHECK(full_read(img_size, BTRFS_SUPER_PRIMARY, msg) == 0, "restored image: %s", msg);
+}
+
+/* The copies of the in-memory image: how many belong, the finding of each */
+static int copies_of(struct btrfs_super_copy *c)
+{
+	struct btrfs_io_dev *dev;
+	int nr;
+
+	if (btrfs_io_open_memory(img, img_size, false, false, &dev))
+		return -1;
+	nr = btrfs_super_read_copies(dev, NULL, c);
+	btrfs_io_close(dev);
+	return nr;
+}
+
+/* Set the generation of copy @off and fix its checksum */
+static void set_gen(u64 off, u64 gen)
+{
+	btrfs_set_super_generation(sb_at(off), gen);
+	recsum_super(off);
+}
+
+static void test_super_copies(void)
+{
+	struct btrfs_super_copy c[BTRFS_SUPER_MIRROR_MAX];
+	const u64 s0 = 65536, s1 = 64ULL << 20;
+	u64 gen = btrfs_super_generation(sb_at(s0));
+	int nr;
+
+	nr = copies_of(c);
+	CHECK(nr == 2 && c[0].finding == BTRFS_SUPER_FINE && c[1].finding == BTRFS_SUPER_FINE &&
+	      c[2].finding == BTRFS_SUPER_ABSENT && c[1].generation == gen,
+	      "pristine copies: %d %d %d %d", nr, c[0].finding, c[1].finding, c[2].finding);
+
+	patch_begin(s0, 4096);
+	img[s0 + 64] ^= 0xff;	/* magic */
+	copies_of(c);
+	CHECK(c[0].finding == BTRFS_SUPER_PRIMARY_BAD && !c[0].valid && strstr(c[0].msg, "bad magic") &&
+	      c[1].valid && c[1].generation == gen, "garbled primary: %d '%s'", c[0].finding,
+	      c[0].msg);
+	unpatch();
+
+	patch_begin(s0, 4096);
+	set_gen(s0, gen - 1);	/* an older primary written back */
+	copies_of(c);
+	CHECK(c[0].finding == BTRFS_SUPER_FINE && c[1].finding == BTRFS_SUPER_NEWER,
+	      "older primary: %d %d", c[0].finding, c[1].finding);
+	unpatch();
+
+	patch_begin(s1, 4096);
+	set_gen(s1, gen - 1);
+	copies_of(c);
+	CHECK(c[1].finding == BTRFS_SUPER_STALE && !btrfs_super_finding_is_error(c[1].finding),
+	      "stale mirror: %d", c[1].finding);
+	unpatch();
+
+	patch_begin(s1, 4096);
+	btrfs_set_super_bytes_used(sb_at(s1), btrfs_super_bytes_used(sb_at(s1)) + 4096);
+	recsum_super(s1);
+	copies_of(c);
+	CHECK(c[1].finding == BTRFS_SUPER_DIFFERS && btrfs_super_finding_is_error(c[1].finding),
+	      "mirror differs at the same generation: %d", c[1].finding);
+	unpatch();
+
+	patch_begin(s1, 4096);
+	img[s1 + 300] ^= 1;	/* checksum now wrong */
+	copies_of(c);
+	CHECK(c[1].finding == BTRFS_SUPER_MIRROR_BAD && strstr(c[1].msg, "mirror 1: checksum mismatch"),
+	      "bad mirror: %d '%s'", c[1].finding, c[1].msg);
+	unpatch();
+
+	/* a filesystem smaller than its device: the kernel writes no copy past total_bytes */
+	patch_begin(s0, 4096);
+	btrfs_set_dev_item_total_bytes(btrfs_super_dev_item(sb_at(s0)), s1);
+	recsum_super(s0);
+	nr = copies_of(c);
+	CHECK(nr == 1 && c[1].finding == BTRFS_SUPER_ABSENT, "copy past total_bytes: %d %d", nr,
+	      c[1].finding);
+	unpatch();
 }
 
 /* Root tree leaf of a single-profile image */
@@ -599,7 +686,7 @@ static void test_node(void)
 	u8 *ptrs;
 	int ret;
 
-	ret = open_mem(img, img_size, BTRFS_SUPER_MIRROR_AUTO, &dev, &fs, msg);
+	ret = open_mem(img, img_size, BTRFS_SUPER_PRIMARY, &dev, &fs, msg);
 	CHECK(ret == 0, "open filled: %s", msg);
 	if (ret)
 		return;
@@ -731,7 +818,7 @@ static u64 first_fs_leaf(void)
 	struct btrfs_key key = { 0, 0, 0 };
 	u64 leaf = 0;
 
-	if (open_mem(img, img_size, BTRFS_SUPER_MIRROR_AUTO, &dev, &fs, msg) < 0)
+	if (open_mem(img, img_size, BTRFS_SUPER_PRIMARY, &dev, &fs, msg) < 0)
 		return 0;
 	btrfs_path_init(&path);
 	if (!btrfs_read_root(fs, BTRFS_FS_TREE_OBJECTID, &root) && root->level > 0 &&
@@ -779,6 +866,7 @@ int main(void)
 	scratch_init();
 	if (make_image("single", 300, "-m single -d single") == 0 && load("single") == 0) {
 		test_super();
+		test_super_copies();
 		test_leaf();
 		test_mount_checks();
 	} else {

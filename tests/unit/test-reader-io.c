@@ -96,7 +96,7 @@ static void test_cache_and_write(void)
 	btrfs_io_open_memory(img, size, false, true, &dev);
 	args.devs = &dev;
 	args.nr_devs = 1;
-	args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+	args.super_mirror = BTRFS_SUPER_PRIMARY;
 	args.writable = true;
 	args.cache_blocks = 3;
 	args.errmsg = err;
@@ -222,7 +222,7 @@ static int open_on(struct btrfs_io_dev *dev, bool writable, struct btrfs_fs **fs
 
 	args.devs = &dev;
 	args.nr_devs = 1;
-	args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+	args.super_mirror = BTRFS_SUPER_PRIMARY;
 	args.writable = writable;
 	args.errmsg = err;
 	return btrfs_fs_open(fs, &args);

@@ -215,7 +215,7 @@ static void test_filled(void)
 		ret = btrfs_io_open_file(img, false, &dev);
 		args.devs = &dev;
 		args.nr_devs = 1;
-		args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+		args.super_mirror = BTRFS_SUPER_PRIMARY;
 		args.cache_blocks = 2;
 		args.errmsg = err;
 		ret = btrfs_fs_open(&fs, &args);
@@ -340,13 +340,29 @@ static void test_three_mirrors(void)
 		ret = open_mirror(img, m, &used, err);
 		CHECK(ret == 0 && used == m, "forced mirror %d: %d used %d %s", m, ret, used, err);
 	}
-	/* break copies 0 and 1: auto picks 2, forced 1 fails */
+	/* break copies 0 and 1: the primary fails (no fall back), 2 named works, 1 fails */
 	sh("printf 'XX' | dd of='%s' bs=1 seek=%llu conv=notrunc 2>/dev/null", img, 65536ULL + 64);
 	sh("printf 'XX' | dd of='%s' bs=1 seek=%llu conv=notrunc 2>/dev/null", img,
 	   (64ULL << 20) + 100);
-	ret = open_mirror(img, BTRFS_SUPER_MIRROR_AUTO, &used, err);
-	CHECK(ret == 0 && used == 2, "auto with copies 0 and 1 broken: %d used %d %s", ret, used,
-	      err);
+	ret = open_mirror(img, BTRFS_SUPER_PRIMARY, &used, err);
+	CHECK(ret == -EUCLEAN && strstr(err, "mirror 0: bad magic"),
+	      "primary broken, no fall back: %d %s", ret, err);
+	ret = open_mirror(img, 2, &used, err);
+	CHECK(ret == 0 && used == 2, "copies 0 and 1 broken, mirror 2 named: %d used %d %s", ret,
+	      used, err);
+	{
+		struct btrfs_super_copy c[BTRFS_SUPER_MIRROR_MAX];
+		struct btrfs_io_dev *dev;
+		int nr = -1;
+
+		if (btrfs_io_open_file(img, false, &dev) == 0) {
+			nr = btrfs_super_read_copies(dev, NULL, c);
+			btrfs_io_close(dev);
+		}
+		CHECK(nr == 3 && c[0].finding == BTRFS_SUPER_PRIMARY_BAD && !c[1].valid &&
+		      c[2].valid, "three copies read: %d %d %d %d", nr, c[0].finding, c[1].valid,
+		      c[2].valid);
+	}
 	ret = open_mirror(img, 1, &used, err);
 	CHECK(ret == -EUCLEAN && strstr(err, "mirror 1: checksum mismatch"),
 	      "forced broken mirror 1: %d %s", ret, err);

@@ -120,7 +120,7 @@ static int image_open(struct image *im)
 		return ret;
 	args.devs = &im->dev;
 	args.nr_devs = 1;
-	args.super_mirror = BTRFS_SUPER_MIRROR_AUTO;
+	args.super_mirror = BTRFS_SUPER_PRIMARY;
 	args.writable = true;
 	return btrfs_fs_open(&im->fs, &args);
 }
