@@ -160,6 +160,29 @@ clean_image() {
 	agree "$IMG" 0
 }
 
+@test "check free space: the superblock copy's window may be free or not, as for 6.19" {
+	command -v mkfs.btrfs >/dev/null || skip "needs mkfs.btrfs (Debian btrfs-progs)"
+	IMG="$BATS_TEST_TMPDIR/g.img"
+	truncate -s 1G "$IMG"
+	mkfs.btrfs -q -f "$IMG" >/dev/null
+	run_volctl check --repair-free-space "$IMG"
+	assert_status 0
+	# METADATA DUP 30408704: stripe 0 at 38797312, so the copy at 64 MiB is logical 58720256
+	[ "$(phys_of 30408704)" = 38797312 ]
+	cp "$IMG" "$BATS_TEST_TMPDIR/base.img"
+	python3 "$CORRUPT" "$IMG" fst-cut 58720256 65536
+	agree "$IMG" 0
+	# one sector more is a finding
+	cp "$BATS_TEST_TMPDIR/base.img" "$IMG"
+	python3 "$CORRUPT" "$IMG" fst-cut 58720256 69632
+	agree "$IMG" 1
+	assert_output_contains "block group 30408704 length 53673984: 58785792 length 4096 is allocated by no extent item but not free in the free space tree"
+	# and so is the stripe before the window
+	cp "$BATS_TEST_TMPDIR/base.img" "$IMG"
+	python3 "$CORRUPT" "$IMG" fst-cut 58654720 65536
+	agree "$IMG" 1
+}
+
 @test "check free space: a wrong extent_count is reported by both" {
 	clean_image
 	# the SYSTEM block group 22020096 records 2 free extents
