@@ -177,11 +177,12 @@ static void print_fst_text(const struct vc_check_result *res)
 		       "offline write drops them\n");
 	if (res->fst.state == BTRFS_FST_STATE_NOT_VALID)
 		printf("free space tree: not marked valid (the kernel rebuilds it at the next "
-		       "read-write mount): %" PRIu64 " problems in %" PRIu64 " block groups, "
-		       "not counted as errors\n", res->fst.problems, res->fst.block_groups);
+		       "read-write mount): %" PRIu64 " problem%s (%" PRIu64 " block groups "
+		       "verified), not counted as errors\n", res->fst.problems,
+		       res->fst.problems == 1 ? "" : "s", res->fst.block_groups);
 	else if (res->fst.problems)
-		printf("free space tree: %" PRIu64 " problems in %" PRIu64 " block groups\n",
-		       res->fst.problems, res->fst.block_groups);
+		printf("free space tree: %" PRIu64 " problem%s (%" PRIu64 " block groups verified)\n",
+		       res->fst.problems, res->fst.problems == 1 ? "" : "s", res->fst.block_groups);
 	else
 		printf("free space tree: %" PRIu64 " block groups verified, matches the extent tree\n",
 		       res->fst.block_groups);

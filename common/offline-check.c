@@ -328,9 +328,9 @@ int vc_check_repair_fst(const struct vc_check_args *a, u64 *dropped, bool *writt
 		goto out;
 	}
 	if (other) {
-		error("%s: free space tree: %llu problems besides entries of block groups that do "
+		error("%s: free space tree: %llu problem%s besides entries of block groups that do "
 		      "not exist (see volctl check): a rebuild is not implemented, nothing written",
-		      a->images[0], (unsigned long long)other);
+		      a->images[0], (unsigned long long)other, other == 1 ? "" : "s");
 		ret = -EUCLEAN;
 		goto out;
 	}

@@ -145,7 +145,7 @@ clean_image() {
 	before=$(sha256sum <"$IMG")
 	run_volctl check --repair-free-space "$IMG"
 	assert_status 1
-	assert_output_contains "free space tree: 1 problems besides entries of block groups that do not exist (see volctl check): a rebuild is not implemented, nothing written"
+	assert_output_contains "free space tree: 1 problem besides entries of block groups that do not exist (see volctl check): a rebuild is not implemented, nothing written"
 	[ "$(sha256sum <"$IMG")" = "$before" ]
 	run_volctl check --repair-free-space --show "$IMG"
 	assert_status 2
@@ -244,7 +244,7 @@ clean_image() {
 	python3 "$CORRUPT" "$IMG" csum 0x10000 4096
 	run_volctl check "$IMG"
 	assert_status 0
-	assert_output_contains "free space tree: not marked valid (the kernel rebuilds it at the next read-write mount): 2 problems in 3 block groups, not counted as errors"
+	assert_output_contains "free space tree: not marked valid (the kernel rebuilds it at the next read-write mount): 2 problems (3 block groups verified), not counted as errors"
 	run "$VOLCTL" --format json check "$IMG"
 	[ "$(jq -r '.check.free_space.state' <<<"$output")" = not_valid ]
 }
