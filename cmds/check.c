@@ -3,9 +3,11 @@
  * volctl check [--qgroup-report] [--show] IMAGE: read-only verification of an
  * unmounted image.
  *
- * Without options every block of every tree is verified, then, when quotas
- * are on, the qgroup numbers are recomputed and compared with the recorded
- * ones (common/offline-check.c does both; this file parses and prints).
+ * Without options every block of every tree is verified, then the free
+ * space tree against the block groups and the extent tree, then, when
+ * quotas are on, the qgroup numbers are recomputed and compared with the
+ * recorded ones (common/offline-check.c does all three; this file parses
+ * and prints).  Exit 1 on any free space tree finding, as btrfs check 6.19.
  * Exit 1 when any qgroup differs, unless the quota status already
  * says the numbers are stale (inconsistent or rescan running), as btrfs check
  * does, and when data back references name a tree, leaf or inode that holds
@@ -35,6 +37,7 @@ struct check_opts {
 	bool qgroup_report;
 	bool show;
 	bool repair_qgroups;
+	bool repair_fst;
 	const char *image;		/* the first member, for messages */
 	const char *const *images;	/* every member given */
 	int nr_images;
@@ -45,6 +48,144 @@ static void print_diff_line(const char *what, u64 recorded, u64 computed)
 {
 	printf("  %-11s recorded %" PRIu64 ", computed %" PRIu64 ", difference %" PRId64 "\n",
 	       what, recorded, computed, (int64_t)(computed - recorded));
+}
+
+static const char *fst_entry_name(u8 type)
+{
+	switch (type) {
+	case BTRFS_FREE_SPACE_INFO_KEY:
+		return "info item";
+	case BTRFS_FREE_SPACE_EXTENT_KEY:
+		return "free space extent";
+	case BTRFS_FREE_SPACE_BITMAP_KEY:
+		return "free space bitmap";
+	default:
+		return "item";
+	}
+}
+
+/* JSON "kind" of a free space tree finding */
+static const char *fst_kind_name(enum btrfs_fst_kind kind)
+{
+	static const char *const names[] = {
+		[BTRFS_FST_STALE] = "stale",
+		[BTRFS_FST_NO_INFO] = "no_info",
+		[BTRFS_FST_BAD_INFO] = "bad_info",
+		[BTRFS_FST_COUNT] = "extent_count",
+		[BTRFS_FST_FORMAT] = "format",
+		[BTRFS_FST_BEYOND] = "beyond_block_group",
+		[BTRFS_FST_OVERLAP] = "overlap",
+		[BTRFS_FST_UNMERGED] = "unmerged",
+		[BTRFS_FST_UNEXPECTED] = "unexpected_item",
+		[BTRFS_FST_FREE_ALLOCATED] = "free_but_allocated",
+		[BTRFS_FST_NOT_FREE] = "unallocated_not_free",
+	};
+
+	return (size_t)kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "";
+}
+
+/* One line for a finding: the block group (or the stale range) first, then what is wrong */
+static void fst_problem_text(const struct btrfs_fst_problem *p, char *buf, size_t size)
+{
+	unsigned long long s = p->start, l = p->length;
+	int n = 0;
+
+	if (p->kind != BTRFS_FST_STALE)
+		n = snprintf(buf, size, "block group %llu length %llu: ",
+			     (unsigned long long)p->bg_start, (unsigned long long)p->bg_length);
+	if (n < 0 || (size_t)n >= size)
+		return;
+	buf += n;
+	size -= n;
+	switch (p->kind) {
+	case BTRFS_FST_STALE:
+		if (p->type == BTRFS_FREE_SPACE_INFO_KEY)
+			snprintf(buf, size, "%llu length %llu: entries (%llu items) for a block group "
+				 "that no longer exists, left by mkfs", s, l,
+				 (unsigned long long)p->counted);
+		else
+			snprintf(buf, size, "%s %llu length %llu: lies in no block group", 
+				 fst_entry_name(p->type), s, l);
+		break;
+	case BTRFS_FST_NO_INFO:
+		snprintf(buf, size, "no free space info item");
+		break;
+	case BTRFS_FST_BAD_INFO:
+		snprintf(buf, size, "info item %llu length %llu does not match the block group", s, l);
+		break;
+	case BTRFS_FST_COUNT:
+		snprintf(buf, size, "info item records %llu free %s, counted %llu",
+			 (unsigned long long)p->recorded, p->bitmaps ? "runs" : "extents",
+			 (unsigned long long)p->counted);
+		break;
+	case BTRFS_FST_FORMAT:
+		snprintf(buf, size, "%s %llu length %llu, but the info item says %s", 
+			 fst_entry_name(p->type), s, l, p->bitmaps ? "bitmaps" : "extents");
+		break;
+	case BTRFS_FST_BEYOND:
+		snprintf(buf, size, "%s %llu length %llu ends beyond the block group",
+			 fst_entry_name(p->type), s, l);
+		break;
+	case BTRFS_FST_OVERLAP:
+		snprintf(buf, size, "%s %llu length %llu overlaps the previous entry",
+			 fst_entry_name(p->type), s, l);
+		break;
+	case BTRFS_FST_UNMERGED:
+		snprintf(buf, size, "free space extent %llu length %llu is not merged with the "
+			 "previous one", s, l);
+		break;
+	case BTRFS_FST_UNEXPECTED:
+		snprintf(buf, size, "unexpected item type %u at %llu", p->type, s);
+		break;
+	case BTRFS_FST_FREE_ALLOCATED:
+		snprintf(buf, size, "%llu length %llu is free in the free space tree but allocated "
+			 "in the extent tree", s, l);
+		break;
+	case BTRFS_FST_NOT_FREE:
+		snprintf(buf, size, "%llu length %llu is allocated by no extent item but not free "
+			 "in the free space tree", s, l);
+		break;
+	}
+}
+
+static void print_fst_text(const struct vc_check_result *res)
+{
+	char line[256];
+	bool stale = false;
+
+	if (!res->fst_checked)
+		return;
+	switch (res->fst.state) {
+	case BTRFS_FST_STATE_ABSENT:
+		printf("free space tree: not in use (space cache v1 or none), not checked\n");
+		return;
+	case BTRFS_FST_STATE_NOT_VALID:
+	case BTRFS_FST_STATE_CHECKED:
+		break;
+	}
+	for (size_t i = 0; i < res->nr_fst_problems; i++) {
+		fst_problem_text(&res->fst_problems[i], line, sizeof(line));
+		printf("free space tree: %s\n", line);
+		stale |= res->fst_problems[i].kind == BTRFS_FST_STALE;
+	}
+	if (res->fst.problems > res->nr_fst_problems)
+		printf("free space tree: %" PRIu64 " more problems not shown\n",
+		       res->fst.problems - res->nr_fst_problems);
+	if (stale)
+		printf("free space tree: mkfs.btrfs 6.2 leaves entries of its temporary chunks; "
+		       "btrfs check 6.19 rejects them, the kernel ignores them, and any volctl "
+		       "offline write drops them\n");
+	if (res->fst.state == BTRFS_FST_STATE_NOT_VALID)
+		printf("free space tree: not marked valid (the kernel rebuilds it at the next "
+		       "read-write mount): %" PRIu64 " problem%s (%" PRIu64 " block groups "
+		       "verified), not counted as errors\n", res->fst.problems,
+		       res->fst.problems == 1 ? "" : "s", res->fst.block_groups);
+	else if (res->fst.problems)
+		printf("free space tree: %" PRIu64 " problem%s (%" PRIu64 " block groups verified)\n",
+		       res->fst.problems, res->fst.problems == 1 ? "" : "s", res->fst.block_groups);
+	else
+		printf("free space tree: %" PRIu64 " block groups verified, matches the extent tree\n",
+		       res->fst.block_groups);
 }
 
 static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
@@ -66,6 +207,7 @@ static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
 		       res->super_warnings == 1 ? "" : "s");
 	if (!o->qgroup_report)
 		printf("trees: %" PRIu64 " blocks verified\n", res->walked_blocks);
+	print_fst_text(res);
 	printf("fs trees: %" PRIu64 " (%" PRIu64 " deleted, not yet cleaned; %" PRIu64
 	       " partly dropped), %" PRIu64 " blocks, %" PRIu64 " data extents\n",
 	       res->stats.roots, res->stats.dead_roots, res->stats.partly_dropped,
@@ -188,19 +330,38 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	};
 	struct check_rec r;
 	struct kvout kv;
-	size_t n = 0;
+	size_t n = 0, nf = res->nr_fst_problems;
+	struct check_fst_rec *fr = calloc(nf + 1, sizeof(*fr));
+	struct btrfs_fst_problem *fp = res->fst_problems;
+	char (*msg)[256] = calloc(nf + 1, sizeof(*msg));
 
 	for (const char *p = o->missing; *p; p++)
 		nmissing += *p == ',';
 	missing = calloc(nmissing, sizeof(*missing));
-	if (!missing || !del || !qr || !sup) {
+	if (!missing || !del || !qr || !sup || !fr || !msg) {
 		free(missing);
 		free(del);
 		free(qr);
 		free(sup);
+		free(fr);
+		free(msg);
 		return -ENOMEM;
 	}
 	nsup = super_rows(res, sup);
+	for (size_t i = 0; i < nf; i++) {
+		bool count = fp[i].kind == BTRFS_FST_COUNT;
+
+		fst_problem_text(&fp[i], msg[i], sizeof(msg[i]));
+		fr[i] = (struct check_fst_rec){
+			.kind = fst_kind_name(fp[i].kind),
+			.block_group = fp[i].kind == BTRFS_FST_STALE ? NULL : &fp[i].bg_start,
+			.block_group_length = fp[i].kind == BTRFS_FST_STALE ? NULL : &fp[i].bg_length,
+			.start = fp[i].start, .length = fp[i].length,
+			.recorded = count ? &fp[i].recorded : NULL,
+			.counted = count ? &fp[i].counted : NULL,
+			.message = msg[i],
+		};
+	}
 	for (const char *p = o->missing; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
 		missing[n++] = strtoull(p, NULL, 10);
 	for (size_t i = 0; i < res->nr_roots; i++)
@@ -241,6 +402,14 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 		.orphan_relations = { &rec_check_orphan, orph, norph, sizeof(*orph) },
 		.differences = res->differ,
 		.consistent = res->differ == 0,
+		.fst_state = !res->fst_checked ? "not_checked" :
+			     res->fst.state == BTRFS_FST_STATE_ABSENT ? "absent" :
+			     res->fst.state == BTRFS_FST_STATE_NOT_VALID ? "not_valid" : "checked",
+		.fst_block_groups = res->fst.block_groups,
+		.fst_extents = res->fst.extents,
+		.fst_bitmaps = res->fst.bitmaps,
+		.fst_problem_count = res->fst.problems,
+		.fst_problems = { &rec_check_fst, fr, nf, sizeof(*fr) },
 	};
 	kvout_init(&kv, ctx->cfg, stdout, 0);
 	kv.quiet = false;	/* the document is printed under -q too, as it always was */
@@ -249,6 +418,8 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	free(del);
 	free(qr);
 	free(sup);
+	free(fr);
+	free(msg);
 	return 0;
 }
 
@@ -367,14 +538,40 @@ static int run_repair(const struct vc_ctx *ctx, struct check_opts *o)
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 
+/* check --repair-free-space: drop the entries of block groups that do not exist */
+static int run_repair_fst(const struct vc_ctx *ctx, struct check_opts *o)
+{
+	struct vc_check_args a = check_args(ctx, o);
+	struct check_repair_fst_rec rep = { .image = o->image };
+	struct kvout kv;
+	int ret;
+
+	ret = vc_check_repair_fst(&a, &rep.dropped, &rep.written);
+	if (ret)
+		return VC_EXIT_FAILURE;
+	if (ctx->cfg->format == VC_FORMAT_JSON) {
+		kvout_init(&kv, ctx->cfg, stdout, 0);
+		kv.quiet = false;
+		rec_print_document(&kv, &rec_doc_check, &rec_check_repair_fst, &rep);
+	} else if (!ctx->cfg->quiet && rep.written) {
+		printf("free space tree: %" PRIu64 " items of block groups that do not exist "
+		       "deleted\n", rep.dropped);
+	} else if (!ctx->cfg->quiet) {
+		printf("free space tree: no items of block groups that do not exist, nothing "
+		       "written\n");
+	}
+	return VC_EXIT_OK;
+}
+
 static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 		     char **argv)
 {
-	enum { OPT_QGROUP_REPORT = 256, OPT_SHOW, OPT_REPAIR_QGROUPS };
+	enum { OPT_QGROUP_REPORT = 256, OPT_SHOW, OPT_REPAIR_QGROUPS, OPT_REPAIR_FST };
 	static const struct option longopts[] = {
 		{ "qgroup-report", no_argument, NULL, OPT_QGROUP_REPORT },
 		{ "show", no_argument, NULL, OPT_SHOW },
 		{ "repair-qgroups", no_argument, NULL, OPT_REPAIR_QGROUPS },
+		{ "repair-free-space", no_argument, NULL, OPT_REPAIR_FST },
 		{ "readonly", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -394,6 +591,9 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 			break;
 		case OPT_REPAIR_QGROUPS:
 			o.repair_qgroups = true;
+			break;
+		case OPT_REPAIR_FST:
+			o.repair_fst = true;
 			break;
 		case 'r':
 			readonly = true;	/* the default; accepted for btrfs check users */
@@ -421,8 +621,14 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 		return cmd_usage_error(ctx, "--repair-qgroups cannot be combined with %s",
 				       readonly ? "--readonly" : o.show ? "--show" :
 				       "--qgroup-report");
+	if (o.repair_fst && (o.repair_qgroups || o.qgroup_report || o.show || readonly))
+		return cmd_usage_error(ctx, "--repair-free-space cannot be combined with %s",
+				       readonly ? "--readonly" : o.show ? "--show" :
+				       o.qgroup_report ? "--qgroup-report" : "--repair-qgroups");
 	if (o.repair_qgroups)
 		return run_repair(ctx, &o);
+	if (o.repair_fst)
+		return run_repair_fst(ctx, &o);
 	a = check_args(ctx, &o);
 	ret = vc_check_run(&a, &res);
 	if (!ret) {
@@ -440,7 +646,8 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	/* the kernel would not mount this, or would mount another state than a copy holds */
 	if (res.super_errors)
 		return VC_EXIT_FAILURE;
-	if (res.stats.unresolved_refs)
+	if (res.stats.unresolved_refs ||
+	    (res.fst.problems && res.fst.state == BTRFS_FST_STATE_CHECKED))
 		return VC_EXIT_FAILURE;
 	return res.differ && !res.stale_status ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
@@ -448,18 +655,22 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 static const char *const check_synopsis[] = {
 	"check [--qgroup-report] [--show] <image>...",
 	"check --repair-qgroups <image>...",
+	"check --repair-free-space <image>...",
 	NULL,
 };
 
 static const char *const check_details[] = {
 	"Verify an unmounted image read-only: every tree block (checksum, parent",
-	"pointers, structure), then, when quotas are enabled, recompute the",
+	"pointers, structure), the free space tree against the block groups and",
+	"the extent tree, then, when quotas are enabled, recompute the",
 	"referenced and exclusive bytes of every qgroup and compare them with",
 	"the recorded numbers.  Each qgroup that differs is printed; the exit",
 	"status is 1 when any does (0 when the quota status already says the",
 	"numbers are inconsistent or a rescan is running).",
 	"With --repair-qgroups, write the computed numbers instead (refused on a",
-	"mounted image) and print each group that changed.",
+	"mounted image) and print each group that changed.  With",
+	"--repair-free-space, delete the free space tree entries of block groups",
+	"that do not exist (mkfs.btrfs 6.2 leaves some), nothing else.",
 	"Give every device of a multi-device filesystem, as arguments or with the",
 	"global option --image once per device; a missing member (degraded) and a",
 	"mounted image are named in a warning.",
@@ -467,6 +678,7 @@ static const char *const check_details[] = {
 	OPTLINE("--qgroup-report", "only verify qgroups (and the trees that takes)"),
 	OPTLINE("--show", "print the computed and recorded numbers of every qgroup"),
 	OPTLINE("--repair-qgroups", "write the computed numbers into every qgroup"),
+	OPTLINE("--repair-free-space", "delete free space tree entries of no block group"),
 	OPTLINE("-r, --readonly", "accepted for compatibility; only --repair-qgroups writes"),
 	NULL,
 };

@@ -7,10 +7,17 @@
  * qgroup numbers are recomputed by the accounting engine
  * (kernel-shared/accounting.h) and compared with the QGROUP_INFO items.
  * --qgroup-report does only the second part (which still verifies every fs
- * tree block and the extent tree it streams).  Both then look for the root
+ * tree block and the extent tree it streams).  Between the two, the free
+ * space tree is compared with the block groups and the extent tree
+ * (kernel-shared/fst-check.h), without --qgroup-report.  Both then look for the root
  * directory inode of every live subvolume: the kernel cannot open one
  * without it (tree 5 without it, like everything else the kernel refuses
  * at mount, already failed the open).
+ *
+ * --repair-free-space deletes the free space tree items of block groups
+ * that do not exist, in one transaction (what every offline write's commit
+ * does on the way, btrfs_fst_drop_stale()); it refuses a tree with any
+ * other finding, which only a rebuild could mend.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,7 +28,9 @@
 #include "common/image.h"
 #include "common/messages.h"
 #include "common/offline-check.h"
+#include "common/offline-run.h"
 #include "common/offline-write-qgroup.h"
+#include "kernel-shared/alloc.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/walk.h"
@@ -79,6 +88,21 @@ static int count_block(void *priv, const struct extent_buffer *eb,
 		       const struct btrfs_walk_info *info)
 {
 	(*(u64 *)priv)++;
+	return 0;
+}
+
+static int keep_fst_problem(void *priv, const struct btrfs_fst_problem *p)
+{
+	struct vc_check_result *res = priv;
+
+	if (res->nr_fst_problems >= VC_CHECK_MAX_FST)
+		return 0;
+	if (!res->fst_problems) {
+		res->fst_problems = calloc(VC_CHECK_MAX_FST, sizeof(*res->fst_problems));
+		if (!res->fst_problems)
+			return -ENOMEM;
+	}
+	res->fst_problems[res->nr_fst_problems++] = *p;
 	return 0;
 }
 
@@ -151,6 +175,13 @@ static int run_check(const struct vc_check_args *a, struct btrfs_fs *fs,
 			report_fs_error(fs, a->images[0], ret, "tree verification failed");
 			return ret;
 		}
+		btrfs_fs_clear_error(fs);
+		ret = btrfs_fst_check(fs, keep_fst_problem, res, &res->fst);
+		if (ret) {
+			report_fs_error(fs, a->images[0], ret, "free space tree verification failed");
+			return ret;
+		}
+		res->fst_checked = true;
 	}
 	ret = btrfs_qgroup_list_load(&src, &res->list);
 	if (ret && ret != -ENOENT) {
@@ -253,8 +284,11 @@ static void read_given_copies(const struct vc_check_args *a, struct vc_check_res
 {
 	for (int i = 0; i < a->nr_images; i++) {
 		struct btrfs_io_dev *dev;
+		char err[512];
 
-		if (btrfs_io_open_file(a->images[i], false, &dev))
+		/* no copy to compare in a directory, an empty or too short file */
+		if (vc_image_check_target(a->images[i], false, err, sizeof(err)) ||
+		    btrfs_io_open_file(a->images[i], false, &dev))
 			continue;
 		read_copies(res, dev, NULL);
 		btrfs_io_close(dev);
@@ -300,9 +334,11 @@ void vc_check_release(struct vc_check_result *res)
 	btrfs_qgroup_list_release(&res->list);
 	free(res->counts);
 	free(res->supers);
+	free(res->fst_problems);
 	res->acct = NULL;
 	res->counts = NULL;
 	res->supers = NULL;
+	res->fst_problems = NULL;
 }
 
 int vc_check_repair(const struct vc_check_args *a, struct btrfs_qgroup_repair_result *r,
@@ -332,6 +368,77 @@ int vc_check_repair(const struct vc_check_args *a, struct btrfs_qgroup_repair_re
 		if (ret)
 			error("%s", err);
 	}
+	vc_image_close(&wr);
+	return ret;
+}
+
+/* Count the findings that are not stale entries */
+static int count_other(void *priv, const struct btrfs_fst_problem *p)
+{
+	if (p->kind != BTRFS_FST_STALE)
+		(*(u64 *)priv)++;
+	return 0;
+}
+
+static int drop_stale_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	int ret = btrfs_fst_drop_stale(trans);
+
+	if (ret < 0)
+		return ret;
+	*(u64 *)arg = (u64)ret;
+	return ret ? 0 : 1;	/* none: nothing is written */
+}
+
+int vc_check_repair_fst(const struct vc_check_args *a, u64 *dropped, bool *written)
+{
+	struct btrfs_fst_stats st;
+	struct vc_image wr;
+	char err[512];
+	u64 blocks = 0, other = 0;
+	int ret;
+
+	*written = false;
+	*dropped = 0;
+	ret = vc_image_open(&wr, &(struct vc_image_args){ .paths = a->images,
+			    .nr_paths = a->nr_images, .mirror = a->mirror,
+			    .mode = VC_IMAGE_WRITE });
+	if (ret < 0) {
+		error("%s", wr.err);
+		return ret;
+	}
+	btrfs_fs_clear_error(wr.bfs);
+	ret = btrfs_walk_all_trees(wr.bfs, true, count_block, &blocks);
+	if (ret) {
+		report_fs_error(wr.bfs, a->images[0], ret, "tree verification failed, nothing repaired");
+		goto out;
+	}
+	ret = btrfs_fst_check(wr.bfs, count_other, &other, &st);
+	if (ret) {
+		report_fs_error(wr.bfs, a->images[0], ret,
+				"free space tree verification failed, nothing repaired");
+		goto out;
+	}
+	if (st.state == BTRFS_FST_STATE_ABSENT) {
+		error("%s: no free space tree, nothing to repair", a->images[0]);
+		ret = -ENOENT;
+		goto out;
+	}
+	if (other) {
+		error("%s: free space tree: %llu problem%s besides entries of block groups that do "
+		      "not exist (see volctl check): a rebuild is not implemented, nothing written",
+		      a->images[0], (unsigned long long)other, other == 1 ? "" : "s");
+		ret = -EUCLEAN;
+		goto out;
+	}
+	ret = vc_offline_run(wr.bfs, VC_WRITE_IMAGE, a->images[0], 0, drop_stale_op, dropped, err,
+			     sizeof(err));
+	if (ret < 0)
+		error("%s", err);
+	*written = ret == 0;
+	if (ret > 0)
+		ret = 0;
+out:
 	vc_image_close(&wr);
 	return ret;
 }

@@ -14,11 +14,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "kernel-shared/accounting.h"
+#include "kernel-shared/fst-check.h"
 #include "kernel-shared/qgroup-list.h"
 #include "kernel-shared/qgroup-recompute.h"
 #include "kernel-shared/super.h"
 
 #define VC_CHECK_MAX_ORPHANS	64
+/* Free space tree findings kept for the report (all are counted) */
+#define VC_CHECK_MAX_FST	1000
 
 /* The superblock copies of one member, each compared with its primary */
 struct vc_check_super {
@@ -57,6 +60,10 @@ struct vc_check_result {
 	size_t super_copies;		/* copies that belong to their device */
 	size_t super_errors;		/* bad or older primary, a mirror differing at its generation */
 	size_t super_warnings;		/* a stale or bad mirror */
+	bool fst_checked;		/* false with --qgroup-report */
+	struct btrfs_fst_stats fst;	/* fst.problems: every finding */
+	struct btrfs_fst_problem *fst_problems;	/* the first VC_CHECK_MAX_FST */
+	size_t nr_fst_problems;
 };
 
 /**
@@ -76,5 +83,14 @@ void vc_check_release(struct vc_check_result *res);
  */
 int vc_check_repair(const struct vc_check_args *a, struct btrfs_qgroup_repair_result *r,
 		    bool *written);
+
+/**
+ * vc_check_repair_fst - check --repair-free-space: every tree verified,
+ * then the free space tree items of block groups that do not exist deleted
+ * in one transaction (refused, nothing written, when the tree has any
+ * other finding); @dropped items, @written false when there were none
+ * Return: 0, or a negative errno after printing the error.
+ */
+int vc_check_repair_fst(const struct vc_check_args *a, u64 *dropped, bool *written);
 
 #endif /* VOLCTL_COMMON_OFFLINE_CHECK_H */

@@ -403,6 +403,20 @@ static const struct rec_field check_orphan_fields[] = {
 };
 const struct rec_desc rec_check_orphan = REC_DESC("check orphan relation", check_orphan_fields);
 
+#define C struct check_fst_rec
+static const struct rec_field check_fst_fields[] = {
+	REC_F(NULL, "kind", REC_STR, C, kind),
+	REC_F(NULL, "block_group", REC_U64_OPT, C, block_group),
+	REC_F(NULL, "block_group_length", REC_U64_OPT, C, block_group_length),
+	REC_F(NULL, "start", REC_U64, C, start),
+	REC_F(NULL, "length", REC_U64, C, length),
+	REC_F(NULL, "recorded", REC_U64_IF, C, recorded),
+	REC_F(NULL, "counted", REC_U64_IF, C, counted),
+	REC_F(NULL, "message", REC_STR, C, message),
+};
+#undef C
+const struct rec_desc rec_check_fst = REC_DESC("check free space problem", check_fst_fields);
+
 #define C struct check_rec
 static const struct rec_field check_fields[] = {
 	REC_F(NULL, "image", REC_STR, C, image),
@@ -428,6 +442,14 @@ static const struct rec_field check_fields[] = {
 	REC_F(NULL, "orphan_relations", REC_TABLE, C, orphan_relations),
 	REC_F(NULL, "differences", REC_U64, C, differences),
 	REC_F(NULL, "consistent", REC_BOOL, C, consistent),
+	REC_OBJ("free_space"),
+	REC_F(NULL, "state", REC_STR, C, fst_state),
+	REC_F(NULL, "block_groups", REC_U64, C, fst_block_groups),
+	REC_F(NULL, "extents", REC_U64, C, fst_extents),
+	REC_F(NULL, "bitmaps", REC_U64, C, fst_bitmaps),
+	REC_F(NULL, "problem_count", REC_U64, C, fst_problem_count),
+	REC_F(NULL, "problems", REC_TABLE, C, fst_problems),
+	REC_OBJ_END,
 };
 #undef C
 const struct rec_desc rec_check = REC_DESC("check", check_fields);
@@ -456,6 +478,17 @@ static const struct rec_field check_repair_fields[] = {
 };
 #undef C
 const struct rec_desc rec_check_repair = REC_DESC("check repair", check_repair_fields);
+#define C struct check_repair_fst_rec
+static const struct rec_field check_repair_fst_fields[] = {
+	REC_F(NULL, "image", REC_STR, C, image),
+	REC_OBJ("repair_free_space"),
+	REC_F(NULL, "written", REC_BOOL, C, written),
+	REC_F(NULL, "dropped", REC_U64, C, dropped),
+	REC_OBJ_END,
+};
+#undef C
+const struct rec_desc rec_check_repair_fst = REC_DESC("check repair free space",
+						      check_repair_fst_fields);
 const struct rec_doc rec_doc_check = { "check", NULL };
 
 /* ---- the registry, for the naming check ---- */
@@ -484,9 +517,11 @@ const struct rec_desc *const rec_all[] = {
 	&rec_check_deleted,
 	&rec_check_qgroup,
 	&rec_check_orphan,
+	&rec_check_fst,
 	&rec_check,
 	&rec_check_fix,
 	&rec_check_repair,
+	&rec_check_repair_fst,
 	NULL
 };
 

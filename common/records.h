@@ -267,6 +267,14 @@ struct check_super_rec {
 	bool error;			/* the finding makes check fail */
 	const char *problem;		/* why a copy is not valid, NULL if it is */
 };
+/* check: one free space tree finding (a row) */
+struct check_fst_rec {
+	const char *kind;
+	const uint64_t *block_group, *block_group_length;	/* NULL: none (stale entries) */
+	uint64_t start, length;
+	const uint64_t *recorded, *counted;	/* extent_count findings only */
+	const char *message;			/* the text line */
+};
 /* check: the report (JSON; the text is the command's sentences) */
 struct check_rec {
 	const char *image;
@@ -282,6 +290,9 @@ struct check_rec {
 	struct rec_table orphan_relations;	/* of struct check_orphan_rec */
 	uint64_t differences;
 	bool consistent;
+	const char *fst_state;			/* checked, absent, not_valid, not_checked */
+	uint64_t fst_block_groups, fst_extents, fst_bitmaps, fst_problem_count;
+	struct rec_table fst_problems;		/* of struct check_fst_rec */
 };
 /* check --repair-qgroups: one group written (a row), and the report */
 struct check_fix_rec {
@@ -294,8 +305,14 @@ struct check_repair_rec {
 	bool inconsistent_cleared, rescan_cleared;
 	struct rec_table repaired;		/* of struct check_fix_rec */
 };
+/* check --repair-free-space: the report */
+struct check_repair_fst_rec {
+	const char *image;
+	bool written;
+	uint64_t dropped;			/* items deleted */
+};
 extern const struct rec_desc rec_check_super, rec_check_deleted, rec_check_qgroup, rec_check_orphan,
-	rec_check,
+	rec_check_fst, rec_check_repair_fst, rec_check,
 	rec_check_fix, rec_check_repair;
 extern const struct rec_doc rec_doc_check;
 

@@ -92,9 +92,41 @@ static int check_other_size(const struct tc_item *it)
 	return 0;
 }
 
+/*
+ * Free space tree items, as far as they must hold to be read at all (the
+ * kernel's tree-checker does not look at them, and reads a bitmap's bits
+ * within its item whatever else the item holds): sector-aligned, non-empty
+ * ranges that do not wrap, and a bitmap item long enough for one bit per
+ * sector of its range.  fst-check.c compares them with the block groups.
+ */
+static int check_free_space_item(const struct tc_item *it)
+{
+	u32 ss = it->fs->sectorsize;
+	u64 need;
+
+	if (it->key.type != BTRFS_FREE_SPACE_INFO_KEY && it->key.type != BTRFS_FREE_SPACE_EXTENT_KEY &&
+	    it->key.type != BTRFS_FREE_SPACE_BITMAP_KEY)
+		return 0;
+	if (!it->key.offset || it->key.objectid + it->key.offset < it->key.objectid)
+		return tc_bad(it, "free space range of %llu bytes is empty or wraps",
+			      (unsigned long long)it->key.offset);
+	if (!tc_aligned(it->key.objectid, ss) || !tc_aligned(it->key.offset, ss))
+		return tc_bad(it, "free space range not aligned to the sector size %u", ss);
+	if (it->key.type != BTRFS_FREE_SPACE_BITMAP_KEY)
+		return 0;
+	need = (it->key.offset / ss + 7) / 8;
+	if (it->size < need)
+		return tc_bad(it, "free space bitmap item size %u, too short for its range (%llu)",
+			      it->size, (unsigned long long)need);
+	return 0;
+}
+
 static int check_item(const struct tc_item *it)
 {
 	int ret = check_other_size(it);
+
+	if (!ret)
+		ret = check_free_space_item(it);
 
 	if (!ret)
 		ret = tc_check_fs_item(it);

@@ -12,6 +12,8 @@ setup() {
 	D=$BATS_TEST_TMPDIR
 	truncate -s 256M "$D/m1.img" "$D/m2.img" "$D/other.img"
 	mkfs.btrfs -q -f -m raid1 -d raid1 "$D/m1.img" "$D/m2.img" >/dev/null
+	# an offline write drops the free space tree entries mkfs 6.2 leaves (check fails on them)
+	"$VOLCTL" --image "$D/m1.img" --image "$D/m2.img" subvolume create /s >/dev/null
 	mkfs.btrfs -q -f "$D/other.img" >/dev/null
 }
 

@@ -7,8 +7,8 @@
  * custom struct btrfs_io_ops, so seeds stay small while the superblock at
  * 64 KiB, its mirror at 64 MiB and metadata tens of MiB in all fit).  A
  * trailing partial record is ignored.  Each input is opened, every tree
- * is walked, every tree's items are iterated, and a few searches with
- * next/prev run.  Anything but a clean return is a bug.
+ * is walked, the free space tree is verified (fst-check.h), every tree's
+ * items are iterated, and a few searches with next/prev run.  Anything but a clean return is a bug.
  *
  * Unless bit 31 of the first record's page index is set, the device
  * recomputes the checksum of every superblock and tree block it returns,
@@ -25,6 +25,7 @@
 #include "kernel-shared/csum.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
+#include "kernel-shared/fst-check.h"
 #include "kernel-shared/walk.h"
 
 #define FZ_PAGE		4096U
@@ -218,6 +219,12 @@ static int fz_run(const uint8_t *data, size_t size, u64 *items)
 
 		btrfs_walk_all_trees(fs, false, fz_cb, items);
 		btrfs_walk_all_trees(fs, true, fz_cb, &sum);
+		{
+			struct btrfs_fst_stats fst;
+
+			/* every length it reads is untrusted: findings or errors, never a hang */
+			btrfs_fst_check(fs, NULL, NULL, &fst);
+		}
 		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 			btrfs_item_source_search(&src, ids[i], &min, &max, fz_item, &sum);
 			fz_search(fs, ids[i]);
