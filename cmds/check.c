@@ -30,6 +30,7 @@
 #include "common/messages.h"
 #include "common/offline-check.h"
 #include "common/output.h"
+#include "common/qgroup-out.h"
 #include "common/records.h"
 #include "kernel-shared/format.h"
 
@@ -229,6 +230,10 @@ static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
 		else if (r->dead)
 			printf("subvolume %" PRIu64 ": deleted, not yet cleaned\n", r->id);
 	}
+	if (res->status_faults) {
+		printf("qgroups: not compared: the quota status item is invalid\n");
+		return;
+	}
 	if (!res->quotas) {
 		printf("qgroups: quotas are not enabled, nothing to check\n");
 		return;
@@ -311,7 +316,7 @@ static size_t super_rows(const struct vc_check_result *res, struct check_super_r
 static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 		      const struct vc_check_result *res)
 {
-	size_t nmissing = 1, ndel = 0, nq = res->quotas ? res->list.nr : 0;
+	size_t nmissing = 1, ndel = 0, nq = res->quotas && !res->status_faults ? res->list.nr : 0;
 	size_t norph = res->nr_orphans < VC_CHECK_MAX_ORPHANS ? res->nr_orphans : VC_CHECK_MAX_ORPHANS;
 	u64 *missing;
 	struct check_deleted_rec *del = calloc(res->nr_roots + 1, sizeof(*del));
@@ -320,9 +325,10 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	struct check_super_rec *sup = calloc(res->nr_supers * BTRFS_SUPER_MIRROR_MAX + 1,
 					     sizeof(*sup));
 	size_t nsup;
+	struct qstatus_faults qf;
 	struct qgroup_head_rec quota = {
 		.enabled = res->quotas,
-		.mode = !res->quotas ? NULL : res->simple ? "simple" : "full",
+		.mode = !res->quotas || res->status_faults ? NULL : res->simple ? "simple" : "full",
 		.inconsistent = res->quotas &&
 				(res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT),
 		.rescan_running = res->quotas &&
@@ -380,6 +386,7 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	}
 	for (size_t i = 0; i < norph; i++)
 		orph[i] = (struct check_orphan_rec){ res->orphans[i].child, res->orphans[i].parent };
+	qstatus_faults_fill(&qf, res->status_faults, &res->list.status, &res->sb);
 	r = (struct check_rec){
 		.image = o->image,
 		.missing_devices = { missing, n },
@@ -400,8 +407,9 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 		.quota = { &rec_qgroup_quota, &quota },
 		.qgroups = { &rec_check_qgroup, qr, nq, sizeof(*qr) },
 		.orphan_relations = { &rec_check_orphan, orph, norph, sizeof(*orph) },
+		.quota_status_faults = { &rec_qstatus_fault, qf.rec, qf.nr, sizeof(*qf.rec) },
 		.differences = res->differ,
-		.consistent = res->differ == 0,
+		.consistent = res->differ == 0 && !res->status_faults,
 		.fst_state = !res->fst_checked ? "not_checked" :
 			     res->fst.state == BTRFS_FST_STATE_ABSENT ? "absent" :
 			     res->fst.state == BTRFS_FST_STATE_NOT_VALID ? "not_valid" : "checked",
@@ -421,6 +429,20 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	free(fr);
 	free(msg);
 	return 0;
+}
+
+/* A STATUS item the kernel cannot take: each fault an error, then what it means */
+static void report_status_faults(const struct check_opts *o, const struct vc_check_result *res)
+{
+	struct qstatus_faults qf;
+
+	qstatus_faults_fill(&qf, res->status_faults, &res->list.status, &res->sb);
+	for (size_t i = 0; i < qf.nr; i++)
+		error("%s: quota status item: %s", o->image, qf.msg[i]);
+	if (qf.nr)
+		warning("%s: the kernel may hang or refuse mounting this filesystem (linux 6.18 "
+			"hangs in open_ctree on such an item): do not mount it; offline writes "
+			"refuse it", o->image);
 }
 
 static void warn_anomalies(const struct check_opts *o, const struct vc_check_result *res)
@@ -632,6 +654,7 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	a = check_args(ctx, &o);
 	ret = vc_check_run(&a, &res);
 	if (!ret) {
+		report_status_faults(&o, &res);
 		warn_anomalies(&o, &res);
 		if (ctx->cfg->format == VC_FORMAT_JSON) {
 			ret = print_json(ctx, &o, &res);
@@ -646,7 +669,7 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	/* the kernel would not mount this, or would mount another state than a copy holds */
 	if (res.super_errors)
 		return VC_EXIT_FAILURE;
-	if (res.stats.unresolved_refs ||
+	if (res.stats.unresolved_refs || res.status_faults ||
 	    (res.fst.problems && res.fst.state == BTRFS_FST_STATE_CHECKED))
 		return VC_EXIT_FAILURE;
 	return res.differ && !res.stale_status ? VC_EXIT_FAILURE : VC_EXIT_OK;

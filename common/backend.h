@@ -157,6 +157,12 @@ struct vc_backend_ops {
 	/* the data sector and tree block sizes */
 	int (*block_sizes)(struct vc_fs *fs, u32 *sectorsize, u32 *nodesize);
 	/*
+	 * optional, offline: the superblock's incompat flags and generation,
+	 * which a QGROUP_STATUS item is judged against (online the kernel
+	 * mounted it, so it took the item)
+	 */
+	int (*super_features)(struct vc_fs *fs, u64 *incompat, u64 *generation);
+	/*
 	 * optional, offline: the limit that refused the last failed write;
 	 * -ENOENT when no limit did
 	 */

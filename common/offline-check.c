@@ -139,7 +139,8 @@ static int compute(const struct vc_check_args *a, struct btrfs_fs *fs,
 	}
 	btrfs_acct_get_stats(*acct, &res->stats);
 	res->roots = btrfs_acct_roots(*acct, &res->nr_roots);
-	if (!res->quotas)
+	/* a STATUS item the kernel cannot take leaves no mode to count in */
+	if (!res->quotas || res->status_faults)
 		return 0;
 	res->counts = calloc(res->list.nr ? res->list.nr : 1, sizeof(*res->counts));
 	if (!res->counts)
@@ -190,7 +191,13 @@ static int run_check(const struct vc_check_args *a, struct btrfs_fs *fs,
 	}
 	res->quotas = ret == 0 && res->list.has_status &&
 		      (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_ON);
-	res->simple = res->quotas && btrfs_qgroup_list_is_simple(&res->list);
+	res->sb = (struct btrfs_qstatus_super){
+		.incompat = btrfs_super_incompat_flags(&fs->super),
+		.generation = fs->generation,
+	};
+	if (ret == 0 && res->list.has_status)
+		res->status_faults = btrfs_qgroup_status_faults(&res->list.status, &res->sb);
+	res->simple = res->quotas && !res->status_faults && btrfs_qgroup_list_is_simple(&res->list);
 	res->stale_status = res->quotas && (res->list.status.flags &
 					    (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT |
 					     BTRFS_QGROUP_STATUS_FLAG_RESCAN));

@@ -44,6 +44,9 @@ struct vc_check_result {
 	bool quotas;
 	bool simple;
 	bool stale_status;		/* INCONSISTENT or RESCAN set */
+	/* BTRFS_QSTATUS_FAULT_* of the STATUS item: the kernel may not mount it */
+	unsigned int status_faults;
+	struct btrfs_qstatus_super sb;	/* what the STATUS item was judged against */
 	struct btrfs_qgroup_list list;
 	struct btrfs_acct_counts *counts;	/* computed, one per list.groups[] */
 	struct btrfs_acct_stats stats;

@@ -470,6 +470,13 @@ static int offline_block_sizes(struct vc_fs *fs, u32 *sectorsize, u32 *nodesize)
 	return 0;
 }
 
+static int offline_super_features(struct vc_fs *fs, u64 *incompat, u64 *generation)
+{
+	*incompat = btrfs_super_incompat_flags(&fs->img.bfs->super);
+	*generation = fs->img.bfs->generation;
+	return 0;
+}
+
 const struct vc_backend_ops vc_offline_ops = {
 	.name = "offline",
 	.open = offline_open,
@@ -495,6 +502,7 @@ const struct vc_backend_ops vc_offline_ops = {
 	.qgroup_assign = offline_qgroup_assign,
 	.qgroup_limit = offline_qgroup_limit,
 	.block_sizes = offline_block_sizes,
+	.super_features = offline_super_features,
 	.limit_refusal = offline_limit_refusal,
 	.acct_open = offline_acct_open, .acct_close = offline_acct_close,
 };

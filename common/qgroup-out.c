@@ -343,7 +343,7 @@ int qgroup_print_json(FILE *out, const struct qgroup_view *view)
 	struct vc_config cfg = { .format = VC_FORMAT_JSON };
 	struct qgroup_head_rec head = {
 		.enabled = st->enabled,
-		.mode = !st->enabled ? NULL : st->simple ? "simple" : "full",
+		.mode = !st->enabled || st->status_faults ? NULL : st->simple ? "simple" : "full",
 		.inconsistent = st->inconsistent,
 		.rescan_running = st->rescan_running,
 		.source = view->computed,
@@ -385,9 +385,26 @@ static size_t top_level(const struct quota_state *st)
 	return top;
 }
 
+void qstatus_faults_fill(struct qstatus_faults *out, unsigned int faults,
+			 const struct btrfs_qgroup_status_rec *st,
+			 const struct btrfs_qstatus_super *sb)
+{
+	out->nr = 0;
+	for (unsigned int bit = 1; bit & BTRFS_QSTATUS_FAULT_ALL; bit <<= 1) {
+		if (!(faults & bit) || out->nr == QSTATUS_MAX_FAULTS)
+			continue;
+		btrfs_qgroup_status_fault_str(bit, st, sb, out->msg[out->nr],
+					      sizeof(out->msg[out->nr]));
+		out->rec[out->nr].fault = btrfs_qgroup_status_fault_name(bit);
+		out->rec[out->nr].message = out->msg[out->nr];
+		out->nr++;
+	}
+}
+
 /* The quota status record (common/records.c) of @st; @lv holds its levels. */
 static void status_rec(struct quota_status_rec *r, struct quota_level_rec *lv, const char *path,
-		       const struct quota_state *st, bool *b, uint64_t *u, char *buf, size_t size)
+		       const struct quota_state *st, bool *b, uint64_t *u, char *buf, size_t size,
+		       const struct qstatus_faults *qf, char *mode, size_t mode_size)
 {
 	size_t top = top_level(st), nr = 0;
 
@@ -399,8 +416,9 @@ static void status_rec(struct quota_status_rec *r, struct quota_level_rec *lv, c
 	*r = (struct quota_status_rec){
 		.path = path,
 		.enabled = st->enabled,
-		.mode_text = st->simple ? "squota (simplified accounting)" : "qgroup (full accounting)",
-		.mode = !st->enabled ? NULL : st->simple ? "simple" : "full",
+		.mode_text = st->status_faults ? mode : st->simple ? "squota (simplified accounting)" :
+			     "qgroup (full accounting)",
+		.mode = !st->enabled || st->status_faults ? NULL : st->simple ? "simple" : "full",
 		.inconsistent_text = st->inconsistent ? "yes (rescan needed)" : "no",
 		.inconsistent = st->inconsistent,
 		.override_limits = st->enabled && st->override_limits >= 0 ? &b[0] : NULL,
@@ -409,7 +427,11 @@ static void status_rec(struct quota_status_rec *r, struct quota_level_rec *lv, c
 		.rescan_progress = st->rescan_running ? &u[1] : NULL,
 		.total = st->total,
 		.rescan_text = buf,
+		.status_flags = st->has_status ? &st->status.flags : NULL,
+		.status_faults = { &rec_qstatus_fault, qf->rec, qf->nr, sizeof(*qf->rec) },
 	};
+	snprintf(mode, mode_size, "unknown: invalid status item (flags 0x%" PRIx64 ")",
+		 st->status.flags);
 	/* every level with groups, level 0 always; JSON lists none when there are no groups */
 	for (size_t l = 0; l <= top; l++) {
 		if (!st->levels[l] && l)
@@ -436,11 +458,13 @@ int quota_print_status(FILE *out, const char *path, const struct quota_state *st
 	struct quota_status_rec r;
 	struct vc_config cfg = { .format = json ? VC_FORMAT_JSON : VC_FORMAT_TEXT };
 	struct kvout kv;
-	char rescan[64];
+	struct qstatus_faults qf;
+	char rescan[64], mode[96];
 	bool b[2];
 	uint64_t u[2];
 
-	status_rec(&r, lv, path, st, b, u, rescan, sizeof(rescan));
+	qstatus_faults_fill(&qf, st->status_faults, &st->status, st->sb_known ? &st->sb : NULL);
+	status_rec(&r, lv, path, st, b, u, rescan, sizeof(rescan), &qf, mode, sizeof(mode));
 	kvout_init(&kv, &cfg, out, 0);
 	if (json) {
 		rec_print_document(&kv, &rec_doc_quota_status, &rec_quota_status, &r);
@@ -449,9 +473,17 @@ int quota_print_status(FILE *out, const char *path, const struct quota_state *st
 	fprintf(out, "Quotas on %s:\n", path);
 	if (!st->enabled) {
 		fprintf(out, "  Enabled: no\n");
-		return 0;
+	} else {
+		rec_emit(&kv, &rec_quota_status, &r);
 	}
-	rec_emit(&kv, &rec_quota_status, &r);
+	/* quotas on or not, the kernel reads the item at every mount */
+	for (size_t i = 0; i < qf.nr; i++)
+		fprintf(out, "Invalid status item: %s\n", qf.msg[i]);
+	if (qf.nr)
+		fprintf(out, "Note: the kernel may hang or refuse mounting this filesystem; "
+			"'volctl check' reports the item and offline writes refuse it\n");
+	if (!st->enabled)
+		return 0;
 	if (st->rescan_running)
 		fprintf(out, "Note: a rescan is running; the numbers are incomplete until it "
 			"finishes ('volctl quota rescan -W %s' waits for it)\n", path);
@@ -505,10 +537,20 @@ int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
 		return 0;		/* no quota tree: disabled */
 	if (ret)
 		return ret;
+	if (list->has_status) {
+		st->has_status = true;
+		st->status = list->status;
+		st->sb_known = ops->super_features &&
+			       !ops->super_features(fs, &st->sb.incompat, &st->sb.generation);
+		st->status_faults = btrfs_qgroup_status_faults(&list->status,
+							       st->sb_known ? &st->sb : NULL);
+	}
 	if (!list->has_status || !(list->status.flags & BTRFS_QGROUP_STATUS_FLAG_ON))
 		return 0;
 	st->enabled = true;
-	st->simple = list->status.flags & BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE;
+	/* an item the kernel cannot take says nothing reliable about the mode */
+	st->simple = !st->status_faults &&
+		     (list->status.flags & BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE);
 	st->inconsistent = list->status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT;
 	if (list->status.flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN) {
 		st->rescan_running = true;

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "common/backend.h"
+#include "common/records.h"
 #include "kernel-shared/qgroup-list.h"
 #include "kernel-shared/subvol-list.h"
 
@@ -40,6 +41,12 @@ struct quota_state {
 	long long drop_threshold; /* the kernel's drop subtree threshold, -1 unknown */
 	size_t total;		/* qgroups */
 	size_t levels[QUOTA_MAX_LEVELS];	/* per level; the last counts all above */
+	/* the STATUS item as stored, and what is wrong with it for the kernel */
+	bool has_status;
+	struct btrfs_qgroup_status_rec status;
+	unsigned int status_faults;	/* BTRFS_QSTATUS_FAULT_*: mode unknown */
+	bool sb_known;
+	struct btrfs_qstatus_super sb;
 };
 
 struct qgroup_view {
@@ -92,6 +99,17 @@ int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
  */
 int quota_state_read_status(const struct vc_backend_ops *ops, struct vc_fs *fs,
 			    struct btrfs_qgroup_list *list, struct quota_state *st);
+
+/* The faults of a STATUS item as rows (struct qstatus_fault_rec) and their words */
+#define QSTATUS_MAX_FAULTS 5
+struct qstatus_faults {
+	size_t nr;
+	struct qstatus_fault_rec rec[QSTATUS_MAX_FAULTS];
+	char msg[QSTATUS_MAX_FAULTS][192];
+};
+void qstatus_faults_fill(struct qstatus_faults *out, unsigned int faults,
+			 const struct btrfs_qgroup_status_rec *st,
+			 const struct btrfs_qstatus_super *sb);
 
 /* quota status, text (btrfs-progs' lines in its order, then volctl's) or JSON. */
 int quota_print_status(FILE *out, const char *path, const struct quota_state *st, bool json);

@@ -253,6 +253,8 @@ static const struct rec_field quota_status_fields[] = {
 	REC_F(NULL, "override_limits", REC_BOOL_OPT, Q, override_limits),
 	REC_F(NULL, "drop_subtree_threshold", REC_U64_OPT, Q, drop_threshold),
 	REC_F("Rescan:", NULL, REC_STR, Q, rescan_text),
+	REC_F(NULL, "status_flags", REC_U64_OPT, Q, status_flags),
+	REC_F(NULL, "status_faults", REC_TABLE, Q, status_faults),
 };
 #undef Q
 const struct rec_desc rec_quota_status = REC_DESC_TEXT("quota status", quota_status_fields, "  ", 25);
@@ -417,6 +419,12 @@ static const struct rec_field check_fst_fields[] = {
 #undef C
 const struct rec_desc rec_check_fst = REC_DESC("check free space problem", check_fst_fields);
 
+static const struct rec_field qstatus_fault_fields[] = {
+	REC_F(NULL, "fault", REC_STR, struct qstatus_fault_rec, fault),
+	REC_F(NULL, "message", REC_STR, struct qstatus_fault_rec, message),
+};
+const struct rec_desc rec_qstatus_fault = REC_DESC("quota status fault", qstatus_fault_fields);
+
 #define C struct check_rec
 static const struct rec_field check_fields[] = {
 	REC_F(NULL, "image", REC_STR, C, image),
@@ -440,6 +448,7 @@ static const struct rec_field check_fields[] = {
 	REC_F(NULL, NULL, REC_SUB, C, quota),	/* the "quota" object of qgroup show */
 	REC_F(NULL, "qgroups", REC_TABLE, C, qgroups),
 	REC_F(NULL, "orphan_relations", REC_TABLE, C, orphan_relations),
+	REC_F(NULL, "quota_status_faults", REC_TABLE, C, quota_status_faults),
 	REC_F(NULL, "differences", REC_U64, C, differences),
 	REC_F(NULL, "consistent", REC_BOOL, C, consistent),
 	REC_OBJ("free_space"),
@@ -518,6 +527,7 @@ const struct rec_desc *const rec_all[] = {
 	&rec_check_qgroup,
 	&rec_check_orphan,
 	&rec_check_fst,
+	&rec_qstatus_fault,
 	&rec_check,
 	&rec_check_fix,
 	&rec_check_repair,

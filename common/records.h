@@ -176,6 +176,8 @@ struct quota_status_rec {
 	struct rec_table levels;		/* JSON, of struct quota_level_rec */
 	struct rec_table level_lines;		/* text, the same */
 	const char *rescan_text;
+	const uint64_t *status_flags;		/* NULL: no STATUS item */
+	struct rec_table status_faults;		/* JSON, of struct qstatus_fault_rec */
 };
 extern const struct rec_desc rec_quota_level, rec_quota_status;
 extern const struct rec_doc rec_doc_quota_status;
@@ -275,6 +277,13 @@ struct check_fst_rec {
 	const uint64_t *recorded, *counted;	/* extent_count findings only */
 	const char *message;			/* the text line */
 };
+/* check, quota status: one fault of the QGROUP_STATUS item (a row) */
+struct qstatus_fault_rec {
+	const char *fault;		/* btrfs_qgroup_status_fault_name() */
+	const char *message;
+};
+extern const struct rec_desc rec_qstatus_fault;
+
 /* check: the report (JSON; the text is the command's sentences) */
 struct check_rec {
 	const char *image;
@@ -288,6 +297,7 @@ struct check_rec {
 	struct rec_sub quota;			/* rec_qgroup_quota */
 	struct rec_table qgroups;		/* of struct check_qgroup_rec */
 	struct rec_table orphan_relations;	/* of struct check_orphan_rec */
+	struct rec_table quota_status_faults;	/* of struct qstatus_fault_rec */
 	uint64_t differences;
 	bool consistent;
 	const char *fst_state;			/* checked, absent, not_valid, not_checked */

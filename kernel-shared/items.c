@@ -225,6 +225,7 @@ int btrfs_decode_qgroup_status(const void *data, u32 len, struct btrfs_qgroup_st
 	out->generation = btrfs_qgroup_status_generation(st);
 	out->flags = btrfs_qgroup_status_flags(st);
 	out->rescan = btrfs_qgroup_status_rescan(st);
+	out->size = len;
 	if (len >= sizeof(*st)) {
 		out->enable_gen = btrfs_qgroup_status_enable_gen(st);
 		out->has_enable_gen = true;

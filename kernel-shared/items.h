@@ -148,6 +148,7 @@ struct btrfs_qgroup_status_rec {
 	u64 rescan;
 	u64 enable_gen;
 	bool has_enable_gen;
+	u32 size;		/* of the item: 32 before Linux 6.7, 40 since */
 };
 
 int btrfs_decode_qgroup_status(const void *data, u32 len, struct btrfs_qgroup_status_rec *out);

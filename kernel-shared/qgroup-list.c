@@ -261,3 +261,106 @@ enum btrfs_qgroup_kind btrfs_qgroup_kind(const struct btrfs_qgroup_list *list,
 		return BTRFS_QGROUP_KIND_UNDER_DELETION;
 	return BTRFS_QGROUP_KIND_SUBVOL;
 }
+
+unsigned int btrfs_qgroup_status_faults(const struct btrfs_qgroup_status_rec *st,
+					const struct btrfs_qstatus_super *sb)
+{
+	bool simple = st->flags & BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE;
+	unsigned int faults = 0;
+
+	if (st->version != BTRFS_QGROUP_STATUS_VERSION)
+		faults |= BTRFS_QSTATUS_FAULT_VERSION;
+	if (st->flags & ~BTRFS_QGROUP_STATUS_FLAGS_MASK)
+		faults |= BTRFS_QSTATUS_FAULT_UNKNOWN_FLAGS;
+	if (simple && !st->has_enable_gen)
+		faults |= BTRFS_QSTATUS_FAULT_NO_ENABLE_GEN;
+	if (!sb)
+		return faults;
+	if (simple && !(sb->incompat & BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA))
+		faults |= BTRFS_QSTATUS_FAULT_SIMPLE_NO_FEATURE;
+	/*
+	 * The kernel's enable_gen is the enabling transaction; volctl's offline
+	 * enable writes the next one (its own blocks predate the accounting):
+	 * later than that no commit can have written it.
+	 */
+	if (simple && st->has_enable_gen && st->enable_gen > sb->generation + 1)
+		faults |= BTRFS_QSTATUS_FAULT_ENABLE_GEN;
+	return faults;
+}
+
+const char *btrfs_qgroup_status_fault_str(unsigned int fault,
+					  const struct btrfs_qgroup_status_rec *st,
+					  const struct btrfs_qstatus_super *sb, char *buf,
+					  size_t size)
+{
+	unsigned long long flags = st->flags;
+
+	switch (fault) {
+	case BTRFS_QSTATUS_FAULT_VERSION:
+		snprintf(buf, size, "version %llu, not %d (the kernel turns quotas off)",
+			 (unsigned long long)st->version, BTRFS_QGROUP_STATUS_VERSION);
+		break;
+	case BTRFS_QSTATUS_FAULT_UNKNOWN_FLAGS:
+		snprintf(buf, size, "flags 0x%llx hold unknown bits 0x%llx", flags,
+			 flags & ~(unsigned long long)BTRFS_QGROUP_STATUS_FLAGS_MASK);
+		break;
+	case BTRFS_QSTATUS_FAULT_SIMPLE_NO_FEATURE:
+		snprintf(buf, size, "flags 0x%llx say simple quotas, but the incompat feature "
+			 "simple_quota is not set", flags);
+		break;
+	case BTRFS_QSTATUS_FAULT_NO_ENABLE_GEN:
+		snprintf(buf, size, "flags 0x%llx say simple quotas, but the item has %u bytes, "
+			 "no enable generation", flags, (unsigned int)st->size);
+		break;
+	case BTRFS_QSTATUS_FAULT_ENABLE_GEN:
+		snprintf(buf, size, "simple-quota enable generation %llu is past the filesystem "
+			 "generation %llu and the next", (unsigned long long)st->enable_gen,
+			 sb ? (unsigned long long)sb->generation : 0ULL);
+		break;
+	default:
+		snprintf(buf, size, "fault 0x%x", fault);
+		break;
+	}
+	return buf;
+}
+
+const char *btrfs_qgroup_status_fault_name(unsigned int fault)
+{
+	switch (fault) {
+	case BTRFS_QSTATUS_FAULT_VERSION:
+		return "version";
+	case BTRFS_QSTATUS_FAULT_UNKNOWN_FLAGS:
+		return "unknown_flags";
+	case BTRFS_QSTATUS_FAULT_SIMPLE_NO_FEATURE:
+		return "simple_without_feature";
+	case BTRFS_QSTATUS_FAULT_NO_ENABLE_GEN:
+		return "no_enable_generation";
+	case BTRFS_QSTATUS_FAULT_ENABLE_GEN:
+		return "enable_generation_ahead";
+	default:
+		return "unknown";
+	}
+}
+
+const char *btrfs_qgroup_status_reason(unsigned int faults,
+				       const struct btrfs_qgroup_status_rec *st,
+				       const struct btrfs_qstatus_super *sb, char *buf,
+				       size_t size)
+{
+	size_t used = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (unsigned int bit = 1; bit & BTRFS_QSTATUS_FAULT_ALL; bit <<= 1) {
+		char one[160];
+		int n;
+
+		if (!(faults & bit) || used >= size)
+			continue;
+		btrfs_qgroup_status_fault_str(bit, st, sb, one, sizeof(one));
+		n = snprintf(buf + used, size - used, "%s%s", used ? "; " : "", one);
+		if (n > 0)
+			used += (size_t)n;
+	}
+	return buf;
+}

@@ -93,6 +93,64 @@ enum btrfs_qgroup_kind btrfs_qgroup_kind(const struct btrfs_qgroup_list *list,
 					 const struct btrfs_qgroup *qg,
 					 const struct btrfs_subvol_list *subvols);
 
+/*
+ * What is wrong with a QGROUP_STATUS item for the kernel (linux 6.18
+ * btrfs_read_qgroup_config(), at every mount): it takes the flags word
+ * unmasked into fs_info->qgroup_flags, whose bits 62 and 63 are its runtime
+ * NO_ACCOUNTING and CANCEL_RESCAN flags; SIMPLE_MODE makes it read
+ * enable_gen, asserting the incompat bit SIMPLE_QUOTA and a 40-byte item;
+ * a version other than 1 turns quotas off ("old qgroup version").  Such an
+ * image has hung the 6.18 mount in open_ctree for good (issue 19), so
+ * check reports each fault and every offline write refuses the image.
+ *
+ * Not a fault: SIMPLE_QUOTA set with a full-mode (or no) quota tree.  The
+ * kernel's quota disable keeps the incompat bit and its quota enable does
+ * not look at it, so "enable -s, disable, enable" leaves exactly that.
+ */
+#define BTRFS_QSTATUS_FAULT_VERSION		(1U << 0)	/* version != 1 */
+#define BTRFS_QSTATUS_FAULT_UNKNOWN_FLAGS	(1U << 1)	/* bits outside the mask */
+#define BTRFS_QSTATUS_FAULT_SIMPLE_NO_FEATURE	(1U << 2)	/* SIMPLE_MODE, no SIMPLE_QUOTA */
+#define BTRFS_QSTATUS_FAULT_NO_ENABLE_GEN	(1U << 3)	/* SIMPLE_MODE, item < 40 bytes */
+#define BTRFS_QSTATUS_FAULT_ENABLE_GEN		(1U << 4)	/* enable_gen > super generation + 1 */
+#define BTRFS_QSTATUS_FAULT_ALL			((1U << 5) - 1)
+
+/* The superblock a STATUS item is judged against; NULL: unknown (online) */
+struct btrfs_qstatus_super {
+	u64 incompat;		/* incompat feature flags */
+	u64 generation;		/* the committed generation */
+};
+
+/**
+ * btrfs_qgroup_status_faults - the BTRFS_QSTATUS_FAULT_* bits of @st
+ * @sb: the superblock, or NULL to judge the item alone (the faults that
+ *      need the features or the generation are then not looked for)
+ * Return: 0 when the kernel takes the item as it is.
+ */
+unsigned int btrfs_qgroup_status_faults(const struct btrfs_qgroup_status_rec *st,
+					const struct btrfs_qstatus_super *sb);
+
+/**
+ * btrfs_qgroup_status_fault_str - one fault of @st (a single bit of
+ * btrfs_qgroup_status_faults()) in words, lowercase, into @buf
+ * ("flags 0x10009 hold unknown bits 0x10000"); returns @buf
+ */
+const char *btrfs_qgroup_status_fault_str(unsigned int fault,
+					  const struct btrfs_qgroup_status_rec *st,
+					  const struct btrfs_qstatus_super *sb, char *buf,
+					  size_t size);
+
+/** btrfs_qgroup_status_fault_name - snake_case name of one fault, for JSON */
+const char *btrfs_qgroup_status_fault_name(unsigned int fault);
+
+/**
+ * btrfs_qgroup_status_reason - every fault of @faults in words, joined by
+ * "; ", into @buf; returns @buf ("" for none)
+ */
+const char *btrfs_qgroup_status_reason(unsigned int faults,
+				       const struct btrfs_qgroup_status_rec *st,
+				       const struct btrfs_qstatus_super *sb, char *buf,
+				       size_t size);
+
 /* "L/ID" into @buf of at least BTRFS_QGROUPID_BUFSIZE bytes; returns @buf. */
 #define BTRFS_QGROUPID_BUFSIZE 32
 const char *btrfs_qgroupid_str(u64 qgroupid, char *buf);

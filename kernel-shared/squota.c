@@ -7,8 +7,33 @@
 #include "fs.h"
 #include "ctree.h"
 #include "items.h"
+#include "qgroup-list.h"
 #include "transaction.h"
 #include "squota.h"
+
+/* The STATUS item the kernel would stumble over at mount: refuse to write */
+static int status_refuse(struct btrfs_trans_handle *trans, const struct btrfs_qgroup_status_rec *st)
+{
+	struct btrfs_fs *fs = trans->fs;
+	struct btrfs_qstatus_super sb = {
+		.incompat = btrfs_super_incompat_flags(&fs->super),
+		.generation = fs->generation,
+	};
+	unsigned int faults = btrfs_qgroup_status_faults(st, &sb);
+	const char *name = "image";
+	char why[400];
+
+	if (!faults)
+		return 0;
+	for (size_t i = fs->nr_devices; i-- > 0;)
+		if (fs->devices[i]->io)
+			name = fs->devices[i]->io->name;	/* the lowest devid opened */
+	btrfs_qgroup_status_reason(faults, st, &sb, why, sizeof(why));
+	btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_DEVICE, "%s: quota status item: %s: the kernel "
+			       "may hang or refuse mounting this filesystem, nothing written "
+			       "(see 'volctl check')", name, why);
+	return -EUCLEAN;
+}
 
 int btrfs_squota_load(struct btrfs_trans_handle *trans)
 {
@@ -32,13 +57,16 @@ int btrfs_squota_load(struct btrfs_trans_handle *trans)
 	if (ret < 0)
 		return ret;
 	ret = btrfs_decode_qgroup_status(&item, len < sizeof(item) ? len : (u32)sizeof(item), &st);
+	if (ret < 0) {
+		btrfs_fs_set_error(trans->fs, "quota tree: status item of %u bytes, shorter than %u",
+				   (unsigned int)len, (unsigned int)BTRFS_QGROUP_STATUS_ITEM_V1_SIZE);
+		return ret;
+	}
+	st.size = len;
+	/* every offline write starts here: none goes on from a STATUS the kernel chokes on */
+	ret = status_refuse(trans, &st);
 	if (ret < 0 || !(st.flags & BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE))
 		return ret;
-	if (!st.has_enable_gen || st.enable_gen > trans->transid) {
-		btrfs_fs_set_error(trans->fs, "quota tree: simple-quota status item without a valid "
-				   "enable generation");
-		return -EUCLEAN;
-	}
 	trans->squota = true;
 	trans->squota_enable_gen = st.enable_gen;
 	return 0;

@@ -23,8 +23,12 @@ struct btrfs_trans_handle;
  * btrfs_squota_load - note in @trans whether quotas are in simple mode
  *
  * Reads the STATUS item of an existing quota tree: SIMPLE_MODE sets
- * trans->squota and trans->squota_enable_gen.  A simple-mode STATUS item
- * without enable_gen (shorter than 40 bytes) is corrupt: -EUCLEAN.
+ * trans->squota and trans->squota_enable_gen.  Every offline write starts
+ * here (btrfs_start_transaction()), so this is where an item the kernel
+ * cannot mount is refused, -EUCLEAN with the message naming the image and
+ * each fault (btrfs_qgroup_status_faults(): unknown flags, a version other
+ * than 1, simple mode without the SIMPLE_QUOTA incompat bit, without
+ * enable_gen or with one after the filesystem generation).
  * Return: 0 (also when quotas are off) or a negative errno.
  */
 int btrfs_squota_load(struct btrfs_trans_handle *trans);

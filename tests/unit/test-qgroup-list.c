@@ -427,8 +427,91 @@ static void test_limit_math(void)
 	CHECK(!qgroup_limit_is_full(16384, 5242880, true));
 }
 
+/* The STATUS item against the superblock: each fault alone, and what is not one */
+static void test_status_faults(void)
+{
+	const u64 sq = BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA;
+	struct btrfs_qstatus_super none = { .incompat = 0, .generation = 20 };
+	struct btrfs_qstatus_super simple = { .incompat = sq, .generation = 20 };
+	struct btrfs_qgroup_status_rec full = {
+		.version = 1, .generation = 20, .flags = BTRFS_QGROUP_STATUS_FLAG_ON,
+		.has_enable_gen = true, .size = 40,
+	};
+	struct btrfs_qgroup_status_rec st;
+	char buf[400];
+
+	/* full mode, with or without the incompat bit ("enable -s, disable, enable") */
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&full, &none), 0);
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&full, &simple), 0);
+	st = full;
+	st.flags |= BTRFS_QGROUP_STATUS_FLAG_RESCAN | BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT;
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, &none), 0);
+	/* a pre-6.7 item of 32 bytes is fine in full mode */
+	st = full;
+	st.has_enable_gen = false;
+	st.size = 32;
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, &none), 0);
+
+	/* unknown bits, even with a known superblock missing */
+	st = full;
+	st.flags |= 1ULL << 62;		/* the kernel's runtime NO_ACCOUNTING */
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, NULL), BTRFS_QSTATUS_FAULT_UNKNOWN_FLAGS);
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, &simple), BTRFS_QSTATUS_FAULT_UNKNOWN_FLAGS);
+	CHECK_STR(btrfs_qgroup_status_fault_str(BTRFS_QSTATUS_FAULT_UNKNOWN_FLAGS, &st, &simple,
+						buf, sizeof(buf)),
+		  "flags 0x4000000000000001 hold unknown bits 0x4000000000000000");
+	st.flags = BTRFS_QGROUP_STATUS_FLAG_ON | 0x10;
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, &none), BTRFS_QSTATUS_FAULT_UNKNOWN_FLAGS);
+
+	/* version */
+	st = full;
+	st.version = 2;
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, &none), BTRFS_QSTATUS_FAULT_VERSION);
+	st.version = 0;
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, &none), BTRFS_QSTATUS_FAULT_VERSION);
+
+	/* simple mode: the incompat bit, enable_gen present and not ahead */
+	st = full;
+	st.flags |= BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE;
+	st.enable_gen = 11;
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, &simple), 0);
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, &none), BTRFS_QSTATUS_FAULT_SIMPLE_NO_FEATURE);
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, NULL), 0);	/* mounted: features unknown */
+	CHECK_STR(btrfs_qgroup_status_fault_name(BTRFS_QSTATUS_FAULT_SIMPLE_NO_FEATURE),
+		  "simple_without_feature");
+	st.enable_gen = 21;		/* volctl's offline enable: T + 1 */
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, &simple), 0);
+	st.enable_gen = 22;
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, &simple), BTRFS_QSTATUS_FAULT_ENABLE_GEN);
+	st.enable_gen = 0;
+	st.has_enable_gen = false;
+	st.size = 32;
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, NULL), BTRFS_QSTATUS_FAULT_NO_ENABLE_GEN);
+	CHECK_STR(btrfs_qgroup_status_fault_str(BTRFS_QSTATUS_FAULT_NO_ENABLE_GEN, &st, NULL, buf,
+						sizeof(buf)),
+		  "flags 0x9 say simple quotas, but the item has 32 bytes, no enable generation");
+
+	/* several at once: every one, in bit order, joined */
+	st.version = 3;
+	st.flags |= 1ULL << 40;
+	CHECK_EQ_INT(btrfs_qgroup_status_faults(&st, &none),
+		     BTRFS_QSTATUS_FAULT_VERSION | BTRFS_QSTATUS_FAULT_UNKNOWN_FLAGS |
+		     BTRFS_QSTATUS_FAULT_SIMPLE_NO_FEATURE | BTRFS_QSTATUS_FAULT_NO_ENABLE_GEN);
+	btrfs_qgroup_status_reason(btrfs_qgroup_status_faults(&st, &none), &st, &none, buf,
+				   sizeof(buf));
+	CHECK_STR(buf, "version 3, not 1 (the kernel turns quotas off); "
+		  "flags 0x10000000009 hold unknown bits 0x10000000000; "
+		  "flags 0x10000000009 say simple quotas, but the incompat feature simple_quota "
+		  "is not set; flags 0x10000000009 say simple quotas, but the item has 32 bytes, "
+		  "no enable generation");
+	/* a short buffer is cut, never overrun */
+	btrfs_qgroup_status_reason(btrfs_qgroup_status_faults(&st, &none), &st, &none, buf, 10);
+	CHECK_EQ_INT(strlen(buf), 9);
+}
+
 int main(void)
 {
+	test_status_faults();
 	test_render();
 	test_limit_math();
 	test_hierarchy();
