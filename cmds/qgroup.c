@@ -589,7 +589,7 @@ static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path
 		goto out;
 	}
 	if (ctx->cfg->format == VC_FORMAT_JSON)
-		ret = qgroup_print_json(stdout, &view);
+		ret = qgroup_print_json(stdout, &view, ctx->cfg->json_v1);
 	else if (opts->tree)
 		ret = qgroup_print_tree(stdout, &view, &opts->out);
 	else

@@ -265,7 +265,7 @@ static int cmd_quota_status(const struct cmd_struct *cmd, const struct vc_ctx *c
 	} else if (is_enabled) {
 		ret = st.enabled ? VC_EXIT_OK : VC_EXIT_FAILURE;
 	} else if (!ctx->cfg->quiet || ctx->cfg->format == VC_FORMAT_JSON) {
-		quota_print_status(stdout, path, &st, ctx->cfg->format == VC_FORMAT_JSON);
+		quota_print_status(stdout, path, &st, ctx->cfg);
 	}
 	btrfs_qgroup_list_release(&list);
 	ctx->ops->close(fs);

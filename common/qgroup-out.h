@@ -74,7 +74,7 @@ int qgroup_print_table(FILE *out, const struct qgroup_view *view,
 int qgroup_print_tree(FILE *out, const struct qgroup_view *view,
 		      const struct qgroup_show_opts *opts);
 /* {"__header", "quota": {...}, "qgroup_show": [...], "qgroup-show": [...] (version 1)} */
-int qgroup_print_json(FILE *out, const struct qgroup_view *view);
+int qgroup_print_json(FILE *out, const struct qgroup_view *view, bool v1);
 
 /*
  * Read the quota tree into @list and the quota state into @st through the
@@ -94,6 +94,7 @@ int quota_state_read_status(const struct vc_backend_ops *ops, struct vc_fs *fs,
 			    struct btrfs_qgroup_list *list, struct quota_state *st);
 
 /* quota status, text (btrfs-progs' lines in its order, then volctl's) or JSON. */
-int quota_print_status(FILE *out, const char *path, const struct quota_state *st, bool json);
+int quota_print_status(FILE *out, const char *path, const struct quota_state *st,
+		       const struct vc_config *cfg);
 
 #endif

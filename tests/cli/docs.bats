@@ -430,8 +430,8 @@ keys_documented_in() {
 	json+=$("$VOLCTL" --image "$IMG" --format json subvolume list -d /)
 	json+=$("$VOLCTL" --image "$IMG" --format json subvolume show /a)
 	json+=$("$VOLCTL" --image "$IMG" --format json subvolume get-default /)
-	printf '%s\n' "$json" | jq -se 'map(.["subvolume-show"].qgroup.usage.referenced) | any' >/dev/null
-	printf '%s\n' "$json" | jq -se 'map(.["subvolume-list"] // [] | .[] | select(.deleted)) | length > 0' >/dev/null
+	printf '%s\n' "$json" | jq -se 'map(.subvolume_show.qgroup.usage.referenced) | any' >/dev/null
+	printf '%s\n' "$json" | jq -se 'map(.subvolume_list // [] | .[] | select(.deleted)) | length > 0' >/dev/null
 	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-subvolume
 }
 
@@ -440,10 +440,10 @@ keys_documented_in() {
 	fixture_image
 	local json
 	json=$("$VOLCTL" --image "$IMG" --format json qgroup show /)
-	printf '%s\n' "$json" | jq -e '.["qgroup-show"] | length > 3' >/dev/null
+	printf '%s\n' "$json" | jq -e '.qgroup_show | length > 3' >/dev/null
 	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-qgroup
 	json=$("$VOLCTL" --image "$IMG" --format json quota status /)
-	printf '%s\n' "$json" | jq -e '.["quota-status"].levels | length > 0' >/dev/null
+	printf '%s\n' "$json" | jq -e '.quota_status.levels | length > 0' >/dev/null
 	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-quota
 }
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The one JSON contract: every document of every command that supports
 # --format json validates against Documentation/volctl.schema.json (snake_case
-# member names at every depth, unset values null, header version 2), and the
-# version-1 top-level names are still there for one release.  No root needed.
+# member names at every depth, unset values null, header version 3); the
+# version-1 documents only with --format json-v1.  No root needed.
 
 load ../helpers
 load ../fixtures/fixture-helpers
@@ -75,26 +75,56 @@ validate_all() {
 	validate_done
 }
 
-@test "json schema: unset values are null, member names snake_case, version 2" {
+@test "json schema: unset values are null, member names snake_case, version 3, no version-1 twin" {
 	fixture rich4k
 	local doc
 	doc=$("$VOLCTL" "${IMGS[@]}" --format json subvolume show /)
-	[ "$(jq -r '.__header.version' <<<"$doc")" = 2 ]
+	[ "$(jq -r '.__header.version' <<<"$doc")" = 3 ]
 	# the top level has no parent and was never sent: null, not 0
 	[ "$(jq -c '.subvolume_show | [.parent, .top_level, .dirid, .stransid, .stime_sec]' <<<"$doc")" = \
 	  "[null,null,null,null,null]" ]
-	# version-1 values under the version-1 name, for one release
-	[ "$(jq -c '."subvolume-show" | [.parent, .top_level, .dirid, .stransid, .stime_sec]' <<<"$doc")" = \
-	  "[0,0,0,0,0]" ]
+	[ "$(jq -c 'keys' <<<"$doc")" = '["__header","subvolume_show"]' ]
 	doc=$("$VOLCTL" "${IMGS[@]}" --format json subvolume show /a)
 	[ "$(jq -c '.subvolume_show.qgroup.limit' <<<"$doc")" = '{"referenced":10485760,"exclusive":null}' ]
-	[ "$(jq -c '."subvolume-show".qgroup.limit' <<<"$doc")" = '{"referenced":10485760,"exclusive":0}' ]
 	[ "$(jq -r '.subvolume_show.absolute_path' <<<"$doc")" = /a ]
 	doc=$("$VOLCTL" "${IMGS[@]}" --format json qgroup show /)
-	[ "$(jq -c '.qgroup_show == ."qgroup-show"' <<<"$doc")" = true ]
+	[ "$(jq -c 'keys' <<<"$doc")" = '["__header","qgroup_show","quota"]' ]
 	[ "$(jq -r '.qgroup_show[] | select(.qgroupid == "0/256") | .absolute_path' <<<"$doc")" = /a ]
-	doc=$("$VOLCTL" "${IMGS[@]}" --format json subvolume list /)
-	[ "$(jq -c '[.subvolume_list[].id] == [."subvolume-list"[].id]' <<<"$doc")" = true ]
+	for c in "subvolume list /" "subvolume get-default /" "quota status /"; do
+		# shellcheck disable=SC2086
+		doc=$("$VOLCTL" "${IMGS[@]}" --format json $c)
+		[ "$(jq -r '[keys[] | select(test("-"))] | length' <<<"$doc")" = 0 ]
+	done
+}
+
+@test "json schema: --format json-v1 prints the version-1 documents alone (deprecated)" {
+	fixture rich4k
+	local doc
+	doc=$("$VOLCTL" "${IMGS[@]}" --format json-v1 subvolume show /)
+	[ "$(jq -c 'keys' <<<"$doc")" = '["__header","subvolume-show"]' ]
+	[ "$(jq -r '.__header.version' <<<"$doc")" = 1 ]
+	# version-1 values: 0 for unset
+	[ "$(jq -c '."subvolume-show" | [.parent, .top_level, .dirid, .stransid, .stime_sec]' <<<"$doc")" = \
+	  "[0,0,0,0,0]" ]
+	doc=$("$VOLCTL" "${IMGS[@]}" --format json-v1 subvolume show /a)
+	[ "$(jq -c '."subvolume-show".qgroup.limit' <<<"$doc")" = '{"referenced":10485760,"exclusive":0}' ]
+	# the same rows as version 3, under the old name
+	[ "$("$VOLCTL" "${IMGS[@]}" --format json-v1 qgroup show / | jq -c '."qgroup-show"')" = \
+	  "$("$VOLCTL" "${IMGS[@]}" --format json qgroup show / | jq -c '.qgroup_show')" ]
+	[ "$("$VOLCTL" "${IMGS[@]}" --format json-v1 subvolume list / | jq -c '[."subvolume-list"[].id]')" = \
+	  "$("$VOLCTL" "${IMGS[@]}" --format json subvolume list / | jq -c '[.subvolume_list[].id]')" ]
+	doc=$("$VOLCTL" "${IMGS[@]}" --format json-v1 subvolume get-default /)
+	[ "$(jq -c 'keys' <<<"$doc")" = '["__header","subvolume-get-default"]' ]
+	doc=$("$VOLCTL" "${IMGS[@]}" --format json-v1 quota status /)
+	[ "$(jq -c 'keys' <<<"$doc")" = '["__header","quota-status"]' ]
+	# a document that never had a version-1 name is the same in both
+	[ "$("$VOLCTL" "${IMGS[@]}" --format json-v1 subvolume space /)" = \
+	  "$("$VOLCTL" "${IMGS[@]}" --format json subvolume space /)" ]
+	# the text is untouched; a typo is a usage error
+	[ "$("$VOLCTL" "${IMGS[@]}" --format text subvolume show /)" = "$("$VOLCTL" "${IMGS[@]}" subvolume show /)" ]
+	run "$VOLCTL" "${IMGS[@]}" --format json-v2 subvolume show /
+	[ "$status" -eq 2 ]
+	assert_output_contains "invalid output format 'json-v2': use text, json or json-v1"
 }
 
 @test "json schema: the schema refuses what version 1 printed (a hyphenated name alone, 0 for unset)" {
