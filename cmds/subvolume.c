@@ -16,6 +16,7 @@
 #include "common/messages.h"
 #include "common/parse-utils.h"
 #include "common/path-utils.h"
+#include "common/records.h"
 #include "common/units.h"
 
 /* ------------------------------------------------------------------ */
@@ -129,6 +130,117 @@ static void inherit_release(struct inherit_args *ia)
 	free(ia->ids);
 }
 
+static int found_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	*(bool *)priv = true;
+	return 1;
+}
+
+/* Whether qgroup @qgroupid exists; -ENOENT: quotas are disabled (no quota tree) */
+static int qgroup_present(struct vc_fs *fs, u64 qgroupid, bool *present)
+{
+	struct btrfs_item_source src = vc_fs_item_source(fs);
+	struct btrfs_key k = { 0, BTRFS_QGROUP_INFO_KEY, qgroupid };
+
+	*present = false;
+	return btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &k, &k, found_cb,
+					present);
+}
+
+/*
+ * --format json of create and snapshot: what each subvolume made is.  Looked
+ * up after the write; what cannot be read (no privilege online) stays
+ * unknown (null) and never fails the command.
+ */
+struct made {
+	struct made_rec rec;
+	uint8_t uuid[16], source_uuid[16];
+	char *path, *abs;
+	char qgroup[32];
+};
+
+struct made_list {
+	size_t nr;
+	struct made *m;
+};
+
+static void made_describe(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+			  const struct inherit_args *ia, u64 source_id, struct made *m)
+{
+	struct btrfs_item_source src = vc_fs_item_source(fs);
+	struct btrfs_subvol_list l = { 0 };
+	const struct btrfs_subvol *s;
+	struct vc_path_info info;
+	bool present;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	m->path = strdup(path);
+	m->rec.inherit.v = ia->ids;
+	m->rec.inherit.nr = ia->nr;
+	m->rec.source_id = source_id;
+	if (sv_path_info(ctx, fs, path, &info) == 0)
+		m->rec.id = info.subvolid;
+	vc_fs_clear_error(fs);
+	if (m->rec.id && btrfs_subvol_list_load(&src, &l) == 0) {
+		s = btrfs_subvol_list_find(&l, m->rec.id);
+		if (s) {
+			memcpy(m->uuid, s->root.uuid, sizeof(m->uuid));
+			m->rec.parent = s->parent_id;
+			if (s->path && ctx->ops->absolute_path)
+				m->abs = ctx->ops->absolute_path(fs, s->path);
+		}
+		s = source_id ? btrfs_subvol_list_find(&l, source_id) : NULL;
+		if (s)
+			memcpy(m->source_uuid, s->root.uuid, sizeof(m->source_uuid));
+	}
+	btrfs_subvol_list_release(&l);
+	vc_fs_clear_error(fs);
+	ret = m->rec.id ? qgroup_present(fs, m->rec.id, &present) : -ENOENT;
+	if (!ret && present) {
+		snprintf(m->qgroup, sizeof(m->qgroup), "0/%llu", (unsigned long long)m->rec.id);
+		m->rec.qgroup = m->qgroup;
+	}
+	vc_fs_clear_error(fs);
+}
+
+/* Room for one more in @ml; NULL without memory */
+static struct made *made_add(struct made_list *ml)
+{
+	struct made *n = realloc(ml->m, (ml->nr + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	ml->m = n;
+	return &ml->m[ml->nr++];
+}
+
+/* The pointers into each entry, once the array no longer moves */
+static void made_fix(struct made_list *ml)
+{
+	for (size_t i = 0; i < ml->nr; i++) {
+		struct made *m = &ml->m[i];
+
+		m->rec.path = m->path;
+		m->rec.abs = m->abs;
+		m->rec.uuid = m->uuid;
+		m->rec.source_uuid = m->source_uuid;
+		if (m->rec.qgroup)
+			m->rec.qgroup = m->qgroup;
+	}
+}
+
+static void made_release(struct made_list *ml)
+{
+	for (size_t i = 0; i < ml->nr; i++) {
+		free(ml->m[i].path);
+		free(ml->m[i].abs);
+	}
+	free(ml->m);
+	ml->m = NULL;
+	ml->nr = 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* create                                                              */
 /* ------------------------------------------------------------------ */
@@ -181,7 +293,8 @@ static void print_created(const struct vc_ctx *ctx, const char *dir, const char 
  * changed and the caller goes path by path, printing each error.  Prints
  * nothing unless it succeeds.
  */
-static int create_all(const struct vc_ctx *ctx, char **args, int nr, struct inherit_args *ia)
+static int create_all(const struct vc_ctx *ctx, char **args, int nr, struct inherit_args *ia,
+		      struct made_list *ml)
 {
 	struct vc_inherit inh = { ia->nr, ia->ids };
 	struct vc_fs *fs = NULL;
@@ -209,6 +322,12 @@ static int create_all(const struct vc_ctx *ctx, char **args, int nr, struct inhe
 	ret = ctx->ops->open(&fs, ctx->cfg, dir, true);
 	if (!ret)
 		ret = ctx->ops->subvol_create_all(fs, (const char *const *)args, (size_t)nr, &inh);
+	for (int i = 0; i < nr && !ret && ctx->cfg->format == VC_FORMAT_JSON; i++) {
+		struct made *m = made_add(ml);
+
+		if (m)
+			made_describe(ctx, fs, args[i], ia, 0, m);
+	}
 	cmd_close(ctx, fs);
 	free(dir);
 	for (int i = 0; i < nr && !ret; i++) {
@@ -224,7 +343,7 @@ static int create_all(const struct vc_ctx *ctx, char **args, int nr, struct inhe
 }
 
 static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
-		      struct inherit_args *ia)
+		      struct inherit_args *ia, struct made_list *ml)
 {
 	struct vc_inherit inh = { ia->nr, ia->ids };
 	struct vc_fs *fs = NULL;
@@ -268,6 +387,12 @@ static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
 		goto out;
 	}
 	print_created(ctx, dir, name);
+	if (ctx->cfg->format == VC_FORMAT_JSON) {
+		struct made *m = made_add(ml);
+
+		if (m)
+			made_describe(ctx, fs, arg, ia, 0, m);
+	}
 out:
 	cmd_close(ctx, fs);
 	free(failed);
@@ -284,6 +409,8 @@ static int cmd_subvolume_create(const struct cmd_struct *cmd, const struct vc_ct
 		{ NULL, 0, NULL, 0 },
 	};
 	struct inherit_args ia = { 0 };
+	struct made_list ml = { 0 };
+	struct create_rec doc;
 	bool parents = false;
 	int c, ret, failed = 0;
 
@@ -305,14 +432,22 @@ static int cmd_subvolume_create(const struct cmd_struct *cmd, const struct vc_ct
 	ret = cmd_check_argc_min(ctx, argc - optind, 1);
 	if (ret)
 		goto out;
-	if (!parents && argc - optind > 1 && !create_all(ctx, argv + optind, argc - optind, &ia)) {
+	if (!parents && argc - optind > 1 &&
+	    !create_all(ctx, argv + optind, argc - optind, &ia, &ml)) {
 		ret = VC_EXIT_OK;
-		goto out;
+		goto print;
 	}
+	made_release(&ml);
 	for (int i = optind; i < argc; i++)
-		if (create_one(ctx, argv[i], parents, &ia))
+		if (create_one(ctx, argv[i], parents, &ia, &ml))
 			failed++;
 	ret = failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
+print:
+	/* after a failure too: what was created */
+	made_fix(&ml);
+	doc.subvolumes = (struct rec_table){ &rec_made, ml.m, ml.nr, sizeof(*ml.m) };
+	cmd_print_doc(ctx, &rec_doc_create, &rec_create, &doc);
+	made_release(&ml);
 out:
 	inherit_release(&ia);
 	return ret;
@@ -405,6 +540,8 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	char *target = NULL, *name = NULL, *dir = NULL;
 	const char *src, *dst;
 	bool readonly = false;
+	struct made m;
+	u64 source_id;
 	int c, ret;
 
 	while ((c = cmd_getopt(ctx, argc, argv, "ri:", NULL)) != -1) {
@@ -433,6 +570,7 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	ret = sv_require_subvol(ctx, fs, src, &info);
 	if (ret)
 		goto out;
+	source_id = info.subvolid;
 	ret = snapshot_target(ctx, fs, src, dst, &target);
 	if (ret)
 		goto out;
@@ -474,6 +612,17 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	}
 	pr_out(ctx->cfg, "Create %ssnapshot of '%s' in '%s'\n", readonly ? "readonly " : "", src,
 	       target);
+	if (ctx->cfg->format == VC_FORMAT_JSON) {
+		struct made_list ml = { 1, &m };
+
+		made_describe(ctx, fs, target, &ia, source_id, &m);
+		m.rec.source = src;
+		m.rec.readonly = readonly;
+		made_fix(&ml);
+		cmd_print_doc(ctx, &rec_doc_snapshot, &rec_snapshot, &m.rec);
+		free(m.path);
+		free(m.abs);
+	}
 out:
 	cmd_close(ctx, fs);
 	free(target);
@@ -521,28 +670,80 @@ static const struct cmd_help cmd_delete_help = {
 	cmd_delete_usage, "delete subvolumes", cmd_delete_details,
 };
 
+/* --format json: the subvolumes deleted, in order */
+struct deleted_list {
+	size_t nr;
+	struct deleted_rec *d;
+	char (*qgroup)[32];		/* d[i].qgroup's text */
+};
+
 struct delete_opts {
 	enum vc_commit commit;
 	bool recursive;
 	bool delete_qgroup;
 	int verbose;
 	u64 subvolid;
+	struct deleted_list *done;
 };
 
-static int found_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+/* Record one deleted subvolume (JSON only); its path copied. */
+static void deleted_add(const struct vc_ctx *ctx, const struct delete_opts *o, u64 id,
+			const char *path, const char *mode)
 {
-	*(bool *)priv = true;
-	return 1;
+	struct deleted_list *dl = o->done;
+	struct deleted_rec *n;
+	char (*q)[32];
+
+	if (ctx->cfg->format != VC_FORMAT_JSON)
+		return;
+	n = realloc(dl->d, (dl->nr + 1) * sizeof(*n));
+	if (n)
+		dl->d = n;
+	q = realloc(dl->qgroup, (dl->nr + 1) * sizeof(*q));
+	if (q)
+		dl->qgroup = q;
+	if (!n || !q)
+		return;
+	memset(&n[dl->nr], 0, sizeof(*n));
+	n[dl->nr].id = id;
+	n[dl->nr].path = path ? strdup(path) : NULL;
+	n[dl->nr].commit = !strcmp(mode, "commit");
+	dl->nr++;
 }
 
-static int qgroup_present(struct vc_fs *fs, u64 qgroupid, bool *present)
+/* What --delete-qgroup did with 0/@id, on the row of @id */
+static void deleted_qgroup(const struct delete_opts *o, u64 id, const char *result)
 {
-	struct btrfs_item_source src = vc_fs_item_source(fs);
-	struct btrfs_key k = { 0, BTRFS_QGROUP_INFO_KEY, qgroupid };
+	struct deleted_list *dl = o->done;
 
-	*present = false;
-	return btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &k, &k, found_cb,
-					present);
+	for (size_t i = dl->nr; i-- > 0;) {
+		if (dl->d[i].id != id)
+			continue;
+		snprintf(dl->qgroup[i], sizeof(dl->qgroup[i]), "0/%llu", (unsigned long long)id);
+		dl->d[i].qgroup = dl->qgroup[i];
+		dl->d[i].qgroup_result = result;
+		return;
+	}
+}
+
+static void deleted_print(const struct vc_ctx *ctx, const struct delete_opts *o, int failed)
+{
+	struct deleted_list *dl = o->done;
+	struct delete_rec doc = {
+		.subvolumes = { &rec_deleted, dl->d, dl->nr, sizeof(*dl->d) },
+		.commit = o->commit == VC_COMMIT_EACH ? "each" :
+			  o->commit == VC_COMMIT_AFTER ? "after" : "none",
+		.failed = (uint64_t)failed,
+	};
+
+	for (size_t i = 0; i < dl->nr; i++)
+		if (dl->d[i].qgroup)
+			dl->d[i].qgroup = dl->qgroup[i];
+	cmd_print_doc(ctx, &rec_doc_delete, &rec_delete, &doc);
+	for (size_t i = 0; i < dl->nr; i++)
+		free((char *)dl->d[i].path);
+	free(dl->d);
+	free(dl->qgroup);
 }
 
 /* --delete-qgroup: wait for the cleaner, then remove 0/@id unless the kernel did. */
@@ -572,6 +773,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	if (ret == -ENOENT) {
 		pr_out(ctx->cfg, "No qgroup 0/%llu to delete: quotas are disabled\n",
 		       (unsigned long long)id);
+		deleted_qgroup(o, id, "quotas_disabled");
 		return 0;
 	}
 	if (ret) {
@@ -581,6 +783,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	if (!present) {
 		pr_out(ctx->cfg, "Qgroup 0/%llu already removed by the kernel\n",
 		       (unsigned long long)id);
+		deleted_qgroup(o, id, "removed_by_kernel");
 		return 0;
 	}
 	vc_fs_clear_error(fs);
@@ -589,6 +792,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		/* the kernel removed it between our look and our destroy */
 		pr_out(ctx->cfg, "Qgroup 0/%llu already removed by the kernel\n",
 		       (unsigned long long)id);
+		deleted_qgroup(o, id, "removed_by_kernel");
 		return 0;
 	}
 	if (ret) {
@@ -596,6 +800,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return ret;
 	}
 	pr_out(ctx->cfg, "Delete qgroup 0/%llu\n", (unsigned long long)id);
+	deleted_qgroup(o, id, "deleted");
 	return 0;
 }
 
@@ -625,6 +830,7 @@ static int delete_one_id(const struct vc_ctx *ctx, struct vc_fs *fs, const struc
 	}
 	pr_out(ctx->cfg, "Delete subvolume %llu (%s): '%s'\n", (unsigned long long)id, mode,
 	       path ? path : "");
+	deleted_add(ctx, o, id, path, mode);
 	if (o->commit == VC_COMMIT_EACH) {
 		ret = CMD_OP(ctx, commit, fs, true);
 		if (ret)
@@ -802,6 +1008,7 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 	else
 		pr_out(ctx->cfg, "Delete subvolume %llu (%s): subvolid=%llu\n",
 		       (unsigned long long)o->subvolid, mode, (unsigned long long)o->subvolid);
+	deleted_add(ctx, o, o->subvolid, shown, mode);
 	if (o->commit != VC_COMMIT_NONE) {
 		ret = CMD_OP(ctx, commit, fs, true);
 		if (ret)
@@ -830,7 +1037,10 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct delete_opts o = { .commit = VC_COMMIT_NONE, .verbose = ctx->cfg->verbose };
+	struct deleted_list done = { 0 };
+	struct delete_opts o = {
+		.commit = VC_COMMIT_NONE, .verbose = ctx->cfg->verbose, .done = &done,
+	};
 	unsigned int units = units_from_args(&argc, argv, false);
 	struct vc_fs **keep;
 	bool by_id = false, dry_run = false;
@@ -908,8 +1118,6 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 	if (nr_ids > 1)
 		return cmd_usage_error(ctx, "-i more than once needs --dry-run (a delete takes "
 				       "one id)");
-	if (ctx->cfg->format == VC_FORMAT_JSON)
-		return cmd_usage_error(ctx, "--format json is not supported without --dry-run");
 	if (units != UNITS_DEFAULT)
 		return cmd_usage_error(ctx, "size units need --dry-run");
 	if (by_id && o.recursive)
@@ -924,7 +1132,9 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 	if (by_id) {
 		const char *mode = o.commit == VC_COMMIT_NONE ? "no-commit" : "commit";
 
-		return delete_by_id(ctx, &o, argv[optind], mode) ? VC_EXIT_FAILURE : VC_EXIT_OK;
+		failed = delete_by_id(ctx, &o, argv[optind], mode) ? 1 : 0;
+		deleted_print(ctx, &o, failed);
+		return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 	}
 	keep = calloc((size_t)nargs, sizeof(*keep));
 	if (!keep) {
@@ -961,6 +1171,7 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		cmd_close(ctx, keep[i]);
 	}
 	free(keep);
+	deleted_print(ctx, &o, failed);
 	return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 
@@ -1019,8 +1230,13 @@ static int cmd_subvolume_set_default(const struct cmd_struct *cmd, const struct 
 	}
 	vc_fs_clear_error(fs);
 	ret = CMD_OP(ctx, set_default, fs, id);
-	if (ret)
+	if (ret) {
 		cmd_report(ctx, fs, ret, path);
+	} else {
+		struct set_default_rec r = { id, path };
+
+		cmd_print_doc(ctx, &rec_doc_set_default, &rec_set_default, &r);
+	}
 out:
 	cmd_close(ctx, fs);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
@@ -1138,8 +1354,9 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 	struct btrfs_key min = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, 0 };
 	struct btrfs_key max = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, (u64)-1 };
 	struct btrfs_item_source src;
-	struct id_set set = { 0 };
+	struct id_set set = { 0 }, gone = { 0 };
 	struct vc_fs *fs = NULL;
+	struct sync_rec doc;
 	u64 sleep_s = 1;
 	int c, ret, failed = 0, done = 0;
 
@@ -1198,7 +1415,7 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 		}
 	}
 	if (!set.nr)
-		goto out;
+		goto print;
 	pr_out(ctx->cfg, "Waiting for %zu subvolume%s\n", set.nr, set.nr == 1 ? "" : "s");
 	/* progress lines reach a pipe before each wait, not at the end */
 	fflush(stdout);
@@ -1213,9 +1430,18 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 		pr_out(ctx->cfg, "Subvolume id %llu is gone (%d/%zu)\n",
 		       (unsigned long long)set.ids[i], ++done, set.nr);
 		fflush(stdout);
+		if (id_set_add(&gone, set.ids[i])) {
+			error("out of memory");
+			failed++;
+		}
 	}
+print:
+	/* a failed wait does not stop the others: what was waited for, what is gone */
+	doc = (struct sync_rec){ { set.ids, set.nr }, { gone.ids, gone.nr }, (uint64_t)failed };
+	cmd_print_doc(ctx, &rec_doc_sync, &rec_sync, &doc);
 out:
 	free(set.ids);
+	free(gone.ids);
 	cmd_close(ctx, fs);
 	return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
@@ -1227,19 +1453,22 @@ out:
 #define WRITE_FLAGS	(CMD_WRITES | CMD_ONLINE | CMD_OFFLINE)
 
 static const struct cmd_struct cmd_create = {
-	"create", cmd_subvolume_create, &cmd_create_help, NULL, WRITE_FLAGS,
+	"create", cmd_subvolume_create, &cmd_create_help, NULL, WRITE_FLAGS | CMD_FORMAT_JSON,
 };
 static const struct cmd_struct cmd_snapshot = {
-	"snapshot", cmd_subvolume_snapshot, &cmd_snapshot_help, NULL, WRITE_FLAGS,
+	"snapshot", cmd_subvolume_snapshot, &cmd_snapshot_help, NULL,
+	WRITE_FLAGS | CMD_FORMAT_JSON,
 };
 static const struct cmd_struct cmd_delete = {
 	"delete", cmd_subvolume_delete, &cmd_delete_help, NULL, WRITE_FLAGS | CMD_FORMAT_JSON,
 };
 static const struct cmd_struct cmd_set_default = {
-	"set-default", cmd_subvolume_set_default, &cmd_set_default_help, NULL, WRITE_FLAGS,
+	"set-default", cmd_subvolume_set_default, &cmd_set_default_help, NULL,
+	WRITE_FLAGS | CMD_FORMAT_JSON,
 };
 static const struct cmd_struct cmd_sync = {
-	"sync", cmd_subvolume_sync, &cmd_sync_help, NULL, CMD_ONLINE | CMD_OFFLINE,
+	"sync", cmd_subvolume_sync, &cmd_sync_help, NULL,
+	CMD_ONLINE | CMD_OFFLINE | CMD_FORMAT_JSON,
 };
 
 static const struct cmd_struct *const subvolume_commands[] = {

@@ -461,6 +461,22 @@ int quota_print_status(FILE *out, const char *path, const struct quota_state *st
 	return 0;
 }
 
+void quota_print_result(FILE *out, const char *path, const struct quota_state *st,
+			const struct rec_doc *doc)
+{
+	struct quota_level_rec lv[QUOTA_MAX_LEVELS];
+	struct quota_status_rec r;
+	struct vc_config cfg = { .format = VC_FORMAT_JSON };
+	struct kvout kv;
+	char rescan[64];
+	bool b[2];
+	uint64_t u[2];
+
+	status_rec(&r, lv, path, st, b, u, rescan, sizeof(rescan));
+	kvout_init(&kv, &cfg, out, 0);
+	rec_print_document(&kv, doc, &rec_quota_status, &r);
+}
+
 /* ---- reading the state through the backend ---- */
 
 static void count_levels(const struct btrfs_qgroup_list *list, struct quota_state *st)

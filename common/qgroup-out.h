@@ -96,5 +96,9 @@ int quota_state_read_status(const struct vc_backend_ops *ops, struct vc_fs *fs,
 /* quota status, text (btrfs-progs' lines in its order, then volctl's) or JSON. */
 int quota_print_status(FILE *out, const char *path, const struct quota_state *st,
 		       const struct vc_config *cfg);
+struct rec_doc;
+/* The JSON document @doc (quota enable, disable, rescan) of the state after the change */
+void quota_print_result(FILE *out, const char *path, const struct quota_state *st,
+			const struct rec_doc *doc);
 
 #endif
