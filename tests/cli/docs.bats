@@ -447,6 +447,32 @@ keys_documented_in() {
 	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-quota
 }
 
+@test "every JSON member of the write commands is documented" {
+	need_groff
+	fixture_image
+	local json v=("$VOLCTL" --image "$IMG" --format json)
+	json=$("${v[@]}" subvolume create -i 1/100 /n1 /n2)
+	json+=$("${v[@]}" subvolume snapshot -r /a /s)
+	json+=$("${v[@]}" subvolume delete -C --delete-qgroup /n1)
+	json+=$("${v[@]}" subvolume sync /)
+	json+=$("${v[@]}" subvolume set-default /a)
+	printf '%s\n' "$json" | jq -se 'map(.subvolume_delete.subvolumes[0].qgroup_result // empty) | length == 1' >/dev/null
+	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-subvolume
+	json=$("${v[@]}" qgroup create 1/7 /)
+	json+=$("${v[@]}" qgroup assign 0/256 1/7 /)
+	json+=$("${v[@]}" qgroup limit 1M 1/7 /)
+	json+=$("${v[@]}" qgroup remove 0/256 1/7 /)
+	json+=$("${v[@]}" qgroup destroy 1/7 /)
+	json+=$("${v[@]}" qgroup clear-stale /)
+	printf '%s\n' "$json" | jq -se 'length == 6' >/dev/null
+	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-qgroup
+	json=$("${v[@]}" quota rescan -w /)
+	json+=$("${v[@]}" quota disable /)
+	json+=$("${v[@]}" quota enable /)
+	printf '%s\n' "$json" | jq -se 'length == 3' >/dev/null
+	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-quota
+}
+
 @test "the top-level JSON members of inspect super and tree are documented" {
 	need_groff
 	fixture_image

@@ -243,7 +243,10 @@ subvol_names() {
 	[ "$(jq '.subvolume_list[0].id' <<<"$output")" = 261 ]
 	"$VOLCTL" subvolume delete b >/dev/null
 	run_volctl --format json subvolume list -d .
-	[ "$(jq -c '.subvolume_list[] | [.id, .path, .deleted, .top_level]' <<<"$output")" = '[257,null,true,0]' ]
+	[ "$(jq -c '.subvolume_list[] | [.id, .path, .deleted, .top_level]' <<<"$output")" = '[257,null,true,null]' ]
+	# version 1 (deprecated): 0 for the unset top level
+	run_volctl --format json-v1 subvolume list -d .
+	[ "$(jq -c '."subvolume-list"[] | [.id, .path, .deleted, .top_level]' <<<"$output")" = '[257,null,true,0]' ]
 }
 
 @test "show: btrfs' layout (with the real send time), -r, -u, units, JSON" {
@@ -295,7 +298,7 @@ subvol_names() {
 	assert_json
 	[ "$(jq -r '.subvolume_show.qgroup.qgroupid' <<<"$output")" = 0/256 ]
 	[ "$(jq '.subvolume_show.qgroup.limit.exclusive' <<<"$output")" = 2097152 ]
-	[ "$(jq '.subvolume_show.qgroup.limit.referenced' <<<"$output")" = 0 ]
+	[ "$(jq '.subvolume_show.qgroup.limit.referenced' <<<"$output")" = null ]
 	[ "$(jq -c '.subvolume_show.snapshots' <<<"$output")" = '["snap-a","ro-snap"]' ]
 	[ "$(jq '.subvolume_show.id' <<<"$output")" = 256 ]
 	[ "$(jq -r '.subvolume_show.name' <<<"$output")" = a ]
