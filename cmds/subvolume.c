@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/subvolume.h"
+#include "common/acct-run.h"
 #include "common/messages.h"
 #include "common/parse-utils.h"
 #include "common/path-utils.h"
@@ -726,7 +727,103 @@ static void deleted_qgroup(const struct delete_opts *o, u64 id, const char *resu
 	}
 }
 
-static void deleted_print(const struct vc_ctx *ctx, const struct delete_opts *o, int failed)
+/*
+ * Offline, what the set to delete frees once cleaned, computed before the
+ * deletion as --dry-run does (the engine counts an unlinked tree as gone):
+ * the subvolumes of @args (or @by_id), with -R those nested below.  Given
+ * only when exactly that set was deleted (deleted_print()).  Online the
+ * cleaner frees the space on its own time: not computed.  Quiet: a path
+ * that does not resolve is the deletion's error to print.
+ */
+struct delete_plan {
+	u64 *ids;
+	size_t nr;
+	u64 freed;
+};
+
+static int plan_add(struct delete_plan *p, u64 id)
+{
+	u64 *n;
+
+	for (size_t i = 0; i < p->nr; i++)
+		if (p->ids[i] == id)
+			return 0;
+	n = realloc(p->ids, (p->nr + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	p->ids = n;
+	p->ids[p->nr++] = id;
+	return 0;
+}
+
+static int delete_plan(const struct vc_ctx *ctx, const struct delete_opts *o, char **args,
+		       int nargs, struct delete_plan *p)
+{
+	struct btrfs_subvol_list l = { 0 };
+	struct btrfs_acct_counts *alone = NULL;
+	struct vc_acct_delete set;
+	struct vc_acct_result res;
+	struct btrfs_item_source src;
+	struct vc_path_info info;
+	struct vc_fs *fs = NULL;
+	size_t given;
+	int ret;
+
+	if (ctx->cfg->format != VC_FORMAT_JSON || !ctx->cfg->nr_images || o->delete_qgroup)
+		return -EOPNOTSUPP;
+	ret = ctx->ops->open(&fs, ctx->cfg, "/", false);
+	for (int i = 0; !ret && !o->subvolid && i < nargs; i++) {
+		ret = sv_path_info(ctx, fs, args[i], &info);
+		if (!ret && !info.is_subvol_root)
+			ret = -EINVAL;
+		if (!ret)
+			ret = plan_add(p, info.subvolid);
+	}
+	if (!ret && o->subvolid)
+		ret = plan_add(p, o->subvolid);
+	src = vc_fs_item_source(fs);
+	if (!ret && o->recursive)
+		ret = btrfs_subvol_list_load(&src, &l);
+	given = p->nr;
+	for (size_t i = 0; !ret && o->recursive && i < given; i++)
+		for (size_t j = 0; !ret && j < l.nr; j++)
+			if (l.subvols[j].path && sv_subvol_below(&l, &l.subvols[j], p->ids[i]))
+				ret = plan_add(p, l.subvols[j].id);
+	alone = ret ? NULL : calloc(p->nr ? p->nr : 1, sizeof(*alone));
+	if (!ret && !alone)
+		ret = -ENOMEM;
+	if (!ret) {
+		ret = vc_acct_compute(ctx->ops, fs, false, 0, &res);
+		if (!ret) {
+			vc_acct_delete_split(&res, p->ids, p->nr, alone, &set);
+			p->freed = set.all.excl;
+		}
+		vc_acct_release(ctx->ops, fs, &res);
+	}
+	btrfs_subvol_list_release(&l);
+	cmd_close(ctx, fs);
+	free(alone);
+	return ret;
+}
+
+/* Whether the subvolumes deleted are exactly the planned set */
+static bool plan_done(const struct delete_plan *p, const struct deleted_list *dl)
+{
+	if (!p->nr || p->nr != dl->nr)
+		return false;
+	for (size_t i = 0; i < dl->nr; i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < p->nr; j++)
+			found |= p->ids[j] == dl->d[i].id;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+static void deleted_print(const struct vc_ctx *ctx, const struct delete_opts *o, int failed,
+			  const struct delete_plan *plan)
 {
 	struct deleted_list *dl = o->done;
 	struct delete_rec doc = {
@@ -735,6 +832,9 @@ static void deleted_print(const struct vc_ctx *ctx, const struct delete_opts *o,
 			  o->commit == VC_COMMIT_AFTER ? "after" : "none",
 		.failed = (uint64_t)failed,
 	};
+
+	if (plan && plan_done(plan, dl))
+		doc.freed = &plan->freed;
 
 	for (size_t i = 0; i < dl->nr; i++)
 		if (dl->d[i].qgroup)
@@ -1038,6 +1138,8 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		{ NULL, 0, NULL, 0 },
 	};
 	struct deleted_list done = { 0 };
+	struct delete_plan plan = { 0 };
+	bool planned;
 	struct delete_opts o = {
 		.commit = VC_COMMIT_NONE, .verbose = ctx->cfg->verbose, .done = &done,
 	};
@@ -1129,15 +1231,18 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		pr_verbose(ctx->cfg, 0, "transaction commit: %s",
 			   o.commit == VC_COMMIT_NONE ? "none (default)" :
 			   o.commit == VC_COMMIT_AFTER ? "at the end" : "after each");
+	planned = !delete_plan(ctx, &o, argv + optind, nargs, &plan);
 	if (by_id) {
 		const char *mode = o.commit == VC_COMMIT_NONE ? "no-commit" : "commit";
 
 		failed = delete_by_id(ctx, &o, argv[optind], mode) ? 1 : 0;
-		deleted_print(ctx, &o, failed);
+		deleted_print(ctx, &o, failed, planned ? &plan : NULL);
+		free(plan.ids);
 		return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 	}
 	keep = calloc((size_t)nargs, sizeof(*keep));
 	if (!keep) {
+		free(plan.ids);
 		error("out of memory");
 		return VC_EXIT_FAILURE;
 	}
@@ -1171,7 +1276,8 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		cmd_close(ctx, keep[i]);
 	}
 	free(keep);
-	deleted_print(ctx, &o, failed);
+	deleted_print(ctx, &o, failed, planned ? &plan : NULL);
+	free(plan.ids);
 	return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 

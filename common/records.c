@@ -490,6 +490,7 @@ static const struct rec_field delete_fields[] = {
 	REC_F(NULL, "subvolumes", REC_TABLE, struct delete_rec, subvolumes),
 	REC_F(NULL, "commit", REC_STR, struct delete_rec, commit),
 	REC_F(NULL, "failed", REC_U64, struct delete_rec, failed),
+	REC_F(NULL, "freed", REC_U64_OPT, struct delete_rec, freed),
 };
 const struct rec_desc rec_deleted = REC_DESC("subvolume deleted", deleted_fields);
 const struct rec_desc rec_delete = REC_DESC("subvolume delete", delete_fields);

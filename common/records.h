@@ -324,6 +324,7 @@ struct delete_rec {
 	struct rec_table subvolumes;	/* of struct deleted_rec, in the order deleted */
 	const char *commit;		/* "none", "each", "after" */
 	uint64_t failed;		/* arguments that failed */
+	const uint64_t *freed;		/* offline: exclusive bytes of the set; NULL unknown */
 };
 extern const struct rec_desc rec_deleted, rec_delete;
 extern const struct rec_doc rec_doc_delete;

@@ -202,12 +202,25 @@ json_reads() {
 	  "$("$VOLCTL" "${IMGS[@]}" --format json subvolume show /a | jq -r .subvolume_show.uuid)" ]
 	# delete: by path, -c, -C with --delete-qgroup, -R, -i, a partial failure
 	vj delete1 "${IMGS[@]}" subvolume delete /n2
+	vj dry-c "${IMGS[@]}" subvolume delete --dry-run /n3 /n4
 	vj delete-c "${IMGS[@]}" subvolume delete -c /n3 /n4
+	# offline the bytes freed are known exactly: what the dry run said
+	[ "$(jq -r '.subvolume_delete.freed' "$d/delete-c.json")" -gt 0 ]
+	[ "$(jq -r '.subvolume_delete.freed' "$d/delete-c.json")" = \
+	  "$(jq -r '.subvolume_delete_dry_run.set.exclusive' "$d/dry-c.json")" ]
 	vj delete-Cq "${IMGS[@]}" subvolume delete -C --delete-qgroup /s2
 	"$VOLCTL" "${IMGS[@]}" subvolume create /n6 /n6/inner >/dev/null
+	vj dry-R "${IMGS[@]}" subvolume delete --dry-run -R /n6
 	vj delete-R "${IMGS[@]}" subvolume delete -R /n6
+	[ "$(jq -r '.subvolume_delete.freed' "$d/delete-R.json")" = \
+	  "$(jq -r '.subvolume_delete_dry_run.set.exclusive' "$d/dry-R.json")" ]
+	vj dry-i-262 "${IMGS[@]}" subvolume delete --dry-run -i 262 /
 	vj delete-i "${IMGS[@]}" subvolume delete -i 262 /
+	[ "$(jq -r '.subvolume_delete.freed' "$d/delete-i.json")" = \
+	  "$(jq -r '.subvolume_delete_dry_run.set.exclusive' "$d/dry-i-262.json")" ]
 	vj_rc 1 delete-part "${IMGS[@]}" subvolume delete /n5 /nonexistent
+	[ "$(jq -r '.subvolume_delete.freed' "$d/delete-part.json")" = null ]
+	[ "$(jq -r '.subvolume_delete.freed' "$d/delete-Cq.json")" = null ]
 	[ "$(jq -c '.subvolume_delete | [.commit, [.subvolumes[].commit]]' "$d/delete-c.json")" = \
 	  '["after",[false,true]]' ]
 	[ "$(jq -c '.subvolume_delete.subvolumes[0] | [.qgroup, .qgroup_result != null]' "$d/delete-Cq.json")" = \
