@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/subvolume.h"
-#include "common/acct-run.h"
 #include "common/messages.h"
 #include "common/parse-utils.h"
 #include "common/path-utils.h"
@@ -137,110 +136,6 @@ static int found_cb(void *priv, const struct btrfs_key *key, const void *data, u
 	return 1;
 }
 
-/* Whether qgroup @qgroupid exists; -ENOENT: quotas are disabled (no quota tree) */
-static int qgroup_present(struct vc_fs *fs, u64 qgroupid, bool *present)
-{
-	struct btrfs_item_source src = vc_fs_item_source(fs);
-	struct btrfs_key k = { 0, BTRFS_QGROUP_INFO_KEY, qgroupid };
-
-	*present = false;
-	return btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &k, &k, found_cb,
-					present);
-}
-
-/*
- * --format json of create and snapshot: what each subvolume made is.  Looked
- * up after the write; what cannot be read (no privilege online) stays
- * unknown (null) and never fails the command.
- */
-struct made {
-	struct made_rec rec;
-	uint8_t uuid[16], source_uuid[16];
-	char *path, *abs;
-	char qgroup[32];
-};
-
-struct made_list {
-	size_t nr;
-	struct made *m;
-};
-
-static void made_describe(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
-			  const struct inherit_args *ia, u64 source_id, struct made *m)
-{
-	struct btrfs_item_source src = vc_fs_item_source(fs);
-	struct btrfs_subvol_list l = { 0 };
-	const struct btrfs_subvol *s;
-	struct vc_path_info info;
-	bool present;
-	int ret;
-
-	memset(m, 0, sizeof(*m));
-	m->path = strdup(path);
-	m->rec.inherit.v = ia->ids;
-	m->rec.inherit.nr = ia->nr;
-	m->rec.source_id = source_id;
-	if (sv_path_info(ctx, fs, path, &info) == 0)
-		m->rec.id = info.subvolid;
-	vc_fs_clear_error(fs);
-	if (m->rec.id && btrfs_subvol_list_load(&src, &l) == 0) {
-		s = btrfs_subvol_list_find(&l, m->rec.id);
-		if (s) {
-			memcpy(m->uuid, s->root.uuid, sizeof(m->uuid));
-			m->rec.parent = s->parent_id;
-			if (s->path && ctx->ops->absolute_path)
-				m->abs = ctx->ops->absolute_path(fs, s->path);
-		}
-		s = source_id ? btrfs_subvol_list_find(&l, source_id) : NULL;
-		if (s)
-			memcpy(m->source_uuid, s->root.uuid, sizeof(m->source_uuid));
-	}
-	btrfs_subvol_list_release(&l);
-	vc_fs_clear_error(fs);
-	ret = m->rec.id ? qgroup_present(fs, m->rec.id, &present) : -ENOENT;
-	if (!ret && present) {
-		snprintf(m->qgroup, sizeof(m->qgroup), "0/%llu", (unsigned long long)m->rec.id);
-		m->rec.qgroup = m->qgroup;
-	}
-	vc_fs_clear_error(fs);
-}
-
-/* Room for one more in @ml; NULL without memory */
-static struct made *made_add(struct made_list *ml)
-{
-	struct made *n = realloc(ml->m, (ml->nr + 1) * sizeof(*n));
-
-	if (!n)
-		return NULL;
-	ml->m = n;
-	return &ml->m[ml->nr++];
-}
-
-/* The pointers into each entry, once the array no longer moves */
-static void made_fix(struct made_list *ml)
-{
-	for (size_t i = 0; i < ml->nr; i++) {
-		struct made *m = &ml->m[i];
-
-		m->rec.path = m->path;
-		m->rec.abs = m->abs;
-		m->rec.uuid = m->uuid;
-		m->rec.source_uuid = m->source_uuid;
-		if (m->rec.qgroup)
-			m->rec.qgroup = m->qgroup;
-	}
-}
-
-static void made_release(struct made_list *ml)
-{
-	for (size_t i = 0; i < ml->nr; i++) {
-		free(ml->m[i].path);
-		free(ml->m[i].abs);
-	}
-	free(ml->m);
-	ml->m = NULL;
-	ml->nr = 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* create                                                              */
@@ -295,7 +190,7 @@ static void print_created(const struct vc_ctx *ctx, const char *dir, const char 
  * nothing unless it succeeds.
  */
 static int create_all(const struct vc_ctx *ctx, char **args, int nr, struct inherit_args *ia,
-		      struct made_list *ml)
+		      struct sv_made_list *ml)
 {
 	struct vc_inherit inh = { ia->nr, ia->ids };
 	struct vc_fs *fs = NULL;
@@ -324,10 +219,10 @@ static int create_all(const struct vc_ctx *ctx, char **args, int nr, struct inhe
 	if (!ret)
 		ret = ctx->ops->subvol_create_all(fs, (const char *const *)args, (size_t)nr, &inh);
 	for (int i = 0; i < nr && !ret && ctx->cfg->format == VC_FORMAT_JSON; i++) {
-		struct made *m = made_add(ml);
+		struct sv_made *m = sv_made_add(ml);
 
 		if (m)
-			made_describe(ctx, fs, args[i], ia, 0, m);
+			sv_made_describe(ctx, fs, args[i], ia->ids, ia->nr, 0, m);
 	}
 	cmd_close(ctx, fs);
 	free(dir);
@@ -344,7 +239,7 @@ static int create_all(const struct vc_ctx *ctx, char **args, int nr, struct inhe
 }
 
 static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
-		      struct inherit_args *ia, struct made_list *ml)
+		      struct inherit_args *ia, struct sv_made_list *ml)
 {
 	struct vc_inherit inh = { ia->nr, ia->ids };
 	struct vc_fs *fs = NULL;
@@ -389,10 +284,10 @@ static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
 	}
 	print_created(ctx, dir, name);
 	if (ctx->cfg->format == VC_FORMAT_JSON) {
-		struct made *m = made_add(ml);
+		struct sv_made *m = sv_made_add(ml);
 
 		if (m)
-			made_describe(ctx, fs, arg, ia, 0, m);
+			sv_made_describe(ctx, fs, arg, ia->ids, ia->nr, 0, m);
 	}
 out:
 	cmd_close(ctx, fs);
@@ -410,7 +305,7 @@ static int cmd_subvolume_create(const struct cmd_struct *cmd, const struct vc_ct
 		{ NULL, 0, NULL, 0 },
 	};
 	struct inherit_args ia = { 0 };
-	struct made_list ml = { 0 };
+	struct sv_made_list ml = { 0 };
 	struct create_rec doc;
 	bool parents = false;
 	int c, ret, failed = 0;
@@ -438,17 +333,17 @@ static int cmd_subvolume_create(const struct cmd_struct *cmd, const struct vc_ct
 		ret = VC_EXIT_OK;
 		goto print;
 	}
-	made_release(&ml);
+	sv_made_release(&ml);
 	for (int i = optind; i < argc; i++)
 		if (create_one(ctx, argv[i], parents, &ia, &ml))
 			failed++;
 	ret = failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 print:
 	/* after a failure too: what was created */
-	made_fix(&ml);
+	sv_made_fix(&ml);
 	doc.subvolumes = (struct rec_table){ &rec_made, ml.m, ml.nr, sizeof(*ml.m) };
 	cmd_print_doc(ctx, &rec_doc_create, &rec_create, &doc);
-	made_release(&ml);
+	sv_made_release(&ml);
 out:
 	inherit_release(&ia);
 	return ret;
@@ -541,7 +436,7 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	char *target = NULL, *name = NULL, *dir = NULL;
 	const char *src, *dst;
 	bool readonly = false;
-	struct made m;
+	struct sv_made m;
 	u64 source_id;
 	int c, ret;
 
@@ -614,12 +509,12 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	pr_out(ctx->cfg, "Create %ssnapshot of '%s' in '%s'\n", readonly ? "readonly " : "", src,
 	       target);
 	if (ctx->cfg->format == VC_FORMAT_JSON) {
-		struct made_list ml = { 1, &m };
+		struct sv_made_list ml = { 1, &m };
 
-		made_describe(ctx, fs, target, &ia, source_id, &m);
+		sv_made_describe(ctx, fs, target, ia.ids, ia.nr, source_id, &m);
 		m.rec.source = src;
 		m.rec.readonly = readonly;
-		made_fix(&ml);
+		sv_made_fix(&ml);
 		cmd_print_doc(ctx, &rec_doc_snapshot, &rec_snapshot, &m.rec);
 		free(m.path);
 		free(m.abs);
@@ -671,180 +566,14 @@ static const struct cmd_help cmd_delete_help = {
 	cmd_delete_usage, "delete subvolumes", cmd_delete_details,
 };
 
-/* --format json: the subvolumes deleted, in order */
-struct deleted_list {
-	size_t nr;
-	struct deleted_rec *d;
-	char (*qgroup)[32];		/* d[i].qgroup's text */
-};
-
 struct delete_opts {
 	enum vc_commit commit;
 	bool recursive;
 	bool delete_qgroup;
 	int verbose;
 	u64 subvolid;
-	struct deleted_list *done;
+	struct sv_deleted_list *done;
 };
-
-/* Record one deleted subvolume (JSON only); its path copied. */
-static void deleted_add(const struct vc_ctx *ctx, const struct delete_opts *o, u64 id,
-			const char *path, const char *mode)
-{
-	struct deleted_list *dl = o->done;
-	struct deleted_rec *n;
-	char (*q)[32];
-
-	if (ctx->cfg->format != VC_FORMAT_JSON)
-		return;
-	n = realloc(dl->d, (dl->nr + 1) * sizeof(*n));
-	if (n)
-		dl->d = n;
-	q = realloc(dl->qgroup, (dl->nr + 1) * sizeof(*q));
-	if (q)
-		dl->qgroup = q;
-	if (!n || !q)
-		return;
-	memset(&n[dl->nr], 0, sizeof(*n));
-	n[dl->nr].id = id;
-	n[dl->nr].path = path ? strdup(path) : NULL;
-	n[dl->nr].commit = !strcmp(mode, "commit");
-	dl->nr++;
-}
-
-/* What --delete-qgroup did with 0/@id, on the row of @id */
-static void deleted_qgroup(const struct delete_opts *o, u64 id, const char *result)
-{
-	struct deleted_list *dl = o->done;
-
-	for (size_t i = dl->nr; i-- > 0;) {
-		if (dl->d[i].id != id)
-			continue;
-		snprintf(dl->qgroup[i], sizeof(dl->qgroup[i]), "0/%llu", (unsigned long long)id);
-		dl->d[i].qgroup = dl->qgroup[i];
-		dl->d[i].qgroup_result = result;
-		return;
-	}
-}
-
-/*
- * Offline, what the set to delete frees once cleaned, computed before the
- * deletion as --dry-run does (the engine counts an unlinked tree as gone):
- * the subvolumes of @args (or @by_id), with -R those nested below.  Given
- * only when exactly that set was deleted (deleted_print()).  Online the
- * cleaner frees the space on its own time: not computed.  Quiet: a path
- * that does not resolve is the deletion's error to print.
- */
-struct delete_plan {
-	u64 *ids;
-	size_t nr;
-	u64 freed;
-};
-
-static int plan_add(struct delete_plan *p, u64 id)
-{
-	u64 *n;
-
-	for (size_t i = 0; i < p->nr; i++)
-		if (p->ids[i] == id)
-			return 0;
-	n = realloc(p->ids, (p->nr + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	p->ids = n;
-	p->ids[p->nr++] = id;
-	return 0;
-}
-
-static int delete_plan(const struct vc_ctx *ctx, const struct delete_opts *o, char **args,
-		       int nargs, struct delete_plan *p)
-{
-	struct btrfs_subvol_list l = { 0 };
-	struct btrfs_acct_counts *alone = NULL;
-	struct vc_acct_delete set;
-	struct vc_acct_result res;
-	struct btrfs_item_source src;
-	struct vc_path_info info;
-	struct vc_fs *fs = NULL;
-	size_t given;
-	int ret;
-
-	if (ctx->cfg->format != VC_FORMAT_JSON || !ctx->cfg->nr_images || o->delete_qgroup)
-		return -EOPNOTSUPP;
-	ret = ctx->ops->open(&fs, ctx->cfg, "/", false);
-	for (int i = 0; !ret && !o->subvolid && i < nargs; i++) {
-		ret = sv_path_info(ctx, fs, args[i], &info);
-		if (!ret && !info.is_subvol_root)
-			ret = -EINVAL;
-		if (!ret)
-			ret = plan_add(p, info.subvolid);
-	}
-	if (!ret && o->subvolid)
-		ret = plan_add(p, o->subvolid);
-	src = vc_fs_item_source(fs);
-	if (!ret && o->recursive)
-		ret = btrfs_subvol_list_load(&src, &l);
-	given = p->nr;
-	for (size_t i = 0; !ret && o->recursive && i < given; i++)
-		for (size_t j = 0; !ret && j < l.nr; j++)
-			if (l.subvols[j].path && sv_subvol_below(&l, &l.subvols[j], p->ids[i]))
-				ret = plan_add(p, l.subvols[j].id);
-	alone = ret ? NULL : calloc(p->nr ? p->nr : 1, sizeof(*alone));
-	if (!ret && !alone)
-		ret = -ENOMEM;
-	if (!ret) {
-		ret = vc_acct_compute(ctx->ops, fs, false, 0, &res);
-		if (!ret) {
-			vc_acct_delete_split(&res, p->ids, p->nr, alone, &set);
-			p->freed = set.all.excl;
-		}
-		vc_acct_release(ctx->ops, fs, &res);
-	}
-	btrfs_subvol_list_release(&l);
-	cmd_close(ctx, fs);
-	free(alone);
-	return ret;
-}
-
-/* Whether the subvolumes deleted are exactly the planned set */
-static bool plan_done(const struct delete_plan *p, const struct deleted_list *dl)
-{
-	if (!p->nr || p->nr != dl->nr)
-		return false;
-	for (size_t i = 0; i < dl->nr; i++) {
-		bool found = false;
-
-		for (size_t j = 0; j < p->nr; j++)
-			found |= p->ids[j] == dl->d[i].id;
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
-static void deleted_print(const struct vc_ctx *ctx, const struct delete_opts *o, int failed,
-			  const struct delete_plan *plan)
-{
-	struct deleted_list *dl = o->done;
-	struct delete_rec doc = {
-		.subvolumes = { &rec_deleted, dl->d, dl->nr, sizeof(*dl->d) },
-		.commit = o->commit == VC_COMMIT_EACH ? "each" :
-			  o->commit == VC_COMMIT_AFTER ? "after" : "none",
-		.failed = (uint64_t)failed,
-	};
-
-	if (plan && plan_done(plan, dl))
-		doc.freed = &plan->freed;
-
-	for (size_t i = 0; i < dl->nr; i++)
-		if (dl->d[i].qgroup)
-			dl->d[i].qgroup = dl->qgroup[i];
-	cmd_print_doc(ctx, &rec_doc_delete, &rec_delete, &doc);
-	for (size_t i = 0; i < dl->nr; i++)
-		free((char *)dl->d[i].path);
-	free(dl->d);
-	free(dl->qgroup);
-}
 
 /* --delete-qgroup: wait for the cleaner, then remove 0/@id unless the kernel did. */
 static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
@@ -868,12 +597,12 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return ret;
 	}
 	vc_fs_clear_error(fs);
-	ret = qgroup_present(fs, id, &present);
+	ret = sv_qgroup_present(fs, id, &present);
 	/* what became of the group is normal output, like the Delete line */
 	if (ret == -ENOENT) {
 		pr_out(ctx->cfg, "No qgroup 0/%llu to delete: quotas are disabled\n",
 		       (unsigned long long)id);
-		deleted_qgroup(o, id, "quotas_disabled");
+		sv_deleted_qgroup(o->done, id, "quotas_disabled");
 		return 0;
 	}
 	if (ret) {
@@ -883,7 +612,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	if (!present) {
 		pr_out(ctx->cfg, "Qgroup 0/%llu already removed by the kernel\n",
 		       (unsigned long long)id);
-		deleted_qgroup(o, id, "removed_by_kernel");
+		sv_deleted_qgroup(o->done, id, "removed_by_kernel");
 		return 0;
 	}
 	vc_fs_clear_error(fs);
@@ -892,7 +621,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		/* the kernel removed it between our look and our destroy */
 		pr_out(ctx->cfg, "Qgroup 0/%llu already removed by the kernel\n",
 		       (unsigned long long)id);
-		deleted_qgroup(o, id, "removed_by_kernel");
+		sv_deleted_qgroup(o->done, id, "removed_by_kernel");
 		return 0;
 	}
 	if (ret) {
@@ -900,7 +629,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return ret;
 	}
 	pr_out(ctx->cfg, "Delete qgroup 0/%llu\n", (unsigned long long)id);
-	deleted_qgroup(o, id, "deleted");
+	sv_deleted_qgroup(o->done, id, "deleted");
 	return 0;
 }
 
@@ -930,7 +659,7 @@ static int delete_one_id(const struct vc_ctx *ctx, struct vc_fs *fs, const struc
 	}
 	pr_out(ctx->cfg, "Delete subvolume %llu (%s): '%s'\n", (unsigned long long)id, mode,
 	       path ? path : "");
-	deleted_add(ctx, o, id, path, mode);
+	sv_deleted_add(ctx, o->done, id, path, mode);
 	if (o->commit == VC_COMMIT_EACH) {
 		ret = CMD_OP(ctx, commit, fs, true);
 		if (ret)
@@ -1108,7 +837,7 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 	else
 		pr_out(ctx->cfg, "Delete subvolume %llu (%s): subvolid=%llu\n",
 		       (unsigned long long)o->subvolid, mode, (unsigned long long)o->subvolid);
-	deleted_add(ctx, o, o->subvolid, shown, mode);
+	sv_deleted_add(ctx, o->done, o->subvolid, shown, mode);
 	if (o->commit != VC_COMMIT_NONE) {
 		ret = CMD_OP(ctx, commit, fs, true);
 		if (ret)
@@ -1137,8 +866,8 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct deleted_list done = { 0 };
-	struct delete_plan plan = { 0 };
+	struct sv_deleted_list done = { 0 };
+	struct sv_delete_plan plan = { 0 };
 	bool planned;
 	struct delete_opts o = {
 		.commit = VC_COMMIT_NONE, .verbose = ctx->cfg->verbose, .done = &done,
@@ -1231,12 +960,13 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		pr_verbose(ctx->cfg, 0, "transaction commit: %s",
 			   o.commit == VC_COMMIT_NONE ? "none (default)" :
 			   o.commit == VC_COMMIT_AFTER ? "at the end" : "after each");
-	planned = !delete_plan(ctx, &o, argv + optind, nargs, &plan);
+	planned = !sv_delete_plan(ctx, argv + optind, nargs, o.subvolid, o.recursive,
+				  o.delete_qgroup, &plan);
 	if (by_id) {
 		const char *mode = o.commit == VC_COMMIT_NONE ? "no-commit" : "commit";
 
 		failed = delete_by_id(ctx, &o, argv[optind], mode) ? 1 : 0;
-		deleted_print(ctx, &o, failed, planned ? &plan : NULL);
+		sv_deleted_print(ctx, &done, o.commit, failed, planned ? &plan : NULL);
 		free(plan.ids);
 		return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 	}
@@ -1276,7 +1006,7 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		cmd_close(ctx, keep[i]);
 	}
 	free(keep);
-	deleted_print(ctx, &o, failed, planned ? &plan : NULL);
+	sv_deleted_print(ctx, &done, o.commit, failed, planned ? &plan : NULL);
 	free(plan.ids);
 	return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
