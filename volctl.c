@@ -62,7 +62,8 @@ static void print_main_usage(FILE *out)
 		"with --image, on an unmounted image or device.\n"
 		"\n"
 		"Global options:\n"
-		"  --format text|json   output format (json where a command supports it)\n"
+		"  --format text|json   output format (json where a command supports it;\n"
+		"                       json-v1: the version-1 documents, deprecated)\n"
 		"  -q, --quiet          print no normal output, only errors\n"
 		"  -v, --verbose        more messages on stderr (repeat for more)\n"
 		"  --image FILE         work offline on FILE (repeat for multi-device)\n"
@@ -161,8 +162,13 @@ static int set_format(struct vc_config *cfg, const char *value)
 		cfg->format = VC_FORMAT_TEXT;
 	} else if (!strcmp(value, "json")) {
 		cfg->format = VC_FORMAT_JSON;
+		cfg->json_v1 = false;
+	} else if (!strcmp(value, "json-v1")) {
+		/* deprecated: the documents as version 1 named them, until 0.4 */
+		cfg->format = VC_FORMAT_JSON;
+		cfg->json_v1 = true;
 	} else {
-		error("invalid output format '%s': use text or json", value);
+		error("invalid output format '%s': use text, json or json-v1", value);
 		return -VC_EXIT_USAGE;
 	}
 	return 0;

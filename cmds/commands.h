@@ -123,6 +123,17 @@ struct qgroup_binding {
 int qgroup_binding_limit(const struct vc_ctx *ctx, struct vc_fs *fs,
 			 const struct btrfs_qgroup_list *list, u64 qgroupid,
 			 struct qgroup_binding *b);
+struct rec_doc;
+struct rec_desc;
+/*
+ * cmd_print_doc - with --format json, the document @doc of record @rec
+ * (described by @d) on stdout; nothing in text, where a write command's
+ * own lines say what was done.  pr_out() prints nothing with --format
+ * json, so those lines never mix into the document.
+ */
+void cmd_print_doc(const struct vc_ctx *ctx, const struct rec_doc *doc, const struct rec_desc *d,
+		   const void *rec);
+
 #define CMD_OP(ctx, op, ...) ((ctx)->ops->op ? (ctx)->ops->op(__VA_ARGS__) : -EOPNOTSUPP)
 
 #define OPTLINE(opt, text)	"  " opt "\n\t" text

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cmds/commands.h"
 #include "common/messages.h"
+#include "common/record.h"
 
 void cmd_print_usage(const struct cmd_struct *cmd, const char *prog, FILE *out, bool full)
 {
@@ -157,4 +158,15 @@ void cmd_close(const struct vc_ctx *ctx, struct vc_fs *fs)
 {
 	if (fs)
 		ctx->ops->close(fs);
+}
+
+void cmd_print_doc(const struct vc_ctx *ctx, const struct rec_doc *doc, const struct rec_desc *d,
+		   const void *rec)
+{
+	struct kvout kv;
+
+	if (ctx->cfg->format != VC_FORMAT_JSON)
+		return;
+	kvout_init(&kv, ctx->cfg, stdout, 0);
+	rec_print_document(&kv, doc, d, rec);
 }

@@ -23,6 +23,7 @@
 #include "common/parse-utils.h"
 #include "common/acct-run.h"
 #include "common/qgroup-out.h"
+#include "common/records.h"
 #include "common/units.h"
 
 /* ---- helpers shared by the commands ---- */
@@ -151,8 +152,14 @@ static int qgroup_create_destroy(const struct vc_ctx *ctx, int argc, char **argv
 	if (ret)
 		return ret;
 	ret = create ? ctx->ops->qgroup_create(fs, arg.id) : ctx->ops->qgroup_destroy(fs, arg.id);
-	if (ret < 0)
+	if (ret < 0) {
 		ret = cmd_report(ctx, fs, ret, argv[optind + 1]);
+	} else {
+		struct qgroup_done_rec r = { arg.id, argv[optind + 1] };
+
+		cmd_print_doc(ctx, create ? &rec_doc_qgroup_create : &rec_doc_qgroup_destroy,
+			      &rec_qgroup_done, &r);
+	}
 	ctx->ops->close(fs);
 	return ret;
 }
@@ -181,6 +188,7 @@ static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool
 	};
 	char sb[BTRFS_QGROUPID_BUFSIZE], db[BTRFS_QGROUPID_BUFSIZE];
 	struct qgid_arg src, dst;
+	struct qgroup_relation_rec r = { 0 };
 	bool rescan = true;
 	struct vc_fs *fs;
 	const char *path;
@@ -233,9 +241,12 @@ static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool
 		ret = cmd_report(ctx, fs, ret, path);
 		goto out;
 	}
+	r = (struct qgroup_relation_rec){ src.id, dst.id, path, ret > 0, false };
 	if (ret > 0 && rescan) {
 		pr_out(ctx->cfg, "Quota data changed, rescan scheduled\n");
 		ret = ctx->ops->rescan_start ? ctx->ops->rescan_start(fs) : -EOPNOTSUPP;
+		/* -EINPROGRESS: one runs already, which counts the change too */
+		r.rescan_started = !ret || ret == -EINPROGRESS;
 		if (ret && ret != -EINPROGRESS)
 			ret = cmd_report(ctx, fs, ret, path);
 		else
@@ -245,6 +256,9 @@ static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool
 			"run 'volctl quota rescan %s'", path, path);
 		ret = 0;
 	}
+	/* the relation is changed even when the rescan could not start */
+	cmd_print_doc(ctx, assign ? &rec_doc_qgroup_assign : &rec_doc_qgroup_remove,
+		      &rec_qgroup_relation, &r);
 out:
 	ctx->ops->close(fs);
 	return ret;
@@ -346,8 +360,16 @@ static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *c
 	else
 		max_rfer = none ? (u64)-1 : size;
 	ret = ctx->ops->qgroup_limit(fs, arg.id, flags, max_rfer, max_excl);
-	if (ret < 0)
+	if (ret < 0) {
 		ret = cmd_report(ctx, fs, ret, path);
+	} else {
+		struct qgroup_limit_rec r = {
+			arg.id, path, exclusive ? "exclusive" : "referenced", none ? NULL : &size,
+			compressed,
+		};
+
+		cmd_print_doc(ctx, &rec_doc_qgroup_limit, &rec_qgroup_limit, &r);
+	}
 out:
 	ctx->ops->close(fs);
 	return ret;
@@ -589,7 +611,7 @@ static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path
 		goto out;
 	}
 	if (ctx->cfg->format == VC_FORMAT_JSON)
-		ret = qgroup_print_json(stdout, &view);
+		ret = qgroup_print_json(stdout, &view, ctx->cfg->json_v1);
 	else if (opts->tree)
 		ret = qgroup_print_tree(stdout, &view, &opts->out);
 	else
@@ -678,8 +700,21 @@ static int cmd_qgroup_show(const struct cmd_struct *cmd, const struct vc_ctx *ct
 
 /* ---- clear-stale ---- */
 
+/* --format json of clear-stale: the groups destroyed and those left */
+struct stale_done {
+	u64 *destroyed, *skipped;
+	size_t nr_destroyed, nr_skipped;
+};
+
+/* Add @id to @ids (room for every group is allocated up front) */
+static void stale_note(u64 *ids, size_t *nr, u64 id)
+{
+	if (ids)
+		ids[(*nr)++] = id;
+}
+
 static int clear_one(const struct vc_ctx *ctx, struct vc_fs *fs, const struct qgroup_row *row,
-		     bool inconsistent)
+		     bool inconsistent, struct stale_done *sd)
 {
 	const struct btrfs_qgroup *qg = row->qg;
 	char qb[BTRFS_QGROUPID_BUFSIZE];
@@ -692,10 +727,12 @@ static int clear_one(const struct vc_ctx *ctx, struct vc_fs *fs, const struct qg
 		pr_out(ctx->cfg, "Skip qgroup %s: subvolume %" PRIu64 " is still being cleaned "
 		       "(run 'volctl subvolume sync' and try again)\n", qb,
 		       btrfs_qgroup_subvolid(qg->qgroupid));
+		stale_note(sd->skipped, &sd->nr_skipped, qg->qgroupid);
 		return 0;
 	case BTRFS_QGROUP_KIND_SQUOTA_HOLDER:
 		pr_out(ctx->cfg, "Skip qgroup %s: simple-quota space holder, still charged for "
 		       "extents in use\n", qb);
+		stale_note(sd->skipped, &sd->nr_skipped, qg->qgroupid);
 		return 0;
 	case BTRFS_QGROUP_KIND_STALE:
 		break;
@@ -716,15 +753,22 @@ static int clear_one(const struct vc_ctx *ctx, struct vc_fs *fs, const struct qg
 			warning("qgroup %s: not a subvolume's group and the filesystem has a tree "
 				"%" PRIu64 ", so it cannot be destroyed; left in place", qb,
 				btrfs_qgroup_subvolid(qg->qgroupid));
+		if (!ret)
+			stale_note(sd->destroyed, &sd->nr_destroyed, qg->qgroupid);
+		else if (ret == -EBUSY)
+			stale_note(sd->skipped, &sd->nr_skipped, qg->qgroupid);
 		return ret == -EBUSY ? 0 : ret ? cmd_report(ctx, fs, ret, qb) : 0;
 	}
 	pr_out(ctx->cfg, "Delete stale qgroup %s\n", qb);
 	ret = ctx->ops->qgroup_destroy(fs, qg->qgroupid);
-	if (!ret)
+	if (!ret) {
+		stale_note(sd->destroyed, &sd->nr_destroyed, qg->qgroupid);
 		return 0;
+	}
 	if (inconsistent && nonempty) {
 		warning("qgroup %s: not deleted, it still has non-zero numbers while quotas are "
 			"inconsistent (run 'volctl quota rescan -w' first)", qb);
+		stale_note(sd->skipped, &sd->nr_skipped, qg->qgroupid);
 		return 0;
 	}
 	return cmd_report(ctx, fs, ret, qb);
@@ -735,6 +779,8 @@ static int clear_stale_run(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 	struct btrfs_item_source src = vc_fs_item_source(fs);
 	struct btrfs_subvol_list subvols = { 0 };
 	struct btrfs_qgroup_list list = { 0 };
+	struct stale_done sd = { 0 };
+	struct clear_stale_rec doc;
 	struct quota_state st;
 	int ret, failed = 0;
 	size_t nr_stale = 0;
@@ -752,6 +798,14 @@ static int clear_stale_run(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 		ret = cmd_report(ctx, fs, ret, path);
 		goto out;
 	}
+	if (ctx->cfg->format == VC_FORMAT_JSON && list.nr) {
+		sd.destroyed = calloc(list.nr, sizeof(*sd.destroyed));
+		sd.skipped = calloc(list.nr, sizeof(*sd.skipped));
+		if (!sd.destroyed || !sd.skipped) {
+			ret = cmd_report(ctx, fs, -ENOMEM, path);
+			goto out;
+		}
+	}
 	for (size_t i = 0; i < list.nr; i++) {
 		struct qgroup_row row = { .qg = &list.groups[i] };
 
@@ -760,13 +814,18 @@ static int clear_stale_run(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 		row.kind = btrfs_qgroup_kind(&list, row.qg, &subvols);
 		if (row.kind == BTRFS_QGROUP_KIND_STALE)
 			nr_stale++;
-		if (clear_one(ctx, fs, &row, st.inconsistent))
-			failed = 1;
+		if (clear_one(ctx, fs, &row, st.inconsistent, &sd))
+			failed++;
 	}
 	if (!nr_stale)
 		pr_out(ctx->cfg, "No stale qgroups\n");
+	doc = (struct clear_stale_rec){ path, { sd.destroyed, sd.nr_destroyed },
+					{ sd.skipped, sd.nr_skipped }, (uint64_t)failed };
+	cmd_print_doc(ctx, &rec_doc_qgroup_clear_stale, &rec_clear_stale, &doc);
 	ret = failed ? VC_EXIT_FAILURE : 0;
 out:
+	free(sd.destroyed);
+	free(sd.skipped);
 	btrfs_subvol_list_release(&subvols);
 	btrfs_qgroup_list_release(&list);
 	return ret;
@@ -905,7 +964,7 @@ static const struct cmd_help clear_stale_help = {
 	clear_stale_synopsis, "destroy qgroups of deleted subvolumes", clear_stale_details,
 };
 
-#define QG_WRITES (CMD_WRITES | CMD_ONLINE | CMD_OFFLINE)
+#define QG_WRITES (CMD_WRITES | CMD_ONLINE | CMD_OFFLINE | CMD_FORMAT_JSON)
 #define QG_READS (CMD_FORMAT_JSON | CMD_ONLINE | CMD_OFFLINE)
 
 static const struct cmd_struct cmd_create = {

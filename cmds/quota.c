@@ -13,6 +13,7 @@
 #include "cmds/commands.h"
 #include "common/messages.h"
 #include "common/qgroup-out.h"
+#include "common/records.h"
 
 /* 0 when quotas are on, else the error is printed and VC_EXIT_FAILURE returned. */
 static int require_enabled(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path)
@@ -29,6 +30,33 @@ static int require_enabled(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 		return VC_EXIT_FAILURE;
 	}
 	return 0;
+}
+
+/*
+ * --format json of enable, disable and rescan: the quota status after the
+ * change, read through a handle opened afresh (offline, the writer's
+ * handle still caches the quota root a disable removed).  The change is
+ * done; a state that cannot be read then is a warning, not a failure.
+ */
+static void print_result(const struct vc_ctx *ctx, const char *path, const struct rec_doc *doc)
+{
+	struct btrfs_qgroup_list list = { 0 };
+	struct quota_state st;
+	struct vc_fs *fs = NULL;
+	int ret;
+
+	if (ctx->cfg->format != VC_FORMAT_JSON)
+		return;
+	ret = ctx->ops->open(&fs, ctx->cfg, path, false);
+	if (!ret)
+		ret = quota_state_read_status(ctx->ops, fs, &list, &st);
+	if (ret)
+		warning("%s: done, but the quota state cannot be read back: %s", path,
+			fs && vc_fs_error(fs) ? vc_fs_error(fs) : strerror(-ret));
+	else
+		quota_print_result(stdout, path, &st, doc);
+	btrfs_qgroup_list_release(&list);
+	cmd_close(ctx, fs);
 }
 
 /* ---- enable / disable ---- */
@@ -80,6 +108,9 @@ static int quota_ctl(const struct vc_ctx *ctx, const char *path, enum vc_quota_m
 	if (ret < 0)
 		ret = cmd_report(ctx, fs, ret, path);
 	ctx->ops->close(fs);
+	if (!ret)
+		print_result(ctx, path, mode == VC_QUOTA_DISABLE ? &rec_doc_quota_disable :
+			     &rec_doc_quota_enable);
 	return ret;
 }
 
@@ -223,6 +254,8 @@ static int cmd_quota_rescan(const struct cmd_struct *cmd, const struct vc_ctx *c
 			ret = rescan_run(ctx, fs, path, mode);
 	}
 	ctx->ops->close(fs);
+	if (!ret)
+		print_result(ctx, path, &rec_doc_quota_rescan);
 	return ret;
 }
 
@@ -265,7 +298,7 @@ static int cmd_quota_status(const struct cmd_struct *cmd, const struct vc_ctx *c
 	} else if (is_enabled) {
 		ret = st.enabled ? VC_EXIT_OK : VC_EXIT_FAILURE;
 	} else if (!ctx->cfg->quiet || ctx->cfg->format == VC_FORMAT_JSON) {
-		quota_print_status(stdout, path, &st, ctx->cfg->format == VC_FORMAT_JSON);
+		quota_print_status(stdout, path, &st, ctx->cfg);
 	}
 	btrfs_qgroup_list_release(&list);
 	ctx->ops->close(fs);
@@ -328,14 +361,16 @@ static const struct cmd_help status_help = {
 	status_synopsis, "show the quota state", status_details,
 };
 
+#define QUOTA_WRITES (CMD_WRITES | CMD_ONLINE | CMD_OFFLINE | CMD_FORMAT_JSON)
+
 static const struct cmd_struct cmd_enable = {
-	"enable", cmd_quota_enable, &enable_help, NULL, CMD_WRITES | CMD_ONLINE | CMD_OFFLINE,
+	"enable", cmd_quota_enable, &enable_help, NULL, QUOTA_WRITES,
 };
 static const struct cmd_struct cmd_disable = {
-	"disable", cmd_quota_disable, &disable_help, NULL, CMD_WRITES | CMD_ONLINE | CMD_OFFLINE,
+	"disable", cmd_quota_disable, &disable_help, NULL, QUOTA_WRITES,
 };
 static const struct cmd_struct cmd_rescan = {
-	"rescan", cmd_quota_rescan, &rescan_help, NULL, CMD_WRITES | CMD_ONLINE | CMD_OFFLINE,
+	"rescan", cmd_quota_rescan, &rescan_help, NULL, QUOTA_WRITES,
 };
 static const struct cmd_struct cmd_status = {
 	"status", cmd_quota_status, &status_help, NULL,

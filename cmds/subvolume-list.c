@@ -325,18 +325,14 @@ static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx 
 			(unsigned long long)s->id);
 	abs = subvol_abs(ctx, fs, s);
 	kvout_init(&kv, ctx->cfg, stdout, units);
-	kvout_document_open(&kv);
-	for (int pass = 0; pass < rec_doc_passes(&kv, &rec_doc_subvolume_show) && !ret; pass++) {
-		kv.v1 = pass;
-		kvout_object_open(&kv, rec_doc_key(&rec_doc_subvolume_show, pass));
-		kvout_heading(&kv, s->id == BTRFS_FS_TREE_OBJECTID ? "/" :
-				   s->path ? s->path : "DELETED");
-		subvol_emit(&kv, s, s->path, abs, s->parent_id);
-		ret = show_snapshots(&kv, &l, s);
-		if (!ret)
-			ret = show_quota(&kv, fs, s->id);
-		kvout_object_close(&kv);
-	}
+	rec_doc_begin(&kv, &rec_doc_subvolume_show);
+	kvout_object_open(&kv, rec_doc_key(&kv, &rec_doc_subvolume_show));
+	kvout_heading(&kv, s->id == BTRFS_FS_TREE_OBJECTID ? "/" : s->path ? s->path : "DELETED");
+	subvol_emit(&kv, s, s->path, abs, s->parent_id);
+	ret = show_snapshots(&kv, &l, s);
+	if (!ret)
+		ret = show_quota(&kv, fs, s->id);
+	kvout_object_close(&kv);
 	kvout_document_close(&kv);
 	if (ret)
 		cmd_report(ctx, fs, ret, "cannot read the quota tree");
@@ -780,18 +776,14 @@ static void list_print_json(const struct vc_ctx *ctx, struct vc_fs *fs,
 	for (size_t i = 0; abs && i < nr; i++)
 		abs[i] = subvol_abs(ctx, fs, rows[i].s);
 	kvout_init(&kv, ctx->cfg, stdout, UNITS_DEFAULT);
-	kvout_document_open(&kv);
-	for (int pass = 0; pass < rec_doc_passes(&kv, &rec_doc_subvolume_list); pass++) {
-		kv.v1 = pass;
-		kvout_array_open(&kv, rec_doc_key(&rec_doc_subvolume_list, pass));
-		for (size_t i = 0; i < nr; i++) {
-			kvout_object_open(&kv, NULL);
-			subvol_emit(&kv, rows[i].s, rows[i].path, abs ? abs[i] : NULL,
-				    rows[i].top_level);
-			kvout_object_close(&kv);
-		}
-		kvout_array_close(&kv);
+	rec_doc_begin(&kv, &rec_doc_subvolume_list);
+	kvout_array_open(&kv, rec_doc_key(&kv, &rec_doc_subvolume_list));
+	for (size_t i = 0; i < nr; i++) {
+		kvout_object_open(&kv, NULL);
+		subvol_emit(&kv, rows[i].s, rows[i].path, abs ? abs[i] : NULL, rows[i].top_level);
+		kvout_object_close(&kv);
 	}
+	kvout_array_close(&kv);
 	kvout_document_close(&kv);
 	for (size_t i = 0; abs && i < nr; i++)
 		free(abs[i]);
@@ -986,14 +978,10 @@ static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct 
 	if (kv.json) {
 		char *abs = subvol_abs(ctx, fs, s);
 
-		kvout_document_open(&kv);
-		for (int pass = 0; pass < rec_doc_passes(&kv, &rec_doc_subvolume_get_default);
-		     pass++) {
-			kv.v1 = pass;
-			kvout_object_open(&kv, rec_doc_key(&rec_doc_subvolume_get_default, pass));
-			subvol_emit(&kv, s, s->path, abs, s->parent_id);
-			kvout_object_close(&kv);
-		}
+		rec_doc_begin(&kv, &rec_doc_subvolume_get_default);
+		kvout_object_open(&kv, rec_doc_key(&kv, &rec_doc_subvolume_get_default));
+		subvol_emit(&kv, s, s->path, abs, s->parent_id);
+		kvout_object_close(&kv);
 		kvout_document_close(&kv);
 		free(abs);
 	} else if (id == BTRFS_FS_TREE_OBJECTID) {

@@ -16,6 +16,7 @@
 #include "common/messages.h"
 #include "common/parse-utils.h"
 #include "common/path-utils.h"
+#include "common/records.h"
 #include "common/units.h"
 
 /* ------------------------------------------------------------------ */
@@ -129,6 +130,13 @@ static void inherit_release(struct inherit_args *ia)
 	free(ia->ids);
 }
 
+static int found_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	*(bool *)priv = true;
+	return 1;
+}
+
+
 /* ------------------------------------------------------------------ */
 /* create                                                              */
 /* ------------------------------------------------------------------ */
@@ -181,7 +189,8 @@ static void print_created(const struct vc_ctx *ctx, const char *dir, const char 
  * changed and the caller goes path by path, printing each error.  Prints
  * nothing unless it succeeds.
  */
-static int create_all(const struct vc_ctx *ctx, char **args, int nr, struct inherit_args *ia)
+static int create_all(const struct vc_ctx *ctx, char **args, int nr, struct inherit_args *ia,
+		      struct sv_made_list *ml)
 {
 	struct vc_inherit inh = { ia->nr, ia->ids };
 	struct vc_fs *fs = NULL;
@@ -209,6 +218,12 @@ static int create_all(const struct vc_ctx *ctx, char **args, int nr, struct inhe
 	ret = ctx->ops->open(&fs, ctx->cfg, dir, true);
 	if (!ret)
 		ret = ctx->ops->subvol_create_all(fs, (const char *const *)args, (size_t)nr, &inh);
+	for (int i = 0; i < nr && !ret && ctx->cfg->format == VC_FORMAT_JSON; i++) {
+		struct sv_made *m = sv_made_add(ml);
+
+		if (m)
+			sv_made_describe(ctx, fs, args[i], ia->ids, ia->nr, 0, m);
+	}
 	cmd_close(ctx, fs);
 	free(dir);
 	for (int i = 0; i < nr && !ret; i++) {
@@ -224,7 +239,7 @@ static int create_all(const struct vc_ctx *ctx, char **args, int nr, struct inhe
 }
 
 static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
-		      struct inherit_args *ia)
+		      struct inherit_args *ia, struct sv_made_list *ml)
 {
 	struct vc_inherit inh = { ia->nr, ia->ids };
 	struct vc_fs *fs = NULL;
@@ -268,6 +283,12 @@ static int create_one(const struct vc_ctx *ctx, const char *arg, bool parents,
 		goto out;
 	}
 	print_created(ctx, dir, name);
+	if (ctx->cfg->format == VC_FORMAT_JSON) {
+		struct sv_made *m = sv_made_add(ml);
+
+		if (m)
+			sv_made_describe(ctx, fs, arg, ia->ids, ia->nr, 0, m);
+	}
 out:
 	cmd_close(ctx, fs);
 	free(failed);
@@ -284,6 +305,8 @@ static int cmd_subvolume_create(const struct cmd_struct *cmd, const struct vc_ct
 		{ NULL, 0, NULL, 0 },
 	};
 	struct inherit_args ia = { 0 };
+	struct sv_made_list ml = { 0 };
+	struct create_rec doc;
 	bool parents = false;
 	int c, ret, failed = 0;
 
@@ -305,14 +328,22 @@ static int cmd_subvolume_create(const struct cmd_struct *cmd, const struct vc_ct
 	ret = cmd_check_argc_min(ctx, argc - optind, 1);
 	if (ret)
 		goto out;
-	if (!parents && argc - optind > 1 && !create_all(ctx, argv + optind, argc - optind, &ia)) {
+	if (!parents && argc - optind > 1 &&
+	    !create_all(ctx, argv + optind, argc - optind, &ia, &ml)) {
 		ret = VC_EXIT_OK;
-		goto out;
+		goto print;
 	}
+	sv_made_release(&ml);
 	for (int i = optind; i < argc; i++)
-		if (create_one(ctx, argv[i], parents, &ia))
+		if (create_one(ctx, argv[i], parents, &ia, &ml))
 			failed++;
 	ret = failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
+print:
+	/* after a failure too: what was created */
+	sv_made_fix(&ml);
+	doc.subvolumes = (struct rec_table){ &rec_made, ml.m, ml.nr, sizeof(*ml.m) };
+	cmd_print_doc(ctx, &rec_doc_create, &rec_create, &doc);
+	sv_made_release(&ml);
 out:
 	inherit_release(&ia);
 	return ret;
@@ -405,6 +436,8 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	char *target = NULL, *name = NULL, *dir = NULL;
 	const char *src, *dst;
 	bool readonly = false;
+	struct sv_made m;
+	u64 source_id;
 	int c, ret;
 
 	while ((c = cmd_getopt(ctx, argc, argv, "ri:", NULL)) != -1) {
@@ -433,6 +466,7 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	ret = sv_require_subvol(ctx, fs, src, &info);
 	if (ret)
 		goto out;
+	source_id = info.subvolid;
 	ret = snapshot_target(ctx, fs, src, dst, &target);
 	if (ret)
 		goto out;
@@ -474,6 +508,17 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	}
 	pr_out(ctx->cfg, "Create %ssnapshot of '%s' in '%s'\n", readonly ? "readonly " : "", src,
 	       target);
+	if (ctx->cfg->format == VC_FORMAT_JSON) {
+		struct sv_made_list ml = { 1, &m };
+
+		sv_made_describe(ctx, fs, target, ia.ids, ia.nr, source_id, &m);
+		m.rec.source = src;
+		m.rec.readonly = readonly;
+		sv_made_fix(&ml);
+		cmd_print_doc(ctx, &rec_doc_snapshot, &rec_snapshot, &m.rec);
+		free(m.path);
+		free(m.abs);
+	}
 out:
 	cmd_close(ctx, fs);
 	free(target);
@@ -527,23 +572,8 @@ struct delete_opts {
 	bool delete_qgroup;
 	int verbose;
 	u64 subvolid;
+	struct sv_deleted_list *done;
 };
-
-static int found_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
-{
-	*(bool *)priv = true;
-	return 1;
-}
-
-static int qgroup_present(struct vc_fs *fs, u64 qgroupid, bool *present)
-{
-	struct btrfs_item_source src = vc_fs_item_source(fs);
-	struct btrfs_key k = { 0, BTRFS_QGROUP_INFO_KEY, qgroupid };
-
-	*present = false;
-	return btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &k, &k, found_cb,
-					present);
-}
 
 /* --delete-qgroup: wait for the cleaner, then remove 0/@id unless the kernel did. */
 static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
@@ -567,11 +597,12 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return ret;
 	}
 	vc_fs_clear_error(fs);
-	ret = qgroup_present(fs, id, &present);
+	ret = sv_qgroup_present(fs, id, &present);
 	/* what became of the group is normal output, like the Delete line */
 	if (ret == -ENOENT) {
 		pr_out(ctx->cfg, "No qgroup 0/%llu to delete: quotas are disabled\n",
 		       (unsigned long long)id);
+		sv_deleted_qgroup(o->done, id, "quotas_disabled");
 		return 0;
 	}
 	if (ret) {
@@ -581,6 +612,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	if (!present) {
 		pr_out(ctx->cfg, "Qgroup 0/%llu already removed by the kernel\n",
 		       (unsigned long long)id);
+		sv_deleted_qgroup(o->done, id, "removed_by_kernel");
 		return 0;
 	}
 	vc_fs_clear_error(fs);
@@ -589,6 +621,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		/* the kernel removed it between our look and our destroy */
 		pr_out(ctx->cfg, "Qgroup 0/%llu already removed by the kernel\n",
 		       (unsigned long long)id);
+		sv_deleted_qgroup(o->done, id, "removed_by_kernel");
 		return 0;
 	}
 	if (ret) {
@@ -596,6 +629,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return ret;
 	}
 	pr_out(ctx->cfg, "Delete qgroup 0/%llu\n", (unsigned long long)id);
+	sv_deleted_qgroup(o->done, id, "deleted");
 	return 0;
 }
 
@@ -625,6 +659,7 @@ static int delete_one_id(const struct vc_ctx *ctx, struct vc_fs *fs, const struc
 	}
 	pr_out(ctx->cfg, "Delete subvolume %llu (%s): '%s'\n", (unsigned long long)id, mode,
 	       path ? path : "");
+	sv_deleted_add(ctx, o->done, id, path, mode);
 	if (o->commit == VC_COMMIT_EACH) {
 		ret = CMD_OP(ctx, commit, fs, true);
 		if (ret)
@@ -802,6 +837,7 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 	else
 		pr_out(ctx->cfg, "Delete subvolume %llu (%s): subvolid=%llu\n",
 		       (unsigned long long)o->subvolid, mode, (unsigned long long)o->subvolid);
+	sv_deleted_add(ctx, o->done, o->subvolid, shown, mode);
 	if (o->commit != VC_COMMIT_NONE) {
 		ret = CMD_OP(ctx, commit, fs, true);
 		if (ret)
@@ -830,7 +866,12 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct delete_opts o = { .commit = VC_COMMIT_NONE, .verbose = ctx->cfg->verbose };
+	struct sv_deleted_list done = { 0 };
+	struct sv_delete_plan plan = { 0 };
+	bool planned;
+	struct delete_opts o = {
+		.commit = VC_COMMIT_NONE, .verbose = ctx->cfg->verbose, .done = &done,
+	};
 	unsigned int units = units_from_args(&argc, argv, false);
 	struct vc_fs **keep;
 	bool by_id = false, dry_run = false;
@@ -908,8 +949,6 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 	if (nr_ids > 1)
 		return cmd_usage_error(ctx, "-i more than once needs --dry-run (a delete takes "
 				       "one id)");
-	if (ctx->cfg->format == VC_FORMAT_JSON)
-		return cmd_usage_error(ctx, "--format json is not supported without --dry-run");
 	if (units != UNITS_DEFAULT)
 		return cmd_usage_error(ctx, "size units need --dry-run");
 	if (by_id && o.recursive)
@@ -921,13 +960,19 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		pr_verbose(ctx->cfg, 0, "transaction commit: %s",
 			   o.commit == VC_COMMIT_NONE ? "none (default)" :
 			   o.commit == VC_COMMIT_AFTER ? "at the end" : "after each");
+	planned = !sv_delete_plan(ctx, argv + optind, nargs, o.subvolid, o.recursive,
+				  o.delete_qgroup, &plan);
 	if (by_id) {
 		const char *mode = o.commit == VC_COMMIT_NONE ? "no-commit" : "commit";
 
-		return delete_by_id(ctx, &o, argv[optind], mode) ? VC_EXIT_FAILURE : VC_EXIT_OK;
+		failed = delete_by_id(ctx, &o, argv[optind], mode) ? 1 : 0;
+		sv_deleted_print(ctx, &done, o.commit, failed, planned ? &plan : NULL);
+		free(plan.ids);
+		return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 	}
 	keep = calloc((size_t)nargs, sizeof(*keep));
 	if (!keep) {
+		free(plan.ids);
 		error("out of memory");
 		return VC_EXIT_FAILURE;
 	}
@@ -961,6 +1006,8 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		cmd_close(ctx, keep[i]);
 	}
 	free(keep);
+	sv_deleted_print(ctx, &done, o.commit, failed, planned ? &plan : NULL);
+	free(plan.ids);
 	return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 
@@ -1019,8 +1066,13 @@ static int cmd_subvolume_set_default(const struct cmd_struct *cmd, const struct 
 	}
 	vc_fs_clear_error(fs);
 	ret = CMD_OP(ctx, set_default, fs, id);
-	if (ret)
+	if (ret) {
 		cmd_report(ctx, fs, ret, path);
+	} else {
+		struct set_default_rec r = { id, path };
+
+		cmd_print_doc(ctx, &rec_doc_set_default, &rec_set_default, &r);
+	}
 out:
 	cmd_close(ctx, fs);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
@@ -1138,8 +1190,9 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 	struct btrfs_key min = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, 0 };
 	struct btrfs_key max = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, (u64)-1 };
 	struct btrfs_item_source src;
-	struct id_set set = { 0 };
+	struct id_set set = { 0 }, gone = { 0 };
 	struct vc_fs *fs = NULL;
+	struct sync_rec doc;
 	u64 sleep_s = 1;
 	int c, ret, failed = 0, done = 0;
 
@@ -1198,7 +1251,7 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 		}
 	}
 	if (!set.nr)
-		goto out;
+		goto print;
 	pr_out(ctx->cfg, "Waiting for %zu subvolume%s\n", set.nr, set.nr == 1 ? "" : "s");
 	/* progress lines reach a pipe before each wait, not at the end */
 	fflush(stdout);
@@ -1213,9 +1266,18 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 		pr_out(ctx->cfg, "Subvolume id %llu is gone (%d/%zu)\n",
 		       (unsigned long long)set.ids[i], ++done, set.nr);
 		fflush(stdout);
+		if (id_set_add(&gone, set.ids[i])) {
+			error("out of memory");
+			failed++;
+		}
 	}
+print:
+	/* a failed wait does not stop the others: what was waited for, what is gone */
+	doc = (struct sync_rec){ { set.ids, set.nr }, { gone.ids, gone.nr }, (uint64_t)failed };
+	cmd_print_doc(ctx, &rec_doc_sync, &rec_sync, &doc);
 out:
 	free(set.ids);
+	free(gone.ids);
 	cmd_close(ctx, fs);
 	return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
@@ -1227,19 +1289,22 @@ out:
 #define WRITE_FLAGS	(CMD_WRITES | CMD_ONLINE | CMD_OFFLINE)
 
 static const struct cmd_struct cmd_create = {
-	"create", cmd_subvolume_create, &cmd_create_help, NULL, WRITE_FLAGS,
+	"create", cmd_subvolume_create, &cmd_create_help, NULL, WRITE_FLAGS | CMD_FORMAT_JSON,
 };
 static const struct cmd_struct cmd_snapshot = {
-	"snapshot", cmd_subvolume_snapshot, &cmd_snapshot_help, NULL, WRITE_FLAGS,
+	"snapshot", cmd_subvolume_snapshot, &cmd_snapshot_help, NULL,
+	WRITE_FLAGS | CMD_FORMAT_JSON,
 };
 static const struct cmd_struct cmd_delete = {
 	"delete", cmd_subvolume_delete, &cmd_delete_help, NULL, WRITE_FLAGS | CMD_FORMAT_JSON,
 };
 static const struct cmd_struct cmd_set_default = {
-	"set-default", cmd_subvolume_set_default, &cmd_set_default_help, NULL, WRITE_FLAGS,
+	"set-default", cmd_subvolume_set_default, &cmd_set_default_help, NULL,
+	WRITE_FLAGS | CMD_FORMAT_JSON,
 };
 static const struct cmd_struct cmd_sync = {
-	"sync", cmd_subvolume_sync, &cmd_sync_help, NULL, CMD_ONLINE | CMD_OFFLINE,
+	"sync", cmd_subvolume_sync, &cmd_sync_help, NULL,
+	CMD_ONLINE | CMD_OFFLINE | CMD_FORMAT_JSON,
 };
 
 static const struct cmd_struct *const subvolume_commands[] = {

@@ -9,6 +9,7 @@
 #define VOLCTL_CMDS_SUBVOLUME_H
 
 #include "cmds/commands.h"
+#include "common/records.h"
 #include "kernel-shared/subvol-list.h"
 
 /* An op the backend has not implemented is the same as -EOPNOTSUPP. */
@@ -34,6 +35,74 @@ void sv_print_set_freed(const struct vc_acct_delete *set, size_t n, unsigned int
 			bool done);
 
 /* cmds/subvolume-prune.c */
+/*
+ * --format json of the writes (cmds/subvolume-report.c).
+ *
+ * sv_qgroup_present - whether qgroup @qgroupid exists; -ENOENT: quotas are
+ * disabled (no quota tree)
+ */
+int sv_qgroup_present(struct vc_fs *fs, u64 qgroupid, bool *present);
+
+/* A subvolume create or snapshot made: its record and the storage it points into */
+struct sv_made {
+	struct made_rec rec;
+	uint8_t uuid[16], source_uuid[16];
+	char *path, *abs;
+	char qgroup[32];
+};
+
+struct sv_made_list {
+	size_t nr;
+	struct sv_made *m;
+};
+
+/*
+ * Look up the subvolume just made at @path: @inherit, its -i groups;
+ * @source_id, 0 or the snapshot's source
+ */
+void sv_made_describe(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+		      const u64 *inherit, size_t nr_inherit, u64 source_id, struct sv_made *m);
+/* Room for one more in @ml; NULL without memory */
+struct sv_made *sv_made_add(struct sv_made_list *ml);
+/* The pointers of each record into its entry, once the array no longer moves */
+void sv_made_fix(struct sv_made_list *ml);
+void sv_made_release(struct sv_made_list *ml);
+
+/* The subvolumes a delete deleted, in order */
+struct sv_deleted_list {
+	size_t nr;
+	struct deleted_rec *d;
+	char (*qgroup)[32];		/* d[i].qgroup's text */
+};
+
+/* Record one deleted subvolume (JSON only; @path copied, @mode "commit" or "no-commit") */
+void sv_deleted_add(const struct vc_ctx *ctx, struct sv_deleted_list *dl, u64 id,
+		    const char *path, const char *mode);
+/* What --delete-qgroup did with 0/@id, on the row of @id */
+void sv_deleted_qgroup(struct sv_deleted_list *dl, u64 id, const char *result);
+
+/*
+ * sv_delete_plan - offline with --format json, what the set to delete frees
+ * once cleaned, computed before the deletion as --dry-run does (the engine
+ * counts an unlinked tree as gone, so it cannot be computed after): the
+ * subvolumes of @args (or @subvolid), with @recursive those nested below.
+ * sv_deleted_print() gives it only when exactly that set was deleted.  Not
+ * online, where the kernel's cleaner frees the space on its own time, nor
+ * with @delete_qgroup, which drops the trees.  Quiet: a path that does not
+ * resolve is the deletion's error to print.
+ * Return: 0 with @p filled (free @p->ids), or a negative errno.
+ */
+struct sv_delete_plan {
+	u64 *ids;
+	size_t nr;
+	u64 freed;
+};
+int sv_delete_plan(const struct vc_ctx *ctx, char **args, int nargs, u64 subvolid, bool recursive,
+		   bool delete_qgroup, struct sv_delete_plan *p);
+/* The document of a delete (@plan: NULL, or sv_delete_plan()'s); releases @dl */
+void sv_deleted_print(const struct vc_ctx *ctx, struct sv_deleted_list *dl, enum vc_commit commit,
+		      int failed, const struct sv_delete_plan *plan);
+
 extern const struct cmd_struct subvolume_cmd_prune;
 
 /* cmds/subvolume-list.c */

@@ -17,6 +17,7 @@ enum vc_format {
 
 struct vc_config {
 	enum vc_format format;
+	bool json_v1;			/* --format json-v1: the version-1 documents (deprecated) */
 	int verbose;			/* number of -v */
 	bool quiet;			/* -q: no normal output, errors still shown */
 	int nr_images;			/* --image FILE, repeatable: offline backend */

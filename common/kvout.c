@@ -47,6 +47,7 @@ void kvout_init(struct kvout *kv, const struct vc_config *cfg, FILE *out, unsign
 	memset(kv, 0, sizeof(*kv));
 	kv->out = out;
 	kv->json = cfg->format == VC_FORMAT_JSON;
+	kv->v1 = kv->json && cfg->json_v1;
 	kv->quiet = cfg->quiet;
 	kv->units = units;
 	kv->indent = "\t";
@@ -56,7 +57,7 @@ void kvout_init(struct kvout *kv, const struct vc_config *cfg, FILE *out, unsign
 void kvout_document_open(struct kvout *kv)
 {
 	if (kv->json && !kv->quiet)
-		json_document_open(&kv->jw, kv->out);
+		json_document_open(&kv->jw, kv->out, kv->v1);
 }
 
 void kvout_document_close(struct kvout *kv)

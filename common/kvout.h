@@ -27,8 +27,9 @@ struct kvout {
 	const char *indent;		/* text: before the label ("\t") */
 	int label_width;		/* text: labels padded to this width (0) */
 	/*
-	 * JSON under a version-1 key kept for one release: unset values as
-	 * version 1 printed them (0, not null).
+	 * --format json-v1 (deprecated): the document under its version-1
+	 * name, unset values as version 1 printed them (0, not null), header
+	 * version "1".
 	 */
 	bool v1;
 	struct json_writer jw;

@@ -58,7 +58,8 @@ void pr_out(const struct vc_config *cfg, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (cfg->quiet)
+	/* with --format json stdout holds the document alone */
+	if (cfg->quiet || cfg->format == VC_FORMAT_JSON)
 		return;
 	va_start(ap, fmt);
 	vprintf(fmt, ap);

@@ -23,7 +23,7 @@ void pr_verbose(const struct vc_config *cfg, int level, const char *fmt, ...)
  */
 void pr_note(const struct vc_config *cfg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* normal output line on stdout unless cfg->quiet */
+/* normal text output line on stdout unless cfg->quiet; nothing with --format json */
 void pr_out(const struct vc_config *cfg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -26,7 +26,7 @@ void vc_dump_init(struct vc_dump *d, FILE *out, bool json)
 	d->out = out;
 	d->json = json;
 	if (json)
-		json_document_open(&d->jw, out);
+		json_document_open(&d->jw, out, false);
 }
 
 void vc_dump_finish(struct vc_dump *d)

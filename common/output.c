@@ -14,10 +14,12 @@
 
 /*
  * 2: every member name snake_case (the version-1 names of the top-level
- * members are printed too, for one release), unset values null,
- * absolute_path added.  See Documentation/json-schema.md.
+ * members were printed too, for one release), unset values null,
+ * absolute_path added.  3: the version-1 twins dropped (--format json-v1
+ * prints them instead), documents of the write commands.  See
+ * Documentation/json-schema.md.
  */
-#define JSON_SCHEMA_VERSION "2"
+#define JSON_SCHEMA_VERSION "3"
 
 void json_write_escaped(FILE *out, const char *s)
 {
@@ -148,12 +150,12 @@ void json_null(struct json_writer *w, const char *name)
 	fputs("null", w->out);
 }
 
-void json_document_open(struct json_writer *w, FILE *out)
+void json_document_open(struct json_writer *w, FILE *out, bool v1)
 {
 	json_init(w, out);
 	json_object_open(w, NULL);
 	json_object_open(w, "__header");
-	json_str(w, "version", JSON_SCHEMA_VERSION);
+	json_str(w, "version", v1 ? "1" : JSON_SCHEMA_VERSION);
 	json_object_close(w);
 }
 

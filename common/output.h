@@ -36,8 +36,12 @@ void json_u64(struct json_writer *w, const char *name, uint64_t value);
 void json_s64(struct json_writer *w, const char *name, int64_t value);
 void json_bool(struct json_writer *w, const char *name, bool value);
 void json_null(struct json_writer *w, const char *name);
-/* Open the top-level object with the versioned header every document carries. */
-void json_document_open(struct json_writer *w, FILE *out);
+/*
+ * Open the top-level object with the versioned header every document
+ * carries: version JSON_SCHEMA_VERSION, or "1" for a @v1 document
+ * (--format json-v1).
+ */
+void json_document_open(struct json_writer *w, FILE *out, bool v1);
 void json_document_close(struct json_writer *w);
 /* Write @s as a JSON string literal (with quotes) to @out. */
 void json_write_escaped(FILE *out, const char *s);

@@ -337,10 +337,10 @@ out:
 
 /* ---- JSON ---- */
 
-int qgroup_print_json(FILE *out, const struct qgroup_view *view)
+int qgroup_print_json(FILE *out, const struct qgroup_view *view, bool v1)
 {
 	const struct quota_state *st = &view->quota;
-	struct vc_config cfg = { .format = VC_FORMAT_JSON };
+	struct vc_config cfg = { .format = VC_FORMAT_JSON, .json_v1 = v1 };
 	struct qgroup_head_rec head = {
 		.enabled = st->enabled,
 		.mode = !st->enabled || st->status_faults ? NULL : st->simple ? "simple" : "full",
@@ -353,21 +353,19 @@ int qgroup_print_json(FILE *out, const struct qgroup_view *view)
 	char label[64];
 
 	kvout_init(&kv, &cfg, out, 0);
-	kvout_document_open(&kv);
+	rec_doc_begin(&kv, &rec_doc_qgroup_show);
 	rec_emit(&kv, &rec_qgroup_quota, &head);
 	if (view->computed)
 		rec_emit(&kv, &rec_qgroup_computed, &head);
-	/* the version-1 name follows for one release (the values did not change) */
-	for (int pass = 0; pass < rec_doc_passes(&kv, &rec_doc_qgroup_show); pass++) {
-		kvout_array_open(&kv, rec_doc_key(&rec_doc_qgroup_show, pass));
-		for (size_t i = 0; i < view->nr; i++) {
-			row_rec(&r, &view->rows[i], label, sizeof(label));
-			kvout_object_open(&kv, NULL);
-			rec_emit(&kv, &rec_qgroup_row, &r);
-			kvout_object_close(&kv);
-		}
-		kvout_array_close(&kv);
+	/* json-v1: the version-1 name (the values did not change) */
+	kvout_array_open(&kv, rec_doc_key(&kv, &rec_doc_qgroup_show));
+	for (size_t i = 0; i < view->nr; i++) {
+		row_rec(&r, &view->rows[i], label, sizeof(label));
+		kvout_object_open(&kv, NULL);
+		rec_emit(&kv, &rec_qgroup_row, &r);
+		kvout_object_close(&kv);
 	}
+	kvout_array_close(&kv);
 	kvout_document_close(&kv);
 	return 0;
 }
@@ -452,11 +450,13 @@ static void status_rec(struct quota_status_rec *r, struct quota_level_rec *lv, c
 		snprintf(buf, size, "%s", st->rescan_running ? "running" : "not running");
 }
 
-int quota_print_status(FILE *out, const char *path, const struct quota_state *st, bool json)
+int quota_print_status(FILE *out, const char *path, const struct quota_state *st,
+		       const struct vc_config *run)
 {
 	struct quota_level_rec lv[QUOTA_MAX_LEVELS];
 	struct quota_status_rec r;
-	struct vc_config cfg = { .format = json ? VC_FORMAT_JSON : VC_FORMAT_TEXT };
+	bool json = run->format == VC_FORMAT_JSON;
+	struct vc_config cfg = { .format = run->format, .json_v1 = run->json_v1 };
 	struct kvout kv;
 	struct qstatus_faults qf;
 	char rescan[64], mode[96];
@@ -491,6 +491,24 @@ int quota_print_status(FILE *out, const char *path, const struct quota_state *st
 		fprintf(out, "Note: the numbers are inconsistent and limits are not reliably "
 			"enforced; run 'volctl quota rescan -w %s'\n", path);
 	return 0;
+}
+
+void quota_print_result(FILE *out, const char *path, const struct quota_state *st,
+			const struct rec_doc *doc)
+{
+	struct quota_level_rec lv[QUOTA_MAX_LEVELS];
+	struct quota_status_rec r;
+	struct vc_config cfg = { .format = VC_FORMAT_JSON };
+	struct kvout kv;
+	struct qstatus_faults qf;
+	char rescan[64], mode[96];
+	bool b[2];
+	uint64_t u[2];
+
+	qstatus_faults_fill(&qf, st->status_faults, &st->status, st->sb_known ? &st->sb : NULL);
+	status_rec(&r, lv, path, st, b, u, rescan, sizeof(rescan), &qf, mode, sizeof(mode));
+	kvout_init(&kv, &cfg, out, 0);
+	rec_print_document(&kv, doc, &rec_quota_status, &r);
 }
 
 /* ---- reading the state through the backend ---- */

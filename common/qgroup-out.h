@@ -81,7 +81,7 @@ int qgroup_print_table(FILE *out, const struct qgroup_view *view,
 int qgroup_print_tree(FILE *out, const struct qgroup_view *view,
 		      const struct qgroup_show_opts *opts);
 /* {"__header", "quota": {...}, "qgroup_show": [...], "qgroup-show": [...] (version 1)} */
-int qgroup_print_json(FILE *out, const struct qgroup_view *view);
+int qgroup_print_json(FILE *out, const struct qgroup_view *view, bool v1);
 
 /*
  * Read the quota tree into @list and the quota state into @st through the
@@ -112,6 +112,11 @@ void qstatus_faults_fill(struct qstatus_faults *out, unsigned int faults,
 			 const struct btrfs_qstatus_super *sb);
 
 /* quota status, text (btrfs-progs' lines in its order, then volctl's) or JSON. */
-int quota_print_status(FILE *out, const char *path, const struct quota_state *st, bool json);
+int quota_print_status(FILE *out, const char *path, const struct quota_state *st,
+		       const struct vc_config *cfg);
+struct rec_doc;
+/* The JSON document @doc (quota enable, disable, rescan) of the state after the change */
+void quota_print_result(FILE *out, const char *path, const struct quota_state *st,
+			const struct rec_doc *doc);
 
 #endif

@@ -388,12 +388,9 @@ void rec_autotab_release(struct rec_autotab *t)
 void rec_print_document(struct kvout *kv, const struct rec_doc *doc, const struct rec_desc *d,
 			const void *rec)
 {
-	kvout_document_open(kv);
-	for (int pass = 0; pass < rec_doc_passes(kv, doc); pass++) {
-		kv->v1 = pass;
-		kvout_object_open(kv, rec_doc_key(doc, pass));
-		rec_emit(kv, d, rec);
-		kvout_object_close(kv);
-	}
+	rec_doc_begin(kv, doc);
+	kvout_object_open(kv, rec_doc_key(kv, doc));
+	rec_emit(kv, d, rec);
+	kvout_object_close(kv);
 	kvout_document_close(kv);
 }

@@ -140,26 +140,29 @@ struct rec_desc {
 /* A JSON document's top-level member: its name, and the version-1 name (or NULL) */
 struct rec_doc {
 	const char *key;
-	const char *v1_key;	/* printed after it, with version-1 values, for one release */
+	const char *v1_key;	/* --format json-v1 (deprecated): this name, version-1 values */
 };
 
 /*
- * JSON: how many times a document prints its member (the version-1 name
- * second), and the name in pass @pass.  Text has one pass.
+ * The name of @doc's member: with --format json-v1 (kv->v1) its version-1
+ * name where it has one.  Only documents with a version-1 name are printed
+ * as version 1 (rec_doc_begin()); the others are the same in both.
  */
-static inline int rec_doc_passes(const struct kvout *kv, const struct rec_doc *doc)
+static inline const char *rec_doc_key(const struct kvout *kv, const struct rec_doc *doc)
 {
-	return kv->json && doc->v1_key ? 2 : 1;
+	return kv->v1 && doc->v1_key ? doc->v1_key : doc->key;
 }
 
-static inline const char *rec_doc_key(const struct rec_doc *doc, int pass)
+/* Open the JSON document of @doc: version 1 only for a json-v1 document with a v1 name */
+static inline void rec_doc_begin(struct kvout *kv, const struct rec_doc *doc)
 {
-	return pass ? doc->v1_key : doc->key;
+	kv->v1 = kv->v1 && doc->v1_key;
+	kvout_document_open(kv);
 }
 
 /*
  * A whole document of one record: text, the fields; JSON, the document with
- * the record as the object @doc (and under its version-1 name, if any).
+ * the record as the object @doc.
  */
 void rec_print_document(struct kvout *kv, const struct rec_doc *doc, const struct rec_desc *d,
 			const void *rec);

@@ -500,6 +500,122 @@ const struct rec_desc rec_check_repair_fst = REC_DESC("check repair free space",
 						      check_repair_fst_fields);
 const struct rec_doc rec_doc_check = { "check", NULL };
 
+/* ---- the write commands: what was done (JSON only) ---- */
+
+#define M struct made_rec
+#define MADE_FIELDS \
+	REC_F(NULL, "id", REC_U64, M, id), \
+	REC_F(NULL, "path", REC_STR, M, path), \
+	REC_F(NULL, "absolute_path", REC_STR, M, abs), \
+	REC_F(NULL, "uuid", REC_UUID, M, uuid), \
+	REC_F(NULL, "parent", REC_U64_SET, M, parent)
+#define MADE_QGROUPS \
+	REC_F(NULL, "qgroup", REC_STR, M, qgroup), \
+	REC_F(NULL, "inherit", REC_QGROUPIDS, M, inherit)
+static const struct rec_field made_fields[] = {
+	MADE_FIELDS,
+	MADE_QGROUPS,
+};
+static const struct rec_field snapshot_fields[] = {
+	MADE_FIELDS,
+	REC_F(NULL, "source", REC_STR, M, source),
+	REC_F(NULL, "source_id", REC_U64, M, source_id),
+	REC_F(NULL, "source_uuid", REC_UUID, M, source_uuid),
+	REC_F(NULL, "readonly", REC_BOOL, M, readonly),
+	MADE_QGROUPS,
+};
+#undef MADE_QGROUPS
+#undef MADE_FIELDS
+#undef M
+static const struct rec_field create_fields[] = {
+	REC_F(NULL, "subvolumes", REC_TABLE, struct create_rec, subvolumes),
+};
+const struct rec_desc rec_made = REC_DESC("subvolume made", made_fields);
+const struct rec_desc rec_create = REC_DESC("subvolume create", create_fields);
+const struct rec_desc rec_snapshot = REC_DESC("subvolume snapshot", snapshot_fields);
+const struct rec_doc rec_doc_create = { "subvolume_create", NULL };
+const struct rec_doc rec_doc_snapshot = { "subvolume_snapshot", NULL };
+
+#define D struct deleted_rec
+static const struct rec_field deleted_fields[] = {
+	REC_F(NULL, "id", REC_U64, D, id),
+	REC_F(NULL, "path", REC_STR, D, path),
+	REC_F(NULL, "commit", REC_BOOL, D, commit),
+	REC_F(NULL, "qgroup", REC_STR, D, qgroup),
+	REC_F(NULL, "qgroup_result", REC_STR, D, qgroup_result),
+};
+#undef D
+static const struct rec_field delete_fields[] = {
+	REC_F(NULL, "subvolumes", REC_TABLE, struct delete_rec, subvolumes),
+	REC_F(NULL, "commit", REC_STR, struct delete_rec, commit),
+	REC_F(NULL, "failed", REC_U64, struct delete_rec, failed),
+	REC_F(NULL, "freed", REC_U64_OPT, struct delete_rec, freed),
+};
+const struct rec_desc rec_deleted = REC_DESC("subvolume deleted", deleted_fields);
+const struct rec_desc rec_delete = REC_DESC("subvolume delete", delete_fields);
+const struct rec_doc rec_doc_delete = { "subvolume_delete", NULL };
+
+static const struct rec_field sync_fields[] = {
+	REC_F(NULL, "subvolumes", REC_U64S, struct sync_rec, subvolumes),
+	REC_F(NULL, "gone", REC_U64S, struct sync_rec, gone),
+	REC_F(NULL, "failed", REC_U64, struct sync_rec, failed),
+};
+const struct rec_desc rec_sync = REC_DESC("subvolume sync", sync_fields);
+const struct rec_doc rec_doc_sync = { "subvolume_sync", NULL };
+
+static const struct rec_field set_default_fields[] = {
+	REC_F(NULL, "id", REC_U64, struct set_default_rec, id),
+	REC_F(NULL, "path", REC_STR, struct set_default_rec, path),
+};
+const struct rec_desc rec_set_default = REC_DESC("subvolume set-default", set_default_fields);
+const struct rec_doc rec_doc_set_default = { "subvolume_set_default", NULL };
+
+static const struct rec_field qgroup_done_fields[] = {
+	REC_F(NULL, "qgroupid", REC_QGROUPID, struct qgroup_done_rec, qgroupid),
+	REC_F(NULL, "path", REC_STR, struct qgroup_done_rec, path),
+};
+#define R struct qgroup_relation_rec
+static const struct rec_field qgroup_relation_fields[] = {
+	REC_F(NULL, "qgroupid", REC_QGROUPID, R, qgroupid),
+	REC_F(NULL, "parent", REC_QGROUPID, R, parent),
+	REC_F(NULL, "path", REC_STR, R, path),
+	REC_F(NULL, "inconsistent", REC_BOOL, R, inconsistent),
+	REC_F(NULL, "rescan_started", REC_BOOL, R, rescan_started),
+};
+#undef R
+#define L struct qgroup_limit_rec
+static const struct rec_field qgroup_limit_fields[] = {
+	REC_F(NULL, "qgroupid", REC_QGROUPID, L, qgroupid),
+	REC_F(NULL, "path", REC_STR, L, path),
+	REC_F(NULL, "type", REC_STR, L, type),
+	REC_F(NULL, "limit", REC_U64_OPT, L, limit),
+	REC_F(NULL, "compressed", REC_BOOL, L, compressed),
+};
+#undef L
+#define C struct clear_stale_rec
+static const struct rec_field clear_stale_fields[] = {
+	REC_F(NULL, "path", REC_STR, C, path),
+	REC_F(NULL, "destroyed", REC_QGROUPIDS, C, destroyed),
+	REC_F(NULL, "skipped", REC_QGROUPIDS, C, skipped),
+	REC_F(NULL, "failed", REC_U64, C, failed),
+};
+#undef C
+const struct rec_desc rec_qgroup_done = REC_DESC("qgroup create/destroy", qgroup_done_fields);
+const struct rec_desc rec_qgroup_relation = REC_DESC("qgroup relation", qgroup_relation_fields);
+const struct rec_desc rec_qgroup_limit = REC_DESC("qgroup limit", qgroup_limit_fields);
+const struct rec_desc rec_clear_stale = REC_DESC("qgroup clear-stale", clear_stale_fields);
+const struct rec_doc rec_doc_qgroup_create = { "qgroup_create", NULL };
+const struct rec_doc rec_doc_qgroup_destroy = { "qgroup_destroy", NULL };
+const struct rec_doc rec_doc_qgroup_assign = { "qgroup_assign", NULL };
+const struct rec_doc rec_doc_qgroup_remove = { "qgroup_remove", NULL };
+const struct rec_doc rec_doc_qgroup_limit = { "qgroup_limit", NULL };
+const struct rec_doc rec_doc_qgroup_clear_stale = { "qgroup_clear_stale", NULL };
+
+/* the rec_quota_status object after the change */
+const struct rec_doc rec_doc_quota_enable = { "quota_enable", NULL };
+const struct rec_doc rec_doc_quota_disable = { "quota_disable", NULL };
+const struct rec_doc rec_doc_quota_rescan = { "quota_rescan", NULL };
+
 /* ---- the registry, for the naming check ---- */
 
 const struct rec_desc *const rec_all[] = {
@@ -532,6 +648,17 @@ const struct rec_desc *const rec_all[] = {
 	&rec_check_fix,
 	&rec_check_repair,
 	&rec_check_repair_fst,
+	&rec_made,
+	&rec_create,
+	&rec_snapshot,
+	&rec_deleted,
+	&rec_delete,
+	&rec_sync,
+	&rec_set_default,
+	&rec_qgroup_done,
+	&rec_qgroup_relation,
+	&rec_qgroup_limit,
+	&rec_clear_stale,
 	NULL
 };
 
@@ -546,5 +673,19 @@ const struct rec_doc *const rec_all_docs[] = {
 	&rec_doc_quota_status,
 	&rec_doc_qgroup_show,
 	&rec_doc_check,
+	&rec_doc_create,
+	&rec_doc_snapshot,
+	&rec_doc_delete,
+	&rec_doc_sync,
+	&rec_doc_set_default,
+	&rec_doc_qgroup_create,
+	&rec_doc_qgroup_destroy,
+	&rec_doc_qgroup_assign,
+	&rec_doc_qgroup_remove,
+	&rec_doc_qgroup_limit,
+	&rec_doc_qgroup_clear_stale,
+	&rec_doc_quota_enable,
+	&rec_doc_quota_disable,
+	&rec_doc_quota_rescan,
 	NULL
 };

@@ -326,4 +326,101 @@ extern const struct rec_desc rec_check_super, rec_check_deleted, rec_check_qgrou
 	rec_check_fix, rec_check_repair;
 extern const struct rec_doc rec_doc_check;
 
+/*
+ * The write commands: what was done.  JSON only (the text keeps its lines,
+ * printed by the commands); every field unlabelled.
+ */
+
+/* subvolume create (one of its rows) and subvolume snapshot: the subvolume made */
+struct made_rec {
+	uint64_t id;
+	const char *path;		/* as the text line names it */
+	const char *abs;		/* ops->absolute_path, NULL if unknown */
+	const uint8_t *uuid;		/* 16 bytes, all zero if unknown */
+	uint64_t parent;		/* the subvolume holding its entry; 0 if unknown */
+	const char *qgroup;		/* its level-0 group "0/ID"; NULL with quotas off */
+	struct rec_u64s inherit;	/* the -i groups it was added to */
+	/* snapshot only */
+	const char *source;		/* SOURCE as given */
+	uint64_t source_id;
+	const uint8_t *source_uuid;
+	bool readonly;
+};
+struct create_rec {
+	struct rec_table subvolumes;	/* of struct made_rec, in argument order */
+};
+extern const struct rec_desc rec_made, rec_create, rec_snapshot;
+extern const struct rec_doc rec_doc_create, rec_doc_snapshot;
+
+/* subvolume delete: one subvolume deleted (a row), and the document */
+struct deleted_rec {
+	uint64_t id;
+	const char *path;		/* as the text line names it; NULL: by id, no path */
+	bool commit;			/* committed right after ("commit" in the text) */
+	const char *qgroup;		/* --delete-qgroup: "0/ID", else NULL */
+	const char *qgroup_result;	/* "deleted", "removed_by_kernel", "quotas_disabled" */
+};
+struct delete_rec {
+	struct rec_table subvolumes;	/* of struct deleted_rec, in the order deleted */
+	const char *commit;		/* "none", "each", "after" */
+	uint64_t failed;		/* arguments that failed */
+	const uint64_t *freed;		/* offline: exclusive bytes of the set; NULL unknown */
+};
+extern const struct rec_desc rec_deleted, rec_delete;
+extern const struct rec_doc rec_doc_delete;
+
+/* subvolume sync */
+struct sync_rec {
+	struct rec_u64s subvolumes;	/* the ids waited for */
+	struct rec_u64s gone;		/* those that are gone, in the order they went */
+	uint64_t failed;		/* waits that failed */
+};
+extern const struct rec_desc rec_sync;
+extern const struct rec_doc rec_doc_sync;
+
+/* subvolume set-default */
+struct set_default_rec {
+	uint64_t id;
+	const char *path;		/* the path argument as given */
+};
+extern const struct rec_desc rec_set_default;
+extern const struct rec_doc rec_doc_set_default;
+
+/* qgroup create, destroy */
+struct qgroup_done_rec {
+	uint64_t qgroupid;
+	const char *path;		/* the path argument as given */
+};
+/* qgroup assign, remove */
+struct qgroup_relation_rec {
+	uint64_t qgroupid;		/* <src> */
+	uint64_t parent;		/* <dst> */
+	const char *path;
+	bool inconsistent;		/* the kernel marked the numbers inconsistent */
+	bool rescan_started;
+};
+/* qgroup limit */
+struct qgroup_limit_rec {
+	uint64_t qgroupid;
+	const char *path;
+	const char *type;		/* "referenced" or "exclusive" */
+	const uint64_t *limit;		/* bytes; NULL: none (the limit removed) */
+	bool compressed;		/* -c */
+};
+/* qgroup clear-stale */
+struct clear_stale_rec {
+	const char *path;
+	struct rec_u64s destroyed;	/* qgroup ids */
+	struct rec_u64s skipped;	/* stale but kept: still being cleaned, squota holders */
+	uint64_t failed;
+};
+extern const struct rec_desc rec_qgroup_done, rec_qgroup_relation, rec_qgroup_limit,
+	rec_clear_stale;
+extern const struct rec_doc rec_doc_qgroup_create, rec_doc_qgroup_destroy,
+	rec_doc_qgroup_assign, rec_doc_qgroup_remove, rec_doc_qgroup_limit,
+	rec_doc_qgroup_clear_stale;
+
+/* quota enable, disable, rescan: the resulting quota_status object */
+extern const struct rec_doc rec_doc_quota_enable, rec_doc_quota_disable, rec_doc_quota_rescan;
+
 #endif

@@ -59,7 +59,7 @@ state() {
 		--argjson q "$qg" '{gen: $s.superblocks[0].generation,
 		subvols: [$l."subvolume_list"[] | {id, path, parent, flags, generation}],
 		deleted: $c.check.trees.deleted_subvolumes,
-		default: $d."subvolume-get-default".id, quota: $c.check.quota,
+		default: $d.subvolume_get_default.id, quota: $c.check.quota,
 		groups: [($q."qgroup_show" // [])[] | {qgroupid, referenced, exclusive,
 			max_referenced, max_exclusive, parents}]}'
 }

@@ -430,8 +430,8 @@ keys_documented_in() {
 	json+=$("$VOLCTL" --image "$IMG" --format json subvolume list -d /)
 	json+=$("$VOLCTL" --image "$IMG" --format json subvolume show /a)
 	json+=$("$VOLCTL" --image "$IMG" --format json subvolume get-default /)
-	printf '%s\n' "$json" | jq -se 'map(.["subvolume-show"].qgroup.usage.referenced) | any' >/dev/null
-	printf '%s\n' "$json" | jq -se 'map(.["subvolume-list"] // [] | .[] | select(.deleted)) | length > 0' >/dev/null
+	printf '%s\n' "$json" | jq -se 'map(.subvolume_show.qgroup.usage.referenced) | any' >/dev/null
+	printf '%s\n' "$json" | jq -se 'map(.subvolume_list // [] | .[] | select(.deleted)) | length > 0' >/dev/null
 	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-subvolume
 }
 
@@ -440,10 +440,36 @@ keys_documented_in() {
 	fixture_image
 	local json
 	json=$("$VOLCTL" --image "$IMG" --format json qgroup show /)
-	printf '%s\n' "$json" | jq -e '.["qgroup-show"] | length > 3' >/dev/null
+	printf '%s\n' "$json" | jq -e '.qgroup_show | length > 3' >/dev/null
 	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-qgroup
 	json=$("$VOLCTL" --image "$IMG" --format json quota status /)
-	printf '%s\n' "$json" | jq -e '.["quota-status"].levels | length > 0' >/dev/null
+	printf '%s\n' "$json" | jq -e '.quota_status.levels | length > 0' >/dev/null
+	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-quota
+}
+
+@test "every JSON member of the write commands is documented" {
+	need_groff
+	fixture_image
+	local json v=("$VOLCTL" --image "$IMG" --format json)
+	json=$("${v[@]}" subvolume create -i 1/100 /n1 /n2)
+	json+=$("${v[@]}" subvolume snapshot -r /a /s)
+	json+=$("${v[@]}" subvolume delete -C --delete-qgroup /n1)
+	json+=$("${v[@]}" subvolume sync /)
+	json+=$("${v[@]}" subvolume set-default /a)
+	printf '%s\n' "$json" | jq -se 'map(.subvolume_delete.subvolumes[0].qgroup_result // empty) | length == 1' >/dev/null
+	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-subvolume
+	json=$("${v[@]}" qgroup create 1/7 /)
+	json+=$("${v[@]}" qgroup assign 0/256 1/7 /)
+	json+=$("${v[@]}" qgroup limit 1M 1/7 /)
+	json+=$("${v[@]}" qgroup remove 0/256 1/7 /)
+	json+=$("${v[@]}" qgroup destroy 1/7 /)
+	json+=$("${v[@]}" qgroup clear-stale /)
+	printf '%s\n' "$json" | jq -se 'length == 6' >/dev/null
+	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-qgroup
+	json=$("${v[@]}" quota rescan -w /)
+	json+=$("${v[@]}" quota disable /)
+	json+=$("${v[@]}" quota enable /)
+	printf '%s\n' "$json" | jq -se 'length == 3' >/dev/null
 	printf '%s\n' "$json" | json_keys | keys_documented_in volctl-quota
 }
 

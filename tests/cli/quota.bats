@@ -63,10 +63,10 @@ load ../helpers
 	assert_status 1
 }
 
-@test "quota: --format json only for status" {
-	run_volctl --format json quota enable /nonexistent
-	assert_status 2
-	assert_output_contains "--format json is not supported"
-	run_volctl --format json quota status /nonexistent
-	assert_status 1
+@test "quota: --format json for every command" {
+	for c in enable disable rescan status; do
+		run_volctl --format json quota $c /nonexistent
+		[ "$status" -eq 1 ] || { echo "$c: $status $output"; false; }
+		[[ "$output" != *"not supported"* ]] || { echo "$c: $output"; false; }
+	done
 }

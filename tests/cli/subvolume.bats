@@ -46,12 +46,17 @@ SV_CMDS="create delete snapshot list show get-default set-default sync"
 	assert_output_contains "unknown command 'bogus'"
 }
 
-@test "subvolume: --format json is refused where unsupported, accepted by list/show/get-default" {
-	for c in create delete snapshot set-default sync; do
-		run_volctl --format json subvolume "$c" /nonexistent
-		[ "$status" -eq 2 ] || { echo "$c: $status $output"; false; }
-		[[ "$output" == *"--format json is not supported"* ]] || { echo "$output"; false; }
+@test "subvolume: --format json is accepted by every command; mkfs refuses it" {
+	for c in create delete "snapshot /nonexistent" set-default sync; do
+		# shellcheck disable=SC2086
+		run_volctl --format json subvolume $c /nonexistent
+		[ "$status" -eq 1 ] || { echo "$c: $status $output"; false; }
+		[[ "$output" != *"not supported"* ]] || { echo "$output"; false; }
 	done
+	run_volctl --format json mkfs "$BATS_TEST_TMPDIR/x.img"
+	assert_status 2
+	assert_output_contains "volctl mkfs: --format json is not supported by this command"
+	[ ! -e "$BATS_TEST_TMPDIR/x.img" ]
 	for c in list show get-default; do
 		run_volctl --format json subvolume "$c" /nonexistent
 		[ "$status" -eq 1 ] || { echo "$c: $status $output"; false; }

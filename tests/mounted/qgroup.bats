@@ -244,24 +244,24 @@ progs_state() {
 	assert_status 0
 	assert_json
 	j=$output
-	[ "$(jq -r '.__header.version' <<<"$j")" = 2 ]
+	[ "$(jq -r '.__header.version' <<<"$j")" = 3 ]
 	[ "$(jq -c '.quota' <<<"$j")" = '{"enabled":true,"mode":"full","inconsistent":false,"rescan_running":false}' ]
-	[ "$(jq -r '[."qgroup-show"[].qgroupid] | join(" ")' <<<"$j")" = "0/5 0/256 0/257 1/1" ]
-	[ "$(jq -c '."qgroup-show"[0] | [.path, .status, .level, .id]' <<<"$j")" = '["","toplevel",0,5]' ]
-	[ "$(jq -c '."qgroup-show"[] | select(.qgroupid == "0/257") | [.path, .status, .max_referenced, .max_exclusive, .parents, .children]' <<<"$j")" = '["b","subvolume",null,3145728,["1/1"],[]]' ]
-	[ "$(jq -c '."qgroup-show"[] | select(.qgroupid == "1/1") | [.path, .status, .level, .id, .max_referenced, .children]' <<<"$j")" = '[null,"group",1,1,10485760,["0/256","0/257"]]' ]
+	[ "$(jq -r '[.qgroup_show[].qgroupid] | join(" ")' <<<"$j")" = "0/5 0/256 0/257 1/1" ]
+	[ "$(jq -c '.qgroup_show[0] | [.path, .status, .level, .id]' <<<"$j")" = '["","toplevel",0,5]' ]
+	[ "$(jq -c '.qgroup_show[] | select(.qgroupid == "0/257") | [.path, .status, .max_referenced, .max_exclusive, .parents, .children]' <<<"$j")" = '["b","subvolume",null,3145728,["1/1"],[]]' ]
+	[ "$(jq -c '.qgroup_show[] | select(.qgroupid == "1/1") | [.path, .status, .level, .id, .max_referenced, .children]' <<<"$j")" = '[null,"group",1,1,10485760,["0/256","0/257"]]' ]
 	# numbers are raw bytes, the same as btrfs-progs'
 	theirs=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "0/257" {print $2, $3}')
-	[ "$(jq -r '."qgroup-show"[] | select(.qgroupid == "0/257") | "\(.referenced) \(.exclusive)"' <<<"$j")" = "$theirs" ]
+	[ "$(jq -r '.qgroup_show[] | select(.qgroupid == "0/257") | "\(.referenced) \(.exclusive)"' <<<"$j")" = "$theirs" ]
 	# unit options do not change JSON
 	run_volctl --format json qgroup show --kbytes "$MNT"
 	[ "$output" = "$j" ]
 	# filters and sort apply
 	run_volctl --format json qgroup show -F --sort=-qgroupid "$MNT/b"
 	assert_json
-	[ "$(jq -r '[."qgroup-show"[].qgroupid] | join(" ")' <<<"$output")" = "1/1 0/257" ]
+	[ "$(jq -r '[.qgroup_show[].qgroupid] | join(" ")' <<<"$output")" = "1/1 0/257" ]
 	run_volctl --format json qgroup show --sort=-rfer "$MNT"
-	[ "$(jq -r '."qgroup-show"[0].qgroupid' <<<"$output")" = "1/1" ]
+	[ "$(jq -r '.qgroup_show[0].qgroupid' <<<"$output")" = "1/1" ]
 }
 
 @test "seed a: 30M limit, fill until EDQUOT, rm still works, delete the subvolume" {
@@ -283,7 +283,7 @@ progs_state() {
 	[ "$rfer" -gt 20971520 ]
 	[ "$(btrfs qgroup show -r --raw "$MNT" | awk '$1 == "0/256" {print $2, $4}')" = "$rfer 31457280" ]
 	run_volctl --format json qgroup show "$MNT"
-	[ "$(jq -r '."qgroup-show"[] | select(.qgroupid == "0/256") | .full' <<<"$output")" = true ]
+	[ "$(jq -r '.qgroup_show[] | select(.qgroupid == "0/256") | .full' <<<"$output")" = true ]
 	run_volctl qgroup show --tree "$MNT"
 	assert_output_contains "/30.00MiB"
 	[[ "$(grep '0/256' <<<"$output")" == *"% full s" ]]
@@ -345,12 +345,12 @@ progs_state() {
 
 	run_volctl --format json qgroup show "$MNT"
 	assert_json
-	[ "$(jq -r '[."qgroup-show"[] | select(.full) | .qgroupid] | join(" ")' <<<"$output")" = "0/256 0/257 1/1" ]
-	[ "$(jq -r '."qgroup-show"[] | select(.qgroupid == "0/258") | "\(.full) \(.referenced_percent)"' <<<"$output")" = "false 0" ]
-	[ "$(jq -r '."qgroup-show"[] | select(.qgroupid == "1/1") | .referenced_percent' <<<"$output")" -ge 95 ]
+	[ "$(jq -r '[.qgroup_show[] | select(.full) | .qgroupid] | join(" ")' <<<"$output")" = "0/256 0/257 1/1" ]
+	[ "$(jq -r '.qgroup_show[] | select(.qgroupid == "0/258") | "\(.full) \(.referenced_percent)"' <<<"$output")" = "false 0" ]
+	[ "$(jq -r '.qgroup_show[] | select(.qgroupid == "1/1") | .referenced_percent' <<<"$output")" -ge 95 ]
 	# the numbers behind it are btrfs-progs' numbers
 	theirs=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "1/1" {print $2}')
-	[ "$(jq -r '."qgroup-show"[] | select(.qgroupid == "1/1") | .referenced' <<<"$output")" = "$theirs" ]
+	[ "$(jq -r '.qgroup_show[] | select(.qgroupid == "1/1") | .referenced' <<<"$output")" = "$theirs" ]
 }
 
 @test "qgroup: bad input gives a clear error and changes nothing" {
@@ -417,7 +417,7 @@ progs_state() {
 	btrfs subvolume delete "$MNT/del" >/dev/null
 	run_volctl --format json qgroup show "$MNT"
 	assert_status 0
-	st=$(jq -r '."qgroup-show"[] | select(.qgroupid == "0/257") | "\(.status) \(.path)"' <<<"$output")
+	st=$(jq -r '.qgroup_show[] | select(.qgroupid == "0/257") | "\(.status) \(.path)"' <<<"$output")
 	# either still being cleaned, or already removed by the kernel (6.11+)
 	[ -z "$st" ] || [ "$st" = "under-deletion null" ]
 	wait_cleaned "$MNT" >/dev/null
@@ -445,7 +445,7 @@ progs_state() {
 	row=$(grep '^0/256 ' <<<"$output" || true)
 	[[ "$row" == *"   <squota space holder>" ]]
 	run_volctl --format json qgroup show "$MNT"
-	[ "$(jq -r '."qgroup-show"[] | select(.qgroupid == "0/256") | .status' <<<"$output")" = squota-space-holder ]
+	[ "$(jq -r '.qgroup_show[] | select(.qgroupid == "0/256") | .status' <<<"$output")" = squota-space-holder ]
 	run_volctl qgroup clear-stale "$MNT"
 	assert_status 0
 	assert_output_contains "Skip qgroup 0/256: simple-quota space holder"
@@ -517,7 +517,7 @@ progs_state() {
 	assert_status 0
 	[[ "$(grep '^0/256 ' <<<"$output")" == *"   <under deletion>" ]]
 	run_volctl --format json qgroup show "$MNT"
-	[ "$(jq -r '."qgroup-show"[] | select(.qgroupid == "0/256") | "\(.status) \(.path)"' <<<"$output")" = "under-deletion null" ]
+	[ "$(jq -r '.qgroup_show[] | select(.qgroupid == "0/256") | "\(.status) \(.path)"' <<<"$output")" = "under-deletion null" ]
 	run_volctl qgroup clear-stale "$MNT"
 	assert_status 0
 	assert_output_contains "Skip qgroup 0/256: subvolume 256 is still being cleaned"

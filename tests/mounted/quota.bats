@@ -81,7 +81,7 @@ teardown() {
 	assert_output_contains "Rescan:                  unknown (reading it needs CAP_SYS_ADMIN)"
 	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" --format json quota status "$MNT"
 	assert_status 0
-	[ "$(jq -c '."quota-status" | [.enabled, .total_count, .rescan_running, .override_limits, .drop_subtree_threshold]' <<<"$output")" = "[true,3,null,false,$threshold]" ]
+	[ "$(jq -c '.quota_status | [.enabled, .total_count, .rescan_running, .override_limits, .drop_subtree_threshold]' <<<"$output")" = "[true,3,null,false,$threshold]" ]
 	run setpriv --reuid=nobody --regid=nogroup --clear-groups "$VOLCTL" quota status --is-enabled "$MNT"
 	assert_status 0
 	btrfs quota disable "$MNT"
@@ -94,9 +94,9 @@ teardown() {
 	run_volctl --format json quota status "$MNT"
 	assert_status 0
 	assert_json
-	[ "$(jq -r '.__header.version' <<<"$output")" = 2 ]
-	[ "$(jq -r '."quota-status".enabled' <<<"$output")" = false ]
-	[ "$(jq -r '."quota-status".mode' <<<"$output")" = null ]
+	[ "$(jq -r '.__header.version' <<<"$output")" = 3 ]
+	[ "$(jq -r '.quota_status.enabled' <<<"$output")" = false ]
+	[ "$(jq -r '.quota_status.mode' <<<"$output")" = null ]
 
 	btrfs subvolume create "$MNT/a" >/dev/null
 	run_volctl quota enable "$MNT"
@@ -106,11 +106,11 @@ teardown() {
 	run_volctl --format json quota status "$MNT"
 	assert_status 0
 	assert_json
-	[ "$(jq -r '."quota-status".enabled' <<<"$output")" = true ]
-	[ "$(jq -r '."quota-status".mode' <<<"$output")" = full ]
-	[ "$(jq -r '."quota-status".inconsistent' <<<"$output")" = false ]
-	[ "$(jq -r '."quota-status".total_count' <<<"$output")" = 3 ]
-	[ "$(jq -c '."quota-status".levels' <<<"$output")" = '[{"level":0,"count":2},{"level":1,"count":1}]' ]
+	[ "$(jq -r '.quota_status.enabled' <<<"$output")" = true ]
+	[ "$(jq -r '.quota_status.mode' <<<"$output")" = full ]
+	[ "$(jq -r '.quota_status.inconsistent' <<<"$output")" = false ]
+	[ "$(jq -r '.quota_status.total_count' <<<"$output")" = 3 ]
+	[ "$(jq -c '.quota_status.levels' <<<"$output")" = '[{"level":0,"count":2},{"level":1,"count":1}]' ]
 }
 
 @test "quota enable -s: simple quotas, no rescan" {
@@ -120,7 +120,7 @@ teardown() {
 	assert_status 0
 	assert_output_contains "  Mode:                    squota (simplified accounting)"
 	run_volctl --format json quota status "$MNT"
-	[ "$(jq -r '."quota-status".mode' <<<"$output")" = simple ]
+	[ "$(jq -r '.quota_status.mode' <<<"$output")" = simple ]
 	run_volctl quota rescan "$MNT"
 	assert_status 1
 	assert_output_contains "not possible with simple quotas"
@@ -193,7 +193,7 @@ teardown() {
 	assert_output_contains "  Inconsistent:            yes (rescan needed)"
 	assert_output_contains "run 'volctl quota rescan -w $MNT'"
 	run_volctl --format json quota status "$MNT"
-	[ "$(jq -r '."quota-status".inconsistent' <<<"$output")" = true ]
+	[ "$(jq -r '.quota_status.inconsistent' <<<"$output")" = true ]
 	run_volctl_split qgroup show "$MNT"
 	assert_status 0
 	[[ "$err" == *"qgroup numbers are inconsistent"* ]]

@@ -222,27 +222,30 @@ subvol_names() {
 	run_volctl --format json subvolume list .
 	assert_status 0
 	assert_json
-	[ "$(jq -r '.__header.version' <<<"$output")" = 2 ]
-	[ "$(jq '."subvolume-list" | length' <<<"$output")" = 6 ]
-	[ "$(jq -r '."subvolume-list"[] | select(.id == 258) | .path' <<<"$output")" = a/dir/nested ]
-	[ "$(jq '."subvolume-list"[] | select(.id == 258) | .top_level' <<<"$output")" = 256 ]
-	[ "$(jq -c '."subvolume-list"[] | select(.path == "ro-snap") | .flags' <<<"$output")" = '["readonly"]' ]
+	[ "$(jq -r '.__header.version' <<<"$output")" = 3 ]
+	[ "$(jq '.subvolume_list | length' <<<"$output")" = 6 ]
+	[ "$(jq -r '.subvolume_list[] | select(.id == 258) | .path' <<<"$output")" = a/dir/nested ]
+	[ "$(jq '.subvolume_list[] | select(.id == 258) | .top_level' <<<"$output")" = 256 ]
+	[ "$(jq -c '.subvolume_list[] | select(.path == "ro-snap") | .flags' <<<"$output")" = '["readonly"]' ]
 	uuid_a=$(btrfs subvolume show a | awk '/^\tUUID:/{print $2}')
-	[ "$(jq -r '."subvolume-list"[] | select(.path == "a") | .uuid' <<<"$output")" = "$uuid_a" ]
-	[ "$(jq -r '."subvolume-list"[] | select(.path == "snap-a") | .parent_uuid' <<<"$output")" = "$uuid_a" ]
-	[ "$(jq '."subvolume-list"[] | select(.path == "a") | .parent_uuid' <<<"$output")" = null ]
-	[[ "$(jq -r '."subvolume-list"[0].otime' <<<"$output")" =~ ^20[0-9-]+T[0-9:]+\+00:00$ ]]
-	[ "$(jq '."subvolume-list"[0].otime_sec | type' <<<"$output")" = '"number"' ]
-	[ "$(jq '."subvolume-list"[0].deleted' <<<"$output")" = false ]
+	[ "$(jq -r '.subvolume_list[] | select(.path == "a") | .uuid' <<<"$output")" = "$uuid_a" ]
+	[ "$(jq -r '.subvolume_list[] | select(.path == "snap-a") | .parent_uuid' <<<"$output")" = "$uuid_a" ]
+	[ "$(jq '.subvolume_list[] | select(.path == "a") | .parent_uuid' <<<"$output")" = null ]
+	[[ "$(jq -r '.subvolume_list[0].otime' <<<"$output")" =~ ^20[0-9-]+T[0-9:]+\+00:00$ ]]
+	[ "$(jq '.subvolume_list[0].otime_sec | type' <<<"$output")" = '"number"' ]
+	[ "$(jq '.subvolume_list[0].deleted' <<<"$output")" = false ]
 
 	run_volctl --format json subvolume list -s .
-	[ "$(jq -r '[."subvolume-list"[].path] | join(",")' <<<"$output")" = snap-a,ro-snap ]
+	[ "$(jq -r '[.subvolume_list[].path] | join(",")' <<<"$output")" = snap-a,ro-snap ]
 	run_volctl --format json subvolume list -o a
-	[ "$(jq -r '[."subvolume-list"[].id] | join(",")' <<<"$output")" = 258 ]
+	[ "$(jq -r '[.subvolume_list[].id] | join(",")' <<<"$output")" = 258 ]
 	run_volctl --format json subvolume list --sort=-rootid .
-	[ "$(jq '."subvolume-list"[0].id' <<<"$output")" = 261 ]
+	[ "$(jq '.subvolume_list[0].id' <<<"$output")" = 261 ]
 	"$VOLCTL" subvolume delete b >/dev/null
 	run_volctl --format json subvolume list -d .
+	[ "$(jq -c '.subvolume_list[] | [.id, .path, .deleted, .top_level]' <<<"$output")" = '[257,null,true,null]' ]
+	# version 1 (deprecated): 0 for the unset top level
+	run_volctl --format json-v1 subvolume list -d .
 	[ "$(jq -c '."subvolume-list"[] | [.id, .path, .deleted, .top_level]' <<<"$output")" = '[257,null,true,0]' ]
 }
 
@@ -293,12 +296,12 @@ subvol_names() {
 	run_volctl --format json subvolume show a
 	assert_status 0
 	assert_json
-	[ "$(jq -r '."subvolume-show".qgroup.qgroupid' <<<"$output")" = 0/256 ]
-	[ "$(jq '."subvolume-show".qgroup.limit.exclusive' <<<"$output")" = 2097152 ]
-	[ "$(jq '."subvolume-show".qgroup.limit.referenced' <<<"$output")" = 0 ]
-	[ "$(jq -c '."subvolume-show".snapshots' <<<"$output")" = '["snap-a","ro-snap"]' ]
-	[ "$(jq '."subvolume-show".id' <<<"$output")" = 256 ]
-	[ "$(jq -r '."subvolume-show".name' <<<"$output")" = a ]
+	[ "$(jq -r '.subvolume_show.qgroup.qgroupid' <<<"$output")" = 0/256 ]
+	[ "$(jq '.subvolume_show.qgroup.limit.exclusive' <<<"$output")" = 2097152 ]
+	[ "$(jq '.subvolume_show.qgroup.limit.referenced' <<<"$output")" = null ]
+	[ "$(jq -c '.subvolume_show.snapshots' <<<"$output")" = '["snap-a","ro-snap"]' ]
+	[ "$(jq '.subvolume_show.id' <<<"$output")" = 256 ]
+	[ "$(jq -r '.subvolume_show.name' <<<"$output")" = a ]
 	run_volctl -q subvolume show a
 	assert_status 0
 	[ -z "$output" ]
@@ -314,7 +317,7 @@ subvol_names() {
 	[ -z "$output" ]
 	diff <("$VOLCTL" subvolume get-default .) <(btrfs subvolume get-default .)
 	run_volctl --format json subvolume get-default .
-	[ "$(jq -c '."subvolume-get-default" | [.id, .path, .top_level]' <<<"$output")" = '[256,"a",5]' ]
+	[ "$(jq -c '.subvolume_get_default | [.id, .path, .top_level]' <<<"$output")" = '[256,"a",5]' ]
 	run_volctl subvolume set-default snap-a
 	assert_status 0
 	[[ "$(btrfs subvolume get-default .)" == "ID 259 "* ]]

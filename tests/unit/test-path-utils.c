@@ -166,7 +166,7 @@ static void test_kvout(void)
 	json = render(true, false);
 	CHECK_STR(json, "{\n"
 		  "  \"__header\": {\n"
-		  "    \"version\": \"2\"\n"
+		  "    \"version\": \"3\"\n"
 		  "  },\n"
 		  "  \"thing\": {\n"
 		  "    \"name\": \"b\",\n"

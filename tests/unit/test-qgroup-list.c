@@ -307,7 +307,7 @@ static char *render(const struct qgroup_view *view, const struct qgroup_show_opt
 	else if (which == 1)
 		qgroup_print_tree(f, view, opts);
 	else
-		qgroup_print_json(f, view);
+		qgroup_print_json(f, view, false);
 	fclose(f);
 	return buf;
 }

@@ -391,7 +391,7 @@ static void test_size_opt(void)
 		kvout_document_close(&kv);
 		fclose(f);
 		if (json)
-			CHECK_STR(buf, "{\n  \"__header\": {\n    \"version\": \"2\"\n  },\n"
+			CHECK_STR(buf, "{\n  \"__header\": {\n    \"version\": \"3\"\n  },\n"
 				       "  \"a\": 3072,\n  \"b\": null\n}\n");
 		else
 			CHECK_STR(buf, "\tA: 3.00KiB\n\tB: none\n");
@@ -461,7 +461,7 @@ int main(void)
 	text = dump(false, 1);
 	json = dump(true, 1);
 	CHECK_STR(text, "n 7\nflags 0x3 (ONE|0x2)\no\n  key (256 INODE_ITEM 0)\n");
-	CHECK_STR(json, "{\n  \"__header\": {\n    \"version\": \"2\"\n  },\n  \"n\": 7,\n"
+	CHECK_STR(json, "{\n  \"__header\": {\n    \"version\": \"3\"\n  },\n  \"n\": 7,\n"
 		  "  \"flags\": 3,\n  \"flags_names\": [\n    \"ONE\",\n    \"0x2\"\n  ],\n"
 		  "  \"o\": {\n    \"hidden\": 7,\n    \"key\": {\n      \"objectid\": 256,\n"
 		  "      \"type\": 1,\n      \"type_name\": \"INODE_ITEM\",\n"
@@ -475,7 +475,7 @@ int main(void)
 	text = emit(false);
 	json = emit(true);
 	CHECK_STR(text, "\tN: 7\n\tUnset: 0\n\tLimit: -\n");
-	CHECK_STR(json, "{\n  \"__header\": {\n    \"version\": \"2\"\n  },\n  \"n\": 7,\n"
+	CHECK_STR(json, "{\n  \"__header\": {\n    \"version\": \"3\"\n  },\n  \"n\": 7,\n"
 		     "  \"unset\": null,\n  \"o\": {\n    \"s\": null,\n    \"limit\": null\n  }\n}\n");
 	free(text);
 	free(json);
