@@ -22,6 +22,7 @@
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/default-subvol.h"
 #include "kernel-shared/qgroup-write.h"
+#include "kernel-shared/squota.h"
 #include "kernel-shared/qgroup-recompute.h"
 
 /* One op on the image: its failure names the image unless the library names the object */
@@ -61,8 +62,13 @@ int vc_offline_quota_ctl(struct btrfs_fs *fs, const char *image, enum vc_quota_m
 		struct btrfs_root *root;
 		bool on = btrfs_read_root(fs, BTRFS_QUOTA_TREE_OBJECTID, &root) == 0;
 
-		if (on == (mode != VC_QUOTA_DISABLE))
-			return 0;
+		if (on == (mode != VC_QUOTA_DISABLE)) {
+			int ret = btrfs_squota_check(fs);
+
+			if (ret < 0)
+				vc_offline_error(fs, VC_WRITE_IMAGE, image, ret, err, errlen);
+			return ret;
+		}
 	}
 	return image_write(fs, image, quota_ctl_op, &mode, err, errlen);
 }

@@ -12,9 +12,8 @@
 #include "squota.h"
 
 /* The STATUS item the kernel would stumble over at mount: refuse to write */
-static int status_refuse(struct btrfs_trans_handle *trans, const struct btrfs_qgroup_status_rec *st)
+static int status_refuse(struct btrfs_fs *fs, const struct btrfs_qgroup_status_rec *st)
 {
-	struct btrfs_fs *fs = trans->fs;
 	struct btrfs_qstatus_super sb = {
 		.incompat = btrfs_super_incompat_flags(&fs->super),
 		.generation = fs->generation,
@@ -35,36 +34,54 @@ static int status_refuse(struct btrfs_trans_handle *trans, const struct btrfs_qg
 	return -EUCLEAN;
 }
 
-int btrfs_squota_load(struct btrfs_trans_handle *trans)
+/* The STATUS item of the quota tree into @st, refused when the kernel would stumble; 1: none */
+static int status_read(struct btrfs_fs *fs, struct btrfs_qgroup_status_rec *st)
 {
 	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
-	struct btrfs_qgroup_status_rec st;
 	struct btrfs_qgroup_status_item item;
 	struct btrfs_root *quota;
 	u32 len;
 	int ret;
 
-	trans->squota = false;
-	trans->squota_enable_gen = 0;
-	ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
+	ret = btrfs_read_root(fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
 	if (ret == -ENOENT)
-		return 0;
+		return 1;
 	if (ret < 0)
 		return ret;
 	ret = btrfs_lookup_item(quota, &key, &item, sizeof(item), &len);
 	if (ret == -ENOENT)
-		return 0;	/* no STATUS: the qgroup code reports it when asked */
+		return 1;	/* no STATUS: the qgroup code reports it when asked */
 	if (ret < 0)
 		return ret;
-	ret = btrfs_decode_qgroup_status(&item, len < sizeof(item) ? len : (u32)sizeof(item), &st);
+	ret = btrfs_decode_qgroup_status(&item, len < sizeof(item) ? len : (u32)sizeof(item), st);
 	if (ret < 0) {
-		btrfs_fs_set_error(trans->fs, "quota tree: status item of %u bytes, shorter than %u",
+		btrfs_fs_set_error(fs, "quota tree: status item of %u bytes, shorter than %u",
 				   (unsigned int)len, (unsigned int)BTRFS_QGROUP_STATUS_ITEM_V1_SIZE);
 		return ret;
 	}
-	st.size = len;
+	st->size = len;
+	return status_refuse(fs, st);
+}
+
+int btrfs_squota_check(struct btrfs_fs *fs)
+{
+	struct btrfs_qgroup_status_rec st;
+	int ret = status_read(fs, &st);
+
+	return ret < 0 ? ret : 0;
+}
+
+int btrfs_squota_load(struct btrfs_trans_handle *trans)
+{
+	struct btrfs_qgroup_status_rec st;
+	int ret;
+
+	trans->squota = false;
+	trans->squota_enable_gen = 0;
 	/* every offline write starts here: none goes on from a STATUS the kernel chokes on */
-	ret = status_refuse(trans, &st);
+	ret = status_read(trans->fs, &st);
+	if (ret == 1)
+		return 0;
 	if (ret < 0 || !(st.flags & BTRFS_QGROUP_STATUS_FLAG_SIMPLE_MODE))
 		return ret;
 	trans->squota = true;

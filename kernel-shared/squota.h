@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include "format.h"
 
+struct btrfs_fs;
 struct btrfs_trans_handle;
 
 /**
@@ -32,6 +33,14 @@ struct btrfs_trans_handle;
  * Return: 0 (also when quotas are off) or a negative errno.
  */
 int btrfs_squota_load(struct btrfs_trans_handle *trans);
+
+/**
+ * btrfs_squota_check - the refusal of btrfs_squota_load() without a
+ * transaction, for a write that finds nothing to do (quota enable when
+ * quotas are on): it still refuses an image the kernel cannot mount
+ * Return: 0 (also when quotas are off) or -EUCLEAN with the message set.
+ */
+int btrfs_squota_check(struct btrfs_fs *fs);
 
 /**
  * btrfs_squota_counts - an extent of @generation is charged in simple mode

@@ -302,6 +302,29 @@ all_fail() {
 	[[ "$LAST_ERR" == *"smaller than"* ]]
 }
 
+@test "corrupt: qgroup status item the kernel hangs on (never mounted): check fails, writes refused" {
+	# simple mode without the SIMPLE_QUOTA incompat bit, and unknown flag bits:
+	# kernel 6.18 hangs in open_ctree on such an image, so it is never mounted
+	local flags before
+	for flags in 8 0x100; do
+		fixture rich4k
+		cp "$IMG" "$BATS_TEST_TMPDIR/q.img"
+		IMG="$BATS_TEST_TMPDIR/q.img"
+		python3 "$CORRUPT" "$IMG" qstatus "$flags"
+		before=$(sha256sum <"$IMG")
+		run "$VOLCTL" check "$IMG"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"quota status item"*"the kernel may hang or refuse mounting"* ]]
+		expect_clean_failure subvolume snapshot /a /q-snap
+		[[ "$LAST_ERR" == *"quota status item"* ]]
+		expect_clean_failure quota enable /
+		[ "$(sha256sum <"$IMG")" = "$before" ]
+		# readers still read it
+		run "$VOLCTL" --image "$IMG" subvolume list /
+		[ "$status" -eq 0 ]
+	done
+}
+
 @test "corrupt: random bytes over the metadata never crash or hang" {
 	# 20 rounds of 16 random bytes at random places of the metadata chunk
 	for i in $(seq 20); do

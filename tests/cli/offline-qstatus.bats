@@ -24,6 +24,7 @@ CORRUPT="$BATS_TEST_DIRNAME/../fixtures/corrupt.py"
 	refused --image "$IMG" qgroup limit 1M 0/5 /
 	refused --image "$IMG" quota rescan /
 	refused --image "$IMG" quota disable /
+	refused --image "$IMG" quota enable /
 	run_volctl --image "$IMG" quota status /
 	assert_status 0
 	[[ "$output" == *"Mode:                    unknown: invalid status item (flags 0x9)"* ]]
