@@ -263,12 +263,6 @@ static int take_global_options(struct vc_config *cfg, int *argc, char **argv)
 			cfg->verbose++;
 			continue;
 		}
-		if (!strcmp(arg, "--wait") || !strncmp(arg, "--wait=", 7)) {
-			ret = set_wait(cfg, arg[6] ? arg + 7 : NULL);
-			if (ret)
-				return ret;
-			continue;
-		}
 		for (k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
 			len = strlen(with_value[k]);
 			if (!strncmp(arg, with_value[k], len) && (!arg[len] || arg[len] == '='))

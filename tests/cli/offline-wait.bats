@@ -64,9 +64,11 @@ hold() {
 	[[ "$output" == *" path a" ]]
 }
 
-@test "--wait=SECONDS after the command, and for mkfs and check --repair-qgroups" {
+@test "--wait=SECONDS for mkfs and check --repair-qgroups; after the command it is the command's" {
 	hold
-	"$VOLCTL" --image "$IMG" subvolume create --wait=30 /b >/dev/null 2>errs &
+	run_volctl_split --image "$IMG" subvolume create --wait=1 /c
+	[ "$status" -eq 2 ]
+	"$VOLCTL" --wait=30 --image "$IMG" subvolume create /b >/dev/null 2>errs &
 	writer=$!
 	run_volctl_split --wait=0.2 mkfs -f "$IMG"
 	[ "$status" -eq 1 ]
