@@ -399,12 +399,28 @@ void qstatus_faults_fill(struct qstatus_faults *out, unsigned int faults,
 	}
 }
 
-/* The quota status record (common/records.c) of @st; @lv holds its levels. */
-static void status_rec(struct quota_status_rec *r, struct quota_level_rec *lv, const char *path,
-		       const struct quota_state *st, bool *b, uint64_t *u, char *buf, size_t size,
-		       const struct qstatus_faults *qf, char *mode, size_t mode_size)
+/* What a quota status record points into */
+struct status_buf {
+	struct quota_level_rec lv[QUOTA_MAX_LEVELS];
+	struct qstatus_faults qf;
+	char rescan[64], mode[96];
+	bool b[2];
+	uint64_t u[2];
+};
+
+/* The quota status record (common/records.c) of @st, pointing into @sb */
+static void status_rec(struct quota_status_rec *r, struct status_buf *sb, const char *path,
+		       const struct quota_state *st)
 {
+	struct quota_level_rec *lv = sb->lv;
+	const struct qstatus_faults *qf = &sb->qf;
+	bool *b = sb->b;
+	uint64_t *u = sb->u;
+	char *buf = sb->rescan, *mode = sb->mode;
+	size_t size = sizeof(sb->rescan), mode_size = sizeof(sb->mode);
 	size_t top = top_level(st), nr = 0;
+
+	qstatus_faults_fill(&sb->qf, st->status_faults, &st->status, st->sb_known ? &st->sb : NULL);
 
 	/* b[0] override_limits, b[1] rescan_running; u[0] drop threshold, u[1] progress */
 	b[0] = st->override_limits > 0;
@@ -453,18 +469,14 @@ static void status_rec(struct quota_status_rec *r, struct quota_level_rec *lv, c
 int quota_print_status(FILE *out, const char *path, const struct quota_state *st,
 		       const struct vc_config *run)
 {
-	struct quota_level_rec lv[QUOTA_MAX_LEVELS];
 	struct quota_status_rec r;
 	bool json = run->format == VC_FORMAT_JSON;
 	struct vc_config cfg = { .format = run->format, .json_v1 = run->json_v1 };
 	struct kvout kv;
-	struct qstatus_faults qf;
-	char rescan[64], mode[96];
-	bool b[2];
-	uint64_t u[2];
+	struct status_buf sb;
+	const struct qstatus_faults *qf = &sb.qf;
 
-	qstatus_faults_fill(&qf, st->status_faults, &st->status, st->sb_known ? &st->sb : NULL);
-	status_rec(&r, lv, path, st, b, u, rescan, sizeof(rescan), &qf, mode, sizeof(mode));
+	status_rec(&r, &sb, path, st);
 	kvout_init(&kv, &cfg, out, 0);
 	if (json) {
 		rec_print_document(&kv, &rec_doc_quota_status, &rec_quota_status, &r);
@@ -477,9 +489,9 @@ int quota_print_status(FILE *out, const char *path, const struct quota_state *st
 		rec_emit(&kv, &rec_quota_status, &r);
 	}
 	/* quotas on or not, the kernel reads the item at every mount */
-	for (size_t i = 0; i < qf.nr; i++)
-		fprintf(out, "Invalid status item: %s\n", qf.msg[i]);
-	if (qf.nr)
+	for (size_t i = 0; i < qf->nr; i++)
+		fprintf(out, "Invalid status item: %s\n", qf->msg[i]);
+	if (qf->nr)
 		fprintf(out, "Note: the kernel may hang or refuse mounting this filesystem; "
 			"'volctl check' reports the item and offline writes refuse it\n");
 	if (!st->enabled)
@@ -496,17 +508,12 @@ int quota_print_status(FILE *out, const char *path, const struct quota_state *st
 void quota_print_result(FILE *out, const char *path, const struct quota_state *st,
 			const struct rec_doc *doc)
 {
-	struct quota_level_rec lv[QUOTA_MAX_LEVELS];
 	struct quota_status_rec r;
 	struct vc_config cfg = { .format = VC_FORMAT_JSON };
 	struct kvout kv;
-	struct qstatus_faults qf;
-	char rescan[64], mode[96];
-	bool b[2];
-	uint64_t u[2];
+	struct status_buf sb;
 
-	qstatus_faults_fill(&qf, st->status_faults, &st->status, st->sb_known ? &st->sb : NULL);
-	status_rec(&r, lv, path, st, b, u, rescan, sizeof(rescan), &qf, mode, sizeof(mode));
+	status_rec(&r, &sb, path, st);
 	kvout_init(&kv, &cfg, out, 0);
 	rec_print_document(&kv, doc, &rec_quota_status, &r);
 }
