@@ -279,6 +279,16 @@ static enum btrfs_super_finding compare_copy(const struct btrfs_super_copy *c,
 	return same_contents(sb, psb) ? BTRFS_SUPER_FINE : BTRFS_SUPER_DIFFERS;
 }
 
+static bool all_zero(const void *buf, size_t len)
+{
+	const u8 *p = buf;
+
+	for (size_t i = 0; i < len; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
 int btrfs_super_read_copies(struct btrfs_io_dev *dev, const struct btrfs_super_block *primary,
 			    struct btrfs_super_copy *copies)
 {
@@ -296,9 +306,12 @@ int btrfs_super_read_copies(struct btrfs_io_dev *dev, const struct btrfs_super_b
 			memcpy(&sbs[0], primary, sizeof(sbs[0]));
 			ret = 0;
 		} else {
+			/* not zeros unless read as zeros */
+			memset(&sbs[m], 0xff, sizeof(sbs[m]));
 			ret = btrfs_super_read_mirror(dev, m, &sbs[m], c->msg);
 		}
-		if (ret == -ENOENT && m > 0) {
+		/* a mirror of zeros was never written (btrfs-image -r leaves them so) */
+		if (m > 0 && (ret == -ENOENT || (ret < 0 && all_zero(&sbs[m], sizeof(sbs[m]))))) {
 			c->finding = BTRFS_SUPER_ABSENT;
 			c->msg[0] = '\0';
 			continue;

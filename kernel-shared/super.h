@@ -158,7 +158,9 @@ static inline bool btrfs_super_finding_is_error(enum btrfs_super_finding f)
  * A copy belongs to the device when it fits in it and, as the kernel
  * writes them (write_dev_supers()), ends before the total_bytes of the
  * device's dev_item (the primary's, else the newest valid copy's); copies
- * past either are BTRFS_SUPER_ABSENT.  Copies compare equal when every
+ * past either are BTRFS_SUPER_ABSENT, and so is a mirror of zeros (never
+ * written: btrfs-image -r leaves them so; the kernel writes it at its next
+ * commit).  Copies compare equal when every
  * byte but the checksum and bytenr is the same.
  * Return: how many copies belong to the device (1..3; the primary always).
  */

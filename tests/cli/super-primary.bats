@@ -264,3 +264,17 @@ finding() {
 	[[ "$out" == *"path a"* ]]
 	[ "$(grep -c "using superblock mirror 1" <<<"$err")" -eq 1 ]
 }
+
+@test "super: a mirror of zeros was never written (btrfs-image -r): no finding; garbled magic is one" {
+	cp "$IMG" "$D/zero1.img"
+	dd if=/dev/zero of="$D/zero1.img" bs=4096 seek=$((P1 / 4096)) count=1 conv=notrunc status=none
+	run_volctl_split check "$D/zero1.img"
+	[ "$status" -eq 0 ]
+	[ -z "$err" ]
+	[[ "$out" == *"superblocks: 1 copy on 1 device, all agree with the primary"* ]]
+	cp "$IMG" "$D/magic1.img"
+	garble "$D/magic1.img" $((P1 + 64)) 8
+	run_volctl_split check "$D/magic1.img"
+	[ "$status" -eq 0 ]
+	[[ "$err" == *"magic1.img: superblock mirror 1: bad magic"* ]]
+}
