@@ -18,20 +18,8 @@
 #include "transaction.h"
 #include "accounting.h"
 #include "qgroup-list.h"
-#include "qgroup-write.h"
+#include "qgroup-items.h"
 #include "qgroup-recompute.h"
-
-static int load_list(struct btrfs_trans_handle *trans, struct btrfs_qgroup_list *list)
-{
-	struct btrfs_item_source src = btrfs_fs_item_source(trans->fs);
-	int ret = btrfs_qgroup_list_load(&src, list);
-
-	if (ret == -ENOENT) {
-		btrfs_fs_set_error(trans->fs, "quota is not enabled");
-		return -ENOTCONN;
-	}
-	return ret;
-}
 
 int btrfs_qgroup_trans_begin(struct btrfs_trans_handle *trans)
 {
@@ -43,7 +31,7 @@ int btrfs_qgroup_trans_begin(struct btrfs_trans_handle *trans)
 	list = calloc(1, sizeof(*list));
 	if (!list)
 		return -ENOMEM;
-	ret = load_list(trans, list);
+	ret = btrfs_qgroup_load_trans(trans, list);
 	if (ret < 0) {
 		free(list);
 		return ret;
@@ -84,7 +72,7 @@ static int write_computed(struct btrfs_trans_handle *trans, struct btrfs_qgroup_
 		return -ENOTCONN;
 	}
 	if (!ret)
-		ret = load_list(trans, &list);
+		ret = btrfs_qgroup_load_trans(trans, &list);
 	if (ret < 0)
 		return ret;
 	if (res)
@@ -167,7 +155,7 @@ int btrfs_qgroup_commit_check_limits(struct btrfs_trans_handle *trans)
 	if (before->status.flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT ||
 	    btrfs_qgroup_list_is_simple(before))
 		return 0;
-	ret = load_list(trans, &after);
+	ret = btrfs_qgroup_load_trans(trans, &after);
 	if (ret < 0)
 		return ret;
 	for (size_t i = 0; i < after.nr && !ret; i++) {

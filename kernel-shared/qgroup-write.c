@@ -24,88 +24,8 @@
 #include "transaction.h"
 #include "accounting.h"
 #include "qgroup-list.h"
+#include "qgroup-items.h"
 #include "qgroup-write.h"
-
-#define QG_ITEM_SIZE	40
-
-static const char *qgid(u64 id, char *buf)
-{
-	return btrfs_qgroupid_str(id, buf);
-}
-
-static int quota_root(struct btrfs_trans_handle *trans, struct btrfs_root **root)
-{
-	int ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, root);
-
-	if (ret == -ENOENT) {
-		btrfs_fs_set_error(trans->fs, "quota is not enabled");
-		return -ENOTCONN;
-	}
-	return ret;
-}
-
-static int load_list(struct btrfs_trans_handle *trans, struct btrfs_qgroup_list *list)
-{
-	struct btrfs_item_source src = btrfs_fs_item_source(trans->fs);
-	int ret = btrfs_qgroup_list_load(&src, list);
-
-	if (ret == -ENOENT) {
-		btrfs_fs_set_error(trans->fs, "quota is not enabled");
-		return -ENOTCONN;
-	}
-	return ret;
-}
-
-static void info_fill(u8 *p, u64 transid, u64 rfer, u64 excl)
-{
-	memset(p, 0, QG_ITEM_SIZE);
-	put_le64(p, transid);
-	put_le64(p + 8, rfer);
-	put_le64(p + 16, rfer);
-	put_le64(p + 24, excl);
-	put_le64(p + 32, excl);
-}
-
-int btrfs_qgroup_write_info(struct btrfs_trans_handle *trans, struct btrfs_root *quota, u64 id,
-			    u64 rfer, u64 excl)
-{
-	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, id };
-	u8 info[QG_ITEM_SIZE];
-
-	info_fill(info, trans->transid, rfer, excl);
-	return btrfs_update_item(trans, quota, &key, info, sizeof(info));
-}
-
-/* Change STATUS flags (and, with @rescan_done, the rescan progress) */
-int btrfs_qgroup_update_status(struct btrfs_trans_handle *trans, struct btrfs_root *quota,
-			       u64 clear, bool rescan_done)
-{
-	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
-	struct btrfs_path path;
-	u8 *p;
-	u32 len;
-	int ret;
-
-	btrfs_path_init(&path);
-	ret = btrfs_search_cow(trans, quota, &key, &path, 0);
-	if (ret) {
-		btrfs_path_release(&path);
-		if (ret > 0)
-			btrfs_fs_set_error(trans->fs, "quota tree: no status item");
-		return ret < 0 ? ret : -EUCLEAN;
-	}
-	p = btrfs_path_item_ptr(&path, &len);
-	if (len < 32) {
-		btrfs_path_release(&path);
-		return -EUCLEAN;
-	}
-	put_le64(p + 8, trans->transid);
-	put_le64(p + 16, get_le64(p + 16) & ~clear);
-	if (rescan_done)
-		put_le64(p + 24, (u64)-1);
-	btrfs_path_release(&path);
-	return 0;
-}
 
 static int run_engine(struct btrfs_trans_handle *trans, struct btrfs_acct **acct)
 {
@@ -195,48 +115,6 @@ struct group_update {
 	u64 id;
 	u64 rfer, excl;
 };
-
-/*
- * Refuse a write with -EDQUOT: @qgroupid's @exclusive (else referenced)
- * @limit would be exceeded by @over bytes; @reserve is what a new subvolume
- * reserves in its parent when that is the cause (0 otherwise).  The values
- * go to fs->refusal, the words to the message.
- */
-static int limit_refused(struct btrfs_fs *fs, u64 qgroupid, bool exclusive, u64 limit, u64 over,
-			 u64 reserve)
-{
-	char b[BTRFS_QGROUPID_BUFSIZE], why[128] = "";
-
-	if (reserve)
-		snprintf(why, sizeof(why), " (a new subvolume reserves %llu bytes in its parent, "
-			 "as the kernel does)", (unsigned long long)reserve);
-	btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
-			       "qgroup %s: %s limit %llu would be exceeded by %llu bytes%s",
-			       qgid(qgroupid, b), exclusive ? "exclusive" : "referenced",
-			       (unsigned long long)limit, (unsigned long long)over, why);
-	fs->refusal = (struct btrfs_limit_refusal){
-		.qgroupid = qgroupid,
-		.limit = limit,
-		.over = over,
-		.reserve = reserve,
-		.exclusive = exclusive,
-	};
-	return -EDQUOT;
-}
-
-int btrfs_qgroup_check_limit(struct btrfs_fs *fs, const struct btrfs_qgroup *qg, u64 rfer,
-			     u64 excl)
-{
-	const struct btrfs_qgroup_limit_rec *lim = &qg->limit;
-
-	if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_RFER) && rfer > qg->info.rfer &&
-	    rfer > lim->max_rfer)
-		return limit_refused(fs, qg->qgroupid, false, lim->max_rfer, rfer - lim->max_rfer, 0);
-	if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_EXCL) && excl > qg->info.excl &&
-	    excl > lim->max_excl)
-		return limit_refused(fs, qg->qgroupid, true, lim->max_excl, excl - lim->max_excl, 0);
-	return 0;
-}
 
 /*
  * New numbers of @dst and its ancestors after the edge change: quick path
@@ -378,13 +256,13 @@ static int change_relation(struct btrfs_trans_handle *trans, u64 src, u64 dst, b
 	bool linked = false;
 	int ret;
 
-	ret = quota_root(trans, &quota);
+	ret = btrfs_qgroup_quota_root(trans, &quota);
 	if (!ret)
-		ret = load_list(trans, &list);
+		ret = btrfs_qgroup_load_trans(trans, &list);
 	if (ret < 0)
 		return ret;
-	qgid(src, sb);
-	qgid(dst, db);
+	btrfs_qgroupid_str(src, sb);
+	btrfs_qgroupid_str(dst, db);
 	s = btrfs_qgroup_list_find(&list, src);
 	d = btrfs_qgroup_list_find(&list, dst);
 	if (btrfs_qgroup_level(src) >= btrfs_qgroup_level(dst)) {
@@ -452,15 +330,15 @@ int btrfs_qgroup_create(struct btrfs_trans_handle *trans, u64 qgroupid)
 {
 	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, qgroupid };
 	char b[BTRFS_QGROUPID_BUFSIZE];
-	u8 info[QG_ITEM_SIZE], limit[QG_ITEM_SIZE];
+	u8 info[BTRFS_QGROUP_ITEM_SIZE], limit[BTRFS_QGROUP_ITEM_SIZE];
 	struct btrfs_root *quota;
 	u32 len;
 	int ret;
 
-	ret = quota_root(trans, &quota);
+	ret = btrfs_qgroup_quota_root(trans, &quota);
 	if (ret < 0)
 		return ret;
-	qgid(qgroupid, b);
+	btrfs_qgroupid_str(qgroupid, b);
 	if (!qgroupid || (btrfs_qgroup_level(qgroupid) == 0 && btrfs_is_fstree(qgroupid))) {
 		btrfs_fs_set_obj_error(trans->fs, BTRFS_ERR_OBJ_QGROUP,
 				       "qgroup %s: level-0 qgroups belong to subvolumes and "
@@ -475,7 +353,7 @@ int btrfs_qgroup_create(struct btrfs_trans_handle *trans, u64 qgroupid)
 	}
 	if (ret != -ENOENT)
 		return ret;
-	info_fill(info, trans->transid, 0, 0);
+	btrfs_qgroup_info_fill(info, trans->transid, 0, 0);
 	memset(limit, 0, sizeof(limit));
 	ret = btrfs_insert_item(trans, quota, &key, info, sizeof(info));
 	if (ret < 0)
@@ -493,7 +371,7 @@ static int destroy_busy(struct btrfs_fs *fs, const struct btrfs_qgroup *qg)
 	char b[BTRFS_QGROUPID_BUFSIZE], list[160] = "";
 	struct btrfs_root *root;
 
-	qgid(qg->qgroupid, b);
+	btrfs_qgroupid_str(qg->qgroupid, b);
 	if (qg->nr_children) {
 		for (size_t i = 0; i < qg->nr_children; i++) {
 			char c[BTRFS_QGROUPID_BUFSIZE];
@@ -504,7 +382,7 @@ static int destroy_busy(struct btrfs_fs *fs, const struct btrfs_qgroup *qg)
 				break;
 			}
 			snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "",
-				 qgid(qg->children[i], c));
+				 btrfs_qgroupid_str(qg->children[i], c));
 		}
 		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_QGROUP,
 				       "qgroup %s still has members (%s): remove them first with "
@@ -543,12 +421,12 @@ int btrfs_qgroup_destroy(struct btrfs_trans_handle *trans, u64 qgroupid)
 	size_t nr_parents = 0;
 	int ret;
 
-	ret = quota_root(trans, &quota);
+	ret = btrfs_qgroup_quota_root(trans, &quota);
 	if (!ret)
-		ret = load_list(trans, &list);
+		ret = btrfs_qgroup_load_trans(trans, &list);
 	if (ret < 0)
 		return ret;
-	qgid(qgroupid, b);
+	btrfs_qgroupid_str(qgroupid, b);
 	qg = btrfs_qgroup_list_find(&list, qgroupid);
 	if (!qgroupid) {
 		btrfs_fs_set_obj_error(trans->fs, BTRFS_ERR_OBJ_QGROUP,
@@ -590,19 +468,19 @@ int btrfs_qgroup_limit(struct btrfs_trans_handle *trans, u64 qgroupid, u64 flags
 {
 	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, qgroupid };
 	char b[BTRFS_QGROUPID_BUFSIZE];
-	u8 buf[QG_ITEM_SIZE];
+	u8 buf[BTRFS_QGROUP_ITEM_SIZE];
 	struct btrfs_root *quota;
 	u64 cur_flags;
 	u32 len;
 	int ret;
 
-	ret = quota_root(trans, &quota);
+	ret = btrfs_qgroup_quota_root(trans, &quota);
 	if (ret < 0)
 		return ret;
 	ret = btrfs_lookup_item(quota, &key, buf, sizeof(buf), &len);
 	if (ret == -ENOENT) {
 		btrfs_fs_set_obj_error(trans->fs, BTRFS_ERR_OBJ_QGROUP,
-				       "qgroup %s does not exist", qgid(qgroupid, b));
+				       "qgroup %s does not exist", btrfs_qgroupid_str(qgroupid, b));
 		return ret;
 	}
 	if (ret < 0)
@@ -612,7 +490,7 @@ int btrfs_qgroup_limit(struct btrfs_trans_handle *trans, u64 qgroupid, u64 flags
 	ret = btrfs_lookup_item(quota, &key, buf, sizeof(buf), &len);
 	if (ret < 0 && ret != -ENOENT)
 		return ret;
-	if (ret == 0 && len != QG_ITEM_SIZE)
+	if (ret == 0 && len != BTRFS_QGROUP_ITEM_SIZE)
 		return -EUCLEAN;
 	if (ret == -ENOENT) {
 		ret = btrfs_insert_item(trans, quota, &key, buf, sizeof(buf));
@@ -665,10 +543,10 @@ static int build_quota_leaf(struct btrfs_trans_handle *trans, const struct idset
 			    bool *full)
 {
 	struct btrfs_fs *fs = trans->fs;
-	u32 item = (u32)sizeof(struct btrfs_item) + QG_ITEM_SIZE;
+	u32 item = (u32)sizeof(struct btrfs_item) + BTRFS_QGROUP_ITEM_SIZE;
 	struct extent_buffer *leaf;
 	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
-	u8 buf[QG_ITEM_SIZE];
+	u8 buf[BTRFS_QGROUP_ITEM_SIZE];
 	int ret;
 
 	/* too many for one leaf: STATUS only here, the rest inserted later */
@@ -689,7 +567,7 @@ static int build_quota_leaf(struct btrfs_trans_handle *trans, const struct idset
 	key.type = BTRFS_QGROUP_INFO_KEY;
 	for (size_t i = 0; !ret && ids && i < ids->nr; i++) {
 		key.offset = ids->ids[i];
-		info_fill(buf, trans->transid, counts[i].rfer, counts[i].excl);
+		btrfs_qgroup_info_fill(buf, trans->transid, counts[i].rfer, counts[i].excl);
 		ret = btrfs_leaf_append(leaf->data, leaf->len, &key, buf, sizeof(buf));
 	}
 	key.type = BTRFS_QGROUP_LIMIT_KEY;
@@ -724,14 +602,14 @@ static int insert_qgroups(struct btrfs_trans_handle *trans, const struct idset *
 			  const struct btrfs_acct_counts *counts)
 {
 	struct btrfs_root *quota;
-	u8 buf[QG_ITEM_SIZE];
+	u8 buf[BTRFS_QGROUP_ITEM_SIZE];
 	int ret;
 
 	ret = btrfs_read_root(trans->fs, BTRFS_QUOTA_TREE_OBJECTID, &quota);
 	for (size_t i = 0; i < ids->nr && !ret; i++) {
 		struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, ids->ids[i] };
 
-		info_fill(buf, trans->transid, counts[i].rfer, counts[i].excl);
+		btrfs_qgroup_info_fill(buf, trans->transid, counts[i].rfer, counts[i].excl);
 		ret = btrfs_insert_item(trans, quota, &key, buf, sizeof(buf));
 		if (ret)
 			break;
@@ -758,7 +636,7 @@ int btrfs_quota_enable(struct btrfs_trans_handle *trans, bool simple)
 	if (!ret && simple) {
 		struct btrfs_qgroup_list list = { 0 };
 
-		ret = load_list(trans, &list);
+		ret = btrfs_qgroup_load_trans(trans, &list);
 		if (!ret && !btrfs_qgroup_list_is_simple(&list)) {
 			btrfs_fs_set_error(fs, "quotas are already enabled in full mode (disable them first)");
 			ret = -EINVAL;
@@ -829,7 +707,7 @@ int btrfs_quota_disable(struct btrfs_trans_handle *trans)
 	if (ret == -ENOENT)
 		return 0;		/* not enabled: nothing to do, as the kernel */
 	if (!ret)
-		ret = load_list(trans, &list);
+		ret = btrfs_qgroup_load_trans(trans, &list);
 	if (ret < 0)
 		return ret;
 	/*
@@ -862,7 +740,7 @@ int btrfs_qgroup_check_create(struct btrfs_trans_handle *trans, u64 parent_root)
 
 	if (!trans->quota_on)
 		return 0;
-	ret = load_list(trans, &list);
+	ret = btrfs_qgroup_load_trans(trans, &list);
 	if (ret < 0)
 		return ret;
 	/* an inconsistent tree has no working limits, in the kernel either */
@@ -885,12 +763,12 @@ int btrfs_qgroup_check_create(struct btrfs_trans_handle *trans, u64 parent_root)
 			continue;
 		if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_RFER) &&
 		    g->info.rfer + need > lim->max_rfer)
-			ret = limit_refused(fs, g->qgroupid, false, lim->max_rfer,
-					    g->info.rfer + need - lim->max_rfer, need);
+			ret = btrfs_qgroup_limit_refused(fs, g->qgroupid, false, lim->max_rfer,
+							 g->info.rfer + need - lim->max_rfer, need);
 		else if ((lim->flags & BTRFS_QGROUP_LIMIT_MAX_EXCL) &&
 			 g->info.excl + need > lim->max_excl)
-			ret = limit_refused(fs, g->qgroupid, true, lim->max_excl,
-					    g->info.excl + need - lim->max_excl, need);
+			ret = btrfs_qgroup_limit_refused(fs, g->qgroupid, true, lim->max_excl,
+							 g->info.excl + need - lim->max_excl, need);
 	}
 	free(mark);
 	btrfs_qgroup_list_release(&list);

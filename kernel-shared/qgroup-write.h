@@ -83,30 +83,4 @@ int btrfs_qgroup_limit(struct btrfs_trans_handle *trans, u64 qgroupid, u64 flags
  */
 int btrfs_qgroup_check_create(struct btrfs_trans_handle *trans, u64 parent_root);
 
-/* ---- helpers shared with qgroup-recompute.c (library-internal) ---- */
-
-struct btrfs_root;
-struct btrfs_fs;
-struct btrfs_qgroup;
-
-/** btrfs_qgroup_write_info - INFO of @id := {T, @rfer, @rfer, @excl, @excl} */
-int btrfs_qgroup_write_info(struct btrfs_trans_handle *trans, struct btrfs_root *quota, u64 id,
-			    u64 rfer, u64 excl);
-
-/**
- * btrfs_qgroup_update_status - STATUS generation := T, flags &= ~@clear;
- * with @rescan_done the rescan progress is set to "done"
- */
-int btrfs_qgroup_update_status(struct btrfs_trans_handle *trans, struct btrfs_root *quota,
-			       u64 clear, bool rescan_done);
-
-/**
- * btrfs_qgroup_check_limit - whether @qg may go from its info numbers to
- * @rfer/@excl under its limits: refused only when a limited number grows
- * past its limit.  Return: 0, or -EDQUOT with the group, the limit and the
- * overshoot in fs->errmsg.
- */
-int btrfs_qgroup_check_limit(struct btrfs_fs *fs, const struct btrfs_qgroup *qg, u64 rfer,
-			     u64 excl);
-
 #endif /* VOLCTL_KERNEL_SHARED_QGROUP_WRITE_H */

@@ -23,6 +23,7 @@
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/accounting.h"
 #include "kernel-shared/qgroup-list.h"
+#include "kernel-shared/qgroup-items.h"
 #include "kernel-shared/qgroup-write.h"
 #include "kernel-shared/qgroup-recompute.h"
 #include "kernel-shared/subvol-create.h"
