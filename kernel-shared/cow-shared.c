@@ -74,6 +74,12 @@ static int child_refs(struct btrfs_trans_handle *trans, const struct extent_buff
 	return ret;
 }
 
+int btrfs_inc_child_refs(struct btrfs_trans_handle *trans, const struct extent_buffer *eb,
+			 u64 root)
+{
+	return child_refs(trans, eb, root, INC_NORMAL);
+}
+
 int btrfs_cow_update_refs(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			  const struct extent_buffer *eb, bool *ref_dropped)
 {

@@ -32,4 +32,14 @@ struct extent_buffer;
 int btrfs_cow_update_refs(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			  const struct extent_buffer *eb, bool *ref_dropped);
 
+/**
+ * btrfs_inc_child_refs - one more reference from tree @root for every
+ * child of @eb: TREE_BLOCK_REF(@root) for a node's children, and
+ * EXTENT_DATA_REF(@root, ino, offset) for each regular file extent of a
+ * leaf with a disk extent (also used for a snapshot's new root block)
+ * Return: 0, -EUCLEAN (a short file extent item, a missing extent), or <0.
+ */
+int btrfs_inc_child_refs(struct btrfs_trans_handle *trans, const struct extent_buffer *eb,
+			 u64 root);
+
 #endif /* VOLCTL_KERNEL_SHARED_COW_SHARED_H */

@@ -34,56 +34,15 @@
 #include "ctree.h"
 #include "ctree-write.h"
 #include "transaction.h"
-#include "extent-ref.h"
 #include "subvol-internal.h"
 #include "snapshot.h"
+#include "cow-shared.h"
 #include "qgroup-write.h"
 
 static void set_time(struct btrfs_timespec *ts, const struct btrfs_subvol_create_args *a)
 {
 	btrfs_set_timespec_sec(ts, a->now_sec);
 	btrfs_set_timespec_nsec(ts, a->now_nsec);
-}
-
-/* One more reference from the new tree @id for every child of @eb */
-static int inc_child_refs(struct btrfs_trans_handle *trans, const struct extent_buffer *eb,
-			  u64 id)
-{
-	u32 nr = btrfs_eb_nritems(eb);
-	u8 level = btrfs_eb_level(eb);
-	int ret;
-
-	for (u32 i = 0; i < nr; i++) {
-		const struct btrfs_file_extent_item *fi;
-		struct btrfs_key key;
-		u64 disk;
-
-		if (level > 0) {
-			ret = btrfs_inc_tree_block_ref(trans, btrfs_eb_node_blockptr(eb, i),
-						       level - 1, id);
-			if (ret < 0)
-				return ret;
-			continue;
-		}
-		btrfs_eb_item_key(eb, i, &key);
-		if (key.type != BTRFS_EXTENT_DATA_KEY)
-			continue;
-		if (btrfs_eb_item_size(eb, i) < BTRFS_FILE_EXTENT_INLINE_DATA_START)
-			return -EUCLEAN;
-		fi = (const struct btrfs_file_extent_item *)btrfs_eb_item_data(eb, i);
-		if (btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE)
-			continue;
-		if (btrfs_eb_item_size(eb, i) < sizeof(*fi))
-			return -EUCLEAN;
-		disk = btrfs_file_extent_disk_bytenr(fi);
-		if (!disk)
-			continue;
-		ret = btrfs_inc_data_ref(trans, disk, btrfs_file_extent_disk_num_bytes(fi), id,
-					 key.objectid, key.offset - btrfs_file_extent_offset(fi));
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
 }
 
 /* Copy the source root block to a new block owned by @id */
@@ -105,7 +64,7 @@ static int copy_root(struct btrfs_trans_handle *trans, struct btrfs_root *src, u
 	btrfs_mark_buffer_dirty(c);
 	*bytenr = c->start;
 	*level = btrfs_eb_level(c);
-	ret = inc_child_refs(trans, c, id);
+	ret = btrfs_inc_child_refs(trans, c, id);
 	free_extent_buffer(c);
 	return ret;
 }
