@@ -27,6 +27,7 @@
 #include "ctree-write.h"
 #include "transaction.h"
 #include "squota.h"
+#include "qgroup-items.h"
 
 #define METADATA_ITEM_SIZE	(sizeof(struct btrfs_extent_item) + 9)
 
@@ -451,39 +452,6 @@ int btrfs_write_dirty_block_groups(struct btrfs_trans_handle *trans)
 	return done;
 }
 
-/*
- * Add @delta to rfer, rfer_cmpr, excl, excl_cmpr of qgroup @qgid; with
- * simple quotas to rfer and excl only (the kernel's squota deltas leave
- * the compressed numbers alone, and a dropped subvolume's group whose
- * numbers are not all 0 stays)
- */
-static int qgroup_info_add(struct btrfs_trans_handle *trans, struct btrfs_root *quota,
-			   u64 qgid, s64 delta)
-{
-	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, qgid };
-	struct btrfs_path path;
-	u8 *p;
-	u32 len;
-	int ret;
-
-	btrfs_path_init(&path);
-	ret = btrfs_search_cow(trans, quota, &key, &path, 0);
-	if (ret) {
-		btrfs_path_release(&path);
-		return ret < 0 ? ret : 0;	/* no qgroup: nothing to count */
-	}
-	p = btrfs_path_item_ptr(&path, &len);
-	if (len < 40) {
-		btrfs_path_release(&path);
-		return -EUCLEAN;
-	}
-	put_le64(p, trans->transid);
-	for (int off = 8; off < 40; off += trans->squota ? 16 : 8)
-		put_le64(p + off, get_le64(p + off) + (u64)delta);
-	btrfs_path_release(&path);
-	return 0;
-}
-
 struct parent_list {
 	u64 child;
 	u64 *ids;
@@ -543,7 +511,7 @@ int btrfs_run_qgroup_deltas(struct btrfs_trans_handle *trans)
 			if (!ret)
 				ret = l.err;
 			if (!ret)
-				ret = qgroup_info_add(trans, quota, l.ids[j], delta);
+				ret = btrfs_qgroup_info_add(trans, quota, l.ids[j], delta);
 		}
 		free(l.ids);
 		if (ret < 0)

@@ -89,6 +89,34 @@ int btrfs_qgroup_update_status(struct btrfs_trans_handle *trans, struct btrfs_ro
 	return 0;
 }
 
+/* The deltas of the commit's block and extent accounting (see qgroup-items.h) */
+int btrfs_qgroup_info_add(struct btrfs_trans_handle *trans, struct btrfs_root *quota, u64 qgid,
+			  s64 delta)
+{
+	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, qgid };
+	struct btrfs_path path;
+	u8 *p;
+	u32 len;
+	int ret;
+
+	btrfs_path_init(&path);
+	ret = btrfs_search_cow(trans, quota, &key, &path, 0);
+	if (ret) {
+		btrfs_path_release(&path);
+		return ret < 0 ? ret : 0;	/* no qgroup: nothing to count */
+	}
+	p = btrfs_path_item_ptr(&path, &len);
+	if (len < BTRFS_QGROUP_ITEM_SIZE) {
+		btrfs_path_release(&path);
+		return -EUCLEAN;
+	}
+	put_le64(p, trans->transid);
+	for (int off = 8; off < BTRFS_QGROUP_ITEM_SIZE; off += trans->squota ? 16 : 8)
+		put_le64(p + off, get_le64(p + off) + (u64)delta);
+	btrfs_path_release(&path);
+	return 0;
+}
+
 /* The refusal of a limit (see qgroup-items.h) */
 int btrfs_qgroup_limit_refused(struct btrfs_fs *fs, u64 qgroupid, bool exclusive, u64 limit,
 			       u64 over, u64 reserve)

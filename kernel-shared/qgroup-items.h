@@ -57,6 +57,16 @@ int btrfs_qgroup_load_trans(struct btrfs_trans_handle *trans, struct btrfs_qgrou
 void btrfs_qgroup_info_fill(u8 *p, u64 transid, u64 rfer, u64 excl);
 
 /**
+ * btrfs_qgroup_info_add - add @delta to rfer, rfer_cmpr, excl, excl_cmpr
+ * of qgroup @qgid; with simple quotas to rfer and excl only (the kernel's squota deltas leave
+ * the compressed numbers alone, and a dropped subvolume's group whose
+ * numbers are not all 0 stays); INFO generation := T.  No INFO item:
+ * nothing to count.  Return: 0 or <0.
+ */
+int btrfs_qgroup_info_add(struct btrfs_trans_handle *trans, struct btrfs_root *quota, u64 qgid,
+			  s64 delta);
+
+/**
  * btrfs_qgroup_limit_refused - refuse a write with -EDQUOT: @qgroupid's
  * @exclusive (else referenced) @limit would be exceeded by @over bytes;
  * @reserve is what a new subvolume reserves in its parent when that is
