@@ -42,7 +42,6 @@ struct check_opts {
 	const char *image;		/* the first member, for messages */
 	const char *const *images;	/* every member given */
 	int nr_images;
-	char missing[256];		/* devids of members not found, "" if none */
 };
 
 static void print_diff_line(const char *what, u64 recorded, u64 computed)
@@ -316,9 +315,8 @@ static size_t super_rows(const struct vc_check_result *res, struct check_super_r
 static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 		      const struct vc_check_result *res)
 {
-	size_t nmissing = 1, ndel = 0, nq = res->quotas && !res->status_faults ? res->list.nr : 0;
+	size_t ndel = 0, nq = res->quotas && !res->status_faults ? res->list.nr : 0;
 	size_t norph = res->nr_orphans < VC_CHECK_MAX_ORPHANS ? res->nr_orphans : VC_CHECK_MAX_ORPHANS;
-	u64 *missing;
 	struct check_deleted_rec *del = calloc(res->nr_roots + 1, sizeof(*del));
 	struct check_qgroup_rec *qr = calloc(nq + 1, sizeof(*qr));
 	struct check_orphan_rec orph[VC_CHECK_MAX_ORPHANS];
@@ -336,16 +334,12 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	};
 	struct check_rec r;
 	struct kvout kv;
-	size_t n = 0, nf = res->nr_fst_problems;
+	size_t nf = res->nr_fst_problems;
 	struct check_fst_rec *fr = calloc(nf + 1, sizeof(*fr));
 	struct btrfs_fst_problem *fp = res->fst_problems;
 	char (*msg)[256] = calloc(nf + 1, sizeof(*msg));
 
-	for (const char *p = o->missing; *p; p++)
-		nmissing += *p == ',';
-	missing = calloc(nmissing, sizeof(*missing));
-	if (!missing || !del || !qr || !sup || !fr || !msg) {
-		free(missing);
+	if (!del || !qr || !sup || !fr || !msg) {
 		free(del);
 		free(qr);
 		free(sup);
@@ -368,8 +362,6 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 			.message = msg[i],
 		};
 	}
-	for (const char *p = o->missing; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
-		missing[n++] = strtoull(p, NULL, 10);
 	for (size_t i = 0; i < res->nr_roots; i++)
 		if (res->roots[i].dead || res->roots[i].partly_dropped)
 			del[ndel++] = (struct check_deleted_rec){ res->roots[i].id,
@@ -389,7 +381,7 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	qstatus_faults_fill(&qf, res->status_faults, &res->list.status, &res->sb);
 	r = (struct check_rec){
 		.image = o->image,
-		.missing_devices = { missing, n },
+		.missing_devices = { res->missing, res->nr_missing },
 		.superblocks = { &rec_check_super, sup, nsup, sizeof(*sup) },
 		.superblock_errors = res->super_errors,
 		.superblock_warnings = res->super_warnings,
@@ -422,7 +414,6 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	kvout_init(&kv, ctx->cfg, stdout, 0);
 	kv.quiet = false;	/* the document is printed under -q too, as it always was */
 	rec_print_document(&kv, &rec_doc_check, &rec_check, &r);
-	free(missing);
 	free(del);
 	free(qr);
 	free(sup);
@@ -537,7 +528,6 @@ static struct vc_check_args check_args(const struct vc_ctx *ctx, struct check_op
 		.images = o->images, .nr_images = o->nr_images,
 		.mirror = ctx->cfg->super_mirror, .wait_ms = ctx->cfg->lock_wait_ms, .qgroup_report = o->qgroup_report,
 		.progress = isatty(STDERR_FILENO) && !ctx->cfg->quiet,
-		.missing = o->missing, .missing_size = sizeof(o->missing),
 	};
 }
 
