@@ -311,6 +311,55 @@ static size_t super_rows(const struct vc_check_result *res, struct check_super_r
 	return n;
 }
 
+/* The free space tree findings as rows of @fr, each with its sentence in @msg */
+static void fst_rows(const struct vc_check_result *res, struct check_fst_rec *fr,
+		     char (*msg)[256])
+{
+	const struct btrfs_fst_problem *fp = res->fst_problems;
+
+	for (size_t i = 0; i < res->nr_fst_problems; i++) {
+		bool count = fp[i].kind == BTRFS_FST_COUNT;
+
+		fst_problem_text(&fp[i], msg[i], sizeof(msg[i]));
+		fr[i] = (struct check_fst_rec){
+			.kind = fst_kind_name(fp[i].kind),
+			.block_group = fp[i].kind == BTRFS_FST_STALE ? NULL : &fp[i].bg_start,
+			.block_group_length = fp[i].kind == BTRFS_FST_STALE ? NULL : &fp[i].bg_length,
+			.start = fp[i].start, .length = fp[i].length,
+			.recorded = count ? &fp[i].recorded : NULL,
+			.counted = count ? &fp[i].counted : NULL,
+			.message = msg[i],
+		};
+	}
+}
+
+/* The deleted and partly dropped subvolumes as rows of @del */
+static size_t deleted_rows(const struct vc_check_result *res, struct check_deleted_rec *del)
+{
+	size_t ndel = 0;
+
+	for (size_t i = 0; i < res->nr_roots; i++)
+		if (res->roots[i].dead || res->roots[i].partly_dropped)
+			del[ndel++] = (struct check_deleted_rec){ res->roots[i].id,
+								  res->roots[i].partly_dropped };
+	return ndel;
+}
+
+/* The recorded and computed numbers of the first @nq qgroups as rows of @qr */
+static void qgroup_rows(const struct vc_check_result *res, struct check_qgroup_rec *qr, size_t nq)
+{
+	for (size_t i = 0; i < nq; i++) {
+		const struct btrfs_qgroup *qg = &res->list.groups[i];
+
+		qr[i] = (struct check_qgroup_rec){
+			qg->qgroupid, btrfs_qgroup_level(qg->qgroupid),
+			btrfs_qgroup_subvolid(qg->qgroupid), res->counts[i].rfer,
+			res->counts[i].excl, qg->info.rfer, qg->info.excl,
+			qg->info.rfer == res->counts[i].rfer && qg->info.excl == res->counts[i].excl,
+		};
+	}
+}
+
 /* The check report (common/records.c) as a JSON document */
 static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 		      const struct vc_check_result *res)
@@ -336,46 +385,15 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	struct kvout kv;
 	size_t nf = res->nr_fst_problems;
 	struct check_fst_rec *fr = calloc(nf + 1, sizeof(*fr));
-	struct btrfs_fst_problem *fp = res->fst_problems;
 	char (*msg)[256] = calloc(nf + 1, sizeof(*msg));
+	int ret = -ENOMEM;
 
-	if (!del || !qr || !sup || !fr || !msg) {
-		free(del);
-		free(qr);
-		free(sup);
-		free(fr);
-		free(msg);
-		return -ENOMEM;
-	}
+	if (!del || !qr || !sup || !fr || !msg)
+		goto out;
 	nsup = super_rows(res, sup);
-	for (size_t i = 0; i < nf; i++) {
-		bool count = fp[i].kind == BTRFS_FST_COUNT;
-
-		fst_problem_text(&fp[i], msg[i], sizeof(msg[i]));
-		fr[i] = (struct check_fst_rec){
-			.kind = fst_kind_name(fp[i].kind),
-			.block_group = fp[i].kind == BTRFS_FST_STALE ? NULL : &fp[i].bg_start,
-			.block_group_length = fp[i].kind == BTRFS_FST_STALE ? NULL : &fp[i].bg_length,
-			.start = fp[i].start, .length = fp[i].length,
-			.recorded = count ? &fp[i].recorded : NULL,
-			.counted = count ? &fp[i].counted : NULL,
-			.message = msg[i],
-		};
-	}
-	for (size_t i = 0; i < res->nr_roots; i++)
-		if (res->roots[i].dead || res->roots[i].partly_dropped)
-			del[ndel++] = (struct check_deleted_rec){ res->roots[i].id,
-								  res->roots[i].partly_dropped };
-	for (size_t i = 0; i < nq; i++) {
-		const struct btrfs_qgroup *qg = &res->list.groups[i];
-
-		qr[i] = (struct check_qgroup_rec){
-			qg->qgroupid, btrfs_qgroup_level(qg->qgroupid),
-			btrfs_qgroup_subvolid(qg->qgroupid), res->counts[i].rfer,
-			res->counts[i].excl, qg->info.rfer, qg->info.excl,
-			qg->info.rfer == res->counts[i].rfer && qg->info.excl == res->counts[i].excl,
-		};
-	}
+	fst_rows(res, fr, msg);
+	ndel = deleted_rows(res, del);
+	qgroup_rows(res, qr, nq);
 	for (size_t i = 0; i < norph; i++)
 		orph[i] = (struct check_orphan_rec){ res->orphans[i].child, res->orphans[i].parent };
 	qstatus_faults_fill(&qf, res->status_faults, &res->list.status, &res->sb);
@@ -414,12 +432,14 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	kvout_init(&kv, ctx->cfg, stdout, 0);
 	kv.quiet = false;	/* the document is printed under -q too, as it always was */
 	rec_print_document(&kv, &rec_doc_check, &rec_check, &r);
+	ret = 0;
+out:
 	free(del);
 	free(qr);
 	free(sup);
 	free(fr);
 	free(msg);
-	return 0;
+	return ret;
 }
 
 /* A STATUS item the kernel cannot take: each fault an error, then what it means */
