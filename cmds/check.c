@@ -595,6 +595,32 @@ static int run_repair_fst(const struct vc_ctx *ctx, struct check_opts *o)
 	return VC_EXIT_OK;
 }
 
+/* The exit code of a check that ran (the scalars of @res stay valid after the release) */
+static int check_exit(const struct vc_check_result *res)
+{
+	/* the kernel would not mount this, or would mount another state than a copy holds */
+	if (res->super_errors)
+		return VC_EXIT_FAILURE;
+	if (res->stats.unresolved_refs || res->status_faults ||
+	    (res->fst.problems && res->fst.state == BTRFS_FST_STATE_CHECKED))
+		return VC_EXIT_FAILURE;
+	return res->differ && !res->stale_status ? VC_EXIT_FAILURE : VC_EXIT_OK;
+}
+
+/* The options that cannot go together: a usage error, else 0 */
+static int check_conflicts(const struct vc_ctx *ctx, const struct check_opts *o, bool readonly)
+{
+	if (o->repair_qgroups && (o->qgroup_report || o->show || readonly))
+		return cmd_usage_error(ctx, "--repair-qgroups cannot be combined with %s",
+				       readonly ? "--readonly" : o->show ? "--show" :
+				       "--qgroup-report");
+	if (o->repair_fst && (o->repair_qgroups || o->qgroup_report || o->show || readonly))
+		return cmd_usage_error(ctx, "--repair-free-space cannot be combined with %s",
+				       readonly ? "--readonly" : o->show ? "--show" :
+				       o->qgroup_report ? "--qgroup-report" : "--repair-qgroups");
+	return 0;
+}
+
 static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 		     char **argv)
 {
@@ -649,14 +675,9 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 		o.nr_images = argc - optind;
 	}
 	o.image = o.images[0];
-	if (o.repair_qgroups && (o.qgroup_report || o.show || readonly))
-		return cmd_usage_error(ctx, "--repair-qgroups cannot be combined with %s",
-				       readonly ? "--readonly" : o.show ? "--show" :
-				       "--qgroup-report");
-	if (o.repair_fst && (o.repair_qgroups || o.qgroup_report || o.show || readonly))
-		return cmd_usage_error(ctx, "--repair-free-space cannot be combined with %s",
-				       readonly ? "--readonly" : o.show ? "--show" :
-				       o.qgroup_report ? "--qgroup-report" : "--repair-qgroups");
+	ret = check_conflicts(ctx, &o, readonly);
+	if (ret)
+		return ret;
 	if (o.repair_qgroups)
 		return run_repair(ctx, &o);
 	if (o.repair_fst)
@@ -676,13 +697,7 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	vc_check_release(&res);
 	if (ret)
 		return VC_EXIT_FAILURE;
-	/* the kernel would not mount this, or would mount another state than a copy holds */
-	if (res.super_errors)
-		return VC_EXIT_FAILURE;
-	if (res.stats.unresolved_refs || res.status_faults ||
-	    (res.fst.problems && res.fst.state == BTRFS_FST_STATE_CHECKED))
-		return VC_EXIT_FAILURE;
-	return res.differ && !res.stale_status ? VC_EXIT_FAILURE : VC_EXIT_OK;
+	return check_exit(&res);
 }
 
 static const char *const check_synopsis[] = {
