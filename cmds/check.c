@@ -42,7 +42,6 @@ struct check_opts {
 	const char *image;		/* the first member, for messages */
 	const char *const *images;	/* every member given */
 	int nr_images;
-	char missing[256];		/* devids of members not found, "" if none */
 };
 
 static void print_diff_line(const char *what, u64 recorded, u64 computed)
@@ -312,13 +311,61 @@ static size_t super_rows(const struct vc_check_result *res, struct check_super_r
 	return n;
 }
 
+/* The free space tree findings as rows of @fr, each with its sentence in @msg */
+static void fst_rows(const struct vc_check_result *res, struct check_fst_rec *fr,
+		     char (*msg)[256])
+{
+	const struct btrfs_fst_problem *fp = res->fst_problems;
+
+	for (size_t i = 0; i < res->nr_fst_problems; i++) {
+		bool count = fp[i].kind == BTRFS_FST_COUNT;
+
+		fst_problem_text(&fp[i], msg[i], sizeof(msg[i]));
+		fr[i] = (struct check_fst_rec){
+			.kind = fst_kind_name(fp[i].kind),
+			.block_group = fp[i].kind == BTRFS_FST_STALE ? NULL : &fp[i].bg_start,
+			.block_group_length = fp[i].kind == BTRFS_FST_STALE ? NULL : &fp[i].bg_length,
+			.start = fp[i].start, .length = fp[i].length,
+			.recorded = count ? &fp[i].recorded : NULL,
+			.counted = count ? &fp[i].counted : NULL,
+			.message = msg[i],
+		};
+	}
+}
+
+/* The deleted and partly dropped subvolumes as rows of @del */
+static size_t deleted_rows(const struct vc_check_result *res, struct check_deleted_rec *del)
+{
+	size_t ndel = 0;
+
+	for (size_t i = 0; i < res->nr_roots; i++)
+		if (res->roots[i].dead || res->roots[i].partly_dropped)
+			del[ndel++] = (struct check_deleted_rec){ res->roots[i].id,
+								  res->roots[i].partly_dropped };
+	return ndel;
+}
+
+/* The recorded and computed numbers of the first @nq qgroups as rows of @qr */
+static void qgroup_rows(const struct vc_check_result *res, struct check_qgroup_rec *qr, size_t nq)
+{
+	for (size_t i = 0; i < nq; i++) {
+		const struct btrfs_qgroup *qg = &res->list.groups[i];
+
+		qr[i] = (struct check_qgroup_rec){
+			qg->qgroupid, btrfs_qgroup_level(qg->qgroupid),
+			btrfs_qgroup_subvolid(qg->qgroupid), res->counts[i].rfer,
+			res->counts[i].excl, qg->info.rfer, qg->info.excl,
+			qg->info.rfer == res->counts[i].rfer && qg->info.excl == res->counts[i].excl,
+		};
+	}
+}
+
 /* The check report (common/records.c) as a JSON document */
 static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 		      const struct vc_check_result *res)
 {
-	size_t nmissing = 1, ndel = 0, nq = res->quotas && !res->status_faults ? res->list.nr : 0;
+	size_t ndel = 0, nq = res->quotas && !res->status_faults ? res->list.nr : 0;
 	size_t norph = res->nr_orphans < VC_CHECK_MAX_ORPHANS ? res->nr_orphans : VC_CHECK_MAX_ORPHANS;
-	u64 *missing;
 	struct check_deleted_rec *del = calloc(res->nr_roots + 1, sizeof(*del));
 	struct check_qgroup_rec *qr = calloc(nq + 1, sizeof(*qr));
 	struct check_orphan_rec orph[VC_CHECK_MAX_ORPHANS];
@@ -336,60 +383,23 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	};
 	struct check_rec r;
 	struct kvout kv;
-	size_t n = 0, nf = res->nr_fst_problems;
+	size_t nf = res->nr_fst_problems;
 	struct check_fst_rec *fr = calloc(nf + 1, sizeof(*fr));
-	struct btrfs_fst_problem *fp = res->fst_problems;
 	char (*msg)[256] = calloc(nf + 1, sizeof(*msg));
+	int ret = -ENOMEM;
 
-	for (const char *p = o->missing; *p; p++)
-		nmissing += *p == ',';
-	missing = calloc(nmissing, sizeof(*missing));
-	if (!missing || !del || !qr || !sup || !fr || !msg) {
-		free(missing);
-		free(del);
-		free(qr);
-		free(sup);
-		free(fr);
-		free(msg);
-		return -ENOMEM;
-	}
+	if (!del || !qr || !sup || !fr || !msg)
+		goto out;
 	nsup = super_rows(res, sup);
-	for (size_t i = 0; i < nf; i++) {
-		bool count = fp[i].kind == BTRFS_FST_COUNT;
-
-		fst_problem_text(&fp[i], msg[i], sizeof(msg[i]));
-		fr[i] = (struct check_fst_rec){
-			.kind = fst_kind_name(fp[i].kind),
-			.block_group = fp[i].kind == BTRFS_FST_STALE ? NULL : &fp[i].bg_start,
-			.block_group_length = fp[i].kind == BTRFS_FST_STALE ? NULL : &fp[i].bg_length,
-			.start = fp[i].start, .length = fp[i].length,
-			.recorded = count ? &fp[i].recorded : NULL,
-			.counted = count ? &fp[i].counted : NULL,
-			.message = msg[i],
-		};
-	}
-	for (const char *p = o->missing; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 2 : 0))
-		missing[n++] = strtoull(p, NULL, 10);
-	for (size_t i = 0; i < res->nr_roots; i++)
-		if (res->roots[i].dead || res->roots[i].partly_dropped)
-			del[ndel++] = (struct check_deleted_rec){ res->roots[i].id,
-								  res->roots[i].partly_dropped };
-	for (size_t i = 0; i < nq; i++) {
-		const struct btrfs_qgroup *qg = &res->list.groups[i];
-
-		qr[i] = (struct check_qgroup_rec){
-			qg->qgroupid, btrfs_qgroup_level(qg->qgroupid),
-			btrfs_qgroup_subvolid(qg->qgroupid), res->counts[i].rfer,
-			res->counts[i].excl, qg->info.rfer, qg->info.excl,
-			qg->info.rfer == res->counts[i].rfer && qg->info.excl == res->counts[i].excl,
-		};
-	}
+	fst_rows(res, fr, msg);
+	ndel = deleted_rows(res, del);
+	qgroup_rows(res, qr, nq);
 	for (size_t i = 0; i < norph; i++)
 		orph[i] = (struct check_orphan_rec){ res->orphans[i].child, res->orphans[i].parent };
 	qstatus_faults_fill(&qf, res->status_faults, &res->list.status, &res->sb);
 	r = (struct check_rec){
 		.image = o->image,
-		.missing_devices = { missing, n },
+		.missing_devices = { res->missing, res->nr_missing },
 		.superblocks = { &rec_check_super, sup, nsup, sizeof(*sup) },
 		.superblock_errors = res->super_errors,
 		.superblock_warnings = res->super_warnings,
@@ -422,13 +432,14 @@ static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 	kvout_init(&kv, ctx->cfg, stdout, 0);
 	kv.quiet = false;	/* the document is printed under -q too, as it always was */
 	rec_print_document(&kv, &rec_doc_check, &rec_check, &r);
-	free(missing);
+	ret = 0;
+out:
 	free(del);
 	free(qr);
 	free(sup);
 	free(fr);
 	free(msg);
-	return 0;
+	return ret;
 }
 
 /* A STATUS item the kernel cannot take: each fault an error, then what it means */
@@ -537,7 +548,6 @@ static struct vc_check_args check_args(const struct vc_ctx *ctx, struct check_op
 		.images = o->images, .nr_images = o->nr_images,
 		.mirror = ctx->cfg->super_mirror, .wait_ms = ctx->cfg->lock_wait_ms, .qgroup_report = o->qgroup_report,
 		.progress = isatty(STDERR_FILENO) && !ctx->cfg->quiet,
-		.missing = o->missing, .missing_size = sizeof(o->missing),
 	};
 }
 
@@ -583,6 +593,32 @@ static int run_repair_fst(const struct vc_ctx *ctx, struct check_opts *o)
 		       "written\n");
 	}
 	return VC_EXIT_OK;
+}
+
+/* The exit code of a check that ran (the scalars of @res stay valid after the release) */
+static int check_exit(const struct vc_check_result *res)
+{
+	/* the kernel would not mount this, or would mount another state than a copy holds */
+	if (res->super_errors)
+		return VC_EXIT_FAILURE;
+	if (res->stats.unresolved_refs || res->status_faults ||
+	    (res->fst.problems && res->fst.state == BTRFS_FST_STATE_CHECKED))
+		return VC_EXIT_FAILURE;
+	return res->differ && !res->stale_status ? VC_EXIT_FAILURE : VC_EXIT_OK;
+}
+
+/* The options that cannot go together: a usage error, else 0 */
+static int check_conflicts(const struct vc_ctx *ctx, const struct check_opts *o, bool readonly)
+{
+	if (o->repair_qgroups && (o->qgroup_report || o->show || readonly))
+		return cmd_usage_error(ctx, "--repair-qgroups cannot be combined with %s",
+				       readonly ? "--readonly" : o->show ? "--show" :
+				       "--qgroup-report");
+	if (o->repair_fst && (o->repair_qgroups || o->qgroup_report || o->show || readonly))
+		return cmd_usage_error(ctx, "--repair-free-space cannot be combined with %s",
+				       readonly ? "--readonly" : o->show ? "--show" :
+				       o->qgroup_report ? "--qgroup-report" : "--repair-qgroups");
+	return 0;
 }
 
 static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
@@ -639,14 +675,9 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 		o.nr_images = argc - optind;
 	}
 	o.image = o.images[0];
-	if (o.repair_qgroups && (o.qgroup_report || o.show || readonly))
-		return cmd_usage_error(ctx, "--repair-qgroups cannot be combined with %s",
-				       readonly ? "--readonly" : o.show ? "--show" :
-				       "--qgroup-report");
-	if (o.repair_fst && (o.repair_qgroups || o.qgroup_report || o.show || readonly))
-		return cmd_usage_error(ctx, "--repair-free-space cannot be combined with %s",
-				       readonly ? "--readonly" : o.show ? "--show" :
-				       o.qgroup_report ? "--qgroup-report" : "--repair-qgroups");
+	ret = check_conflicts(ctx, &o, readonly);
+	if (ret)
+		return ret;
 	if (o.repair_qgroups)
 		return run_repair(ctx, &o);
 	if (o.repair_fst)
@@ -666,13 +697,7 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	vc_check_release(&res);
 	if (ret)
 		return VC_EXIT_FAILURE;
-	/* the kernel would not mount this, or would mount another state than a copy holds */
-	if (res.super_errors)
-		return VC_EXIT_FAILURE;
-	if (res.stats.unresolved_refs || res.status_faults ||
-	    (res.fst.problems && res.fst.state == BTRFS_FST_STATE_CHECKED))
-		return VC_EXIT_FAILURE;
-	return res.differ && !res.stale_status ? VC_EXIT_FAILURE : VC_EXIT_OK;
+	return check_exit(&res);
 }
 
 static const char *const check_synopsis[] = {

@@ -556,6 +556,24 @@ size_t vc_image_missing(const struct vc_image *img, char *list, size_t size)
 	return nr;
 }
 
+int vc_image_missing_ids(const struct vc_image *img, u64 **ids, size_t *nr)
+{
+	size_t n = 0, total = vc_image_missing(img, NULL, 0);
+
+	*ids = NULL;
+	*nr = 0;
+	if (!total)
+		return 0;
+	*ids = calloc(total, sizeof(**ids));
+	if (!*ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < img->bfs->nr_devices; i++)
+		if (!img->bfs->devices[i]->io)
+			(*ids)[n++] = img->bfs->devices[i]->devid;
+	*nr = n;
+	return 0;
+}
+
 void vc_image_warn(const struct vc_image *img)
 {
 	char list[256];

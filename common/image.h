@@ -129,6 +129,14 @@ u16 vc_image_csum_type(const struct vc_image *img);
 size_t vc_image_missing(const struct vc_image *img, char *list, size_t size);
 
 /**
+ * vc_image_missing_ids - the devids of the devices of @img that are not open
+ * @ids:	receives an allocated array (NULL when none), for the caller to free
+ * @nr:		receives its length
+ * Return: 0, -ENOMEM
+ */
+int vc_image_missing_ids(const struct vc_image *img, u64 **ids, size_t *nr);
+
+/**
  * vc_image_warn - warn on stderr that reading @img may not give the whole
  * truth: devices missing (degraded), or a member mounted (found at open)
  */

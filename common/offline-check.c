@@ -327,7 +327,12 @@ int vc_check_run(const struct vc_check_args *a, struct vc_check_result *res)
 		read_copies(res, img.devs[i], vc_image_primary(&img, i));
 	report_copies(res, NULL);
 	/* like btrfs check: say so, then check what can be read */
-	vc_image_missing(&img, a->missing, a->missing_size);
+	ret = vc_image_missing_ids(&img, &res->missing, &res->nr_missing);
+	if (ret) {
+		error("%s: %s", a->images[0], strerror(-ret));
+		vc_image_close(&img);
+		return ret;
+	}
 	vc_image_warn(&img);
 	ret = run_check(a, img.bfs, res);
 	/* the engine's results stay valid after the image is closed */
@@ -342,10 +347,13 @@ void vc_check_release(struct vc_check_result *res)
 	free(res->counts);
 	free(res->supers);
 	free(res->fst_problems);
+	free(res->missing);
 	res->acct = NULL;
 	res->counts = NULL;
 	res->supers = NULL;
 	res->fst_problems = NULL;
+	res->missing = NULL;
+	res->nr_missing = 0;
 }
 
 int vc_check_repair(const struct vc_check_args *a, struct btrfs_qgroup_repair_result *r,

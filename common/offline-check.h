@@ -36,8 +36,6 @@ struct vc_check_args {
 	long long wait_ms;		/* --repair-qgroups: wait for a held image (--wait) */
 	bool qgroup_report;		/* only the qgroups (and the trees that takes) */
 	bool progress;			/* progress of the engine on stderr */
-	char *missing;			/* receives the devids of members not found, "" if none */
-	size_t missing_size;
 };
 
 struct vc_check_result {
@@ -60,6 +58,8 @@ struct vc_check_result {
 	/* every member's copies (read before the trees; also when the open fails) */
 	struct vc_check_super *supers;
 	size_t nr_supers;
+	u64 *missing;			/* devids of the members not found (degraded) */
+	size_t nr_missing;
 	size_t super_copies;		/* copies that belong to their device */
 	size_t super_errors;		/* bad or older primary, a mirror differing at its generation */
 	size_t super_warnings;		/* a stale or bad mirror */
