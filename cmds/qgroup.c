@@ -71,7 +71,7 @@ static int subvol_qgroup_of(const struct vc_ctx *ctx, struct vc_fs *fs, const ch
 	struct vc_path_info info;
 	int ret;
 
-	ret = ctx->ops->path_info ? ctx->ops->path_info(fs, path, &info) : -EOPNOTSUPP;
+	ret = CMD_OP(ctx, path_info, fs, path, &info);
 	if (ret)
 		return cmd_report(ctx, fs, ret, path);
 	if (!info.is_subvol_root) {
@@ -244,7 +244,7 @@ static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool
 	r = (struct qgroup_relation_rec){ src.id, dst.id, path, ret > 0, false };
 	if (ret > 0 && rescan) {
 		pr_out(ctx->cfg, "Quota data changed, rescan scheduled\n");
-		ret = ctx->ops->rescan_start ? ctx->ops->rescan_start(fs) : -EOPNOTSUPP;
+		ret = CMD_OP(ctx, rescan_start, fs);
 		/* -EINPROGRESS: one runs already, which counts the change too */
 		r.rescan_started = !ret || ret == -EINPROGRESS;
 		if (ret && ret != -EINPROGRESS)
@@ -485,7 +485,7 @@ static int build_view(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 		return -ENOMEM;
 	if (opts->filter != FILTER_NONE) {
 		struct vc_path_info info;
-		int ret = ctx->ops->path_info ? ctx->ops->path_info(fs, path, &info) : -EOPNOTSUPP;
+		int ret = CMD_OP(ctx, path_info, fs, path, &info);
 
 		if (ret)
 			return ret;
