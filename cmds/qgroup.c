@@ -151,7 +151,8 @@ static int qgroup_create_destroy(const struct vc_ctx *ctx, int argc, char **argv
 	ret = cmd_open(ctx, argv[optind + 1], true, &fs);
 	if (ret)
 		return ret;
-	ret = create ? ctx->ops->qgroup_create(fs, arg.id) : ctx->ops->qgroup_destroy(fs, arg.id);
+	ret = create ? CMD_OP(ctx, qgroup_create, fs, arg.id) :
+		       CMD_OP(ctx, qgroup_destroy, fs, arg.id);
 	if (ret < 0) {
 		ret = cmd_report(ctx, fs, ret, argv[optind + 1]);
 	} else {
