@@ -170,8 +170,7 @@ static int set_default(struct btrfs_fs *fs, const char *path, char *err, size_t 
 		snprintf(err, errlen, "%s: not a subvolume", path);
 		return -EINVAL;
 	}
-	ret = vc_offline_run(fs, VC_WRITE_PATH, path, 0, vc_set_default_op, &id, err, errlen);
-	return ret < 0 ? ret : 0;
+	return vc_offline_set_default_path(fs, path, id, err, errlen);
 }
 
 /*
