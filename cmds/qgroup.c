@@ -146,8 +146,6 @@ static int qgroup_create_destroy(const struct vc_ctx *ctx, int argc, char **argv
 	ret = qgid_parse_strict(ctx, argv[optind], create, &arg.id);
 	if (ret)
 		return ret;
-	if (!(create ? ctx->ops->qgroup_create : ctx->ops->qgroup_destroy))
-		return cmd_not_offline(ctx);
 	ret = cmd_open(ctx, argv[optind + 1], true, &fs);
 	if (ret)
 		return ret;
@@ -252,8 +250,6 @@ static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool
 		return cmd_usage_error(ctx, "cannot %s %s %s %s: the parent's level must be higher",
 				       assign ? "assign" : "remove", qgid(src.id, sb),
 				       assign ? "to" : "from", qgid(dst.id, db));
-	if (!ctx->ops->qgroup_assign)
-		return cmd_not_offline(ctx);
 	path = argv[optind + 2];
 	ret = cmd_open(ctx, path, true, &fs);
 	if (ret)
@@ -269,7 +265,7 @@ static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool
 	}
 	if (ret)
 		goto out;
-	ret = ctx->ops->qgroup_assign(fs, src.id, dst.id, assign);
+	ret = CMD_OP(ctx, qgroup_assign, fs, src.id, dst.id, assign);
 	if (ret < 0) {
 		ret = cmd_report(ctx, fs, ret, path);
 		goto out;
@@ -379,8 +375,6 @@ static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *c
 			return ret;
 	}
 	path = argv[argc - 1];
-	if (!ctx->ops->qgroup_limit)
-		return cmd_not_offline(ctx);
 	ret = limit_open(ctx, path, nargs, &fs);
 	if (ret)
 		return ret;
@@ -398,7 +392,7 @@ static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *c
 		max_excl = none ? (u64)-1 : size;
 	else
 		max_rfer = none ? (u64)-1 : size;
-	ret = ctx->ops->qgroup_limit(fs, arg.id, flags, max_rfer, max_excl);
+	ret = CMD_OP(ctx, qgroup_limit, fs, arg.id, flags, max_rfer, max_excl);
 	if (ret < 0) {
 		ret = cmd_report(ctx, fs, ret, path);
 	} else {
@@ -785,7 +779,7 @@ static int clear_one(const struct vc_ctx *ctx, struct vc_fs *fs, const struct qg
 		 * tree N exists.  One it keeps is reported, not a failure:
 		 * clear-stale must not fail on every run from then on.
 		 */
-		ret = ctx->ops->qgroup_destroy(fs, qg->qgroupid);
+		ret = CMD_OP(ctx, qgroup_destroy, fs, qg->qgroupid);
 		if (!ret)
 			pr_out(ctx->cfg, "Delete stale qgroup %s\n", qb);
 		else if (ret == -EBUSY)
@@ -799,7 +793,7 @@ static int clear_one(const struct vc_ctx *ctx, struct vc_fs *fs, const struct qg
 		return ret == -EBUSY ? 0 : ret ? cmd_report(ctx, fs, ret, qb) : 0;
 	}
 	pr_out(ctx->cfg, "Delete stale qgroup %s\n", qb);
-	ret = ctx->ops->qgroup_destroy(fs, qg->qgroupid);
+	ret = CMD_OP(ctx, qgroup_destroy, fs, qg->qgroupid);
 	if (!ret) {
 		stale_note(sd->destroyed, &sd->nr_destroyed, qg->qgroupid);
 		return 0;
@@ -881,8 +875,6 @@ static int cmd_qgroup_clear_stale(const struct cmd_struct *cmd, const struct vc_
 	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
 	if (ret)
 		return ret;
-	if (!ctx->ops->qgroup_destroy)
-		return cmd_not_offline(ctx);
 	ret = cmd_open(ctx, argv[optind], true, &fs);
 	if (ret)
 		return ret;
