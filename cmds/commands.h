@@ -134,6 +134,11 @@ struct rec_desc;
 void cmd_print_doc(const struct vc_ctx *ctx, const struct rec_doc *doc, const struct rec_desc *d,
 		   const void *rec);
 
+/*
+ * CMD_OP - the one way a command calls a backend op: -EOPNOTSUPP when the
+ * backend has none, which cmd_report() prints as "not implemented offline
+ * yet" on --image (cmd_not_offline()).
+ */
 #define CMD_OP(ctx, op, ...) ((ctx)->ops->op ? (ctx)->ops->op(__VA_ARGS__) : -EOPNOTSUPP)
 
 #define OPTLINE(opt, text)	"  " opt "\n\t" text

@@ -110,31 +110,74 @@ bad:
 	return NULL;
 }
 
-/*
- * The subvolumes are made in order on a new filesystem: each once, each
- * below the top level or one made before it.  Return: the index of the
- * first that is not, or -1; *@why says why.
- */
-static int check_subvol_order(char *const *subvols, size_t nr, const char **why)
+/* One mkfs option into @o (a --subvol into @subvols, --default-subvol into *@def). */
+static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *o,
+			  char **subvols, char **def, unsigned char *fsid)
 {
-	for (size_t i = 0; i < nr; i++) {
-		const char *slash = strrchr(subvols[i], '/');
-		size_t plen = (size_t)(slash - subvols[i]);
-		bool parent = plen == 0;
+	const char *why;
+	uint64_t v;
+	char *p;
+	int bad;
 
-		for (size_t j = 0; j < i; j++) {
-			if (!strcmp(subvols[j], subvols[i])) {
-				*why = "given twice";
-				return (int)i;
-			}
-			parent |= strlen(subvols[j]) == plen && !strncmp(subvols[j], subvols[i], plen);
+	switch (c) {
+	case 's':
+		bad = parse_size(optarg, false, &v, NULL);
+		if (bad || !v)
+			return cmd_usage_error(ctx, "invalid size '%s': %s", optarg,
+					       parse_size_strerror(bad, "want a size above 0 such "
+								   "as 256M or 1G"));
+		o->size = v;
+		return 0;
+	case 'n':
+		if (parse_size(optarg, false, &v, NULL) || v < 4096 || v > 65536 ||
+		    (v & (v - 1)))
+			return cmd_usage_error(ctx, "invalid nodesize '%s': a power of two from 4K to 64K",
+					       optarg);
+		o->nodesize = (uint32_t)v;
+		return 0;
+	case 'L':
+		if (strlen(optarg) >= BTRFS_LABEL_SIZE)
+			return cmd_usage_error(ctx, "label too long: at most %d bytes",
+					       BTRFS_LABEL_SIZE - 1);
+		o->label = optarg;
+		return 0;
+	case 'U':
+		if (uuid_parse(optarg, fsid))
+			return cmd_usage_error(ctx, "invalid uuid '%s'", optarg);
+		o->fsid = fsid;
+		return 0;
+	case 'f':
+		o->force = true;
+		return 0;
+	case OPT_CSUM:
+		if (parse_csum(optarg, &o->csum_type))
+			return cmd_usage_error(ctx, "unknown checksum '%s': use crc32c, xxhash, sha256 or blake2",
+					       optarg);
+		return 0;
+	case OPT_QUOTA:
+		o->quota = true;
+		return 0;
+	case OPT_SIMPLE_QUOTA:
+		o->simple_quota = true;
+		return 0;
+	case OPT_SUBVOL:
+	case OPT_DEFAULT_SUBVOL:
+		p = subvol_path(optarg, &why);
+		if (!p && !why)
+			return VC_EXIT_FAILURE;
+		if (!p)
+			return cmd_usage_error(ctx, "--%s '%s': %s", c == OPT_SUBVOL ? "subvol" :
+					       "default-subvol", optarg, why);
+		if (c == OPT_SUBVOL) {
+			subvols[o->nr_subvols++] = p;
+		} else {
+			free(*def);
+			*def = p;
 		}
-		if (!parent) {
-			*why = "its parent is not an earlier --subvol (nor the top level)";
-			return (int)i;
-		}
+		return 0;
+	default:
+		return VC_EXIT_USAGE;
 	}
-	return -1;
 }
 
 static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
@@ -159,115 +202,28 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	char *def = NULL;
 	unsigned char fsid[16];
 	char err[512] = "";
-	const char *why;
-	uint64_t v;
-	char *p;
-	int c, bad, ret = VC_EXIT_USAGE;
+	int c, ret = VC_EXIT_USAGE;
 
 	(void)cmd;
 	subvols = calloc((size_t)argc, sizeof(*subvols));
 	if (!subvols)
 		return VC_EXIT_FAILURE;
 	while ((c = cmd_getopt(ctx, argc, argv, "s:n:L:U:f", longopts)) != -1) {
-		switch (c) {
-		case 's':
-			bad = parse_size(optarg, false, &v, NULL);
-			if (bad || !v) {
-				cmd_usage_error(ctx, "invalid size '%s': %s", optarg,
-						parse_size_strerror(bad, "want a size above 0 such "
-								    "as 256M or 1G"));
-				goto out;
-			}
-			o.size = v;
-			break;
-		case 'n':
-			if (parse_size(optarg, false, &v, NULL) || v < 4096 || v > 65536 ||
-			    (v & (v - 1))) {
-				cmd_usage_error(ctx, "invalid nodesize '%s': a power of two from 4K to 64K",
-						optarg);
-				goto out;
-			}
-			o.nodesize = (uint32_t)v;
-			break;
-		case 'L':
-			if (strlen(optarg) >= BTRFS_LABEL_SIZE) {
-				cmd_usage_error(ctx, "label too long: at most %d bytes",
-						BTRFS_LABEL_SIZE - 1);
-				goto out;
-			}
-			o.label = optarg;
-			break;
-		case 'U':
-			if (uuid_parse(optarg, fsid)) {
-				cmd_usage_error(ctx, "invalid uuid '%s'", optarg);
-				goto out;
-			}
-			o.fsid = fsid;
-			break;
-		case 'f':
-			o.force = true;
-			break;
-		case OPT_CSUM:
-			if (parse_csum(optarg, &o.csum_type)) {
-				cmd_usage_error(ctx, "unknown checksum '%s': use crc32c, xxhash, sha256 or blake2",
-						optarg);
-				goto out;
-			}
-			break;
-		case OPT_QUOTA:
-			o.quota = true;
-			break;
-		case OPT_SIMPLE_QUOTA:
-			o.simple_quota = true;
-			break;
-		case OPT_SUBVOL:
-		case OPT_DEFAULT_SUBVOL:
-			p = subvol_path(optarg, &why);
-			if (!p) {
-				if (!why) {
-					ret = VC_EXIT_FAILURE;
-					goto out;
-				}
-				cmd_usage_error(ctx, "--%s '%s': %s", c == OPT_SUBVOL ? "subvol" :
-						"default-subvol", optarg, why);
-				goto out;
-			}
-			if (c == OPT_SUBVOL) {
-				subvols[o.nr_subvols++] = p;
-			} else {
-				free(def);
-				def = p;
-			}
-			break;
-		default:
+		ret = mkfs_parse_opt(ctx, c, &o, subvols, &def, fsid);
+		if (ret)
 			goto out;
-		}
 	}
+	ret = VC_EXIT_USAGE;
 	if (cmd_check_argc_exact(ctx, argc - optind, 1))
 		goto out;
-	if (o.quota && o.simple_quota) {
-		cmd_usage_error(ctx, "--quota and --simple-quota: use only one");
-		goto out;
-	}
-	bad = check_subvol_order(subvols, o.nr_subvols, &why);
-	if (bad >= 0) {
-		cmd_usage_error(ctx, "--subvol %s: %s", subvols[bad], why);
-		goto out;
-	}
-	if (def) {
-		bool found = false;
-
-		for (size_t i = 0; i < o.nr_subvols; i++)
-			found |= !strcmp(subvols[i], def);
-		if (!found) {
-			cmd_usage_error(ctx, "--default-subvol %s: not one of the --subvol paths", def);
-			goto out;
-		}
-	}
 	o.path = argv[optind];
 	o.wait_ms = ctx->cfg->lock_wait_ms;
 	o.subvols = (const char *const *)subvols;
 	o.default_subvol = def;
+	if (vc_mkfs_check_layout(&o, err, sizeof(err)) < 0) {
+		cmd_usage_error(ctx, "%s", err);
+		goto out;
+	}
 	if (vc_mkfs(&o, err, sizeof(err)) < 0) {
 		error("%s", err);
 		ret = VC_EXIT_FAILURE;

@@ -71,7 +71,7 @@ static int subvol_qgroup_of(const struct vc_ctx *ctx, struct vc_fs *fs, const ch
 	struct vc_path_info info;
 	int ret;
 
-	ret = ctx->ops->path_info ? ctx->ops->path_info(fs, path, &info) : -EOPNOTSUPP;
+	ret = CMD_OP(ctx, path_info, fs, path, &info);
 	if (ret)
 		return cmd_report(ctx, fs, ret, path);
 	if (!info.is_subvol_root) {
@@ -146,12 +146,11 @@ static int qgroup_create_destroy(const struct vc_ctx *ctx, int argc, char **argv
 	ret = qgid_parse_strict(ctx, argv[optind], create, &arg.id);
 	if (ret)
 		return ret;
-	if (!(create ? ctx->ops->qgroup_create : ctx->ops->qgroup_destroy))
-		return cmd_not_offline(ctx);
 	ret = cmd_open(ctx, argv[optind + 1], true, &fs);
 	if (ret)
 		return ret;
-	ret = create ? ctx->ops->qgroup_create(fs, arg.id) : ctx->ops->qgroup_destroy(fs, arg.id);
+	ret = create ? CMD_OP(ctx, qgroup_create, fs, arg.id) :
+		       CMD_OP(ctx, qgroup_destroy, fs, arg.id);
 	if (ret < 0) {
 		ret = cmd_report(ctx, fs, ret, argv[optind + 1]);
 	} else {
@@ -178,7 +177,8 @@ static int cmd_qgroup_destroy(const struct cmd_struct *cmd, const struct vc_ctx 
 
 /* ---- assign / remove ---- */
 
-static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool assign)
+/* --rescan (the default) / --no-rescan */
+static int relation_parse_opts(const struct vc_ctx *ctx, int argc, char **argv, bool *rescan)
 {
 	enum { OPT_RESCAN = 256, OPT_NO_RESCAN };
 	static const struct option longopts[] = {
@@ -186,26 +186,57 @@ static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool
 		{ "no-rescan", no_argument, NULL, OPT_NO_RESCAN },
 		{ NULL, 0, NULL, 0 },
 	};
-	char sb[BTRFS_QGROUPID_BUFSIZE], db[BTRFS_QGROUPID_BUFSIZE];
-	struct qgid_arg src, dst;
-	struct qgroup_relation_rec r = { 0 };
-	bool rescan = true;
-	struct vc_fs *fs;
-	const char *path;
-	int c, ret;
+	int c;
 
+	*rescan = true;
 	while ((c = cmd_getopt(ctx, argc, argv, "", longopts)) != -1) {
 		switch (c) {
 		case OPT_RESCAN:
-			rescan = true;
+			*rescan = true;
 			break;
 		case OPT_NO_RESCAN:
-			rescan = false;
+			*rescan = false;
 			break;
 		default:
 			return VC_EXIT_USAGE;
 		}
 	}
+	return 0;
+}
+
+/* The relation change made the quota numbers stale: start a rescan, or warn. */
+static int relation_after_change(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+				 bool rescan, struct qgroup_relation_rec *r)
+{
+	int ret;
+
+	if (!rescan) {
+		warning("%s: quota numbers are now inconsistent and limits are not reliable; "
+			"run 'volctl quota rescan %s'", path, path);
+		return 0;
+	}
+	pr_out(ctx->cfg, "Quota data changed, rescan scheduled\n");
+	ret = CMD_OP(ctx, rescan_start, fs);
+	/* -EINPROGRESS: one runs already, which counts the change too */
+	r->rescan_started = !ret || ret == -EINPROGRESS;
+	if (ret && ret != -EINPROGRESS)
+		return cmd_report(ctx, fs, ret, path);
+	return 0;
+}
+
+static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool assign)
+{
+	char sb[BTRFS_QGROUPID_BUFSIZE], db[BTRFS_QGROUPID_BUFSIZE];
+	struct qgid_arg src, dst;
+	struct qgroup_relation_rec r = { 0 };
+	bool rescan;
+	struct vc_fs *fs;
+	const char *path;
+	int ret;
+
+	ret = relation_parse_opts(ctx, argc, argv, &rescan);
+	if (ret)
+		return ret;
 	ret = cmd_check_argc_exact(ctx, argc - optind, 3);
 	if (ret)
 		return ret;
@@ -219,8 +250,6 @@ static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool
 		return cmd_usage_error(ctx, "cannot %s %s %s %s: the parent's level must be higher",
 				       assign ? "assign" : "remove", qgid(src.id, sb),
 				       assign ? "to" : "from", qgid(dst.id, db));
-	if (!ctx->ops->qgroup_assign)
-		return cmd_not_offline(ctx);
 	path = argv[optind + 2];
 	ret = cmd_open(ctx, path, true, &fs);
 	if (ret)
@@ -236,26 +265,14 @@ static int qgroup_relation(const struct vc_ctx *ctx, int argc, char **argv, bool
 	}
 	if (ret)
 		goto out;
-	ret = ctx->ops->qgroup_assign(fs, src.id, dst.id, assign);
+	ret = CMD_OP(ctx, qgroup_assign, fs, src.id, dst.id, assign);
 	if (ret < 0) {
 		ret = cmd_report(ctx, fs, ret, path);
 		goto out;
 	}
 	r = (struct qgroup_relation_rec){ src.id, dst.id, path, ret > 0, false };
-	if (ret > 0 && rescan) {
-		pr_out(ctx->cfg, "Quota data changed, rescan scheduled\n");
-		ret = ctx->ops->rescan_start ? ctx->ops->rescan_start(fs) : -EOPNOTSUPP;
-		/* -EINPROGRESS: one runs already, which counts the change too */
-		r.rescan_started = !ret || ret == -EINPROGRESS;
-		if (ret && ret != -EINPROGRESS)
-			ret = cmd_report(ctx, fs, ret, path);
-		else
-			ret = 0;
-	} else if (ret > 0) {
-		warning("%s: quota numbers are now inconsistent and limits are not reliable; "
-			"run 'volctl quota rescan %s'", path, path);
-		ret = 0;
-	}
+	if (ret > 0)
+		ret = relation_after_change(ctx, fs, path, rescan, &r);
 	/* the relation is changed even when the rescan could not start */
 	cmd_print_doc(ctx, assign ? &rec_doc_qgroup_assign : &rec_doc_qgroup_remove,
 		      &rec_qgroup_relation, &r);
@@ -281,13 +298,48 @@ static int cmd_qgroup_remove(const struct cmd_struct *cmd, const struct vc_ctx *
 #define LIMIT_TOO_LARGE "too large: at most 18446744073709551614 bytes (16EiB - 2; 'none' " \
 			"removes the limit)"
 
+/* The SIZE argument: bytes with an optional suffix, or 'none' (*none set). */
+static int limit_parse_size(const struct vc_ctx *ctx, const char *size_arg, u64 *size, bool *none)
+{
+	int ret = parse_size(size_arg, true, size, none);
+
+	if (ret)
+		return cmd_usage_error(ctx, "invalid size '%s': %s", size_arg,
+				       ret == -ERANGE ? LIMIT_TOO_LARGE :
+				       parse_strerror(ret, "expected a number with an optional "
+						      "suffix k, m, g, t, p, e or KiB ... EiB (powers "
+						      "of 1024; 1.5G with a suffix), or 'none'"));
+	/* (u64)-1 is the kernel's "no limit" */
+	if (!*none && *size == (u64)-1)
+		return cmd_usage_error(ctx, "invalid size '%s': %s", size_arg, LIMIT_TOO_LARGE);
+	return 0;
+}
+
+/* Open PATH for writing; "limit 10M 1/100" (the path forgotten) gets a usage error. */
+static int limit_open(const struct vc_ctx *ctx, const char *path, int nargs, struct vc_fs **fs)
+{
+	u64 id;
+	int ret = ctx->ops->open(fs, ctx->cfg, path, true);
+
+	if (ret == -ENOENT && nargs == 2 && !parse_qgroupid(path, &id)) {
+		cmd_close(ctx, *fs);
+		return cmd_usage_error(ctx, "path missing: '%s' is a qgroup id, and no such path "
+				       "exists (give the path after it)", path);
+	}
+	if (ret) {
+		cmd_report(ctx, *fs, ret, path);
+		cmd_close(ctx, *fs);
+	}
+	return ret;
+}
+
 static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 			    char **argv)
 {
 	bool compressed = false, exclusive = false, none;
 	struct qgid_arg arg = { 0 };
 	u64 size, flags, max_rfer = 0, max_excl = 0;
-	const char *path, *size_arg;
+	const char *path;
 	struct vc_fs *fs;
 	int c, nargs, ret;
 
@@ -314,37 +366,18 @@ static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *c
 		ret = cmd_check_argc_max(ctx, nargs, 3);
 	if (ret)
 		return ret;
-	size_arg = argv[optind];
-	ret = parse_size(size_arg, true, &size, &none);
+	ret = limit_parse_size(ctx, argv[optind], &size, &none);
 	if (ret)
-		return cmd_usage_error(ctx, "invalid size '%s': %s", size_arg,
-				       ret == -ERANGE ? LIMIT_TOO_LARGE :
-				       parse_strerror(ret, "expected a number with an optional "
-						      "suffix k, m, g, t, p, e or KiB ... EiB (powers "
-						      "of 1024; 1.5G with a suffix), or 'none'"));
-	/* (u64)-1 is the kernel's "no limit" */
-	if (!none && size == (u64)-1)
-		return cmd_usage_error(ctx, "invalid size '%s': %s", size_arg, LIMIT_TOO_LARGE);
+		return ret;
 	if (nargs == 3) {
 		ret = qgid_parse(ctx, argv[optind + 1], true, &arg);
 		if (ret)
 			return ret;
 	}
 	path = argv[argc - 1];
-	if (!ctx->ops->qgroup_limit)
-		return cmd_not_offline(ctx);
-	ret = ctx->ops->open(&fs, ctx->cfg, path, true);
-	/* "limit 10M 1/100": a qgroup id where the path should be, the path forgotten */
-	if (ret == -ENOENT && nargs == 2 && !parse_qgroupid(path, &arg.id)) {
-		cmd_close(ctx, fs);
-		return cmd_usage_error(ctx, "path missing: '%s' is a qgroup id, and no such path "
-				       "exists (give the path after it)", path);
-	}
-	if (ret) {
-		cmd_report(ctx, fs, ret, path);
-		cmd_close(ctx, fs);
+	ret = limit_open(ctx, path, nargs, &fs);
+	if (ret)
 		return ret;
-	}
 	if (nargs == 3)
 		ret = qgid_resolve(ctx, fs, &arg);
 	else
@@ -359,7 +392,7 @@ static int cmd_qgroup_limit(const struct cmd_struct *cmd, const struct vc_ctx *c
 		max_excl = none ? (u64)-1 : size;
 	else
 		max_rfer = none ? (u64)-1 : size;
-	ret = ctx->ops->qgroup_limit(fs, arg.id, flags, max_rfer, max_excl);
+	ret = CMD_OP(ctx, qgroup_limit, fs, arg.id, flags, max_rfer, max_excl);
 	if (ret < 0) {
 		ret = cmd_report(ctx, fs, ret, path);
 	} else {
@@ -485,7 +518,7 @@ static int build_view(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 		return -ENOMEM;
 	if (opts->filter != FILTER_NONE) {
 		struct vc_path_info info;
-		int ret = ctx->ops->path_info ? ctx->ops->path_info(fs, path, &info) : -EOPNOTSUPP;
+		int ret = CMD_OP(ctx, path_info, fs, path, &info);
 
 		if (ret)
 			return ret;
@@ -746,7 +779,7 @@ static int clear_one(const struct vc_ctx *ctx, struct vc_fs *fs, const struct qg
 		 * tree N exists.  One it keeps is reported, not a failure:
 		 * clear-stale must not fail on every run from then on.
 		 */
-		ret = ctx->ops->qgroup_destroy(fs, qg->qgroupid);
+		ret = CMD_OP(ctx, qgroup_destroy, fs, qg->qgroupid);
 		if (!ret)
 			pr_out(ctx->cfg, "Delete stale qgroup %s\n", qb);
 		else if (ret == -EBUSY)
@@ -760,7 +793,7 @@ static int clear_one(const struct vc_ctx *ctx, struct vc_fs *fs, const struct qg
 		return ret == -EBUSY ? 0 : ret ? cmd_report(ctx, fs, ret, qb) : 0;
 	}
 	pr_out(ctx->cfg, "Delete stale qgroup %s\n", qb);
-	ret = ctx->ops->qgroup_destroy(fs, qg->qgroupid);
+	ret = CMD_OP(ctx, qgroup_destroy, fs, qg->qgroupid);
 	if (!ret) {
 		stale_note(sd->destroyed, &sd->nr_destroyed, qg->qgroupid);
 		return 0;
@@ -842,8 +875,6 @@ static int cmd_qgroup_clear_stale(const struct cmd_struct *cmd, const struct vc_
 	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
 	if (ret)
 		return ret;
-	if (!ctx->ops->qgroup_destroy)
-		return cmd_not_offline(ctx);
 	ret = cmd_open(ctx, argv[optind], true, &fs);
 	if (ret)
 		return ret;

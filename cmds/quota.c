@@ -97,14 +97,12 @@ static int quota_ctl(const struct vc_ctx *ctx, const char *path, enum vc_quota_m
 	struct vc_fs *fs;
 	int ret;
 
-	if (!ctx->ops->quota_ctl)
-		return cmd_not_offline(ctx);
 	ret = cmd_open(ctx, path, true, &fs);
 	if (ret)
 		return ret;
 	ret = check_mode_switch(ctx, fs, path, mode);
 	if (!ret)
-		ret = ctx->ops->quota_ctl(fs, mode);
+		ret = CMD_OP(ctx, quota_ctl, fs, mode);
 	if (ret < 0)
 		ret = cmd_report(ctx, fs, ret, path);
 	ctx->ops->close(fs);
@@ -161,9 +159,7 @@ static int rescan_status(const struct vc_ctx *ctx, struct vc_fs *fs, const char 
 	struct vc_rescan_status st = { 0 };
 	int ret;
 
-	if (!ctx->ops->rescan_status)
-		return cmd_not_offline(ctx);
-	ret = ctx->ops->rescan_status(fs, &st);
+	ret = CMD_OP(ctx, rescan_status, fs, &st);
 	if (ret)
 		return cmd_report(ctx, fs, ret, path);
 	if (st.running)
@@ -180,9 +176,7 @@ static int rescan_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 	int ret;
 
 	if (mode != RESCAN_WAIT_ONLY) {
-		if (!ctx->ops->rescan_start)
-			return cmd_not_offline(ctx);
-		ret = ctx->ops->rescan_start(fs);
+		ret = CMD_OP(ctx, rescan_start, fs);
 		if (ret == -EINPROGRESS && mode == RESCAN_START_WAIT)
 			pr_out(ctx->cfg, "quota rescan already running, waiting for it\n");
 		else if (ret)
@@ -192,9 +186,7 @@ static int rescan_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 		if (mode == RESCAN_START)
 			return 0;
 	}
-	if (!ctx->ops->rescan_wait)
-		return cmd_not_offline(ctx);
-	ret = ctx->ops->rescan_wait(fs);
+	ret = CMD_OP(ctx, rescan_wait, fs);
 	if (ret)
 		return cmd_report(ctx, fs, ret, path);
 	return 0;

@@ -170,8 +170,61 @@ static int set_default(struct btrfs_fs *fs, const char *path, char *err, size_t 
 		snprintf(err, errlen, "%s: not a subvolume", path);
 		return -EINVAL;
 	}
-	ret = vc_offline_run(fs, VC_WRITE_PATH, path, 0, vc_set_default_op, &id, err, errlen);
-	return ret < 0 ? ret : 0;
+	return vc_offline_set_default_path(fs, path, id, err, errlen);
+}
+
+/*
+ * The subvolumes are made in order on a new filesystem: each once, each
+ * below the top level or one made before it.  Return: the index of the
+ * first that is not, or -1; *@why says why.
+ */
+static int check_subvol_order(const char *const *subvols, size_t nr, const char **why)
+{
+	for (size_t i = 0; i < nr; i++) {
+		const char *slash = strrchr(subvols[i], '/');
+		size_t plen = (size_t)(slash - subvols[i]);
+		bool parent = plen == 0;
+
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(subvols[j], subvols[i])) {
+				*why = "given twice";
+				return (int)i;
+			}
+			parent |= strlen(subvols[j]) == plen && !strncmp(subvols[j], subvols[i], plen);
+		}
+		if (!parent) {
+			*why = "its parent is not an earlier --subvol (nor the top level)";
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+int vc_mkfs_check_layout(const struct vc_mkfs_opts *o, char *err, size_t errlen)
+{
+	const char *why;
+	bool found = false;
+	int bad;
+
+	if (o->quota && o->simple_quota) {
+		snprintf(err, errlen, "--quota and --simple-quota: use only one");
+		return -EINVAL;
+	}
+	bad = check_subvol_order(o->subvols, o->nr_subvols, &why);
+	if (bad >= 0) {
+		snprintf(err, errlen, "--subvol %s: %s", o->subvols[bad], why);
+		return -EINVAL;
+	}
+	if (!o->default_subvol)
+		return 0;
+	for (size_t i = 0; i < o->nr_subvols; i++)
+		found |= !strcmp(o->subvols[i], o->default_subvol);
+	if (!found) {
+		snprintf(err, errlen, "--default-subvol %s: not one of the --subvol paths",
+			 o->default_subvol);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)

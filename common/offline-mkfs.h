@@ -27,6 +27,14 @@ struct vc_mkfs_opts {
 };
 
 /**
+ * vc_mkfs_check_layout - check the requested layout before anything is
+ * written: one quota mode, each subvolume once and below the top level or
+ * an earlier one, the default one of them
+ * Return: 0 or -EINVAL with @err set (a usage error).
+ */
+int vc_mkfs_check_layout(const struct vc_mkfs_opts *o, char *err, size_t errlen);
+
+/**
  * vc_mkfs - make the filesystem, commit it, then create @subvols
  * (each its own transaction) and set the default subvolume
  * Return: 0 or a negative errno with @err set.

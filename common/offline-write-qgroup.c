@@ -34,7 +34,7 @@ static int image_write(struct btrfs_fs *fs, const char *image, btrfs_trans_op_fn
 	return ret < 0 ? ret : 0;
 }
 
-int vc_set_default_op(struct btrfs_trans_handle *trans, void *arg)
+static int set_default_op(struct btrfs_trans_handle *trans, void *arg)
 {
 	return btrfs_set_default_subvol(trans, *(const u64 *)arg);
 }
@@ -42,7 +42,15 @@ int vc_set_default_op(struct btrfs_trans_handle *trans, void *arg)
 int vc_offline_set_default(struct btrfs_fs *fs, const char *image, u64 subvolid, char *err,
 			   size_t errlen)
 {
-	return image_write(fs, image, vc_set_default_op, &subvolid, err, errlen);
+	return image_write(fs, image, set_default_op, &subvolid, err, errlen);
+}
+
+int vc_offline_set_default_path(struct btrfs_fs *fs, const char *path, u64 subvolid, char *err,
+				size_t errlen)
+{
+	int ret = vc_offline_run(fs, VC_WRITE_PATH, path, 0, set_default_op, &subvolid, err, errlen);
+
+	return ret < 0 ? ret : 0;
 }
 
 static int quota_ctl_op(struct btrfs_trans_handle *trans, void *arg)

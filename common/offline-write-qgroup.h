@@ -15,13 +15,13 @@
 #include "kernel-shared/format.h"
 
 struct btrfs_fs;
-struct btrfs_trans_handle;
-
-/* The set-default op for vc_offline_run(): @arg points to the subvolume id (u64) */
-int vc_set_default_op(struct btrfs_trans_handle *trans, void *arg);
 
 int vc_offline_set_default(struct btrfs_fs *fs, const char *image, u64 subvolid, char *err,
 			   size_t errlen);
+
+/* The same for mkfs --default-subvol: a failure names @path, as the subvolume writes do */
+int vc_offline_set_default_path(struct btrfs_fs *fs, const char *path, u64 subvolid, char *err,
+				size_t errlen);
 
 /* enable or disable; nothing is written when quotas are already in the asked state */
 int vc_offline_quota_ctl(struct btrfs_fs *fs, const char *image, enum vc_quota_mode mode,
