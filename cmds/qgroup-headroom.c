@@ -34,6 +34,7 @@
 #include "common/parse-utils.h"
 #include "common/path-utils.h"
 #include "common/qgroup-out.h"
+#include "common/qgroup-state.h"
 #include "common/records.h"
 #include "common/units.h"
 

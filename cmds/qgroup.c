@@ -23,6 +23,7 @@
 #include "common/parse-utils.h"
 #include "common/acct-run.h"
 #include "common/qgroup-out.h"
+#include "common/qgroup-state.h"
 #include "common/records.h"
 #include "common/units.h"
 

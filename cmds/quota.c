@@ -13,6 +13,7 @@
 #include "cmds/commands.h"
 #include "common/messages.h"
 #include "common/qgroup-out.h"
+#include "common/qgroup-state.h"
 #include "common/records.h"
 
 /* 0 when quotas are on, else the error is printed and VC_EXIT_FAILURE returned. */

@@ -367,6 +367,77 @@ static const char *action_of(const struct prune_run *r, size_t i)
 	return r->ps[i].deleted ? "deleted" : "failed";
 }
 
+/* The rows of the snapshots, newest first, and the counts of each outcome into @p */
+static void fill_prune_rows(struct prune_run *r, struct prune_row_rec *rows,
+			    const struct vc_ret_snap **order, struct prune_rec *p)
+{
+	for (size_t i = 0; i < r->n; i++)
+		order[i] = &r->rs[i];
+	qsort(order, r->n, sizeof(*order), cmp_newest);
+	for (size_t k = 0; k < r->n; k++) {
+		size_t i = (size_t)(order[k] - r->rs);
+		struct prune_snap *ps = &r->ps[i];
+
+		rows[k] = (struct prune_row_rec){
+			.id = r->rs[i].id, .path = ps->sv->path, .abs = ps->abs,
+			.otime = r->rs[i].otime, .created = ps->created,
+			.action = action_of(r, i), .reason = ps->reason, .reasons = ps->reasons,
+			.error = ps->st.err ? ps->st.msg : NULL,
+			.shown = ps->abs ? ps->abs : ps->sv->path,
+		};
+		if (r->rs[i].reasons || run_stopped(r))
+			p->kept++;
+		else if (ps->gone)
+			p->gone++;
+		else if (ps->deleted || r->o->dry_run)
+			p->deleted++;
+		else
+			p->failed++;
+	}
+}
+
+/* The rows of the deleted set, with what each frees alone */
+static void fill_set_rows(struct prune_run *r, struct dryrun_row_rec *drows, const u64 *ids,
+			  size_t nr, const struct btrfs_acct_counts *alone)
+{
+	for (size_t j = 0; j < nr; j++) {
+		const struct btrfs_subvol *s = btrfs_subvol_list_find(&r->l, ids[j]);
+		size_t i = 0;
+
+		while (i < r->n && r->rs[i].id != ids[j])
+			i++;
+		drows[j] = (struct dryrun_row_rec){ ids[j], s && s->path ? s->path : "",
+			i < r->n ? r->ps[i].abs : NULL, alone[j].rfer, alone[j].excl,
+			i < r->n && r->ps[i].abs ? r->ps[i].abs : s ? s->path : NULL };
+	}
+}
+
+/* The text form: the note, the summary line, the table and what the set frees */
+static void print_plan_text(struct prune_run *r, struct kvout *kv, const char *source,
+			    const struct prune_rec *p, const struct prune_row_rec *rows,
+			    const struct vc_acct_delete *set, size_t nr)
+{
+	if (r->o->dry_run)
+		pr_note(r->ctx->cfg, "Dry run, nothing deleted: numbers computed from %s",
+			r->res.live ? "a committed snapshot of the mounted filesystem" :
+			"the image");
+	printf("Snapshots of '%s' (subvolume %llu), newest first: %llu kept, %llu %s",
+	       source, (unsigned long long)r->src->id, (unsigned long long)p->kept,
+	       (unsigned long long)p->deleted, r->o->dry_run ? "to delete" : "deleted");
+	if (p->gone)
+		printf(", %llu already gone", (unsigned long long)p->gone);
+	if (p->failed)
+		printf(", %llu refused", (unsigned long long)p->failed);
+	printf("\n");
+	if (r->n) {
+		rec_row_header(kv, &rec_prune_row);
+		for (size_t k = 0; k < r->n; k++)
+			rec_row(kv, &rec_prune_row, &rows[k]);
+	}
+	if (!run_stopped(r))
+		sv_print_set_freed(set, nr, r->o->units, !r->o->dry_run);
+}
+
 /* The plan or the outcome, text or JSON */
 static int print_plan(struct prune_run *r, const char *source, const char *dir, const u64 *ids,
 		      size_t nr, const struct btrfs_acct_counts *alone,
@@ -401,62 +472,13 @@ static int print_plan(struct prune_run *r, const char *source, const char *dir, 
 		free(order);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < r->n; i++)
-		order[i] = &r->rs[i];
-	qsort(order, r->n, sizeof(*order), cmp_newest);
-	for (size_t k = 0; k < r->n; k++) {
-		size_t i = (size_t)(order[k] - r->rs);
-		struct prune_snap *ps = &r->ps[i];
-
-		rows[k] = (struct prune_row_rec){
-			.id = r->rs[i].id, .path = ps->sv->path, .abs = ps->abs,
-			.otime = r->rs[i].otime, .created = ps->created,
-			.action = action_of(r, i), .reason = ps->reason, .reasons = ps->reasons,
-			.error = ps->st.err ? ps->st.msg : NULL,
-			.shown = ps->abs ? ps->abs : ps->sv->path,
-		};
-		if (r->rs[i].reasons || run_stopped(r))
-			p.kept++;
-		else if (ps->gone)
-			p.gone++;
-		else if (ps->deleted || r->o->dry_run)
-			p.deleted++;
-		else
-			p.failed++;
-	}
-	for (size_t j = 0; j < nr; j++) {
-		const struct btrfs_subvol *s = btrfs_subvol_list_find(&r->l, ids[j]);
-		size_t i = 0;
-
-		while (i < r->n && r->rs[i].id != ids[j])
-			i++;
-		drows[j] = (struct dryrun_row_rec){ ids[j], s && s->path ? s->path : "",
-			i < r->n ? r->ps[i].abs : NULL, alone[j].rfer, alone[j].excl,
-			i < r->n && r->ps[i].abs ? r->ps[i].abs : s ? s->path : NULL };
-	}
+	fill_prune_rows(r, rows, order, &p);
+	fill_set_rows(r, drows, ids, nr, alone);
 	kvout_init(&kv, r->ctx->cfg, stdout, r->o->units);
 	if (kv.json) {
 		rec_print_document(&kv, &rec_doc_prune, &rec_prune, &p);
 	} else if (!kv.quiet) {
-		if (r->o->dry_run)
-			pr_note(r->ctx->cfg, "Dry run, nothing deleted: numbers computed from %s",
-				r->res.live ? "a committed snapshot of the mounted filesystem" :
-				"the image");
-		printf("Snapshots of '%s' (subvolume %llu), newest first: %llu kept, %llu %s",
-		       source, (unsigned long long)r->src->id, (unsigned long long)p.kept,
-		       (unsigned long long)p.deleted, r->o->dry_run ? "to delete" : "deleted");
-		if (p.gone)
-			printf(", %llu already gone", (unsigned long long)p.gone);
-		if (p.failed)
-			printf(", %llu refused", (unsigned long long)p.failed);
-		printf("\n");
-		if (r->n) {
-			rec_row_header(&kv, &rec_prune_row);
-			for (size_t k = 0; k < r->n; k++)
-				rec_row(&kv, &rec_prune_row, &rows[k]);
-		}
-		if (!run_stopped(r))
-			sv_print_set_freed(set, nr, r->o->units, !r->o->dry_run);
+		print_plan_text(r, &kv, source, &p, rows, set, nr);
 	}
 	free(rows);
 	free(drows);

@@ -39,6 +39,7 @@
 #include "common/output.h"
 #include "common/parse-utils.h"
 #include "common/qgroup-out.h"
+#include "common/qgroup-state.h"
 #include "common/records.h"
 #include "common/units.h"
 

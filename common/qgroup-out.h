@@ -83,23 +83,6 @@ int qgroup_print_tree(FILE *out, const struct qgroup_view *view,
 /* {"__header", "quota": {...}, "qgroup_show": [...], "qgroup-show": [...] (version 1)} */
 int qgroup_print_json(FILE *out, const struct qgroup_view *view, bool v1);
 
-/*
- * Read the quota tree into @list and the quota state into @st through the
- * backend.  Quotas being disabled (no quota tree, or the status not ON) is
- * not an error: st->enabled is false.  Returns 0 or a negative errno (the
- * backend may have left a message in fs->err).
- */
-int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
-		     struct btrfs_qgroup_list *list, struct quota_state *st);
-
-/*
- * quota_state_read() for "quota status": without privilege (the quota tree
- * cannot be read) the state comes from the kernel's sysfs files instead, as
- * btrfs-progs reads it; the rescan state is then unknown.
- */
-int quota_state_read_status(const struct vc_backend_ops *ops, struct vc_fs *fs,
-			    struct btrfs_qgroup_list *list, struct quota_state *st);
-
 /* The faults of a STATUS item as rows (struct qstatus_fault_rec) and their words */
 #define QSTATUS_MAX_FAULTS 5
 struct qstatus_faults {
