@@ -514,7 +514,7 @@ static int list_row_make(const struct list_opts *o, const struct btrfs_subvol_li
 		return row->owned ? 0 : -ENOMEM;
 	}
 	if (!o->all && !o->below_only && top->path && top->id != BTRFS_FS_TREE_OBJECTID &&
-	    sv_subvol_below(l, s, top->id))
+	    vc_subvol_below(l, s, top->id))
 		row->path = s->path + strlen(top->path) + 1;
 	else
 		row->path = s->path;

@@ -136,14 +136,6 @@ static int found_cb(void *priv, const struct btrfs_key *key, const void *data, u
 	return 1;
 }
 
-static bool uuid_is_zero(const u8 *u)
-{
-	for (int i = 0; i < BTRFS_UUID_SIZE; i++)
-		if (u[i])
-			return false;
-	return true;
-}
-
 /* DIR as a path from the top level, for comparing with the snapshots' */
 static int resolve_dir(struct prune_run *r, const char *dir)
 {
@@ -608,7 +600,7 @@ static int find_snapshots(struct prune_run *r, const char *source, const char *d
 	if (sv_require_subvol(r->ctx, r->fs, source, &info) || sv_load_list(r->ctx, r->fs, &r->l))
 		return VC_EXIT_FAILURE;
 	r->src = btrfs_subvol_list_find(&r->l, info.subvolid);
-	if (!r->src || uuid_is_zero(r->src->root.uuid)) {
+	if (!r->src || vc_uuid_is_zero(r->src->root.uuid)) {
 		error("%s: the subvolume has no UUID: its snapshots cannot be found", source);
 		return VC_EXIT_FAILURE;
 	}

@@ -191,7 +191,7 @@ int sv_delete_plan(const struct vc_ctx *ctx, char **args, int nargs, u64 subvoli
 	given = p->nr;
 	for (size_t i = 0; !ret && recursive && i < given; i++)
 		for (size_t j = 0; !ret && j < l.nr; j++)
-			if (l.subvols[j].path && sv_subvol_below(&l, &l.subvols[j], p->ids[i]))
+			if (l.subvols[j].path && vc_subvol_below(&l, &l.subvols[j], p->ids[i]))
 				ret = plan_add(p, l.subvols[j].id);
 	alone = ret ? NULL : calloc(p->nr ? p->nr : 1, sizeof(*alone));
 	if (!ret && !alone)

@@ -19,48 +19,6 @@
 #include "common/records.h"
 #include "common/units.h"
 
-/* ------------------------------------------------------------------ */
-/* Shared helpers                                                      */
-/* ------------------------------------------------------------------ */
-
-int sv_path_info(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
-		     struct vc_path_info *info)
-{
-	vc_fs_clear_error(fs);
-	return CMD_OP(ctx, path_info, fs, path, info);
-}
-
-/* @path must be the root of a subvolume; prints the error. */
-int sv_require_subvol(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
-			  struct vc_path_info *info)
-{
-	int ret = sv_path_info(ctx, fs, path, info);
-
-	if (ret) {
-		cmd_report(ctx, fs, ret, path);
-		return ret;
-	}
-	if (!info->is_subvol_root) {
-		error("%s: not a subvolume", path);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int sv_load_list(const struct vc_ctx *ctx, struct vc_fs *fs, struct btrfs_subvol_list *l)
-{
-	struct btrfs_item_source src = vc_fs_item_source(fs);
-	int ret;
-
-	vc_fs_clear_error(fs);
-	ret = btrfs_subvol_list_load(&src, l);
-	if (ret == -EUCLEAN && !vc_fs_error(fs))
-		error("cannot list subvolumes: corrupt root tree or directory references");
-	else if (ret)
-		cmd_report(ctx, fs, ret, "cannot list subvolumes");
-	return ret;
-}
-
 /* -i arguments: LEVEL/ID, a bare subvolume id, or an absolute subvolume path. */
 struct inherit_args {
 	size_t nr;
@@ -633,19 +591,6 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	return 0;
 }
 
-/* Whether subvolume @s lies below @top (not counting @s itself). */
-bool sv_subvol_below(const struct btrfs_subvol_list *l, const struct btrfs_subvol *s, u64 top)
-{
-	size_t depth = 0;
-
-	while (s && s->id != BTRFS_FS_TREE_OBJECTID && !s->deleted && depth++ <= l->nr) {
-		if (s->parent_id == top)
-			return true;
-		s = btrfs_subvol_list_find(l, s->parent_id);
-	}
-	return false;
-}
-
 static int delete_one_id(const struct vc_ctx *ctx, struct vc_fs *fs, const struct delete_opts *o,
 			 const char *path, u64 id, const char *mode)
 {
@@ -700,7 +645,7 @@ static int delete_nested(const struct vc_ctx *ctx, struct vc_fs *fs, const struc
 		goto out;
 	}
 	for (size_t i = 0; i < l.nr; i++)
-		if (l.subvols[i].path && sv_subvol_below(&l, &l.subvols[i], top))
+		if (l.subvols[i].path && vc_subvol_below(&l, &l.subvols[i], top))
 			below[nr++] = &l.subvols[i];
 	qsort(below, nr, sizeof(*below), cmp_path_len_desc);
 	for (size_t i = 0; i < nr && !ret; i++) {
@@ -814,7 +759,7 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 
 		s = btrfs_subvol_list_find(&l, o->subvolid);
 		if (s && s->path && top && top->path &&
-		    (top->id == BTRFS_FS_TREE_OBJECTID || sv_subvol_below(&l, s, top->id))) {
+		    (top->id == BTRFS_FS_TREE_OBJECTID || vc_subvol_below(&l, s, top->id))) {
 			const char *rel = s->path + strlen(top->path) + (top->path[0] ? 1 : 0);
 			char *dir = info.is_dir ? strdup(arg) : path_dirname(arg);
 

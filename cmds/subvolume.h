@@ -9,10 +9,11 @@
 #define VOLCTL_CMDS_SUBVOLUME_H
 
 #include "cmds/commands.h"
+#include "common/facts.h"
 #include "common/records.h"
 #include "kernel-shared/subvol-list.h"
 
-/* An op the backend has not implemented is the same as -EOPNOTSUPP. */
+/* cmds/subvolume-common.c; an op the backend lacks is the same as -EOPNOTSUPP */
 
 /* ->path_info with the error buffer cleared first; prints nothing */
 int sv_path_info(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
@@ -22,8 +23,6 @@ int sv_require_subvol(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 		      struct vc_path_info *info);
 /* btrfs_subvol_list_load() on @fs; prints the error. */
 int sv_load_list(const struct vc_ctx *ctx, struct vc_fs *fs, struct btrfs_subvol_list *l);
-/* Whether subvolume @s lies below subvolume @top (not counting @s itself). */
-bool sv_subvol_below(const struct btrfs_subvol_list *l, const struct btrfs_subvol *s, u64 top);
 
 /* cmds/subvolume-dryrun.c: delete --dry-run; returns a VC_EXIT_* code */
 int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, const u64 *ids,
