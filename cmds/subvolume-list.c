@@ -77,42 +77,16 @@ static char *subvol_abs(const struct vc_ctx *ctx, struct vc_fs *fs, const struct
 	return ctx->ops->absolute_path(fs, s->path);
 }
 
-struct qgroup_items {
-	u64 qgroupid;
-	bool info, limit;
-	struct btrfs_qgroup_info_rec i;
-	struct btrfs_qgroup_limit_rec l;
-};
-
-static int qgroup_items_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
-{
-	struct qgroup_items *q = priv;
-
-	/* the range also holds the INFO of higher and LIMIT of lower qgroups */
-	if (key->offset != q->qgroupid)
-		return 0;
-	if (key->type == BTRFS_QGROUP_INFO_KEY) {
-		q->info = btrfs_decode_qgroup_info(data, len, &q->i) == 0;
-	} else if (key->type == BTRFS_QGROUP_LIMIT_KEY) {
-		q->limit = btrfs_decode_qgroup_limit(data, len, &q->l) == 0;
-	}
-	return 0;
-}
-
 /* The "Quota group" block; quota tree missing: n/a, and no JSON object. */
 static int show_quota(struct kvout *kv, struct vc_fs *fs, u64 id)
 {
-	struct btrfs_item_source src = vc_fs_item_source(fs);
-	struct btrfs_key min = { 0, BTRFS_QGROUP_INFO_KEY, id };
-	struct btrfs_key max = { 0, BTRFS_QGROUP_LIMIT_KEY, id };
-	struct qgroup_items q = { .qgroupid = id };
+	struct vc_qgroup_fact q;
 	const struct subvol_qgroup_rec none = { .qgroupid = "n/a" };
 	struct subvol_qgroup_rec r = { 0 };
 	char qgid[48];
 	int ret;
 
-	ret = btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &min, &max,
-				       qgroup_items_cb, &q);
+	ret = vc_fact_subvol_qgroup(fs, id, &q);
 	if (ret == -ENOENT) {
 		rec_emit(kv, &rec_subvol_qgroup_none, &none);
 		return 0;
@@ -940,7 +914,6 @@ static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct 
 				     int argc, char **argv)
 {
 	struct btrfs_subvol_list l = { 0 };
-	struct btrfs_item_source src;
 	const struct btrfs_subvol *s;
 	struct vc_fs *fs = NULL;
 	struct kvout kv;
@@ -954,9 +927,8 @@ static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct 
 		return ret;
 	if (cmd_open(ctx, argv[optind], false, &fs))
 		return VC_EXIT_FAILURE;
-	src = vc_fs_item_source(fs);
 	vc_fs_clear_error(fs);
-	ret = btrfs_default_subvol(&src, &id);
+	ret = vc_fact_default_subvol(fs, &id);
 	if (ret == -ENOENT) {
 		error("%s: the filesystem has no default subvolume entry", argv[optind]);
 		goto out;

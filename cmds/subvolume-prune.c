@@ -130,16 +130,9 @@ struct prune_run {
 	const char *refused;		/* a guard refused the run (nothing goes): which */
 };
 
-static int found_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
-{
-	*(bool *)priv = true;
-	return 1;
-}
-
 /* DIR as a path from the top level, for comparing with the snapshots' */
 static int resolve_dir(struct prune_run *r, const char *dir)
 {
-	struct btrfs_item_source src = vc_fs_item_source(r->fs);
 	const struct btrfs_subvol *holder;
 	struct vc_path_info info;
 	char *rel = NULL;
@@ -159,7 +152,7 @@ static int resolve_dir(struct prune_run *r, const char *dir)
 		error("%s: its subvolume cannot be reached from the top level", dir);
 		return -ENOENT;
 	}
-	ret = btrfs_inode_path(&src, info.subvolid, info.ino, &rel);
+	ret = vc_fact_inode_path(r->fs, info.subvolid, info.ino, &rel);
 	if (ret) {
 		error("%s: cannot find its path: %s", dir, strerror(-ret));
 		return ret;
@@ -196,11 +189,10 @@ static bool id_in(const u64 *ids, size_t nr, u64 id)
 /* The snapshots of SOURCE (below DIR), and why any may never go */
 static int collect(struct prune_run *r)
 {
-	struct btrfs_item_source src = vc_fs_item_source(r->fs);
 	u64 def = 0, *mounted = NULL;
 	size_t nr_mounted = 0;
 
-	if (btrfs_default_subvol(&src, &def))
+	if (vc_fact_default_subvol(r->fs, &def))
 		def = BTRFS_FS_TREE_OBJECTID;
 	vc_fs_clear_error(r->fs);
 	if (r->ctx->ops->mounted_subvols &&
@@ -459,14 +451,12 @@ static int print_plan(struct prune_run *r, const char *source, const char *dir, 
 /* --delete-qgroup's work for every deleted one, quietly: the cleaner, then 0/ID */
 static int drop_qgroups(struct prune_run *r, const u64 *ids, size_t nr)
 {
-	struct btrfs_item_source src = vc_fs_item_source(r->fs);
 	int ret, failed = 0;
 
 	ret = CMD_OP(r->ctx, commit, r->fs, true);
 	if (ret)
 		return cmd_report(r->ctx, r->fs, ret, "commit");
 	for (size_t i = 0; i < nr; i++) {
-		struct btrfs_key k = { 0, BTRFS_QGROUP_INFO_KEY, ids[i] };
 		bool present = false;
 
 		vc_fs_clear_error(r->fs);
@@ -477,8 +467,7 @@ static int drop_qgroups(struct prune_run *r, const u64 *ids, size_t nr)
 			continue;
 		}
 		vc_fs_clear_error(r->fs);
-		ret = btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &k, &k,
-					       found_cb, &present);
+		ret = vc_fact_qgroup_present(r->fs, ids[i], &present);
 		if (ret == -ENOENT)
 			break;		/* quotas are off */
 		if (!ret && present) {

@@ -88,12 +88,6 @@ static void inherit_release(struct inherit_args *ia)
 	free(ia->ids);
 }
 
-static int found_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
-{
-	*(bool *)priv = true;
-	return 1;
-}
-
 
 /* ------------------------------------------------------------------ */
 /* create                                                              */
@@ -555,7 +549,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return ret;
 	}
 	vc_fs_clear_error(fs);
-	ret = sv_qgroup_present(fs, id, &present);
+	ret = vc_fact_qgroup_present(fs, id, &present);
 	/* what became of the group is normal output, like the Delete line */
 	if (ret == -ENOENT) {
 		pr_out(ctx->cfg, "No qgroup 0/%llu to delete: quotas are disabled\n",
@@ -668,10 +662,9 @@ out:
 /* Refuse the default subvolume; a failed lookup (no privilege) leaves it to the kernel. */
 static int check_not_default(struct vc_fs *fs, const char *what, u64 id)
 {
-	struct btrfs_item_source src = vc_fs_item_source(fs);
 	u64 def;
 
-	if (btrfs_default_subvol(&src, &def) == 0 && def == id) {
+	if (vc_fact_default_subvol(fs, &def) == 0 && def == id) {
 		error("%s: is the default subvolume (id %llu), not deleting", what,
 		      (unsigned long long)id);
 		return -EPERM;
@@ -733,7 +726,6 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 			const char *mode)
 {
 	struct btrfs_subvol_list l = { 0 };
-	struct btrfs_item_source src;
 	const struct btrfs_subvol *s;
 	struct vc_path_info info;
 	struct vc_fs *fs = NULL;
@@ -753,8 +745,7 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 	 * (the mount cannot reach it).  Without privilege, or for a subvolume
 	 * no directory refers to any more, the id is enough.
 	 */
-	src = vc_fs_item_source(fs);
-	if (sv_path_info(ctx, fs, arg, &info) == 0 && btrfs_subvol_list_load(&src, &l) == 0) {
+	if (sv_path_info(ctx, fs, arg, &info) == 0 && vc_facts_subvols(fs, &l) == 0) {
 		const struct btrfs_subvol *top = btrfs_subvol_list_find(&l, info.subvolid);
 
 		s = btrfs_subvol_list_find(&l, o->subvolid);
@@ -1063,23 +1054,9 @@ static int id_set_add(struct id_set *set, u64 id)
 	return 0;
 }
 
-static int orphan_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+static int deleted_cb(void *priv, u64 id)
 {
-	if (key->type != BTRFS_ORPHAN_ITEM_KEY)
-		return 0;
-	return id_set_add(priv, key->offset);
-}
-
-/* The highest subvolume id with a ROOT_ITEM, or queued for cleaning (ORPHAN item) */
-static int highest_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
-{
-	u64 *highest = priv;
-	u64 id = key->type == BTRFS_ORPHAN_ITEM_KEY ? key->offset : key->objectid;
-
-	if ((key->type == BTRFS_ROOT_ITEM_KEY || key->type == BTRFS_ORPHAN_ITEM_KEY) &&
-	    id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID && id > *highest)
-		*highest = id;
-	return 0;
+	return id_set_add(priv, id);
 }
 
 /*
@@ -1093,16 +1070,12 @@ static int highest_cb(void *priv, const struct btrfs_key *key, const void *data,
  */
 static int check_ids_used(struct vc_fs *fs, const struct id_set *set, u64 *unused)
 {
-	struct btrfs_key min = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
-	struct btrfs_key max = { (u64)-1, BTRFS_ORPHAN_ITEM_KEY, (u64)-1 };
-	struct btrfs_item_source src = vc_fs_item_source(fs);
 	u64 highest = 0;
 	int ret;
 
 	*unused = 0;
 	vc_fs_clear_error(fs);
-	ret = btrfs_item_source_search(&src, BTRFS_ROOT_TREE_OBJECTID, &min, &max, highest_cb,
-				       &highest);
+	ret = vc_fact_highest_subvol_id(fs, &highest);
 	if (ret == -EPERM) {
 		vc_fs_clear_error(fs);
 		return 0;
@@ -1110,14 +1083,12 @@ static int check_ids_used(struct vc_fs *fs, const struct id_set *set, u64 *unuse
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < set->nr; i++) {
-		struct btrfs_key qg = { 0, BTRFS_QGROUP_INFO_KEY, set->ids[i] };
 		bool has_qgroup = false;
 
 		if (set->ids[i] <= highest)
 			continue;
 		/* a level-0 qgroup outlives its subvolume on some kernels: evidence too */
-		ret = btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &qg, &qg, found_cb,
-					       &has_qgroup);
+		ret = vc_fact_qgroup_present(fs, set->ids[i], &has_qgroup);
 		if (ret && ret != -ENOENT)
 			return ret;
 		vc_fs_clear_error(fs);
@@ -1132,9 +1103,6 @@ static int check_ids_used(struct vc_fs *fs, const struct id_set *set, u64 *unuse
 static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 			      char **argv)
 {
-	struct btrfs_key min = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, 0 };
-	struct btrfs_key max = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, (u64)-1 };
-	struct btrfs_item_source src;
 	struct id_set set = { 0 }, gone = { 0 };
 	struct vc_fs *fs = NULL;
 	struct sync_rec doc;
@@ -1185,10 +1153,8 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 			goto out;
 		}
 	} else {
-		src = vc_fs_item_source(fs);
 		vc_fs_clear_error(fs);
-		ret = btrfs_item_source_search(&src, BTRFS_ROOT_TREE_OBJECTID, &min, &max,
-					       orphan_cb, &set);
+		ret = vc_fact_deleted_subvols(fs, deleted_cb, &set);
 		if (ret) {
 			cmd_report(ctx, fs, ret, "cannot list deleted subvolumes");
 			failed++;

@@ -33,14 +33,7 @@ struct vc_acct_delete;
 void sv_print_set_freed(const struct vc_acct_delete *set, size_t n, unsigned int units,
 			bool done);
 
-/* cmds/subvolume-prune.c */
-/*
- * --format json of the writes (cmds/subvolume-report.c).
- *
- * sv_qgroup_present - whether qgroup @qgroupid exists; -ENOENT: quotas are
- * disabled (no quota tree)
- */
-int sv_qgroup_present(struct vc_fs *fs, u64 qgroupid, bool *present);
+/* --format json of the writes (cmds/subvolume-report.c) */
 
 /* A subvolume create or snapshot made: its record and the storage it points into */
 struct sv_made {
