@@ -21,7 +21,7 @@ int sv_path_info(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 /* @path must be the root of a subvolume; prints the error. */
 int sv_require_subvol(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 		      struct vc_path_info *info);
-/* btrfs_subvol_list_load() on @fs; prints the error. */
+/* vc_facts_subvols() on @fs; prints the error. */
 int sv_load_list(const struct vc_ctx *ctx, struct vc_fs *fs, struct btrfs_subvol_list *l);
 
 /* cmds/subvolume-dryrun.c: delete --dry-run; returns a VC_EXIT_* code */
