@@ -228,6 +228,37 @@ static int parse_uuid(const char *s, u8 out[16])
 	return n == 16 ? 0 : -EINVAL;
 }
 
+/*
+ * The subvolume show is about: @id (given), the one of @uuid (its bytes @u), or
+ * the one at @path, found in @l (loaded here).  Prints the error.
+ */
+static int show_find(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+		     const u64 *id, const char *uuid, const u8 *u, struct btrfs_subvol_list *l,
+		     const struct btrfs_subvol **s)
+{
+	struct vc_path_info info;
+	u64 want = id ? *id : 0;
+	int ret;
+
+	if (!id && !uuid) {
+		ret = sv_require_subvol(ctx, fs, path, &info);
+		if (ret)
+			return ret;
+		want = info.subvolid;
+	}
+	ret = sv_load_list(ctx, fs, l);
+	if (ret)
+		return ret;
+	*s = uuid ? btrfs_subvol_list_find_uuid(l, u) : btrfs_subvol_list_find(l, want);
+	if (*s)
+		return 0;
+	if (uuid)
+		error("%s: no subvolume with uuid %s", path, uuid);
+	else
+		error("%s: no subvolume with id %llu", path, (unsigned long long)want);
+	return -ENOENT;
+}
+
 static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 			      char **argv)
 {
@@ -238,7 +269,6 @@ static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx 
 	};
 	struct btrfs_subvol_list l = { 0 };
 	const struct btrfs_subvol *s;
-	struct vc_path_info info;
 	struct vc_fs *fs = NULL;
 	struct kvout kv;
 	unsigned int units;
@@ -274,26 +304,10 @@ static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx 
 		return cmd_usage_error(ctx, "invalid uuid '%s'", uuid);
 	if (cmd_open(ctx, path, false, &fs))
 		return VC_EXIT_FAILURE;
-	if (!rootid && !uuid) {
-		ret = sv_require_subvol(ctx, fs, path, &info);
-		if (ret)
-			goto out;
-		id = info.subvolid;
-	}
-	ret = sv_load_list(ctx, fs, &l);
+	ret = show_find(ctx, fs, path, rootid ? &id : NULL, uuid, u, &l, &s);
 	if (ret)
 		goto out;
-	s = uuid ? btrfs_subvol_list_find_uuid(&l, u) : btrfs_subvol_list_find(&l, id);
-	if (!s) {
-		if (uuid)
-			error("%s: no subvolume with uuid %s", path, uuid);
-		else
-			error("%s: no subvolume with id %llu", path, (unsigned long long)id);
-		ret = -ENOENT;
-		goto out;
-	}
-	if (!(s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY) &&
-	    memcmp(s->root.received_uuid, (u8[16]){ 0 }, 16))
+	if (!(s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY) && !vc_uuid_is_zero(s->root.received_uuid))
 		warning("subvolume %llu is read-write and has received_uuid set: an incremental "
 			"send from it can fail; clear received_uuid or make it read-only",
 			(unsigned long long)s->id);

@@ -1100,6 +1100,34 @@ static int check_ids_used(struct vc_fs *fs, const struct id_set *set, u64 *unuse
 	return 0;
 }
 
+/*
+ * What sync waits for: the ids given in @set (@given), judged by
+ * check_ids_used(), or else every subvolume queued for cleaning, added to
+ * @set.  Prints the error.
+ */
+static int sync_targets(const struct vc_ctx *ctx, struct vc_fs *fs, bool given,
+			struct id_set *set)
+{
+	u64 unused;
+	int ret;
+
+	if (!given) {
+		vc_fs_clear_error(fs);
+		ret = vc_fact_deleted_subvols(fs, deleted_cb, set);
+		if (ret)
+			cmd_report(ctx, fs, ret, "cannot list deleted subvolumes");
+		return ret;
+	}
+	ret = check_ids_used(fs, set, &unused);
+	if (ret)
+		return cmd_report(ctx, fs, ret, "cannot list subvolumes");
+	if (unused) {
+		error("subvolume %llu does not exist", (unsigned long long)unused);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 			      char **argv)
 {
@@ -1140,26 +1168,9 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 		free(set.ids);
 		return VC_EXIT_FAILURE;
 	}
-	if (argc - optind > 1) {
-		u64 unused;
-
-		ret = check_ids_used(fs, &set, &unused);
-		if (ret || unused) {
-			if (ret)
-				cmd_report(ctx, fs, ret, "cannot list subvolumes");
-			else
-				error("subvolume %llu does not exist", (unsigned long long)unused);
-			failed++;
-			goto out;
-		}
-	} else {
-		vc_fs_clear_error(fs);
-		ret = vc_fact_deleted_subvols(fs, deleted_cb, &set);
-		if (ret) {
-			cmd_report(ctx, fs, ret, "cannot list deleted subvolumes");
-			failed++;
-			goto out;
-		}
+	if (sync_targets(ctx, fs, argc - optind > 1, &set)) {
+		failed++;
+		goto out;
 	}
 	if (!set.nr)
 		goto print;
