@@ -378,6 +378,50 @@ static int snapshot_target(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 	return base ? 0 : -ENOMEM;
 }
 
+/*
+ * The snapshot is written on the filesystem of @target's directory: online
+ * another mount perhaps (@fs is reopened there); offline the image already
+ * open (one open a run).  @name and @dir: @target's last component and
+ * directory (free them).  Prints the error.
+ */
+static int snapshot_open_dest(const struct vc_ctx *ctx, struct vc_fs **fs, const char *target,
+			      char **name, char **dir)
+{
+	struct vc_path_info info;
+	int ret;
+
+	*name = checked_name(target);
+	*dir = path_dirname(target);
+	if (!*name || !*dir)
+		return -EINVAL;
+	if (!ctx->cfg->nr_images) {
+		cmd_close(ctx, *fs);
+		*fs = NULL;
+		return cmd_open(ctx, *dir, true, fs);
+	}
+	ret = sv_path_info(ctx, *fs, *dir, &info);
+	if (ret)
+		cmd_report(ctx, *fs, ret, *dir);
+	return ret;
+}
+
+/* --format json: the snapshot just made at @target */
+static void snapshot_print_doc(const struct vc_ctx *ctx, struct vc_fs *fs, const char *target,
+			       const struct inherit_args *ia, u64 source_id, const char *src,
+			       bool readonly)
+{
+	struct sv_made m;
+	struct sv_made_list ml = { 1, &m };
+
+	sv_made_describe(ctx, fs, target, ia->ids, ia->nr, source_id, &m);
+	m.rec.source = src;
+	m.rec.readonly = readonly;
+	sv_made_fix(&ml);
+	cmd_print_doc(ctx, &rec_doc_snapshot, &rec_snapshot, &m.rec);
+	free(m.path);
+	free(m.abs);
+}
+
 static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_ctx *ctx,
 				  int argc, char **argv)
 {
@@ -388,7 +432,6 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	char *target = NULL, *name = NULL, *dir = NULL;
 	const char *src, *dst;
 	bool readonly = false;
-	struct sv_made m;
 	u64 source_id;
 	int c, ret;
 
@@ -422,29 +465,9 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	ret = snapshot_target(ctx, fs, src, dst, &target);
 	if (ret)
 		goto out;
-	name = checked_name(target);
-	dir = path_dirname(target);
-	if (!name || !dir) {
-		ret = -EINVAL;
-		goto out;
-	}
-	/*
-	 * The snapshot is written on the destination's filesystem: online
-	 * another mount perhaps; offline the image already open (one open a run)
-	 */
-	if (ctx->cfg->nr_images) {
-		ret = sv_path_info(ctx, fs, dir, &info);
-		if (ret) {
-			cmd_report(ctx, fs, ret, dir);
-			goto out;
-		}
-	} else {
-		cmd_close(ctx, fs);
-		ret = cmd_open(ctx, dir, true, &fs);
-		if (ret)
-			goto out;
-	}
-	ret = inherit_resolve(ctx, fs, &ia);
+	ret = snapshot_open_dest(ctx, &fs, target, &name, &dir);
+	if (!ret)
+		ret = inherit_resolve(ctx, fs, &ia);
 	if (ret)
 		goto out;
 	inh.nr = ia.nr;
@@ -460,17 +483,8 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	}
 	pr_out(ctx->cfg, "Create %ssnapshot of '%s' in '%s'\n", readonly ? "readonly " : "", src,
 	       target);
-	if (ctx->cfg->format == VC_FORMAT_JSON) {
-		struct sv_made_list ml = { 1, &m };
-
-		sv_made_describe(ctx, fs, target, ia.ids, ia.nr, source_id, &m);
-		m.rec.source = src;
-		m.rec.readonly = readonly;
-		sv_made_fix(&ml);
-		cmd_print_doc(ctx, &rec_doc_snapshot, &rec_snapshot, &m.rec);
-		free(m.path);
-		free(m.abs);
-	}
+	if (ctx->cfg->format == VC_FORMAT_JSON)
+		snapshot_print_doc(ctx, fs, target, &ia, source_id, src, readonly);
 out:
 	cmd_close(ctx, fs);
 	free(target);
