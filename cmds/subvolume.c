@@ -802,6 +802,114 @@ out:
 	return ret;
 }
 
+/* -i ID: into @subvolid and the list @ids (--dry-run takes several); an exit code */
+static int delete_add_id(const struct vc_ctx *ctx, const char *arg, u64 *subvolid, u64 **ids,
+			 size_t *nr_ids)
+{
+	int ret = parse_u64(arg, subvolid);
+
+	if (ret)
+		return cmd_usage_error(ctx, "invalid subvolume id '%s': %s", arg,
+				       parse_strerror(ret, "not a number"));
+	if (*subvolid < BTRFS_FIRST_FREE_OBJECTID || *subvolid > BTRFS_LAST_FREE_OBJECTID)
+		return cmd_usage_error(ctx, "subvolume id %s out of range (256 and above)", arg);
+	if (!(*nr_ids & (*nr_ids + 1))) {
+		u64 *more = realloc(*ids, 2 * (*nr_ids + 1) * sizeof(**ids));
+
+		if (!more) {
+			error("out of memory");
+			return VC_EXIT_FAILURE;
+		}
+		*ids = more;
+	}
+	(*ids)[(*nr_ids)++] = *subvolid;
+	return 0;
+}
+
+/* delete --dry-run: the options it refuses, then cmds/subvolume-dryrun.c */
+static int delete_dry_run(const struct vc_ctx *ctx, const struct delete_opts *o, bool by_id,
+			  char **args, int nargs, const u64 *ids, size_t nr_ids,
+			  unsigned int units)
+{
+	int ret;
+
+	if (o->delete_qgroup || o->commit != VC_COMMIT_NONE)
+		return cmd_usage_error(ctx, "--dry-run cannot be used with -c, -C or "
+				       "--delete-qgroup");
+	ret = by_id ? cmd_check_argc_exact(ctx, nargs, 1) : cmd_check_argc_min(ctx, nargs, 1);
+	if (ret)
+		return ret;
+	return sv_delete_dry_run(ctx, args, nargs, ids, nr_ids, o->recursive, units);
+}
+
+/*
+ * Delete the subvolumes at @args, each committed as -c/-C say; the number
+ * that failed, or -ENOMEM before any was deleted
+ */
+static int delete_paths(const struct vc_ctx *ctx, const struct delete_opts *o, char **args,
+			int nargs)
+{
+	struct vc_fs **keep = calloc((size_t)nargs, sizeof(*keep));
+	int ret, failed = 0;
+
+	if (!keep)
+		return -ENOMEM;
+	for (int i = 0; i < nargs; i++) {
+		const char *mode = o->commit == VC_COMMIT_EACH ||
+				   (o->commit == VC_COMMIT_AFTER && i == nargs - 1) ?
+				   "commit" : "no-commit";
+
+		/* every path is in the one image, which a kept handle would keep locked */
+		if (i && keep[i - 1] && ctx->cfg->images[0]) {
+			ret = CMD_OP(ctx, commit, keep[i - 1], true);
+			if (ret) {
+				cmd_report(ctx, keep[i - 1], ret, "commit");
+				failed++;
+			}
+			cmd_close(ctx, keep[i - 1]);
+			keep[i - 1] = NULL;
+		}
+		if (delete_path(ctx, o, args[i], mode, &keep[i]))
+			failed++;
+	}
+	/* -c: one commit per filesystem touched (a repeated commit costs nothing) */
+	for (int i = 0; i < nargs; i++) {
+		if (!keep[i])
+			continue;
+		ret = CMD_OP(ctx, commit, keep[i], true);
+		if (ret) {
+			cmd_report(ctx, keep[i], ret, "commit");
+			failed++;
+		}
+		cmd_close(ctx, keep[i]);
+	}
+	free(keep);
+	return failed;
+}
+
+/* The options and arguments of a real delete (not --dry-run); an exit code */
+static int delete_check_args(const struct vc_ctx *ctx, const struct delete_opts *o, bool by_id,
+			     size_t nr_ids, unsigned int units, int nargs)
+{
+	int ret;
+
+	if (nr_ids > 1)
+		return cmd_usage_error(ctx, "-i more than once needs --dry-run (a delete takes "
+				       "one id)");
+	if (units != UNITS_DEFAULT)
+		return cmd_usage_error(ctx, "size units need --dry-run");
+	if (by_id && o->recursive)
+		return cmd_usage_error(ctx, "-R cannot be used with -i");
+	ret = by_id ? cmd_check_argc_exact(ctx, nargs, 1) : cmd_check_argc_min(ctx, nargs, 1);
+	if (ret)
+		return ret;
+	if (o->verbose)
+		pr_verbose(ctx->cfg, 0, "transaction commit: %s",
+			   o->commit == VC_COMMIT_NONE ? "none (default)" :
+			   o->commit == VC_COMMIT_AFTER ? "at the end" : "after each");
+	return 0;
+}
+
 static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 				char **argv)
 {
@@ -823,7 +931,6 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		.commit = VC_COMMIT_NONE, .verbose = ctx->cfg->verbose, .done = &done,
 	};
 	unsigned int units = units_from_args(&argc, argv, false);
-	struct vc_fs **keep;
 	bool by_id = false, dry_run = false;
 	u64 *ids = NULL;
 	size_t nr_ids = 0;
@@ -833,34 +940,16 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		switch (c) {
 		case 'c':
 		case 'C':
-			if (o.commit != VC_COMMIT_NONE &&
-			    o.commit != (c == 'c' ? VC_COMMIT_AFTER : VC_COMMIT_EACH))
+			if (o.commit == (c == 'c' ? VC_COMMIT_EACH : VC_COMMIT_AFTER))
 				return cmd_usage_error(ctx, "-c and -C are mutually exclusive");
 			o.commit = c == 'c' ? VC_COMMIT_AFTER : VC_COMMIT_EACH;
 			break;
 		case 'i':
-			ret = parse_u64(optarg, &o.subvolid);
-			if (ret)
-				return cmd_usage_error(ctx, "invalid subvolume id '%s': %s", optarg,
-						       parse_strerror(ret, "not a number"));
-			if (o.subvolid < BTRFS_FIRST_FREE_OBJECTID ||
-			    o.subvolid > BTRFS_LAST_FREE_OBJECTID) {
+			ret = delete_add_id(ctx, optarg, &o.subvolid, &ids, &nr_ids);
+			if (ret) {
 				free(ids);
-				return cmd_usage_error(ctx, "subvolume id %s out of range "
-						       "(256 and above)", optarg);
+				return ret;
 			}
-			/* --dry-run takes several; the real delete one */
-			if (!(nr_ids & (nr_ids + 1))) {
-				u64 *more = realloc(ids, 2 * (nr_ids + 1) * sizeof(*ids));
-
-				if (!more) {
-					free(ids);
-					error("out of memory");
-					return VC_EXIT_FAILURE;
-				}
-				ids = more;
-			}
-			ids[nr_ids++] = o.subvolid;
 			by_id = true;
 			break;
 		case 'R':
@@ -881,82 +970,22 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		}
 	}
 	nargs = argc - optind;
-	if (dry_run) {
-		if (o.delete_qgroup || o.commit != VC_COMMIT_NONE)
-			ret = cmd_usage_error(ctx, "--dry-run cannot be used with -c, -C or "
-					      "--delete-qgroup");
-		else if (by_id)
-			ret = cmd_check_argc_exact(ctx, nargs, 1);
-		else
-			ret = cmd_check_argc_min(ctx, nargs, 1);
-		if (!ret)
-			ret = sv_delete_dry_run(ctx, argv + optind, nargs, ids, nr_ids,
-						o.recursive, units);
-		free(ids);
-		return ret;
-	}
+	ret = dry_run ? delete_dry_run(ctx, &o, by_id, argv + optind, nargs, ids, nr_ids, units) :
+			delete_check_args(ctx, &o, by_id, nr_ids, units, nargs);
 	free(ids);
-	if (nr_ids > 1)
-		return cmd_usage_error(ctx, "-i more than once needs --dry-run (a delete takes "
-				       "one id)");
-	if (units != UNITS_DEFAULT)
-		return cmd_usage_error(ctx, "size units need --dry-run");
-	if (by_id && o.recursive)
-		return cmd_usage_error(ctx, "-R cannot be used with -i");
-	ret = by_id ? cmd_check_argc_exact(ctx, nargs, 1) : cmd_check_argc_min(ctx, nargs, 1);
-	if (ret)
+	if (dry_run || ret)
 		return ret;
-	if (o.verbose)
-		pr_verbose(ctx->cfg, 0, "transaction commit: %s",
-			   o.commit == VC_COMMIT_NONE ? "none (default)" :
-			   o.commit == VC_COMMIT_AFTER ? "at the end" : "after each");
 	planned = !sv_delete_plan(ctx, argv + optind, nargs, o.subvolid, o.recursive,
 				  o.delete_qgroup, &plan);
-	if (by_id) {
-		const char *mode = o.commit == VC_COMMIT_NONE ? "no-commit" : "commit";
-
-		failed = delete_by_id(ctx, &o, argv[optind], mode) ? 1 : 0;
+	if (by_id)
+		failed = delete_by_id(ctx, &o, argv[optind],
+				      o.commit == VC_COMMIT_NONE ? "no-commit" : "commit") ? 1 : 0;
+	else
+		failed = delete_paths(ctx, &o, argv + optind, nargs);
+	if (failed >= 0)
 		sv_deleted_print(ctx, &done, o.commit, failed, planned ? &plan : NULL);
-		free(plan.ids);
-		return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
-	}
-	keep = calloc((size_t)nargs, sizeof(*keep));
-	if (!keep) {
-		free(plan.ids);
+	else
 		error("out of memory");
-		return VC_EXIT_FAILURE;
-	}
-	for (int i = 0; i < nargs; i++) {
-		const char *mode = o.commit == VC_COMMIT_EACH ||
-				   (o.commit == VC_COMMIT_AFTER && i == nargs - 1) ?
-				   "commit" : "no-commit";
-
-		/* every path is in the one image, which a kept handle would keep locked */
-		if (i && keep[i - 1] && ctx->cfg->images[0]) {
-			ret = CMD_OP(ctx, commit, keep[i - 1], true);
-			if (ret) {
-				cmd_report(ctx, keep[i - 1], ret, "commit");
-				failed++;
-			}
-			cmd_close(ctx, keep[i - 1]);
-			keep[i - 1] = NULL;
-		}
-		if (delete_path(ctx, &o, argv[optind + i], mode, &keep[i]))
-			failed++;
-	}
-	/* -c: one commit per filesystem touched (a repeated commit costs nothing) */
-	for (int i = 0; i < nargs; i++) {
-		if (!keep[i])
-			continue;
-		ret = CMD_OP(ctx, commit, keep[i], true);
-		if (ret) {
-			cmd_report(ctx, keep[i], ret, "commit");
-			failed++;
-		}
-		cmd_close(ctx, keep[i]);
-	}
-	free(keep);
-	sv_deleted_print(ctx, &done, o.commit, failed, planned ? &plan : NULL);
 	free(plan.ids);
 	return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
