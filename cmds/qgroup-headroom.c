@@ -29,6 +29,7 @@
 #include <string.h>
 #include "cmds/commands.h"
 #include "common/acct-run.h"
+#include "common/facts.h"
 #include "common/messages.h"
 #include "common/output.h"
 #include "common/parse-utils.h"
@@ -249,7 +250,6 @@ static int headroom_numbers(const struct vc_ctx *ctx, struct vc_fs *fs, const ch
 			    struct btrfs_qgroup_list *list, struct headroom *h)
 {
 	struct btrfs_subvol_list subvols = { 0 };
-	struct btrfs_item_source src;
 	struct vc_acct_result res;
 	int ret;
 
@@ -261,8 +261,7 @@ static int headroom_numbers(const struct vc_ctx *ctx, struct vc_fs *fs, const ch
 		return 0;
 	}
 	if (!st->enabled) {
-		src = vc_fs_item_source(fs);
-		ret = btrfs_subvol_list_load(&src, &subvols);
+		ret = vc_facts_subvols(fs, &subvols);
 		if (ret)
 			return cmd_report(ctx, fs, ret, path);
 	}

@@ -22,6 +22,7 @@
 #include "common/messages.h"
 #include "common/parse-utils.h"
 #include "common/acct-run.h"
+#include "common/facts.h"
 #include "common/qgroup-out.h"
 #include "common/qgroup-state.h"
 #include "common/records.h"
@@ -613,7 +614,6 @@ static void sync_first(const struct vc_ctx *ctx, struct vc_fs *fs, const char *p
 static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 		    const struct show_opts *opts)
 {
-	struct btrfs_item_source src = vc_fs_item_source(fs);
 	struct btrfs_subvol_list subvols = { 0 };
 	struct btrfs_qgroup_list list = { 0 };
 	struct qgroup_view view = { .list = &list };
@@ -633,7 +633,7 @@ static int show_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path
 	}
 	if (!opts->compute)
 		show_warnings(&view.quota, path);
-	ret = btrfs_subvol_list_load(&src, &subvols);
+	ret = vc_facts_subvols(fs, &subvols);
 	if (!ret && opts->compute)
 		ret = show_compute(ctx, fs, path, &subvols, &view, &list);
 	if (ret > 0)
@@ -810,7 +810,6 @@ static int clear_one(const struct vc_ctx *ctx, struct vc_fs *fs, const struct qg
 
 static int clear_stale_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path)
 {
-	struct btrfs_item_source src = vc_fs_item_source(fs);
 	struct btrfs_subvol_list subvols = { 0 };
 	struct btrfs_qgroup_list list = { 0 };
 	struct stale_done sd = { 0 };
@@ -827,7 +826,7 @@ static int clear_stale_run(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 		goto out;
 	}
 	if (!ret)
-		ret = btrfs_subvol_list_load(&src, &subvols);
+		ret = vc_facts_subvols(fs, &subvols);
 	if (ret) {
 		ret = cmd_report(ctx, fs, ret, path);
 		goto out;

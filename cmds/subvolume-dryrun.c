@@ -176,7 +176,7 @@ static int add_nested(const struct btrfs_subvol_list *l, struct dry_member *m, s
 			const struct btrfs_subvol *s = &l->subvols[j];
 			struct dry_member *add = &m[*n];
 
-			if (!sv_subvol_below(l, s, m[i].id) || have_member(m, *n, s->id))
+			if (!vc_subvol_below(l, s, m[i].id) || have_member(m, *n, s->id))
 				continue;
 			add->id = s->id;
 			if (m[i].path && top && top->path && s->path &&

@@ -77,42 +77,16 @@ static char *subvol_abs(const struct vc_ctx *ctx, struct vc_fs *fs, const struct
 	return ctx->ops->absolute_path(fs, s->path);
 }
 
-struct qgroup_items {
-	u64 qgroupid;
-	bool info, limit;
-	struct btrfs_qgroup_info_rec i;
-	struct btrfs_qgroup_limit_rec l;
-};
-
-static int qgroup_items_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
-{
-	struct qgroup_items *q = priv;
-
-	/* the range also holds the INFO of higher and LIMIT of lower qgroups */
-	if (key->offset != q->qgroupid)
-		return 0;
-	if (key->type == BTRFS_QGROUP_INFO_KEY) {
-		q->info = btrfs_decode_qgroup_info(data, len, &q->i) == 0;
-	} else if (key->type == BTRFS_QGROUP_LIMIT_KEY) {
-		q->limit = btrfs_decode_qgroup_limit(data, len, &q->l) == 0;
-	}
-	return 0;
-}
-
 /* The "Quota group" block; quota tree missing: n/a, and no JSON object. */
 static int show_quota(struct kvout *kv, struct vc_fs *fs, u64 id)
 {
-	struct btrfs_item_source src = vc_fs_item_source(fs);
-	struct btrfs_key min = { 0, BTRFS_QGROUP_INFO_KEY, id };
-	struct btrfs_key max = { 0, BTRFS_QGROUP_LIMIT_KEY, id };
-	struct qgroup_items q = { .qgroupid = id };
+	struct vc_qgroup_fact q;
 	const struct subvol_qgroup_rec none = { .qgroupid = "n/a" };
 	struct subvol_qgroup_rec r = { 0 };
 	char qgid[48];
 	int ret;
 
-	ret = btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &min, &max,
-				       qgroup_items_cb, &q);
+	ret = vc_fact_subvol_qgroup(fs, id, &q);
 	if (ret == -ENOENT) {
 		rec_emit(kv, &rec_subvol_qgroup_none, &none);
 		return 0;
@@ -254,6 +228,37 @@ static int parse_uuid(const char *s, u8 out[16])
 	return n == 16 ? 0 : -EINVAL;
 }
 
+/*
+ * The subvolume show is about: @id (given), the one of @uuid (its bytes @u), or
+ * the one at @path, found in @l (loaded here).  Prints the error.
+ */
+static int show_find(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+		     const u64 *id, const char *uuid, const u8 *u, struct btrfs_subvol_list *l,
+		     const struct btrfs_subvol **s)
+{
+	struct vc_path_info info;
+	u64 want = id ? *id : 0;
+	int ret;
+
+	if (!id && !uuid) {
+		ret = sv_require_subvol(ctx, fs, path, &info);
+		if (ret)
+			return ret;
+		want = info.subvolid;
+	}
+	ret = sv_load_list(ctx, fs, l);
+	if (ret)
+		return ret;
+	*s = uuid ? btrfs_subvol_list_find_uuid(l, u) : btrfs_subvol_list_find(l, want);
+	if (*s)
+		return 0;
+	if (uuid)
+		error("%s: no subvolume with uuid %s", path, uuid);
+	else
+		error("%s: no subvolume with id %llu", path, (unsigned long long)want);
+	return -ENOENT;
+}
+
 static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 			      char **argv)
 {
@@ -264,7 +269,6 @@ static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx 
 	};
 	struct btrfs_subvol_list l = { 0 };
 	const struct btrfs_subvol *s;
-	struct vc_path_info info;
 	struct vc_fs *fs = NULL;
 	struct kvout kv;
 	unsigned int units;
@@ -300,26 +304,10 @@ static int cmd_subvolume_show(const struct cmd_struct *cmd, const struct vc_ctx 
 		return cmd_usage_error(ctx, "invalid uuid '%s'", uuid);
 	if (cmd_open(ctx, path, false, &fs))
 		return VC_EXIT_FAILURE;
-	if (!rootid && !uuid) {
-		ret = sv_require_subvol(ctx, fs, path, &info);
-		if (ret)
-			goto out;
-		id = info.subvolid;
-	}
-	ret = sv_load_list(ctx, fs, &l);
+	ret = show_find(ctx, fs, path, rootid ? &id : NULL, uuid, u, &l, &s);
 	if (ret)
 		goto out;
-	s = uuid ? btrfs_subvol_list_find_uuid(&l, u) : btrfs_subvol_list_find(&l, id);
-	if (!s) {
-		if (uuid)
-			error("%s: no subvolume with uuid %s", path, uuid);
-		else
-			error("%s: no subvolume with id %llu", path, (unsigned long long)id);
-		ret = -ENOENT;
-		goto out;
-	}
-	if (!(s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY) &&
-	    memcmp(s->root.received_uuid, (u8[16]){ 0 }, 16))
+	if (!(s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY) && !vc_uuid_is_zero(s->root.received_uuid))
 		warning("subvolume %llu is read-write and has received_uuid set: an incremental "
 			"send from it can fail; clear received_uuid or make it read-only",
 			(unsigned long long)s->id);
@@ -514,7 +502,7 @@ static int list_row_make(const struct list_opts *o, const struct btrfs_subvol_li
 		return row->owned ? 0 : -ENOMEM;
 	}
 	if (!o->all && !o->below_only && top->path && top->id != BTRFS_FS_TREE_OBJECTID &&
-	    sv_subvol_below(l, s, top->id))
+	    vc_subvol_below(l, s, top->id))
 		row->path = s->path + strlen(top->path) + 1;
 	else
 		row->path = s->path;
@@ -940,7 +928,6 @@ static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct 
 				     int argc, char **argv)
 {
 	struct btrfs_subvol_list l = { 0 };
-	struct btrfs_item_source src;
 	const struct btrfs_subvol *s;
 	struct vc_fs *fs = NULL;
 	struct kvout kv;
@@ -954,9 +941,8 @@ static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct 
 		return ret;
 	if (cmd_open(ctx, argv[optind], false, &fs))
 		return VC_EXIT_FAILURE;
-	src = vc_fs_item_source(fs);
 	vc_fs_clear_error(fs);
-	ret = btrfs_default_subvol(&src, &id);
+	ret = vc_fact_default_subvol(fs, &id);
 	if (ret == -ENOENT) {
 		error("%s: the filesystem has no default subvolume entry", argv[optind]);
 		goto out;

@@ -130,24 +130,9 @@ struct prune_run {
 	const char *refused;		/* a guard refused the run (nothing goes): which */
 };
 
-static int found_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
-{
-	*(bool *)priv = true;
-	return 1;
-}
-
-static bool uuid_is_zero(const u8 *u)
-{
-	for (int i = 0; i < BTRFS_UUID_SIZE; i++)
-		if (u[i])
-			return false;
-	return true;
-}
-
 /* DIR as a path from the top level, for comparing with the snapshots' */
 static int resolve_dir(struct prune_run *r, const char *dir)
 {
-	struct btrfs_item_source src = vc_fs_item_source(r->fs);
 	const struct btrfs_subvol *holder;
 	struct vc_path_info info;
 	char *rel = NULL;
@@ -167,7 +152,7 @@ static int resolve_dir(struct prune_run *r, const char *dir)
 		error("%s: its subvolume cannot be reached from the top level", dir);
 		return -ENOENT;
 	}
-	ret = btrfs_inode_path(&src, info.subvolid, info.ino, &rel);
+	ret = vc_fact_inode_path(r->fs, info.subvolid, info.ino, &rel);
 	if (ret) {
 		error("%s: cannot find its path: %s", dir, strerror(-ret));
 		return ret;
@@ -204,11 +189,10 @@ static bool id_in(const u64 *ids, size_t nr, u64 id)
 /* The snapshots of SOURCE (below DIR), and why any may never go */
 static int collect(struct prune_run *r)
 {
-	struct btrfs_item_source src = vc_fs_item_source(r->fs);
 	u64 def = 0, *mounted = NULL;
 	size_t nr_mounted = 0;
 
-	if (btrfs_default_subvol(&src, &def))
+	if (vc_fact_default_subvol(r->fs, &def))
 		def = BTRFS_FS_TREE_OBJECTID;
 	vc_fs_clear_error(r->fs);
 	if (r->ctx->ops->mounted_subvols &&
@@ -489,14 +473,12 @@ static int print_plan(struct prune_run *r, const char *source, const char *dir, 
 /* --delete-qgroup's work for every deleted one, quietly: the cleaner, then 0/ID */
 static int drop_qgroups(struct prune_run *r, const u64 *ids, size_t nr)
 {
-	struct btrfs_item_source src = vc_fs_item_source(r->fs);
 	int ret, failed = 0;
 
 	ret = CMD_OP(r->ctx, commit, r->fs, true);
 	if (ret)
 		return cmd_report(r->ctx, r->fs, ret, "commit");
 	for (size_t i = 0; i < nr; i++) {
-		struct btrfs_key k = { 0, BTRFS_QGROUP_INFO_KEY, ids[i] };
 		bool present = false;
 
 		vc_fs_clear_error(r->fs);
@@ -507,8 +489,7 @@ static int drop_qgroups(struct prune_run *r, const u64 *ids, size_t nr)
 			continue;
 		}
 		vc_fs_clear_error(r->fs);
-		ret = btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &k, &k,
-					       found_cb, &present);
+		ret = vc_fact_qgroup_present(r->fs, ids[i], &present);
 		if (ret == -ENOENT)
 			break;		/* quotas are off */
 		if (!ret && present) {
@@ -630,7 +611,7 @@ static int find_snapshots(struct prune_run *r, const char *source, const char *d
 	if (sv_require_subvol(r->ctx, r->fs, source, &info) || sv_load_list(r->ctx, r->fs, &r->l))
 		return VC_EXIT_FAILURE;
 	r->src = btrfs_subvol_list_find(&r->l, info.subvolid);
-	if (!r->src || uuid_is_zero(r->src->root.uuid)) {
+	if (!r->src || vc_uuid_is_zero(r->src->root.uuid)) {
 		error("%s: the subvolume has no UUID: its snapshots cannot be found", source);
 		return VC_EXIT_FAILURE;
 	}
@@ -784,11 +765,92 @@ static int parse_count(const struct vc_ctx *ctx, const char *opt, const char *ar
 	return 0;
 }
 
+enum { OPT_LAST = 256, OPT_HOURLY, OPT_DAILY, OPT_WEEKLY, OPT_MONTHLY, OPT_YEARLY,
+       OPT_WITHIN, OPT_NAME, OPT_FREE, OPT_DRY_RUN, OPT_MAX_DELETE, OPT_FORCE };
+
+/* One option @c of prune into @o (--keep-name: into @names, o->pol.names); an exit code */
+static int prune_option(const struct vc_ctx *ctx, struct prune_opts *o, const char **names, int c,
+			char *arg)
+{
+	const char *why;
+	int ret = 0;
+
+	switch (c) {
+	case OPT_LAST:
+		ret = parse_count(ctx, "keep-last", arg, &o->pol.last);
+		break;
+	case OPT_HOURLY:
+		ret = parse_count(ctx, "keep-hourly", arg, &o->pol.hourly);
+		break;
+	case OPT_DAILY:
+		ret = parse_count(ctx, "keep-daily", arg, &o->pol.daily);
+		break;
+	case OPT_WEEKLY:
+		ret = parse_count(ctx, "keep-weekly", arg, &o->pol.weekly);
+		break;
+	case OPT_MONTHLY:
+		ret = parse_count(ctx, "keep-monthly", arg, &o->pol.monthly);
+		break;
+	case OPT_YEARLY:
+		ret = parse_count(ctx, "keep-yearly", arg, &o->pol.yearly);
+		break;
+	case OPT_WITHIN:
+		if (vc_ret_parse_duration(arg, &o->pol.within))
+			ret = cmd_usage_error(ctx, "--keep-within '%s': want a "
+					      "duration such as 2d, 12h, 1w, 3m, 1y or 1y2m",
+					      arg);
+		o->pol.has_within = true;
+		break;
+	case OPT_NAME:
+		why = vc_ret_glob_invalid(arg);
+		if (why)
+			ret = cmd_usage_error(ctx, "--keep-name '%s': %s", arg, why);
+		names[o->pol.nr_names++] = arg;
+		break;
+	case OPT_FREE:
+		ret = parse_size(arg, false, &o->free, NULL);
+		if (ret || !o->free)
+			ret = cmd_usage_error(ctx, "--free '%s': %s", arg,
+					      parse_size_strerror(ret, "want a size above 0 "
+								  "such as 512M or 20G"));
+		o->have_free = true;
+		break;
+	case OPT_DRY_RUN:
+		o->dry_run = true;
+		break;
+	case OPT_MAX_DELETE:
+		if (vc_ret_parse_max_delete(arg, &o->max_delete))
+			ret = cmd_usage_error(ctx, "--max-delete '%s': want a number of "
+					      "snapshots (0 or more) or a percentage from 0%% "
+					      "to 100%%, such as 10 or 25%%", arg);
+		o->max_delete_arg = arg;
+		break;
+	case OPT_FORCE:
+		o->force = true;
+		break;
+	default:
+		ret = VC_EXIT_USAGE;
+	}
+	return ret;
+}
+
+/* What a prune run holds, once it is done */
+static void prune_run_release(struct prune_run *r)
+{
+	if (r->have_res)
+		vc_acct_release(r->ctx->ops, r->fs, &r->res);
+	cmd_close(r->ctx, r->fs);
+	for (size_t i = 0; r->ps && i < r->n; i++)
+		free(r->ps[i].abs);
+	free(r->ps);
+	free(r->rs);
+	free(r->dir_path);
+	btrfs_subvol_list_release(&r->l);
+}
+
 static int cmd_subvolume_prune(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 			       char **argv)
 {
-	enum { OPT_LAST = 256, OPT_HOURLY, OPT_DAILY, OPT_WEEKLY, OPT_MONTHLY, OPT_YEARLY,
-	       OPT_WITHIN, OPT_NAME, OPT_FREE, OPT_DRY_RUN, OPT_MAX_DELETE, OPT_FORCE };
 	static const struct option longopts[] = {
 		{ "keep-last", required_argument, NULL, OPT_LAST },
 		{ "keep-hourly", required_argument, NULL, OPT_HOURLY },
@@ -807,7 +869,7 @@ static int cmd_subvolume_prune(const struct cmd_struct *cmd, const struct vc_ctx
 	struct prune_opts o = { .units = units_from_args(&argc, argv, false) };
 	struct prune_run r = { .ctx = ctx, .o = &o };
 	const char **names;
-	const char *dir, *why;
+	const char *dir;
 	int c, ret = 0, nargs;
 
 	names = calloc((size_t)argc + 1, sizeof(*names));
@@ -817,62 +879,7 @@ static int cmd_subvolume_prune(const struct cmd_struct *cmd, const struct vc_ctx
 	}
 	o.pol.names = names;
 	while (!ret && (c = cmd_getopt(ctx, argc, argv, "", longopts)) != -1) {
-		switch (c) {
-		case OPT_LAST:
-			ret = parse_count(ctx, "keep-last", optarg, &o.pol.last);
-			break;
-		case OPT_HOURLY:
-			ret = parse_count(ctx, "keep-hourly", optarg, &o.pol.hourly);
-			break;
-		case OPT_DAILY:
-			ret = parse_count(ctx, "keep-daily", optarg, &o.pol.daily);
-			break;
-		case OPT_WEEKLY:
-			ret = parse_count(ctx, "keep-weekly", optarg, &o.pol.weekly);
-			break;
-		case OPT_MONTHLY:
-			ret = parse_count(ctx, "keep-monthly", optarg, &o.pol.monthly);
-			break;
-		case OPT_YEARLY:
-			ret = parse_count(ctx, "keep-yearly", optarg, &o.pol.yearly);
-			break;
-		case OPT_WITHIN:
-			if (vc_ret_parse_duration(optarg, &o.pol.within))
-				ret = cmd_usage_error(ctx, "--keep-within '%s': want a "
-						      "duration such as 2d, 12h, 1w, 3m, 1y or 1y2m",
-						      optarg);
-			o.pol.has_within = true;
-			break;
-		case OPT_NAME:
-			why = vc_ret_glob_invalid(optarg);
-			if (why)
-				ret = cmd_usage_error(ctx, "--keep-name '%s': %s", optarg, why);
-			names[o.pol.nr_names++] = optarg;
-			break;
-		case OPT_FREE:
-			ret = parse_size(optarg, false, &o.free, NULL);
-			if (ret || !o.free)
-				ret = cmd_usage_error(ctx, "--free '%s': %s", optarg,
-						      parse_size_strerror(ret, "want a size above 0 "
-									  "such as 512M or 20G"));
-			o.have_free = true;
-			break;
-		case OPT_DRY_RUN:
-			o.dry_run = true;
-			break;
-		case OPT_MAX_DELETE:
-			if (vc_ret_parse_max_delete(optarg, &o.max_delete))
-				ret = cmd_usage_error(ctx, "--max-delete '%s': want a number of "
-						      "snapshots (0 or more) or a percentage from 0%% "
-						      "to 100%%, such as 10 or 25%%", optarg);
-			o.max_delete_arg = optarg;
-			break;
-		case OPT_FORCE:
-			o.force = true;
-			break;
-		default:
-			ret = VC_EXIT_USAGE;
-		}
+		ret = prune_option(ctx, &o, names, c, optarg);
 	}
 	nargs = argc - optind;
 	if (!ret && !vc_ret_has_rule(&o.pol) && !o.have_free)
@@ -893,15 +900,7 @@ static int cmd_subvolume_prune(const struct cmd_struct *cmd, const struct vc_ctx
 		return VC_EXIT_FAILURE;
 	}
 	ret = run_prune(&r, argv[optind], dir);
-	if (r.have_res)
-		vc_acct_release(ctx->ops, r.fs, &r.res);
-	cmd_close(ctx, r.fs);
-	for (size_t i = 0; r.ps && i < r.n; i++)
-		free(r.ps[i].abs);
-	free(r.ps);
-	free(r.rs);
-	free(r.dir_path);
-	btrfs_subvol_list_release(&r.l);
+	prune_run_release(&r);
 	free(names);
 	return ret;
 }

@@ -15,28 +15,11 @@
 #include "common/acct-run.h"
 #include "common/records.h"
 
-static int present_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
-{
-	*(bool *)priv = true;
-	return 1;
-}
-
-int sv_qgroup_present(struct vc_fs *fs, u64 qgroupid, bool *present)
-{
-	struct btrfs_item_source src = vc_fs_item_source(fs);
-	struct btrfs_key k = { 0, BTRFS_QGROUP_INFO_KEY, qgroupid };
-
-	*present = false;
-	return btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &k, &k, present_cb,
-					present);
-}
-
 /* ---- create, snapshot ---- */
 
 void sv_made_describe(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 		      const u64 *inherit, size_t nr_inherit, u64 source_id, struct sv_made *m)
 {
-	struct btrfs_item_source src = vc_fs_item_source(fs);
 	struct btrfs_subvol_list l = { 0 };
 	const struct btrfs_subvol *s;
 	struct vc_path_info info;
@@ -51,7 +34,7 @@ void sv_made_describe(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 	if (sv_path_info(ctx, fs, path, &info) == 0)
 		m->rec.id = info.subvolid;
 	vc_fs_clear_error(fs);
-	if (m->rec.id && btrfs_subvol_list_load(&src, &l) == 0) {
+	if (m->rec.id && vc_facts_subvols(fs, &l) == 0) {
 		s = btrfs_subvol_list_find(&l, m->rec.id);
 		if (s) {
 			memcpy(m->uuid, s->root.uuid, sizeof(m->uuid));
@@ -65,7 +48,7 @@ void sv_made_describe(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 	}
 	btrfs_subvol_list_release(&l);
 	vc_fs_clear_error(fs);
-	ret = m->rec.id ? sv_qgroup_present(fs, m->rec.id, &present) : -ENOENT;
+	ret = m->rec.id ? vc_fact_qgroup_present(fs, m->rec.id, &present) : -ENOENT;
 	if (!ret && present) {
 		snprintf(m->qgroup, sizeof(m->qgroup), "0/%llu", (unsigned long long)m->rec.id);
 		m->rec.qgroup = m->qgroup;
@@ -167,7 +150,6 @@ int sv_delete_plan(const struct vc_ctx *ctx, char **args, int nargs, u64 subvoli
 	struct btrfs_acct_counts *alone = NULL;
 	struct vc_acct_delete set;
 	struct vc_acct_result res;
-	struct btrfs_item_source src;
 	struct vc_path_info info;
 	struct vc_fs *fs = NULL;
 	size_t given;
@@ -185,13 +167,12 @@ int sv_delete_plan(const struct vc_ctx *ctx, char **args, int nargs, u64 subvoli
 	}
 	if (!ret && subvolid)
 		ret = plan_add(p, subvolid);
-	src = vc_fs_item_source(fs);
 	if (!ret && recursive)
-		ret = btrfs_subvol_list_load(&src, &l);
+		ret = vc_facts_subvols(fs, &l);
 	given = p->nr;
 	for (size_t i = 0; !ret && recursive && i < given; i++)
 		for (size_t j = 0; !ret && j < l.nr; j++)
-			if (l.subvols[j].path && sv_subvol_below(&l, &l.subvols[j], p->ids[i]))
+			if (l.subvols[j].path && vc_subvol_below(&l, &l.subvols[j], p->ids[i]))
 				ret = plan_add(p, l.subvols[j].id);
 	alone = ret ? NULL : calloc(p->nr ? p->nr : 1, sizeof(*alone));
 	if (!ret && !alone)

@@ -79,14 +79,6 @@ struct space_row {
 	char qgid[BTRFS_QGROUPID_BUFSIZE];
 };
 
-static bool uuid_is_zero(const u8 *u)
-{
-	for (int i = 0; i < BTRFS_UUID_SIZE; i++)
-		if (u[i])
-			return false;
-	return true;
-}
-
 static int cmp_uuid_of(const void *a, const void *b, void *priv)
 {
 	const struct btrfs_subvol *const *live = priv;
@@ -114,7 +106,7 @@ static int find_origins(const struct btrfs_subvol **live, size_t n, size_t *orig
 		size_t lo = 0, hi = n;
 
 		origin[i] = BTRFS_ACCT_NO_ORIGIN;
-		if (uuid_is_zero(want))
+		if (vc_uuid_is_zero(want))
 			continue;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
@@ -202,7 +194,7 @@ static void row_rec(struct space_row_rec *rec, struct space_row *r)
 		.id = r->sv->id,
 		.path = r->sv->path,
 		.abs = r->abs,
-		.snapshot = !uuid_is_zero(r->sv->root.parent_uuid),
+		.snapshot = !vc_uuid_is_zero(r->sv->root.parent_uuid),
 		.snapshot_of = r->snapshot_of ? &r->snapshot_of : NULL,
 		.snapshots = r->snapshots,
 		.rfer = r->fam.rfer,
@@ -272,10 +264,10 @@ static int print_json(const struct vc_ctx *ctx, struct space_row *rows, size_t n
 static bool row_wanted(const struct btrfs_subvol_list *l, const struct btrfs_subvol *s, u64 top,
 		       const struct space_opts *o)
 {
-	if (o->snapshots_only && uuid_is_zero(s->root.parent_uuid))
+	if (o->snapshots_only && vc_uuid_is_zero(s->root.parent_uuid))
 		return false;
 	return o->all || top == BTRFS_FS_TREE_OBJECTID || s->id == top ||
-	       sv_subvol_below(l, s, top);
+	       vc_subvol_below(l, s, top);
 }
 
 struct space_run {

@@ -19,48 +19,6 @@
 #include "common/records.h"
 #include "common/units.h"
 
-/* ------------------------------------------------------------------ */
-/* Shared helpers                                                      */
-/* ------------------------------------------------------------------ */
-
-int sv_path_info(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
-		     struct vc_path_info *info)
-{
-	vc_fs_clear_error(fs);
-	return CMD_OP(ctx, path_info, fs, path, info);
-}
-
-/* @path must be the root of a subvolume; prints the error. */
-int sv_require_subvol(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
-			  struct vc_path_info *info)
-{
-	int ret = sv_path_info(ctx, fs, path, info);
-
-	if (ret) {
-		cmd_report(ctx, fs, ret, path);
-		return ret;
-	}
-	if (!info->is_subvol_root) {
-		error("%s: not a subvolume", path);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int sv_load_list(const struct vc_ctx *ctx, struct vc_fs *fs, struct btrfs_subvol_list *l)
-{
-	struct btrfs_item_source src = vc_fs_item_source(fs);
-	int ret;
-
-	vc_fs_clear_error(fs);
-	ret = btrfs_subvol_list_load(&src, l);
-	if (ret == -EUCLEAN && !vc_fs_error(fs))
-		error("cannot list subvolumes: corrupt root tree or directory references");
-	else if (ret)
-		cmd_report(ctx, fs, ret, "cannot list subvolumes");
-	return ret;
-}
-
 /* -i arguments: LEVEL/ID, a bare subvolume id, or an absolute subvolume path. */
 struct inherit_args {
 	size_t nr;
@@ -128,12 +86,6 @@ static void inherit_release(struct inherit_args *ia)
 {
 	free(ia->args);
 	free(ia->ids);
-}
-
-static int found_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
-{
-	*(bool *)priv = true;
-	return 1;
 }
 
 
@@ -426,6 +378,50 @@ static int snapshot_target(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 	return base ? 0 : -ENOMEM;
 }
 
+/*
+ * The snapshot is written on the filesystem of @target's directory: online
+ * another mount perhaps (@fs is reopened there); offline the image already
+ * open (one open a run).  @name and @dir: @target's last component and
+ * directory (free them).  Prints the error.
+ */
+static int snapshot_open_dest(const struct vc_ctx *ctx, struct vc_fs **fs, const char *target,
+			      char **name, char **dir)
+{
+	struct vc_path_info info;
+	int ret;
+
+	*name = checked_name(target);
+	*dir = path_dirname(target);
+	if (!*name || !*dir)
+		return -EINVAL;
+	if (!ctx->cfg->nr_images) {
+		cmd_close(ctx, *fs);
+		*fs = NULL;
+		return cmd_open(ctx, *dir, true, fs);
+	}
+	ret = sv_path_info(ctx, *fs, *dir, &info);
+	if (ret)
+		cmd_report(ctx, *fs, ret, *dir);
+	return ret;
+}
+
+/* --format json: the snapshot just made at @target */
+static void snapshot_print_doc(const struct vc_ctx *ctx, struct vc_fs *fs, const char *target,
+			       const struct inherit_args *ia, u64 source_id, const char *src,
+			       bool readonly)
+{
+	struct sv_made m;
+	struct sv_made_list ml = { 1, &m };
+
+	sv_made_describe(ctx, fs, target, ia->ids, ia->nr, source_id, &m);
+	m.rec.source = src;
+	m.rec.readonly = readonly;
+	sv_made_fix(&ml);
+	cmd_print_doc(ctx, &rec_doc_snapshot, &rec_snapshot, &m.rec);
+	free(m.path);
+	free(m.abs);
+}
+
 static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_ctx *ctx,
 				  int argc, char **argv)
 {
@@ -436,7 +432,6 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	char *target = NULL, *name = NULL, *dir = NULL;
 	const char *src, *dst;
 	bool readonly = false;
-	struct sv_made m;
 	u64 source_id;
 	int c, ret;
 
@@ -470,29 +465,9 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	ret = snapshot_target(ctx, fs, src, dst, &target);
 	if (ret)
 		goto out;
-	name = checked_name(target);
-	dir = path_dirname(target);
-	if (!name || !dir) {
-		ret = -EINVAL;
-		goto out;
-	}
-	/*
-	 * The snapshot is written on the destination's filesystem: online
-	 * another mount perhaps; offline the image already open (one open a run)
-	 */
-	if (ctx->cfg->nr_images) {
-		ret = sv_path_info(ctx, fs, dir, &info);
-		if (ret) {
-			cmd_report(ctx, fs, ret, dir);
-			goto out;
-		}
-	} else {
-		cmd_close(ctx, fs);
-		ret = cmd_open(ctx, dir, true, &fs);
-		if (ret)
-			goto out;
-	}
-	ret = inherit_resolve(ctx, fs, &ia);
+	ret = snapshot_open_dest(ctx, &fs, target, &name, &dir);
+	if (!ret)
+		ret = inherit_resolve(ctx, fs, &ia);
 	if (ret)
 		goto out;
 	inh.nr = ia.nr;
@@ -508,17 +483,8 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 	}
 	pr_out(ctx->cfg, "Create %ssnapshot of '%s' in '%s'\n", readonly ? "readonly " : "", src,
 	       target);
-	if (ctx->cfg->format == VC_FORMAT_JSON) {
-		struct sv_made_list ml = { 1, &m };
-
-		sv_made_describe(ctx, fs, target, ia.ids, ia.nr, source_id, &m);
-		m.rec.source = src;
-		m.rec.readonly = readonly;
-		sv_made_fix(&ml);
-		cmd_print_doc(ctx, &rec_doc_snapshot, &rec_snapshot, &m.rec);
-		free(m.path);
-		free(m.abs);
-	}
+	if (ctx->cfg->format == VC_FORMAT_JSON)
+		snapshot_print_doc(ctx, fs, target, &ia, source_id, src, readonly);
 out:
 	cmd_close(ctx, fs);
 	free(target);
@@ -597,7 +563,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return ret;
 	}
 	vc_fs_clear_error(fs);
-	ret = sv_qgroup_present(fs, id, &present);
+	ret = vc_fact_qgroup_present(fs, id, &present);
 	/* what became of the group is normal output, like the Delete line */
 	if (ret == -ENOENT) {
 		pr_out(ctx->cfg, "No qgroup 0/%llu to delete: quotas are disabled\n",
@@ -631,19 +597,6 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	pr_out(ctx->cfg, "Delete qgroup 0/%llu\n", (unsigned long long)id);
 	sv_deleted_qgroup(o->done, id, "deleted");
 	return 0;
-}
-
-/* Whether subvolume @s lies below @top (not counting @s itself). */
-bool sv_subvol_below(const struct btrfs_subvol_list *l, const struct btrfs_subvol *s, u64 top)
-{
-	size_t depth = 0;
-
-	while (s && s->id != BTRFS_FS_TREE_OBJECTID && !s->deleted && depth++ <= l->nr) {
-		if (s->parent_id == top)
-			return true;
-		s = btrfs_subvol_list_find(l, s->parent_id);
-	}
-	return false;
 }
 
 static int delete_one_id(const struct vc_ctx *ctx, struct vc_fs *fs, const struct delete_opts *o,
@@ -700,7 +653,7 @@ static int delete_nested(const struct vc_ctx *ctx, struct vc_fs *fs, const struc
 		goto out;
 	}
 	for (size_t i = 0; i < l.nr; i++)
-		if (l.subvols[i].path && sv_subvol_below(&l, &l.subvols[i], top))
+		if (l.subvols[i].path && vc_subvol_below(&l, &l.subvols[i], top))
 			below[nr++] = &l.subvols[i];
 	qsort(below, nr, sizeof(*below), cmp_path_len_desc);
 	for (size_t i = 0; i < nr && !ret; i++) {
@@ -723,10 +676,9 @@ out:
 /* Refuse the default subvolume; a failed lookup (no privilege) leaves it to the kernel. */
 static int check_not_default(struct vc_fs *fs, const char *what, u64 id)
 {
-	struct btrfs_item_source src = vc_fs_item_source(fs);
 	u64 def;
 
-	if (btrfs_default_subvol(&src, &def) == 0 && def == id) {
+	if (vc_fact_default_subvol(fs, &def) == 0 && def == id) {
 		error("%s: is the default subvolume (id %llu), not deleting", what,
 		      (unsigned long long)id);
 		return -EPERM;
@@ -788,7 +740,6 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 			const char *mode)
 {
 	struct btrfs_subvol_list l = { 0 };
-	struct btrfs_item_source src;
 	const struct btrfs_subvol *s;
 	struct vc_path_info info;
 	struct vc_fs *fs = NULL;
@@ -808,13 +759,12 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 	 * (the mount cannot reach it).  Without privilege, or for a subvolume
 	 * no directory refers to any more, the id is enough.
 	 */
-	src = vc_fs_item_source(fs);
-	if (sv_path_info(ctx, fs, arg, &info) == 0 && btrfs_subvol_list_load(&src, &l) == 0) {
+	if (sv_path_info(ctx, fs, arg, &info) == 0 && vc_facts_subvols(fs, &l) == 0) {
 		const struct btrfs_subvol *top = btrfs_subvol_list_find(&l, info.subvolid);
 
 		s = btrfs_subvol_list_find(&l, o->subvolid);
 		if (s && s->path && top && top->path &&
-		    (top->id == BTRFS_FS_TREE_OBJECTID || sv_subvol_below(&l, s, top->id))) {
+		    (top->id == BTRFS_FS_TREE_OBJECTID || vc_subvol_below(&l, s, top->id))) {
 			const char *rel = s->path + strlen(top->path) + (top->path[0] ? 1 : 0);
 			char *dir = info.is_dir ? strdup(arg) : path_dirname(arg);
 
@@ -852,6 +802,114 @@ out:
 	return ret;
 }
 
+/* -i ID: into @subvolid and the list @ids (--dry-run takes several); an exit code */
+static int delete_add_id(const struct vc_ctx *ctx, const char *arg, u64 *subvolid, u64 **ids,
+			 size_t *nr_ids)
+{
+	int ret = parse_u64(arg, subvolid);
+
+	if (ret)
+		return cmd_usage_error(ctx, "invalid subvolume id '%s': %s", arg,
+				       parse_strerror(ret, "not a number"));
+	if (*subvolid < BTRFS_FIRST_FREE_OBJECTID || *subvolid > BTRFS_LAST_FREE_OBJECTID)
+		return cmd_usage_error(ctx, "subvolume id %s out of range (256 and above)", arg);
+	if (!(*nr_ids & (*nr_ids + 1))) {
+		u64 *more = realloc(*ids, 2 * (*nr_ids + 1) * sizeof(**ids));
+
+		if (!more) {
+			error("out of memory");
+			return VC_EXIT_FAILURE;
+		}
+		*ids = more;
+	}
+	(*ids)[(*nr_ids)++] = *subvolid;
+	return 0;
+}
+
+/* delete --dry-run: the options it refuses, then cmds/subvolume-dryrun.c */
+static int delete_dry_run(const struct vc_ctx *ctx, const struct delete_opts *o, bool by_id,
+			  char **args, int nargs, const u64 *ids, size_t nr_ids,
+			  unsigned int units)
+{
+	int ret;
+
+	if (o->delete_qgroup || o->commit != VC_COMMIT_NONE)
+		return cmd_usage_error(ctx, "--dry-run cannot be used with -c, -C or "
+				       "--delete-qgroup");
+	ret = by_id ? cmd_check_argc_exact(ctx, nargs, 1) : cmd_check_argc_min(ctx, nargs, 1);
+	if (ret)
+		return ret;
+	return sv_delete_dry_run(ctx, args, nargs, ids, nr_ids, o->recursive, units);
+}
+
+/*
+ * Delete the subvolumes at @args, each committed as -c/-C say; the number
+ * that failed, or -ENOMEM before any was deleted
+ */
+static int delete_paths(const struct vc_ctx *ctx, const struct delete_opts *o, char **args,
+			int nargs)
+{
+	struct vc_fs **keep = calloc((size_t)nargs, sizeof(*keep));
+	int ret, failed = 0;
+
+	if (!keep)
+		return -ENOMEM;
+	for (int i = 0; i < nargs; i++) {
+		const char *mode = o->commit == VC_COMMIT_EACH ||
+				   (o->commit == VC_COMMIT_AFTER && i == nargs - 1) ?
+				   "commit" : "no-commit";
+
+		/* every path is in the one image, which a kept handle would keep locked */
+		if (i && keep[i - 1] && ctx->cfg->images[0]) {
+			ret = CMD_OP(ctx, commit, keep[i - 1], true);
+			if (ret) {
+				cmd_report(ctx, keep[i - 1], ret, "commit");
+				failed++;
+			}
+			cmd_close(ctx, keep[i - 1]);
+			keep[i - 1] = NULL;
+		}
+		if (delete_path(ctx, o, args[i], mode, &keep[i]))
+			failed++;
+	}
+	/* -c: one commit per filesystem touched (a repeated commit costs nothing) */
+	for (int i = 0; i < nargs; i++) {
+		if (!keep[i])
+			continue;
+		ret = CMD_OP(ctx, commit, keep[i], true);
+		if (ret) {
+			cmd_report(ctx, keep[i], ret, "commit");
+			failed++;
+		}
+		cmd_close(ctx, keep[i]);
+	}
+	free(keep);
+	return failed;
+}
+
+/* The options and arguments of a real delete (not --dry-run); an exit code */
+static int delete_check_args(const struct vc_ctx *ctx, const struct delete_opts *o, bool by_id,
+			     size_t nr_ids, unsigned int units, int nargs)
+{
+	int ret;
+
+	if (nr_ids > 1)
+		return cmd_usage_error(ctx, "-i more than once needs --dry-run (a delete takes "
+				       "one id)");
+	if (units != UNITS_DEFAULT)
+		return cmd_usage_error(ctx, "size units need --dry-run");
+	if (by_id && o->recursive)
+		return cmd_usage_error(ctx, "-R cannot be used with -i");
+	ret = by_id ? cmd_check_argc_exact(ctx, nargs, 1) : cmd_check_argc_min(ctx, nargs, 1);
+	if (ret)
+		return ret;
+	if (o->verbose)
+		pr_verbose(ctx->cfg, 0, "transaction commit: %s",
+			   o->commit == VC_COMMIT_NONE ? "none (default)" :
+			   o->commit == VC_COMMIT_AFTER ? "at the end" : "after each");
+	return 0;
+}
+
 static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 				char **argv)
 {
@@ -873,7 +931,6 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		.commit = VC_COMMIT_NONE, .verbose = ctx->cfg->verbose, .done = &done,
 	};
 	unsigned int units = units_from_args(&argc, argv, false);
-	struct vc_fs **keep;
 	bool by_id = false, dry_run = false;
 	u64 *ids = NULL;
 	size_t nr_ids = 0;
@@ -883,34 +940,16 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		switch (c) {
 		case 'c':
 		case 'C':
-			if (o.commit != VC_COMMIT_NONE &&
-			    o.commit != (c == 'c' ? VC_COMMIT_AFTER : VC_COMMIT_EACH))
+			if (o.commit == (c == 'c' ? VC_COMMIT_EACH : VC_COMMIT_AFTER))
 				return cmd_usage_error(ctx, "-c and -C are mutually exclusive");
 			o.commit = c == 'c' ? VC_COMMIT_AFTER : VC_COMMIT_EACH;
 			break;
 		case 'i':
-			ret = parse_u64(optarg, &o.subvolid);
-			if (ret)
-				return cmd_usage_error(ctx, "invalid subvolume id '%s': %s", optarg,
-						       parse_strerror(ret, "not a number"));
-			if (o.subvolid < BTRFS_FIRST_FREE_OBJECTID ||
-			    o.subvolid > BTRFS_LAST_FREE_OBJECTID) {
+			ret = delete_add_id(ctx, optarg, &o.subvolid, &ids, &nr_ids);
+			if (ret) {
 				free(ids);
-				return cmd_usage_error(ctx, "subvolume id %s out of range "
-						       "(256 and above)", optarg);
+				return ret;
 			}
-			/* --dry-run takes several; the real delete one */
-			if (!(nr_ids & (nr_ids + 1))) {
-				u64 *more = realloc(ids, 2 * (nr_ids + 1) * sizeof(*ids));
-
-				if (!more) {
-					free(ids);
-					error("out of memory");
-					return VC_EXIT_FAILURE;
-				}
-				ids = more;
-			}
-			ids[nr_ids++] = o.subvolid;
 			by_id = true;
 			break;
 		case 'R':
@@ -931,82 +970,22 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 		}
 	}
 	nargs = argc - optind;
-	if (dry_run) {
-		if (o.delete_qgroup || o.commit != VC_COMMIT_NONE)
-			ret = cmd_usage_error(ctx, "--dry-run cannot be used with -c, -C or "
-					      "--delete-qgroup");
-		else if (by_id)
-			ret = cmd_check_argc_exact(ctx, nargs, 1);
-		else
-			ret = cmd_check_argc_min(ctx, nargs, 1);
-		if (!ret)
-			ret = sv_delete_dry_run(ctx, argv + optind, nargs, ids, nr_ids,
-						o.recursive, units);
-		free(ids);
-		return ret;
-	}
+	ret = dry_run ? delete_dry_run(ctx, &o, by_id, argv + optind, nargs, ids, nr_ids, units) :
+			delete_check_args(ctx, &o, by_id, nr_ids, units, nargs);
 	free(ids);
-	if (nr_ids > 1)
-		return cmd_usage_error(ctx, "-i more than once needs --dry-run (a delete takes "
-				       "one id)");
-	if (units != UNITS_DEFAULT)
-		return cmd_usage_error(ctx, "size units need --dry-run");
-	if (by_id && o.recursive)
-		return cmd_usage_error(ctx, "-R cannot be used with -i");
-	ret = by_id ? cmd_check_argc_exact(ctx, nargs, 1) : cmd_check_argc_min(ctx, nargs, 1);
-	if (ret)
+	if (dry_run || ret)
 		return ret;
-	if (o.verbose)
-		pr_verbose(ctx->cfg, 0, "transaction commit: %s",
-			   o.commit == VC_COMMIT_NONE ? "none (default)" :
-			   o.commit == VC_COMMIT_AFTER ? "at the end" : "after each");
 	planned = !sv_delete_plan(ctx, argv + optind, nargs, o.subvolid, o.recursive,
 				  o.delete_qgroup, &plan);
-	if (by_id) {
-		const char *mode = o.commit == VC_COMMIT_NONE ? "no-commit" : "commit";
-
-		failed = delete_by_id(ctx, &o, argv[optind], mode) ? 1 : 0;
+	if (by_id)
+		failed = delete_by_id(ctx, &o, argv[optind],
+				      o.commit == VC_COMMIT_NONE ? "no-commit" : "commit") ? 1 : 0;
+	else
+		failed = delete_paths(ctx, &o, argv + optind, nargs);
+	if (failed >= 0)
 		sv_deleted_print(ctx, &done, o.commit, failed, planned ? &plan : NULL);
-		free(plan.ids);
-		return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
-	}
-	keep = calloc((size_t)nargs, sizeof(*keep));
-	if (!keep) {
-		free(plan.ids);
+	else
 		error("out of memory");
-		return VC_EXIT_FAILURE;
-	}
-	for (int i = 0; i < nargs; i++) {
-		const char *mode = o.commit == VC_COMMIT_EACH ||
-				   (o.commit == VC_COMMIT_AFTER && i == nargs - 1) ?
-				   "commit" : "no-commit";
-
-		/* every path is in the one image, which a kept handle would keep locked */
-		if (i && keep[i - 1] && ctx->cfg->images[0]) {
-			ret = CMD_OP(ctx, commit, keep[i - 1], true);
-			if (ret) {
-				cmd_report(ctx, keep[i - 1], ret, "commit");
-				failed++;
-			}
-			cmd_close(ctx, keep[i - 1]);
-			keep[i - 1] = NULL;
-		}
-		if (delete_path(ctx, &o, argv[optind + i], mode, &keep[i]))
-			failed++;
-	}
-	/* -c: one commit per filesystem touched (a repeated commit costs nothing) */
-	for (int i = 0; i < nargs; i++) {
-		if (!keep[i])
-			continue;
-		ret = CMD_OP(ctx, commit, keep[i], true);
-		if (ret) {
-			cmd_report(ctx, keep[i], ret, "commit");
-			failed++;
-		}
-		cmd_close(ctx, keep[i]);
-	}
-	free(keep);
-	sv_deleted_print(ctx, &done, o.commit, failed, planned ? &plan : NULL);
 	free(plan.ids);
 	return failed ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
@@ -1118,23 +1097,9 @@ static int id_set_add(struct id_set *set, u64 id)
 	return 0;
 }
 
-static int orphan_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+static int deleted_cb(void *priv, u64 id)
 {
-	if (key->type != BTRFS_ORPHAN_ITEM_KEY)
-		return 0;
-	return id_set_add(priv, key->offset);
-}
-
-/* The highest subvolume id with a ROOT_ITEM, or queued for cleaning (ORPHAN item) */
-static int highest_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
-{
-	u64 *highest = priv;
-	u64 id = key->type == BTRFS_ORPHAN_ITEM_KEY ? key->offset : key->objectid;
-
-	if ((key->type == BTRFS_ROOT_ITEM_KEY || key->type == BTRFS_ORPHAN_ITEM_KEY) &&
-	    id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID && id > *highest)
-		*highest = id;
-	return 0;
+	return id_set_add(priv, id);
 }
 
 /*
@@ -1148,16 +1113,12 @@ static int highest_cb(void *priv, const struct btrfs_key *key, const void *data,
  */
 static int check_ids_used(struct vc_fs *fs, const struct id_set *set, u64 *unused)
 {
-	struct btrfs_key min = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
-	struct btrfs_key max = { (u64)-1, BTRFS_ORPHAN_ITEM_KEY, (u64)-1 };
-	struct btrfs_item_source src = vc_fs_item_source(fs);
 	u64 highest = 0;
 	int ret;
 
 	*unused = 0;
 	vc_fs_clear_error(fs);
-	ret = btrfs_item_source_search(&src, BTRFS_ROOT_TREE_OBJECTID, &min, &max, highest_cb,
-				       &highest);
+	ret = vc_fact_highest_subvol_id(fs, &highest);
 	if (ret == -EPERM) {
 		vc_fs_clear_error(fs);
 		return 0;
@@ -1165,14 +1126,12 @@ static int check_ids_used(struct vc_fs *fs, const struct id_set *set, u64 *unuse
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < set->nr; i++) {
-		struct btrfs_key qg = { 0, BTRFS_QGROUP_INFO_KEY, set->ids[i] };
 		bool has_qgroup = false;
 
 		if (set->ids[i] <= highest)
 			continue;
 		/* a level-0 qgroup outlives its subvolume on some kernels: evidence too */
-		ret = btrfs_item_source_search(&src, BTRFS_QUOTA_TREE_OBJECTID, &qg, &qg, found_cb,
-					       &has_qgroup);
+		ret = vc_fact_qgroup_present(fs, set->ids[i], &has_qgroup);
 		if (ret && ret != -ENOENT)
 			return ret;
 		vc_fs_clear_error(fs);
@@ -1184,12 +1143,37 @@ static int check_ids_used(struct vc_fs *fs, const struct id_set *set, u64 *unuse
 	return 0;
 }
 
+/*
+ * What sync waits for: the ids given in @set (@given), judged by
+ * check_ids_used(), or else every subvolume queued for cleaning, added to
+ * @set.  Prints the error.
+ */
+static int sync_targets(const struct vc_ctx *ctx, struct vc_fs *fs, bool given,
+			struct id_set *set)
+{
+	u64 unused;
+	int ret;
+
+	if (!given) {
+		vc_fs_clear_error(fs);
+		ret = vc_fact_deleted_subvols(fs, deleted_cb, set);
+		if (ret)
+			cmd_report(ctx, fs, ret, "cannot list deleted subvolumes");
+		return ret;
+	}
+	ret = check_ids_used(fs, set, &unused);
+	if (ret)
+		return cmd_report(ctx, fs, ret, "cannot list subvolumes");
+	if (unused) {
+		error("subvolume %llu does not exist", (unsigned long long)unused);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 			      char **argv)
 {
-	struct btrfs_key min = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, 0 };
-	struct btrfs_key max = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, (u64)-1 };
-	struct btrfs_item_source src;
 	struct id_set set = { 0 }, gone = { 0 };
 	struct vc_fs *fs = NULL;
 	struct sync_rec doc;
@@ -1227,28 +1211,9 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 		free(set.ids);
 		return VC_EXIT_FAILURE;
 	}
-	if (argc - optind > 1) {
-		u64 unused;
-
-		ret = check_ids_used(fs, &set, &unused);
-		if (ret || unused) {
-			if (ret)
-				cmd_report(ctx, fs, ret, "cannot list subvolumes");
-			else
-				error("subvolume %llu does not exist", (unsigned long long)unused);
-			failed++;
-			goto out;
-		}
-	} else {
-		src = vc_fs_item_source(fs);
-		vc_fs_clear_error(fs);
-		ret = btrfs_item_source_search(&src, BTRFS_ROOT_TREE_OBJECTID, &min, &max,
-					       orphan_cb, &set);
-		if (ret) {
-			cmd_report(ctx, fs, ret, "cannot list deleted subvolumes");
-			failed++;
-			goto out;
-		}
+	if (sync_targets(ctx, fs, argc - optind > 1, &set)) {
+		failed++;
+		goto out;
 	}
 	if (!set.nr)
 		goto print;

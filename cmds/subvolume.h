@@ -9,10 +9,11 @@
 #define VOLCTL_CMDS_SUBVOLUME_H
 
 #include "cmds/commands.h"
+#include "common/facts.h"
 #include "common/records.h"
 #include "kernel-shared/subvol-list.h"
 
-/* An op the backend has not implemented is the same as -EOPNOTSUPP. */
+/* cmds/subvolume-common.c; an op the backend lacks is the same as -EOPNOTSUPP */
 
 /* ->path_info with the error buffer cleared first; prints nothing */
 int sv_path_info(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
@@ -20,10 +21,8 @@ int sv_path_info(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 /* @path must be the root of a subvolume; prints the error. */
 int sv_require_subvol(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 		      struct vc_path_info *info);
-/* btrfs_subvol_list_load() on @fs; prints the error. */
+/* vc_facts_subvols() on @fs; prints the error. */
 int sv_load_list(const struct vc_ctx *ctx, struct vc_fs *fs, struct btrfs_subvol_list *l);
-/* Whether subvolume @s lies below subvolume @top (not counting @s itself). */
-bool sv_subvol_below(const struct btrfs_subvol_list *l, const struct btrfs_subvol *s, u64 top);
 
 /* cmds/subvolume-dryrun.c: delete --dry-run; returns a VC_EXIT_* code */
 int sv_delete_dry_run(const struct vc_ctx *ctx, char **paths, int nr, const u64 *ids,
@@ -34,14 +33,7 @@ struct vc_acct_delete;
 void sv_print_set_freed(const struct vc_acct_delete *set, size_t n, unsigned int units,
 			bool done);
 
-/* cmds/subvolume-prune.c */
-/*
- * --format json of the writes (cmds/subvolume-report.c).
- *
- * sv_qgroup_present - whether qgroup @qgroupid exists; -ENOENT: quotas are
- * disabled (no quota tree)
- */
-int sv_qgroup_present(struct vc_fs *fs, u64 qgroupid, bool *present);
+/* --format json of the writes (cmds/subvolume-report.c) */
 
 /* A subvolume create or snapshot made: its record and the storage it points into */
 struct sv_made {
