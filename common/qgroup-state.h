@@ -8,7 +8,6 @@
 
 #include "common/backend.h"
 #include "common/qgroup-out.h"
-#include "kernel-shared/qgroup-list.h"
 
 /*
  * Read the quota tree into @list and the quota state into @st through the
