@@ -3,7 +3,8 @@
 """Include and call graph of kernel-shared/, read from the sources.
 
     scripts/callgraph.py [--detail] [--dot]   print the graphs and the cycles
-    scripts/callgraph.py --check               layer rules only (tests/check-api.sh)
+    scripts/callgraph.py --check               layer and common/ part rules (tests/check-api.sh)
+    scripts/callgraph.py --common              the graph of common/'s parts
 
 What counts, file by file (comments and string literals removed first):
   include   #include "x.h" of a kernel-shared header (with or without the
@@ -25,6 +26,17 @@ A file may include or call only files of its own layer or of lower ones;
 --check prints every other include and call, naming both files and the
 function, and exits 1.  It also fails when a kernel-shared/ file is in no
 layer, in two, or a listed file does not exist.
+
+The parts of common/ come from the table under "## Parts" in
+common/README.md: one row per part (its folder, common/NAME/, in
+backquotes in the first cell) and, in the last cell, the parts it may
+include and call, in backquotes (cmds/ and volctl.c have a row each too).
+A part may always use itself.  --check also prints every include and call
+between common/ files, and from cmds/ and volctl.c into common/, that the
+table does not allow, and a common/ file outside every part folder (once
+the folders exist: scripts/move-common.sh makes them).  The table under
+"## Pending edges" allows one file's edge to a part for the names listed
+only.
 """
 import os
 import re
@@ -180,8 +192,9 @@ def list_files():
                 if f.endswith(('.c', '.h')) and not f.startswith('gen-'))
     outside = []
     for d in OUTSIDE_DIRS:
-        outside += sorted(os.path.join(d, f) for f in os.listdir(os.path.join(ROOT, d))
-                          if f.endswith(('.c', '.h')))
+        for sub, _dirs, names in sorted(os.walk(os.path.join(ROOT, d))):
+            rel = os.path.relpath(sub, ROOT)
+            outside += sorted(os.path.join(rel, f) for f in names if f.endswith(('.c', '.h')))
     outside.append('volctl.c')
     return ks, outside
 
@@ -350,6 +363,142 @@ def violations(ks, inc, calls, where):
     return out
 
 
+COMMON = 'common'
+
+
+def read_table(path, title):
+    """rows of the table under the heading @title: a list of cell lists"""
+    rows, inside = [], False
+    try:
+        lines = open(os.path.join(ROOT, path)).read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if line.startswith('#'):
+            inside = line.strip() == title
+            continue
+        if inside and line.startswith('|'):
+            cells = [c.strip() for c in line.strip().strip('|').split('|')]
+            if cells and not set(cells[0]) <= set('-: '):
+                rows.append(cells)
+    return rows[1:] if rows else rows
+
+
+def ticks(cell):
+    return re.findall(r'`([^`]+)`', cell)
+
+
+def common_part(path, parts):
+    """the part of a common/ file, cmds/ or volctl.c; None outside them all"""
+    if path.startswith(COMMON + '/'):
+        d = path.split('/')
+        return d[1] if len(d) > 2 and d[1] in parts else None
+    if path.startswith('cmds/'):
+        return 'cmds'
+    if path == 'volctl.c':
+        return 'volctl.c'
+    return None
+
+
+def common_graph(outside):
+    """includes and calls between common/ files and from cmds/, volctl.c"""
+    srcs = {p: Source(p) for p in outside}
+    cfiles = [p for p in outside if p.startswith(COMMON + '/')]
+    cset = set(cfiles)
+    owner = {}
+    for p in cfiles:
+        for name in srcs[p].exported:
+            if name not in owner or owner[name].endswith('.h') and p.endswith('.c'):
+                owner[name] = p
+    edges = {}		# file -> {target file -> set of names ('#include' for includes)}
+    for p, s in srcs.items():
+        e = edges.setdefault(p, {})
+        for i in s.includes:
+            r = os.path.normpath(i)
+            if r in cset and r != p:
+                e.setdefault(r, set()).add('#include')
+        for fn, name in s.uses():
+            t = owner.get(name)
+            if not t or t == p or name in s.local:
+                continue
+            e.setdefault(t, set()).add('%s -> %s' % (fn, name))
+    return cfiles, edges
+
+
+def common_rules():
+    """({part: set of allowed parts}, {(file, part): set of names}, problems)"""
+    problems = []
+    rows = read_table(os.path.join(COMMON, 'README.md'), '## Parts')
+    if not rows:
+        return {}, {}, ['common/README.md: no "## Parts" table']
+    allowed = {}
+    for cells in rows:
+        first = ticks(cells[0])
+        if not first:
+            problems.append('common/README.md: a Parts row names no part: %s' % cells[0])
+            continue
+        name = first[0].rstrip('/')
+        name = name[len(COMMON) + 1:] if name.startswith(COMMON + '/') else name
+        allowed[name] = set(t.rstrip('/') for t in ticks(cells[-1])) | {name}
+    for name, may in allowed.items():
+        for m in sorted(may - set(allowed)):
+            problems.append('common/README.md: part %s may use %s, no such part' % (name, m))
+    pending = {}
+    for cells in read_table(os.path.join(COMMON, 'README.md'), '## Pending edges') or []:
+        t = ticks(cells[0]) + ticks(cells[1]) if len(cells) > 2 else []
+        if len(t) < 2:
+            continue
+        pending[(t[0], t[1].rstrip('/'))] = set(ticks(cells[2]))
+    return allowed, pending, problems
+
+
+def common_violations(outside):
+    allowed, pending, problems = common_rules()
+    if not allowed:
+        return problems
+    parts = set(allowed) - {'cmds', 'volctl.c'}
+    cfiles, edges = common_graph(outside)
+    foldered = any(common_part(p, parts) for p in cfiles)
+    out = list(problems)
+    for p in cfiles:
+        if foldered and common_part(p, parts) is None:
+            out.append('%s: in no part of common/README.md (scripts/move-common.sh)' % p)
+    for p in sorted(edges):
+        a = common_part(p, parts)
+        if a is None:
+            continue
+        for t in sorted(edges[p]):
+            b = common_part(t, parts)
+            if b is None or b in allowed.get(a, ()):
+                continue
+            names = edges[p][t] - pending.get((p, b), set())
+            for c in sorted(names):
+                if c == '#include':
+                    out.append('%s (%s) includes %s (%s)' % (p, a, t, b))
+                else:
+                    out.append('%s (%s) calls %s (%s): %s' % (p, a, t, b, c))
+    return out
+
+
+def common_summary(outside):
+    """part -> part: number of files edges, for the report"""
+    allowed, _pending, _problems = common_rules()
+    parts = set(allowed) - {'cmds', 'volctl.c'}
+    _cfiles, edges = common_graph(outside)
+    count = {}
+    for p in edges:
+        a = common_part(p, parts) or (p if p.startswith(COMMON + '/') else None)
+        if a is None:
+            continue
+        for t in edges[p]:
+            b = common_part(t, parts) or t
+            if a != b:
+                k = count.setdefault((a, b), [0, 0])
+                k[0] += '#include' in edges[p][t]
+                k[1] += len(edges[p][t] - {'#include'})
+    return count
+
+
 def main(argv):
     detail = '--detail' in argv
     ks, outside, inc, calls = build()
@@ -361,10 +510,18 @@ def main(argv):
     if '--check' in argv:
         if not layers:
             problems.append('kernel-shared/README.md: no "## Layers" table')
-        bad = problems + violations(ks, inc, calls, where)
+        bad = problems + violations(ks, inc, calls, where) + common_violations(outside)
         for b in bad:
             print(b)
         return 1 if bad else 0
+
+    if '--common' in argv:
+        print('# common/ parts: part -> part: file pairs including, calls')
+        for (a, b), (ni, nc) in sorted(common_summary(outside).items()):
+            print('%s -> %s: %d includes, %d calls' % (a, b, ni, nc))
+        for v in common_violations(outside):
+            print('  not allowed: %s' % v)
+        return 0
 
     if '--dot' in argv:
         print('digraph kernel_shared {')

@@ -9,17 +9,22 @@ load ../helpers
 TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 
 # api_tree DIR: what tests/check-api.sh reads, copied into DIR (the layer
-# check reads the sources and kernel-shared/README.md)
+# check reads the sources, kernel-shared/README.md and common/README.md)
 api_tree() {
 	local d=$1
 	mkdir -p "$d/tests/cli" "$d/scripts"
 	cp "$TOP/tests/check-api.sh" "$d/tests/"
 	cp "$TOP/scripts/callgraph.py" "$d/scripts/"
-	for dir in kernel-shared common cmds; do
+	for dir in kernel-shared cmds; do
 		mkdir -p "$d/$dir"
 		cp "$TOP/$dir"/*.[ch] "$d/$dir/"
 	done
 	cp "$TOP/kernel-shared/README.md" "$d/kernel-shared/"
+	# common/ with its parts' folders and its README (the table of parts)
+	(cd "$TOP" && find common -name '*.[ch]' -o -name README.md) | while IFS= read -r f; do
+		mkdir -p "$d/$(dirname "$f")"
+		cp "$TOP/$f" "$d/$f"
+	done
 	cp "$TOP"/*.[ch] "$d/"
 }
 
