@@ -25,17 +25,17 @@
 #include "common/output.h"
 
 static const struct cmd_group *const top_groups[] = {
-	&subvolume_cmd_group,
-	&quota_cmd_group,
-	&qgroup_cmd_group,
-	&inspect_cmd_group,
+	&cmd_group_subvolume,
+	&cmd_group_quota,
+	&cmd_group_qgroup,
+	&cmd_group_inspect,
 	NULL,
 };
 
 /* Commands that stand alone at the top level: volctl check IMAGE, volctl mkfs ... */
 static const struct cmd_struct *const top_commands[] = {
 	&cmd_struct_mkfs,
-	&check_cmd,
+	&cmd_struct_check,
 	NULL,
 };
 

@@ -700,14 +700,14 @@ static int cmd_check(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int
 	return check_exit(&res);
 }
 
-static const char *const check_synopsis[] = {
+static const char *const cmd_check_usage[] = {
 	"check [--qgroup-report] [--show] <image>...",
 	"check --repair-qgroups <image>...",
 	"check --repair-free-space <image>...",
 	NULL,
 };
 
-static const char *const check_details[] = {
+static const char *const cmd_check_details[] = {
 	"Verify an unmounted image read-only: every tree block (checksum, parent",
 	"pointers, structure), the free space tree against the block groups and",
 	"the extent tree, then, when quotas are enabled, recompute the",
@@ -732,12 +732,12 @@ static const char *const check_details[] = {
 };
 
 static const struct cmd_help check_help = {
-	.synopsis = check_synopsis,
+	.synopsis = cmd_check_usage,
 	.summary = "verify an unmounted image and its qgroup numbers",
-	.details = check_details,
+	.details = cmd_check_details,
 };
 
-const struct cmd_struct check_cmd = {
+const struct cmd_struct cmd_struct_check = {
 	.token = "check",
 	.fn = cmd_check,
 	.help = &check_help,

@@ -6,6 +6,14 @@
  * struct cmd_group.  Flags tell the dispatcher (volctl.c) what a command
  * supports, so that unsupported --format json or --image is refused in one
  * place, before the command runs.
+ *
+ * Naming rule (one scheme for every table entry):
+ *   struct cmd_struct   cmd_struct_<group>_<cmd>   (top level: cmd_struct_<cmd>)
+ *   handler             cmd_<group>_<cmd>          (top level: cmd_<cmd>)
+ *   synopsis lines      cmd_<group>_<cmd>_usage[]
+ *   detail lines        cmd_<group>_<cmd>_details[]
+ *   struct cmd_group    cmd_group_<group>, its NULL-terminated list
+ *                       cmd_group_<group>_commands[], defined last in cmds/<group>.c
  */
 #ifndef VOLCTL_CMDS_COMMANDS_H
 #define VOLCTL_CMDS_COMMANDS_H
@@ -57,12 +65,12 @@ struct cmd_group {
 };
 
 /* Defined by each group file. */
-extern const struct cmd_group subvolume_cmd_group;
-extern const struct cmd_group quota_cmd_group;
-extern const struct cmd_group qgroup_cmd_group;
-extern const struct cmd_group inspect_cmd_group;
+extern const struct cmd_group cmd_group_subvolume;
+extern const struct cmd_group cmd_group_quota;
+extern const struct cmd_group cmd_group_qgroup;
+extern const struct cmd_group cmd_group_inspect;
 extern const struct cmd_struct cmd_struct_mkfs;
-extern const struct cmd_struct check_cmd;
+extern const struct cmd_struct cmd_struct_check;
 
 /* Help and argument helpers shared by the commands (cmds/help.c). */
 void cmd_print_usage(const struct cmd_struct *cmd, const char *prog, FILE *out, bool full);

@@ -29,12 +29,12 @@
 /* inspect super                                                       */
 /* ------------------------------------------------------------------ */
 
-static const char *const super_synopsis[] = {
+static const char *const cmd_inspect_super_usage[] = {
 	"inspect super [--super N] [--all] <image>",
 	NULL,
 };
 
-static const char *const super_details[] = {
+static const char *const cmd_inspect_super_details[] = {
 	"Print every field of a superblock copy: flags decoded by name, the",
 	"checksum type and whether the checksum matches, the device item, the",
 	"system chunk array and the four backup roots.  Nothing is written.",
@@ -50,9 +50,9 @@ static const char *const super_details[] = {
 };
 
 static const struct cmd_help super_help = {
-	.synopsis = super_synopsis,
+	.synopsis = cmd_inspect_super_usage,
 	.summary = "print the superblock of an image",
-	.details = super_details,
+	.details = cmd_inspect_super_details,
 };
 
 enum { OPT_FOLLOW = 256, OPT_WALK_ONLY };
@@ -115,13 +115,13 @@ static const struct cmd_struct cmd_struct_inspect_super = {
 /* inspect tree                                                        */
 /* ------------------------------------------------------------------ */
 
-static const char *const tree_synopsis[] = {
+static const char *const cmd_inspect_tree_usage[] = {
 	"inspect tree [-t <tree>] [--walk-only] <image> [<image>...]",
 	"inspect tree -b <bytenr> [--follow] <image> [<image>...]",
 	NULL,
 };
 
-static const char *const tree_details[] = {
+static const char *const cmd_inspect_tree_details[] = {
 	"Print tree blocks: the header, then every key pointer of a node or",
 	"every item of a leaf with its key and its decoded body (unknown item",
 	"types as hex).  Without -t or -b: the chunk tree, the root tree and",
@@ -140,9 +140,9 @@ static const char *const tree_details[] = {
 };
 
 static const struct cmd_help tree_help = {
-	.synopsis = tree_synopsis,
+	.synopsis = cmd_inspect_tree_usage,
 	.summary = "print or verify the trees of an image",
-	.details = tree_details,
+	.details = cmd_inspect_tree_details,
 };
 
 static const struct {
@@ -424,14 +424,14 @@ static const struct cmd_struct cmd_struct_inspect_tree = {
 	.flags = CMD_FORMAT_JSON | CMD_IMAGE_ARG,
 };
 
-static const struct cmd_struct *const inspect_commands[] = {
+static const struct cmd_struct *const cmd_group_inspect_commands[] = {
 	&cmd_struct_inspect_super,
 	&cmd_struct_inspect_tree,
 	NULL,
 };
 
-const struct cmd_group inspect_cmd_group = {
+const struct cmd_group cmd_group_inspect = {
 	.token = "inspect",
 	.summary = "dump superblocks and trees of an image",
-	.commands = inspect_commands,
+	.commands = cmd_group_inspect_commands,
 };

@@ -18,12 +18,12 @@
 #include "common/path-utils.h"
 #include "kernel-shared/format.h"
 
-static const char *const mkfs_synopsis[] = {
+static const char *const cmd_mkfs_usage[] = {
 	"mkfs [options] <file>|<device>",
 	NULL,
 };
 
-static const char *const mkfs_details[] = {
+static const char *const cmd_mkfs_details[] = {
 	"Make a Btrfs filesystem like mkfs.btrfs does by default: DUP metadata,",
 	"single data, skinny metadata, no-holes, free space tree, on one device.",
 	"A file that does not exist is created when -s is given.  A mounted",
@@ -44,9 +44,9 @@ static const char *const mkfs_details[] = {
 };
 
 static const struct cmd_help mkfs_help = {
-	.synopsis = mkfs_synopsis,
+	.synopsis = cmd_mkfs_usage,
 	.summary = "make a Btrfs filesystem",
-	.details = mkfs_details,
+	.details = cmd_mkfs_details,
 };
 
 enum { OPT_CSUM = 256, OPT_QUOTA, OPT_SIMPLE_QUOTA, OPT_SUBVOL, OPT_DEFAULT_SUBVOL };

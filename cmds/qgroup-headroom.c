@@ -460,12 +460,12 @@ static int cmd_qgroup_headroom(const struct cmd_struct *cmd, const struct vc_ctx
 	return ret;
 }
 
-static const char *const headroom_synopsis[] = {
+static const char *const cmd_qgroup_headroom_usage[] = {
 	"qgroup headroom [--compute] [--raw|--human-readable|...] <path>",
 	"qgroup headroom [--compute] [--raw|--human-readable|...] <qgroupid> <path>",
 	NULL,
 };
-static const char *const headroom_details[] = {
+static const char *const cmd_qgroup_headroom_details[] = {
 	"Show every limit that applies to the subvolume holding <path> (or to",
 	"<qgroupid>) through the qgroup hierarchy: the referenced and exclusive",
 	"limits of its qgroup and of every group above it, how much of each is",
@@ -485,11 +485,11 @@ static const char *const headroom_details[] = {
 	NULL,
 };
 static const struct cmd_help headroom_help = {
-	headroom_synopsis, "show the limits that apply and how much can still be written",
-	headroom_details,
+	cmd_qgroup_headroom_usage, "show the limits that apply and how much can still be written",
+	cmd_qgroup_headroom_details,
 };
 
-const struct cmd_struct qgroup_cmd_headroom = {
+const struct cmd_struct cmd_struct_qgroup_headroom = {
 	"headroom", cmd_qgroup_headroom, &headroom_help, NULL,
 	CMD_FORMAT_JSON | CMD_ONLINE | CMD_OFFLINE,
 };

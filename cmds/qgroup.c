@@ -885,8 +885,8 @@ static int cmd_qgroup_clear_stale(const struct cmd_struct *cmd, const struct vc_
 
 /* ---- table ---- */
 
-static const char *const create_synopsis[] = { "qgroup create <qgroupid> <path>", NULL };
-static const char *const create_details[] = {
+static const char *const cmd_qgroup_create_usage[] = { "qgroup create <qgroupid> <path>", NULL };
+static const char *const cmd_qgroup_create_details[] = {
 	"Create a quota group.  <qgroupid> is LEVEL/ID with LEVEL 1 or higher; a",
 	"bare id is refused.  Level-0 groups belong to subvolumes and are created",
 	"with them: 0/ID with ID below 256 (other than 5) is refused, any other",
@@ -894,23 +894,23 @@ static const char *const create_details[] = {
 	NULL,
 };
 static const struct cmd_help create_help = {
-	create_synopsis, "create a quota group", create_details,
+	cmd_qgroup_create_usage, "create a quota group", cmd_qgroup_create_details,
 };
 
-static const char *const destroy_synopsis[] = { "qgroup destroy <qgroupid> <path>", NULL };
-static const char *const destroy_details[] = {
+static const char *const cmd_qgroup_destroy_usage[] = { "qgroup destroy <qgroupid> <path>", NULL };
+static const char *const cmd_qgroup_destroy_details[] = {
 	"Destroy a quota group, given as LEVEL/ID (a bare id is refused).  It must",
 	"have no members; a level-0 group can only go once its subvolume is gone.",
 	NULL,
 };
 static const struct cmd_help destroy_help = {
-	destroy_synopsis, "destroy a quota group", destroy_details,
+	cmd_qgroup_destroy_usage, "destroy a quota group", cmd_qgroup_destroy_details,
 };
 
-static const char *const assign_synopsis[] = {
+static const char *const cmd_qgroup_assign_usage[] = {
 	"qgroup assign [--rescan|--no-rescan] <src> <dst> <path>", NULL,
 };
-static const char *const relation_details[] = {
+static const char *const cmd_qgroup_relation_details[] = {
 	"<src> and <dst> are LEVEL/ID, a subvolume id, or the absolute path of a",
 	"subvolume; <dst> must have a higher level than <src>.  When the kernel",
 	"cannot update the numbers in place it marks them inconsistent; a rescan",
@@ -921,20 +921,20 @@ static const char *const relation_details[] = {
 	NULL,
 };
 static const struct cmd_help assign_help = {
-	assign_synopsis, "make <src> a member of the group <dst>", relation_details,
+	cmd_qgroup_assign_usage, "make <src> a member of the group <dst>", cmd_qgroup_relation_details,
 };
 
-static const char *const remove_synopsis[] = {
+static const char *const cmd_qgroup_remove_usage[] = {
 	"qgroup remove [--rescan|--no-rescan] <src> <dst> <path>", NULL,
 };
 static const struct cmd_help remove_help = {
-	remove_synopsis, "remove <src> from the group <dst>", relation_details,
+	cmd_qgroup_remove_usage, "remove <src> from the group <dst>", cmd_qgroup_relation_details,
 };
 
-static const char *const limit_synopsis[] = {
+static const char *const cmd_qgroup_limit_usage[] = {
 	"qgroup limit [-c] [-e] <size>|none [<qgroupid>] <path>", NULL,
 };
-static const char *const limit_details[] = {
+static const char *const cmd_qgroup_limit_details[] = {
 	"Set or clear (none) the referenced limit of a qgroup, or with -e its",
 	"exclusive limit.  <size> takes the suffixes k m g t p e or KiB MiB GiB",
 	"TiB PiB EiB (any case, powers of 1024; MB and GB are refused) and, with",
@@ -948,13 +948,13 @@ static const char *const limit_details[] = {
 	NULL,
 };
 static const struct cmd_help limit_help = {
-	limit_synopsis, "set or clear the limit of a qgroup", limit_details,
+	cmd_qgroup_limit_usage, "set or clear the limit of a qgroup", cmd_qgroup_limit_details,
 };
 
-static const char *const show_synopsis[] = {
+static const char *const cmd_qgroup_show_usage[] = {
 	"qgroup show [options] <path>", NULL,
 };
-static const char *const show_details[] = {
+static const char *const cmd_qgroup_show_details[] = {
 	"List the qgroups of the filesystem at <path> with their usage.",
 	"",
 	OPTLINE("-p", "show the parent groups of each qgroup"),
@@ -979,11 +979,11 @@ static const char *const show_details[] = {
 	NULL,
 };
 static const struct cmd_help show_help = {
-	show_synopsis, "show qgroups, their usage, limits and hierarchy", show_details,
+	cmd_qgroup_show_usage, "show qgroups, their usage, limits and hierarchy", cmd_qgroup_show_details,
 };
 
-static const char *const clear_stale_synopsis[] = { "qgroup clear-stale <path>", NULL };
-static const char *const clear_stale_details[] = {
+static const char *const cmd_qgroup_clear_stale_usage[] = { "qgroup clear-stale <path>", NULL };
+static const char *const cmd_qgroup_clear_stale_details[] = {
 	"Destroy the level-0 qgroups whose subvolume no longer exists.  Groups of",
 	"subvolumes that are still being cleaned are skipped and named; run",
 	"'volctl subvolume sync <path>' first to wait for them.  A group 0/ID with",
@@ -992,50 +992,51 @@ static const char *const clear_stale_details[] = {
 	NULL,
 };
 static const struct cmd_help clear_stale_help = {
-	clear_stale_synopsis, "destroy qgroups of deleted subvolumes", clear_stale_details,
+	cmd_qgroup_clear_stale_usage, "destroy qgroups of deleted subvolumes",
+	cmd_qgroup_clear_stale_details,
 };
 
 #define QG_WRITES (CMD_WRITES | CMD_ONLINE | CMD_OFFLINE | CMD_FORMAT_JSON)
 #define QG_READS (CMD_FORMAT_JSON | CMD_ONLINE | CMD_OFFLINE)
 
-static const struct cmd_struct cmd_create = {
+static const struct cmd_struct cmd_struct_qgroup_create = {
 	"create", cmd_qgroup_create, &create_help, NULL, QG_WRITES,
 };
-static const struct cmd_struct cmd_destroy = {
+static const struct cmd_struct cmd_struct_qgroup_destroy = {
 	"destroy", cmd_qgroup_destroy, &destroy_help, NULL, QG_WRITES,
 };
-static const struct cmd_struct cmd_assign = {
+static const struct cmd_struct cmd_struct_qgroup_assign = {
 	"assign", cmd_qgroup_assign, &assign_help, NULL, QG_WRITES,
 };
-static const struct cmd_struct cmd_remove = {
+static const struct cmd_struct cmd_struct_qgroup_remove = {
 	"remove", cmd_qgroup_remove, &remove_help, NULL, QG_WRITES,
 };
-static const struct cmd_struct cmd_limit = {
+static const struct cmd_struct cmd_struct_qgroup_limit = {
 	"limit", cmd_qgroup_limit, &limit_help, NULL, QG_WRITES,
 };
-static const struct cmd_struct cmd_show = {
+static const struct cmd_struct cmd_struct_qgroup_show = {
 	"show", cmd_qgroup_show, &show_help, NULL, QG_READS,
 };
-static const struct cmd_struct cmd_clear_stale = {
+static const struct cmd_struct cmd_struct_qgroup_clear_stale = {
 	"clear-stale", cmd_qgroup_clear_stale, &clear_stale_help, NULL, QG_WRITES,
 };
 
-extern const struct cmd_struct qgroup_cmd_headroom;	/* cmds/qgroup-headroom.c */
+extern const struct cmd_struct cmd_struct_qgroup_headroom;	/* cmds/qgroup-headroom.c */
 
-static const struct cmd_struct *const qgroup_commands[] = {
-	&cmd_create,
-	&cmd_destroy,
-	&cmd_assign,
-	&cmd_remove,
-	&cmd_limit,
-	&cmd_show,
-	&qgroup_cmd_headroom,
-	&cmd_clear_stale,
+static const struct cmd_struct *const cmd_group_qgroup_commands[] = {
+	&cmd_struct_qgroup_create,
+	&cmd_struct_qgroup_destroy,
+	&cmd_struct_qgroup_assign,
+	&cmd_struct_qgroup_remove,
+	&cmd_struct_qgroup_limit,
+	&cmd_struct_qgroup_show,
+	&cmd_struct_qgroup_headroom,
+	&cmd_struct_qgroup_clear_stale,
 	NULL,
 };
 
-const struct cmd_group qgroup_cmd_group = {
+const struct cmd_group cmd_group_qgroup = {
 	.token = "qgroup",
 	.summary = "manage quota groups",
-	.commands = qgroup_commands,
+	.commands = cmd_group_qgroup_commands,
 };

@@ -300,8 +300,8 @@ static int cmd_quota_status(const struct cmd_struct *cmd, const struct vc_ctx *c
 
 /* ---- table ---- */
 
-static const char *const enable_synopsis[] = { "quota enable [-s|--simple] <path>", NULL };
-static const char *const enable_details[] = {
+static const char *const cmd_quota_enable_usage[] = { "quota enable [-s|--simple] <path>", NULL };
+static const char *const cmd_quota_enable_details[] = {
 	"Turn on quota accounting for the filesystem at <path>.  In full mode the",
 	"kernel starts a rescan, so data that already exists is counted once it",
 	"finishes ('volctl quota rescan -W <path>' waits for it).",
@@ -312,21 +312,21 @@ static const char *const enable_details[] = {
 	NULL,
 };
 static const struct cmd_help enable_help = {
-	enable_synopsis, "enable quota accounting", enable_details,
+	cmd_quota_enable_usage, "enable quota accounting", cmd_quota_enable_details,
 };
 
-static const char *const disable_synopsis[] = { "quota disable <path>", NULL };
-static const char *const disable_details[] = {
+static const char *const cmd_quota_disable_usage[] = { "quota disable <path>", NULL };
+static const char *const cmd_quota_disable_details[] = {
 	"Turn off quota accounting.  This removes the quota tree: every qgroup,",
 	"relation and limit is gone afterwards.",
 	NULL,
 };
 static const struct cmd_help disable_help = {
-	disable_synopsis, "disable quota accounting", disable_details,
+	cmd_quota_disable_usage, "disable quota accounting", cmd_quota_disable_details,
 };
 
-static const char *const rescan_synopsis[] = { "quota rescan [-s] [-w] [-W] <path>", NULL };
-static const char *const rescan_details[] = {
+static const char *const cmd_quota_rescan_usage[] = { "quota rescan [-s] [-w] [-W] <path>", NULL };
+static const char *const cmd_quota_rescan_details[] = {
 	"Recompute all qgroup numbers from the extent tree.  Needed after the",
 	"numbers became inconsistent ('volctl quota status' says so).",
 	"",
@@ -337,11 +337,11 @@ static const char *const rescan_details[] = {
 	NULL,
 };
 static const struct cmd_help rescan_help = {
-	rescan_synopsis, "rescan the quota numbers", rescan_details,
+	cmd_quota_rescan_usage, "rescan the quota numbers", cmd_quota_rescan_details,
 };
 
-static const char *const status_synopsis[] = { "quota status [--is-enabled] <path>", NULL };
-static const char *const status_details[] = {
+static const char *const cmd_quota_status_usage[] = { "quota status [--is-enabled] <path>", NULL };
+static const char *const cmd_quota_status_details[] = {
 	"Show whether quotas are enabled, in which mode, whether the numbers are",
 	"consistent, whether a rescan is running, and how many qgroups exist per",
 	"level.  Says what to run when the numbers need a rescan.",
@@ -351,35 +351,35 @@ static const char *const status_details[] = {
 	NULL,
 };
 static const struct cmd_help status_help = {
-	status_synopsis, "show the quota state", status_details,
+	cmd_quota_status_usage, "show the quota state", cmd_quota_status_details,
 };
 
 #define QUOTA_WRITES (CMD_WRITES | CMD_ONLINE | CMD_OFFLINE | CMD_FORMAT_JSON)
 
-static const struct cmd_struct cmd_enable = {
+static const struct cmd_struct cmd_struct_quota_enable = {
 	"enable", cmd_quota_enable, &enable_help, NULL, QUOTA_WRITES,
 };
-static const struct cmd_struct cmd_disable = {
+static const struct cmd_struct cmd_struct_quota_disable = {
 	"disable", cmd_quota_disable, &disable_help, NULL, QUOTA_WRITES,
 };
-static const struct cmd_struct cmd_rescan = {
+static const struct cmd_struct cmd_struct_quota_rescan = {
 	"rescan", cmd_quota_rescan, &rescan_help, NULL, QUOTA_WRITES,
 };
-static const struct cmd_struct cmd_status = {
+static const struct cmd_struct cmd_struct_quota_status = {
 	"status", cmd_quota_status, &status_help, NULL,
 	CMD_FORMAT_JSON | CMD_ONLINE | CMD_OFFLINE,
 };
 
-static const struct cmd_struct *const quota_commands[] = {
-	&cmd_enable,
-	&cmd_disable,
-	&cmd_rescan,
-	&cmd_status,
+static const struct cmd_struct *const cmd_group_quota_commands[] = {
+	&cmd_struct_quota_enable,
+	&cmd_struct_quota_disable,
+	&cmd_struct_quota_rescan,
+	&cmd_struct_quota_status,
 	NULL,
 };
 
-const struct cmd_group quota_cmd_group = {
+const struct cmd_group cmd_group_quota = {
 	.token = "quota",
 	.summary = "enable, disable and rescan quota accounting",
-	.commands = quota_commands,
+	.commands = cmd_group_quota_commands,
 };

@@ -182,12 +182,12 @@ static int show_snapshots(struct kvout *kv, const struct btrfs_subvol_list *l,
 	return 0;
 }
 
-static const char *const cmd_show_usage[] = {
+static const char *const cmd_subvolume_show_usage[] = {
 	"subvolume show [options] <subvolume>",
 	"subvolume show [options] -r <id>|-u <uuid> <path>",
 	NULL,
 };
-static const char *const cmd_show_details[] = {
+static const char *const cmd_subvolume_show_details[] = {
 	"Show details of a subvolume: the one at <subvolume>, or the one with the",
 	"given id or UUID in the filesystem holding <path>.",
 	"",
@@ -202,7 +202,7 @@ static const char *const cmd_show_details[] = {
 	NULL,
 };
 static const struct cmd_help cmd_show_help = {
-	cmd_show_usage, "show details of a subvolume", cmd_show_details,
+	cmd_subvolume_show_usage, "show details of a subvolume", cmd_subvolume_show_details,
 };
 
 static int parse_uuid(const char *s, u8 out[16])
@@ -335,11 +335,11 @@ out:
 /* list                                                                */
 /* ------------------------------------------------------------------ */
 
-static const char *const cmd_list_usage[] = {
+static const char *const cmd_subvolume_list_usage[] = {
 	"subvolume list [options] <path>",
 	NULL,
 };
-static const char *const cmd_list_details[] = {
+static const char *const cmd_subvolume_list_details[] = {
 	"List the subvolumes of the filesystem holding <path>.  Paths of subvolumes",
 	"below the subvolume of <path> are relative to it, others to the top level.",
 	"",
@@ -363,7 +363,7 @@ static const char *const cmd_list_details[] = {
 	NULL,
 };
 static const struct cmd_help cmd_list_help = {
-	cmd_list_usage, "list subvolumes", cmd_list_details,
+	cmd_subvolume_list_usage, "list subvolumes", cmd_subvolume_list_details,
 };
 
 /* the columns subvolume list shows without options (and get-default) */
@@ -916,12 +916,12 @@ static int cmd_subvolume_list(const struct cmd_struct *cmd, const struct vc_ctx 
 /* get-default, set-default                                            */
 /* ------------------------------------------------------------------ */
 
-static const char *const cmd_get_default_usage[] = {
+static const char *const cmd_subvolume_get_default_usage[] = {
 	"subvolume get-default <path>",
 	NULL,
 };
 static const struct cmd_help cmd_get_default_help = {
-	cmd_get_default_usage, "show the default subvolume of a filesystem", NULL,
+	cmd_subvolume_get_default_usage, "show the default subvolume of a filesystem", NULL,
 };
 
 static int cmd_subvolume_get_default(const struct cmd_struct *cmd, const struct vc_ctx *ctx,
@@ -993,12 +993,12 @@ out:
 
 #define READ_FLAGS	(CMD_FORMAT_JSON | CMD_ONLINE | CMD_OFFLINE)
 
-const struct cmd_struct subvolume_cmd_list = {
+const struct cmd_struct cmd_struct_subvolume_list = {
 	"list", cmd_subvolume_list, &cmd_list_help, NULL, READ_FLAGS,
 };
-const struct cmd_struct subvolume_cmd_show = {
+const struct cmd_struct cmd_struct_subvolume_show = {
 	"show", cmd_subvolume_show, &cmd_show_help, NULL, READ_FLAGS,
 };
-const struct cmd_struct subvolume_cmd_get_default = {
+const struct cmd_struct cmd_struct_subvolume_get_default = {
 	"get-default", cmd_subvolume_get_default, &cmd_get_default_help, NULL, READ_FLAGS,
 };

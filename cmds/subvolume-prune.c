@@ -44,14 +44,14 @@
 #include "common/retention.h"
 #include "common/units.h"
 
-static const char *const cmd_prune_usage[] = {
+static const char *const cmd_subvolume_prune_usage[] = {
 	"subvolume prune [--keep-last N] [--keep-hourly N] [--keep-daily N] [--keep-weekly N]\n"
 	"\t[--keep-monthly N] [--keep-yearly N] [--keep-within DURATION] [--keep-name GLOB]...\n"
 	"\t[--free SIZE] [--max-delete N|PERCENT%] [--force] [--dry-run]\n"
 	"\t[--raw|--human-readable|...] <source> [<dir>]",
 	NULL,
 };
-static const char *const cmd_prune_details[] = {
+static const char *const cmd_subvolume_prune_details[] = {
 	"Delete the snapshots of subvolume <source> (those whose parent UUID is its",
 	"UUID; only those below <dir> when given) that no keep rule keeps.  Periods",
 	"are UTC, weeks ISO weeks (Monday first); each rule keeps the newest",
@@ -85,8 +85,8 @@ static const char *const cmd_prune_details[] = {
 	NULL,
 };
 static const struct cmd_help cmd_prune_help = {
-	cmd_prune_usage, "delete the snapshots a retention policy does not keep",
-	cmd_prune_details,
+	cmd_subvolume_prune_usage, "delete the snapshots a retention policy does not keep",
+	cmd_subvolume_prune_details,
 };
 
 struct prune_opts {
@@ -905,7 +905,7 @@ static int cmd_subvolume_prune(const struct cmd_struct *cmd, const struct vc_ctx
 	return ret;
 }
 
-const struct cmd_struct subvolume_cmd_prune = {
+const struct cmd_struct cmd_struct_subvolume_prune = {
 	"prune", cmd_subvolume_prune, &cmd_prune_help, NULL,
 	CMD_WRITES | CMD_ONLINE | CMD_OFFLINE | CMD_FORMAT_JSON,
 };

@@ -492,11 +492,11 @@ static int cmd_subvolume_space(const struct cmd_struct *cmd, const struct vc_ctx
 	return ret;
 }
 
-static const char *const space_synopsis[] = {
+static const char *const cmd_subvolume_space_usage[] = {
 	"subvolume space [-a] [-s] [--sort=[+|-]KEY[,...]] [--raw|--human-readable|...] <path>",
 	NULL,
 };
-static const char *const space_details[] = {
+static const char *const cmd_subvolume_space_details[] = {
 	"Show where the space went, one row per subvolume: the bytes it references,",
 	"its exclusive bytes, what deleting all of its snapshots together would free",
 	"(the exclusive bytes of the set of them, not a sum), the bytes held only by",
@@ -521,10 +521,11 @@ static const char *const space_details[] = {
 	NULL,
 };
 static const struct cmd_help space_help = {
-	space_synopsis, "show the space used by each subvolume and its snapshots", space_details,
+	cmd_subvolume_space_usage, "show the space used by each subvolume and its snapshots",
+	cmd_subvolume_space_details,
 };
 
-const struct cmd_struct subvolume_cmd_space = {
+const struct cmd_struct cmd_struct_subvolume_space = {
 	"space", cmd_subvolume_space, &space_help, NULL,
 	CMD_FORMAT_JSON | CMD_ONLINE | CMD_OFFLINE,
 };

@@ -93,11 +93,11 @@ static void inherit_release(struct inherit_args *ia)
 /* create                                                              */
 /* ------------------------------------------------------------------ */
 
-static const char *const cmd_create_usage[] = {
+static const char *const cmd_subvolume_create_usage[] = {
 	"subvolume create [-p] [-i <qgroupid>] [<dest>/]<name>...",
 	NULL,
 };
-static const char *const cmd_create_details[] = {
+static const char *const cmd_subvolume_create_details[] = {
 	"Each <name> is created in its existing parent directory <dest>;",
 	"after a failure the remaining arguments are still tried.",
 	"",
@@ -106,7 +106,7 @@ static const char *const cmd_create_details[] = {
 	NULL,
 };
 static const struct cmd_help cmd_create_help = {
-	cmd_create_usage, "create subvolumes", cmd_create_details,
+	cmd_subvolume_create_usage, "create subvolumes", cmd_subvolume_create_details,
 };
 
 /* The last component of @path, checked; prints the error. */
@@ -305,11 +305,11 @@ out:
 /* snapshot                                                            */
 /* ------------------------------------------------------------------ */
 
-static const char *const cmd_snapshot_usage[] = {
+static const char *const cmd_subvolume_snapshot_usage[] = {
 	"subvolume snapshot [-r] [-i <qgroupid>] <source> <dest>|[<dest>/]<name>",
 	NULL,
 };
-static const char *const cmd_snapshot_details[] = {
+static const char *const cmd_subvolume_snapshot_details[] = {
 	"Snapshot subvolume <source> as <dest>/<name>, or, when <dest> is an existing",
 	"directory or subvolume, inside it under the name of <source> (as btrfs-progs).",
 	"",
@@ -318,7 +318,7 @@ static const char *const cmd_snapshot_details[] = {
 	NULL,
 };
 static const struct cmd_help cmd_snapshot_help = {
-	cmd_snapshot_usage, "create a snapshot of a subvolume", cmd_snapshot_details,
+	cmd_subvolume_snapshot_usage, "create a snapshot of a subvolume", cmd_subvolume_snapshot_details,
 };
 
 /*
@@ -501,14 +501,14 @@ out_usage:
 /* delete                                                              */
 /* ------------------------------------------------------------------ */
 
-static const char *const cmd_delete_usage[] = {
+static const char *const cmd_subvolume_delete_usage[] = {
 	"subvolume delete [-c|-C] [-R] [-v] [--delete-qgroup] <subvolume>...",
 	"subvolume delete [-c|-C] [-v] [--delete-qgroup] -i <subvolid> <path>",
 	"subvolume delete --dry-run [-R] [--raw|--human-readable|...] <subvolume>...",
 	"subvolume delete --dry-run [-R] [--raw|...] -i <subvolid> [-i <subvolid>...] <path>",
 	NULL,
 };
-static const char *const cmd_delete_details[] = {
+static const char *const cmd_subvolume_delete_details[] = {
 	"Delete subvolumes; the space is freed later by the kernel's cleaner.",
 	"The default subvolume is never deleted.  After a failure the remaining",
 	"arguments are still tried.  A refusal names its cause (an immutable",
@@ -529,7 +529,7 @@ static const char *const cmd_delete_details[] = {
 	NULL,
 };
 static const struct cmd_help cmd_delete_help = {
-	cmd_delete_usage, "delete subvolumes", cmd_delete_details,
+	cmd_subvolume_delete_usage, "delete subvolumes", cmd_subvolume_delete_details,
 };
 
 struct delete_opts {
@@ -994,19 +994,19 @@ static int cmd_subvolume_delete(const struct cmd_struct *cmd, const struct vc_ct
 /* set-default                                                         */
 /* ------------------------------------------------------------------ */
 
-static const char *const cmd_set_default_usage[] = {
+static const char *const cmd_subvolume_set_default_usage[] = {
 	"subvolume set-default <subvolume>",
 	"subvolume set-default <subvolid> <path>",
 	NULL,
 };
-static const char *const cmd_set_default_details[] = {
+static const char *const cmd_subvolume_set_default_details[] = {
 	"Make a subvolume the one mounted when no subvol= option is given.",
 	"Id 0 means the top level (5).",
 	NULL,
 };
 static const struct cmd_help cmd_set_default_help = {
-	cmd_set_default_usage, "set the default subvolume of a filesystem",
-	cmd_set_default_details,
+	cmd_subvolume_set_default_usage, "set the default subvolume of a filesystem",
+	cmd_subvolume_set_default_details,
 };
 
 static int cmd_subvolume_set_default(const struct cmd_struct *cmd, const struct vc_ctx *ctx,
@@ -1061,11 +1061,11 @@ out:
 /* sync                                                                */
 /* ------------------------------------------------------------------ */
 
-static const char *const cmd_sync_usage[] = {
+static const char *const cmd_subvolume_sync_usage[] = {
 	"subvolume sync [-s <seconds>] <path> [<subvolid>...]",
 	NULL,
 };
-static const char *const cmd_sync_details[] = {
+static const char *const cmd_subvolume_sync_details[] = {
 	"Wait until the given deleted subvolumes, or all queued for cleaning, are",
 	"completely removed.  An id that never existed is an error (judged before",
 	"the first wait); one that is gone by the time volctl waits for it is done.",
@@ -1074,7 +1074,7 @@ static const char *const cmd_sync_details[] = {
 	NULL,
 };
 static const struct cmd_help cmd_sync_help = {
-	cmd_sync_usage, "wait until deleted subvolumes are cleaned", cmd_sync_details,
+	cmd_subvolume_sync_usage, "wait until deleted subvolumes are cleaned", cmd_subvolume_sync_details,
 };
 
 struct id_set {
@@ -1253,41 +1253,41 @@ out:
 
 #define WRITE_FLAGS	(CMD_WRITES | CMD_ONLINE | CMD_OFFLINE)
 
-static const struct cmd_struct cmd_create = {
+static const struct cmd_struct cmd_struct_subvolume_create = {
 	"create", cmd_subvolume_create, &cmd_create_help, NULL, WRITE_FLAGS | CMD_FORMAT_JSON,
 };
-static const struct cmd_struct cmd_snapshot = {
+static const struct cmd_struct cmd_struct_subvolume_snapshot = {
 	"snapshot", cmd_subvolume_snapshot, &cmd_snapshot_help, NULL,
 	WRITE_FLAGS | CMD_FORMAT_JSON,
 };
-static const struct cmd_struct cmd_delete = {
+static const struct cmd_struct cmd_struct_subvolume_delete = {
 	"delete", cmd_subvolume_delete, &cmd_delete_help, NULL, WRITE_FLAGS | CMD_FORMAT_JSON,
 };
-static const struct cmd_struct cmd_set_default = {
+static const struct cmd_struct cmd_struct_subvolume_set_default = {
 	"set-default", cmd_subvolume_set_default, &cmd_set_default_help, NULL,
 	WRITE_FLAGS | CMD_FORMAT_JSON,
 };
-static const struct cmd_struct cmd_sync = {
+static const struct cmd_struct cmd_struct_subvolume_sync = {
 	"sync", cmd_subvolume_sync, &cmd_sync_help, NULL,
 	CMD_ONLINE | CMD_OFFLINE | CMD_FORMAT_JSON,
 };
 
-static const struct cmd_struct *const subvolume_commands[] = {
-	&cmd_create,
-	&cmd_delete,
-	&cmd_snapshot,
-	&subvolume_cmd_list,
-	&subvolume_cmd_show,
-	&subvolume_cmd_get_default,
-	&cmd_set_default,
-	&subvolume_cmd_prune,
-	&cmd_sync,
-	&subvolume_cmd_space,
+static const struct cmd_struct *const cmd_group_subvolume_commands[] = {
+	&cmd_struct_subvolume_create,
+	&cmd_struct_subvolume_delete,
+	&cmd_struct_subvolume_snapshot,
+	&cmd_struct_subvolume_list,
+	&cmd_struct_subvolume_show,
+	&cmd_struct_subvolume_get_default,
+	&cmd_struct_subvolume_set_default,
+	&cmd_struct_subvolume_prune,
+	&cmd_struct_subvolume_sync,
+	&cmd_struct_subvolume_space,
 	NULL,
 };
 
-const struct cmd_group subvolume_cmd_group = {
+const struct cmd_group cmd_group_subvolume = {
 	.token = "subvolume",
 	.summary = "manage subvolumes and snapshots",
-	.commands = subvolume_commands,
+	.commands = cmd_group_subvolume_commands,
 };

@@ -95,14 +95,14 @@ int sv_delete_plan(const struct vc_ctx *ctx, char **args, int nargs, u64 subvoli
 void sv_deleted_print(const struct vc_ctx *ctx, struct sv_deleted_list *dl, enum vc_commit commit,
 		      int failed, const struct sv_delete_plan *plan);
 
-extern const struct cmd_struct subvolume_cmd_prune;
+extern const struct cmd_struct cmd_struct_subvolume_prune;
 
 /* cmds/subvolume-list.c */
-extern const struct cmd_struct subvolume_cmd_list;
-extern const struct cmd_struct subvolume_cmd_show;
-extern const struct cmd_struct subvolume_cmd_get_default;
+extern const struct cmd_struct cmd_struct_subvolume_list;
+extern const struct cmd_struct cmd_struct_subvolume_show;
+extern const struct cmd_struct cmd_struct_subvolume_get_default;
 
 /* cmds/subvolume-space.c */
-extern const struct cmd_struct subvolume_cmd_space;
+extern const struct cmd_struct cmd_struct_subvolume_space;
 
 #endif
