@@ -97,8 +97,10 @@ int btrfs_lookup_dir_entry(struct btrfs_fs *fs, u64 root_id, u64 dir, const char
 int btrfs_walk_dir_path(struct btrfs_fs *fs, const char *path, size_t len,
 			btrfs_make_missing_fn make_missing, void *priv, u64 *root_id, u64 *dir)
 {
+	struct { u64 root, dir; } up[256];
 	u64 cur_root = BTRFS_FS_TREE_OBJECTID, cur_dir = BTRFS_FIRST_FREE_OBJECTID;
 	size_t i = 0;
+	int depth = 0;
 
 	while (i < len) {
 		struct btrfs_key loc;
@@ -115,7 +117,22 @@ int btrfs_walk_dir_path(struct btrfs_fs *fs, const char *path, size_t len,
 			i++;
 		if (i - start == 1 && path[start] == '.')
 			continue;
-		if ((i - start == 2 && !memcmp(path + start, "..", 2)) || i - start > BTRFS_NAME_LEN) {
+		if (i - start == 2 && !memcmp(path + start, "..", 2)) {
+			if (depth > 0) {
+				depth--;
+				cur_root = up[depth].root;
+				cur_dir = up[depth].dir;
+			}
+			continue;
+		}
+		if (depth == 256) {
+			btrfs_fs_set_error(fs, "%.*s: too many levels", (int)len, path);
+			return -ELOOP;
+		}
+		up[depth].root = cur_root;
+		up[depth].dir = cur_dir;
+		depth++;
+		if (i - start > BTRFS_NAME_LEN) {
 			btrfs_fs_set_error(fs, "%.*s: unsupported path component", (int)len, path);
 			return -EINVAL;
 		}
