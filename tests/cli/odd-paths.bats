@@ -57,3 +57,16 @@ subvol_id() {
 	run_volctl --image "$IMG" subvolume show /d/e/sv
 	[ "$status" -ne 0 ]
 }
+
+@test "too-long component: reads and writes both fail with File name too long" {
+	long=$(printf 'x%.0s' $(seq 256))
+	run_volctl --image "$IMG" subvolume show "/$long/a"
+	assert_status 1
+	[[ "$output" == *"File name too long"* ]]
+	run_volctl --image "$IMG" subvolume create "/$long/b"
+	assert_status 1
+	[[ "$output" == *"File name too long"* ]]
+	run_volctl --image "$IMG" subvolume snapshot /a "/$long/s"
+	assert_status 1
+	[[ "$output" == *"File name too long"* ]]
+}
