@@ -70,3 +70,29 @@ subvol_id() {
 	assert_status 1
 	[[ "$output" == *"File name too long"* ]]
 }
+
+# same_as CMD...: CMD on each odd spelling of /a prints and exits as on /a
+same_as() {
+	volctl_bin=${VOLCTL:-volctl}
+	want=$("$volctl_bin" --image "$IMG" "$@" /a 2>&1; echo "rc=$?")
+	for p in //a /a/ /./a /a/. /d/../a /d/e/../../a /../a; do
+		got=$("$volctl_bin" --image "$IMG" "$@" "$p" 2>&1; echo "rc=$?")
+		[ "${got//$p/\/a}" = "$want" ] || { echo "$* $p: $got != $want"; return 1; }
+	done
+}
+
+@test "show, list, sync, qgroup show -f: odd spellings of /a read as /a" {
+	same_as subvolume show
+	same_as subvolume list
+	same_as subvolume sync
+	same_as qgroup show -f
+}
+
+@test "set-default: an odd spelling sets the subvolume show names" {
+	id=$(subvol_id /a)
+	run_volctl --image "$IMG" subvolume set-default /d/e/../../a/
+	assert_status 0
+	run_volctl --image "$IMG" subvolume get-default /
+	assert_status 0
+	[[ "$output" == *"ID $id "* ]]
+}
