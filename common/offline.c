@@ -32,6 +32,7 @@
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/items.h"
+#include "kernel-shared/path-walk.h"
 
 struct vc_fs {
 	struct vc_fs_base base;
@@ -142,58 +143,35 @@ static int lookup_component(struct vc_fs *fs, const struct path_pos *dir, const 
 	return 0;
 }
 
+static int resolve_lookup(void *priv, const struct btrfs_path_pos *dir, const char *name,
+			  size_t len, struct btrfs_path_pos *next)
+{
+	const struct path_pos d = { .tree = dir->root, .ino = dir->ino, .is_dir = dir->is_dir };
+	struct path_pos n;
+	int ret;
+
+	ret = lookup_component(priv, &d, name, len, &n);
+	if (ret)
+		return ret;
+	next->root = n.tree;
+	next->ino = n.ino;
+	next->is_dir = n.is_dir;
+	return 0;
+}
+
+/* kernel-shared/path-walk.h: the one path rule of reads and writes */
 static int resolve_path(struct vc_fs *fs, const char *path, struct path_pos *out)
 {
-	struct path_pos *stack;
-	const char *p = path;
-	int depth = 0, ret = 0;
+	struct btrfs_path_pos pos;
+	int ret;
 
-	stack = calloc(PATH_MAX_DEPTH, sizeof(*stack));
-	if (!stack)
-		return -ENOMEM;
-	stack[0].tree = BTRFS_FS_TREE_OBJECTID;
-	stack[0].ino = BTRFS_FIRST_FREE_OBJECTID;
-	stack[0].is_dir = true;
-	while (*p) {
-		size_t len;
-
-		while (*p == '/')
-			p++;
-		len = strcspn(p, "/");
-		if (!len)
-			break;
-		if (len == 1 && p[0] == '.') {
-			p += len;
-			continue;
-		}
-		if (!stack[depth].is_dir) {
-			ret = -ENOTDIR;
-			break;
-		}
-		if (len == 2 && p[0] == '.' && p[1] == '.') {
-			if (depth > 0)
-				depth--;
-			p += len;
-			continue;
-		}
-		if (len > BTRFS_NAME_LEN) {
-			ret = -ENAMETOOLONG;
-			break;
-		}
-		if (depth + 1 == PATH_MAX_DEPTH) {
-			ret = -ELOOP;
-			break;
-		}
-		ret = lookup_component(fs, &stack[depth], p, len, &stack[depth + 1]);
-		if (ret)
-			break;
-		depth++;
-		p += len;
-	}
-	if (!ret)
-		*out = stack[depth];
-	free(stack);
-	return ret;
+	ret = btrfs_resolve_path(path, strlen(path), resolve_lookup, fs, &pos, NULL);
+	if (ret)
+		return ret;
+	out->tree = pos.root;
+	out->ino = pos.ino;
+	out->is_dir = pos.is_dir;
+	return 0;
 }
 
 static int offline_path_info(struct vc_fs *fs, const char *path, struct vc_path_info *info)

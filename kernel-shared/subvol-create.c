@@ -24,6 +24,7 @@
 #include "subvol-create.h"
 #include "subvol-internal.h"
 #include "qgroup-write.h"
+#include "path-walk.h"
 
 struct dir_match {
 	const char *name;
@@ -94,62 +95,73 @@ int btrfs_lookup_dir_entry(struct btrfs_fs *fs, u64 root_id, u64 dir, const char
 	return 0;
 }
 
+struct walk_ctx {
+	struct btrfs_fs *fs;
+	const char *path;
+	btrfs_make_missing_fn make_missing;
+	void *priv;
+};
+
+static int walk_lookup(void *priv, const struct btrfs_path_pos *dir, const char *name,
+		       size_t len, struct btrfs_path_pos *next)
+{
+	struct walk_ctx *w = priv;
+	int end = (int)(name + len - w->path);
+	struct btrfs_key loc;
+	u8 type;
+	int ret;
+
+	ret = btrfs_lookup_dir_entry(w->fs, dir->root, dir->ino, name, len, &loc, &type);
+	if (ret == -ENOENT && w->make_missing) {
+		ret = w->make_missing(w->priv, dir->root, dir->ino, name, len, &next->ino);
+		if (ret < 0) {
+			btrfs_fs_set_error_once(w->fs, "/%.*s: cannot create directory", end,
+						w->path);
+			return ret;
+		}
+		next->root = dir->root;
+		next->is_dir = true;
+		return 0;
+	}
+	if (ret == -ENOENT) {
+		btrfs_fs_set_error(w->fs, "/%.*s: no such file or directory", end, w->path);
+		return ret;
+	}
+	if (ret < 0)
+		return ret;
+	if (type != BTRFS_FT_DIR) {
+		btrfs_fs_set_error(w->fs, w->make_missing ? "/%.*s: exists and is not a directory" :
+				   "/%.*s: not a directory", end, w->path);
+		return -ENOTDIR;
+	}
+	if (loc.type == BTRFS_ROOT_ITEM_KEY) {
+		next->root = loc.objectid;
+		next->ino = BTRFS_FIRST_FREE_OBJECTID;
+	} else {
+		next->root = dir->root;
+		next->ino = loc.objectid;
+	}
+	next->is_dir = true;
+	return 0;
+}
+
 int btrfs_walk_dir_path(struct btrfs_fs *fs, const char *path, size_t len,
 			btrfs_make_missing_fn make_missing, void *priv, u64 *root_id, u64 *dir)
 {
-	u64 cur_root = BTRFS_FS_TREE_OBJECTID, cur_dir = BTRFS_FIRST_FREE_OBJECTID;
-	size_t i = 0;
+	struct walk_ctx w = { .fs = fs, .path = path, .make_missing = make_missing, .priv = priv };
+	struct btrfs_path_pos pos;
+	size_t end = 0;
+	int ret;
 
-	while (i < len) {
-		struct btrfs_key loc;
-		size_t start;
-		u8 type;
-		int ret;
-
-		while (i < len && path[i] == '/')
-			i++;
-		if (i >= len)
-			break;
-		start = i;
-		while (i < len && path[i] != '/')
-			i++;
-		if (i - start == 1 && path[start] == '.')
-			continue;
-		if ((i - start == 2 && !memcmp(path + start, "..", 2)) || i - start > BTRFS_NAME_LEN) {
-			btrfs_fs_set_error(fs, "%.*s: unsupported path component", (int)len, path);
-			return -EINVAL;
-		}
-		ret = btrfs_lookup_dir_entry(fs, cur_root, cur_dir, path + start, i - start, &loc,
-					     &type);
-		if (ret == -ENOENT && make_missing) {
-			ret = make_missing(priv, cur_root, cur_dir, path + start, i - start, &cur_dir);
-			if (ret < 0) {
-				btrfs_fs_set_error_once(fs, "/%.*s: cannot create directory",
-							(int)i, path);
-				return ret;
-			}
-			continue;
-		}
-		if (ret == -ENOENT) {
-			btrfs_fs_set_error(fs, "/%.*s: no such file or directory", (int)i, path);
-			return ret;
-		}
-		if (ret < 0)
-			return ret;
-		if (type != BTRFS_FT_DIR) {
-			btrfs_fs_set_error(fs, make_missing ? "/%.*s: exists and is not a directory" :
-					   "/%.*s: not a directory", (int)i, path);
-			return -ENOTDIR;
-		}
-		if (loc.type == BTRFS_ROOT_ITEM_KEY) {
-			cur_root = loc.objectid;
-			cur_dir = BTRFS_FIRST_FREE_OBJECTID;
-		} else {
-			cur_dir = loc.objectid;
-		}
-	}
-	*root_id = cur_root;
-	*dir = cur_dir;
+	ret = btrfs_resolve_path(path, len, walk_lookup, &w, &pos, &end);
+	if (ret == -ENAMETOOLONG)
+		btrfs_fs_set_error(fs, "/%.*s: File name too long", (int)end, path);
+	else if (ret == -ELOOP)
+		btrfs_fs_set_error(fs, "%.*s: too many levels", (int)len, path);
+	if (ret)
+		return ret;
+	*root_id = pos.root;
+	*dir = pos.ino;
 	return 0;
 }
 

@@ -40,7 +40,14 @@ typedef int (*btrfs_make_missing_fn)(void *priv, u64 root, u64 dir, const char *
 				     size_t name_len, u64 *new_dir);
 /*
  * btrfs_resolve_dir() (subvol-create.h), and with @make_missing the
- * directories it does not find are made instead of failing with -ENOENT
+ * directories it does not find are made instead of failing with -ENOENT.
+ * Path rule: btrfs_resolve_path() (path-walk.h, Documentation/volctl.8),
+ * shared with the readers' resolve_path() in common/offline.c: empty and
+ * "." components are skipped; ".." goes back to
+ * the directory the walk came from, and at the top-level subvolume stays
+ * there (as at "/"; online ".." at the mount point leaves the filesystem,
+ * which offline cannot name); a symlink is not followed (it is
+ * not a directory: -ENOTDIR); more than 256 levels: -ELOOP.
  */
 int btrfs_walk_dir_path(struct btrfs_fs *fs, const char *path, size_t len,
 			btrfs_make_missing_fn make_missing, void *priv, u64 *root_id, u64 *dir);
