@@ -70,6 +70,8 @@ offline-mkfs.c		tool/offline-mkfs.c
 offline-mkfs.h		tool/offline-mkfs.h
 offline-inspect.c	tool/offline-inspect.c
 offline-inspect.h	tool/offline-inspect.h
+qgroup-state.c	tool/qgroup-state.c
+qgroup-state.h	tool/qgroup-state.h
 '
 
 declare -A NEW
