@@ -46,7 +46,7 @@ CFLAGS_ALL = -std=gnu11 $(WARNINGS) $(LIBS_CFLAGS) $(CFLAGS) $(OPT) $(EXTRA_CFLA
 LDFLAGS_ALL = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 KSHARED_SRC = $(sort $(filter-out kernel-shared/gen-%,$(wildcard kernel-shared/*.c)))
-COMMON_SRC  = $(sort $(wildcard common/*.c))
+COMMON_SRC  = $(sort $(wildcard common/*/*.c))
 CMDS_SRC    = $(sort $(wildcard cmds/*.c))
 UNIT_SRC    = $(sort $(wildcard tests/unit/test-*.c))
 FUZZ_SRC    = $(sort $(wildcard tests/fuzz/fuzz-*.c))

@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmds/commands.h"
-#include "common/messages.h"
-#include "common/storage.h"
-#include "common/output.h"
+#include "common/util/messages.h"
+#include "common/image/storage.h"
+#include "common/output/output.h"
 
 static const struct cmd_group *const top_groups[] = {
 	&cmd_group_subvolume,

@@ -6,7 +6,7 @@
  * Without options every block of every tree is verified, then the free
  * space tree against the block groups and the extent tree, then, when
  * quotas are on, the qgroup numbers are recomputed and compared with the
- * recorded ones (common/offline-check.c does all three; this file parses
+ * recorded ones (common/tool/offline-check.c does all three; this file parses
  * and prints).  Exit 1 on any free space tree finding, as btrfs check 6.19.
  * Exit 1 when any qgroup differs, unless the quota status already
  * says the numbers are stale (inconsistent or rescan running), as btrfs check
@@ -27,11 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmds/commands.h"
-#include "common/messages.h"
-#include "common/offline-check.h"
-#include "common/output.h"
-#include "common/qgroup-out.h"
-#include "common/records.h"
+#include "common/util/messages.h"
+#include "common/tool/offline-check.h"
+#include "common/output/output.h"
+#include "common/output/qgroup-out.h"
+#include "common/output/records.h"
 #include "kernel-shared/format.h"
 
 struct check_opts {
@@ -360,7 +360,7 @@ static void qgroup_rows(const struct vc_check_result *res, struct check_qgroup_r
 	}
 }
 
-/* The check report (common/records.c) as a JSON document */
+/* The check report (common/output/records.c) as a JSON document */
 static int print_json(const struct vc_ctx *ctx, const struct check_opts *o,
 		      const struct vc_check_result *res)
 {
@@ -541,7 +541,7 @@ static int print_repair_json(const struct vc_ctx *ctx, const struct check_opts *
 }
 
 /* check --repair-qgroups: verify every tree, then write the computed numbers */
-/* The arguments of the checks in common/offline-check.c */
+/* The arguments of the checks in common/tool/offline-check.c */
 static struct vc_check_args check_args(const struct vc_ctx *ctx, struct check_opts *o)
 {
 	return (struct vc_check_args){

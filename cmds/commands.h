@@ -20,8 +20,8 @@
 
 #include <getopt.h>
 #include <stdio.h>
-#include "common/backend.h"
-#include "common/config.h"
+#include "common/backend/backend.h"
+#include "common/util/config.h"
 
 /* What a command supports. */
 #define CMD_FORMAT_JSON	(1U << 0)	/* --format json */

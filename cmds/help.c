@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmds/commands.h"
-#include "common/messages.h"
-#include "common/record.h"
+#include "common/util/messages.h"
+#include "common/output/record.h"
 
 void cmd_print_usage(const struct cmd_struct *cmd, const char *prog, FILE *out, bool full)
 {

@@ -6,9 +6,9 @@
  *   inspect tree [-t TREE] [-b BYTENR [--follow]] [--walk-only] IMAGE...
  *
  * Both take the image as their own argument (CMD_IMAGE_ARG); the reading is
- * common/offline-inspect.c's (the image opened once, read-only, through
- * common/image.h), the rendering (text or --format json)
- * common/offline-dump.c's, of the descriptions in common/records-inspect.c
+ * common/tool/offline-inspect.c's (the image opened once, read-only, through
+ * common/image/image.h), the rendering (text or --format json)
+ * common/output/offline-dump.c's, of the descriptions in common/output/records-inspect.c
  * (the per-tree counts and the total of --walk-only too).  `tree
  * --walk-only` reads and verifies every block without printing them: the
  * benchmark and a quick check.
@@ -19,10 +19,10 @@
 #include <string.h>
 #include <strings.h>
 #include "cmds/commands.h"
-#include "common/messages.h"
-#include "common/offline-inspect.h"
-#include "common/parse-utils.h"
-#include "common/records-inspect.h"
+#include "common/util/messages.h"
+#include "common/tool/offline-inspect.h"
+#include "common/util/parse-utils.h"
+#include "common/output/records-inspect.h"
 #include "kernel-shared/format.h"
 
 /* ------------------------------------------------------------------ */
@@ -285,7 +285,7 @@ static int walk_block_cb(void *priv, const struct extent_buffer *eb,
 	return 0;
 }
 
-/* --walk-only without -b: the fast verifying walk of common/offline-walk.c */
+/* --walk-only without -b: the fast verifying walk of common/image/offline-walk.c */
 static int walk_verify(struct vc_image *img, struct tree_walk *w, const u64 *tree_id)
 {
 	struct vc_walk_stats *st;

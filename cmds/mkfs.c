@@ -2,7 +2,7 @@
 /*
  * volctl mkfs: make a Btrfs filesystem on a file or device (top-level
  * command, the target is its own argument).  The work is done by
- * common/offline-mkfs.c; here the options are parsed.
+ * common/tool/offline-mkfs.c; here the options are parsed.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -12,10 +12,10 @@
 #include <strings.h>
 #include <uuid/uuid.h>
 #include "cmds/commands.h"
-#include "common/messages.h"
-#include "common/offline-mkfs.h"
-#include "common/parse-utils.h"
-#include "common/path-utils.h"
+#include "common/util/messages.h"
+#include "common/tool/offline-mkfs.h"
+#include "common/util/parse-utils.h"
+#include "common/util/path-utils.h"
 #include "kernel-shared/format.h"
 
 static const char *const cmd_mkfs_usage[] = {

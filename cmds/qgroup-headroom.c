@@ -28,16 +28,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/commands.h"
-#include "common/acct-run.h"
-#include "common/facts.h"
-#include "common/messages.h"
-#include "common/output.h"
-#include "common/parse-utils.h"
-#include "common/path-utils.h"
-#include "common/qgroup-out.h"
-#include "common/qgroup-state.h"
-#include "common/records.h"
-#include "common/units.h"
+#include "common/backend/acct-run.h"
+#include "common/backend/facts.h"
+#include "common/util/messages.h"
+#include "common/output/output.h"
+#include "common/util/parse-utils.h"
+#include "common/util/path-utils.h"
+#include "common/output/qgroup-out.h"
+#include "common/tool/qgroup-state.h"
+#include "common/output/records.h"
+#include "common/util/units.h"
 
 struct headroom_limit {
 	const struct btrfs_qgroup *qg;
@@ -161,7 +161,7 @@ int qgroup_binding_limit(const struct vc_ctx *ctx, struct vc_fs *fs,
 _Static_assert(sizeof(((struct headroom_row_rec *)0)->qgid) >= BTRFS_QGROUPID_BUFSIZE,
 	       "headroom_row_rec.qgid holds a qgroup id");
 
-/* The headroom (common/records.c); text ends with the command's sentences. */
+/* The headroom (common/output/records.c); text ends with the command's sentences. */
 static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsigned int units)
 {
 	struct headroom_row_rec *rows = calloc(h->nr ? h->nr : 1, sizeof(*rows));

@@ -10,7 +10,7 @@
  *
  * "show" and "clear-stale" read only through the backend's tree search
  * (kernel-shared/qgroup-list.c, kernel-shared/subvol-list.c); rendering is in
- * common/qgroup-out.c.
+ * common/output/qgroup-out.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,14 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/commands.h"
-#include "common/messages.h"
-#include "common/parse-utils.h"
-#include "common/acct-run.h"
-#include "common/facts.h"
-#include "common/qgroup-out.h"
-#include "common/qgroup-state.h"
-#include "common/records.h"
-#include "common/units.h"
+#include "common/util/messages.h"
+#include "common/util/parse-utils.h"
+#include "common/backend/acct-run.h"
+#include "common/backend/facts.h"
+#include "common/output/qgroup-out.h"
+#include "common/tool/qgroup-state.h"
+#include "common/output/records.h"
+#include "common/util/units.h"
 
 /* ---- helpers shared by the commands ---- */
 

@@ -3,7 +3,7 @@
  * volctl quota: enable, disable and rescan quota accounting, show its state.
  *
  * Writes go through ops->quota_ctl / rescan_*; "status" reads the quota tree
- * through ops->tree_search (common/qgroup-out.c), so it works the same on a
+ * through ops->tree_search (common/output/qgroup-out.c), so it works the same on a
  * mounted filesystem and on an image.
  */
 #include <errno.h>
@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmds/commands.h"
-#include "common/messages.h"
-#include "common/qgroup-out.h"
-#include "common/qgroup-state.h"
-#include "common/records.h"
+#include "common/util/messages.h"
+#include "common/output/qgroup-out.h"
+#include "common/tool/qgroup-state.h"
+#include "common/output/records.h"
 
 /* 0 when quotas are on, else the error is printed and VC_EXIT_FAILURE returned. */
 static int require_enabled(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path)

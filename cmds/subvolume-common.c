@@ -7,8 +7,8 @@
  */
 #include <errno.h>
 #include "cmds/subvolume.h"
-#include "common/facts.h"
-#include "common/messages.h"
+#include "common/backend/facts.h"
+#include "common/util/messages.h"
 
 int sv_path_info(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 		 struct vc_path_info *info)

@@ -4,7 +4,7 @@
  * of subvolumes would free, without deleting anything.
  *
  * The answer is the exclusive bytes of the set as one (the accounting
- * engine through common/acct-run.h, vc_acct_delete_split()): the bytes reachable from these
+ * engine through common/backend/acct-run.h, vc_acct_delete_split()): the bytes reachable from these
  * subvolumes and from no other tree, data extents at their on-disk size and
  * tree blocks at nodesize.  It is what a level-1 qgroup holding exactly these
  * subvolumes would show as exclusive after a rescan.  Each subvolume's own
@@ -27,12 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/subvolume.h"
-#include "common/acct-run.h"
-#include "common/messages.h"
-#include "common/output.h"
-#include "common/path-utils.h"
-#include "common/records.h"
-#include "common/units.h"
+#include "common/backend/acct-run.h"
+#include "common/util/messages.h"
+#include "common/output/output.h"
+#include "common/util/path-utils.h"
+#include "common/output/records.h"
+#include "common/util/units.h"
 
 struct dry_member {
 	const char *path;		/* as given, or below a given path (-R); NULL: by id */
@@ -61,7 +61,7 @@ void sv_print_set_freed(const struct vc_acct_delete *set, size_t n, unsigned int
 	       set->data_profile, pretty_size(set->raw, units, b3));
 }
 
-/* The dry run (common/records.c); text ends with the command's sentences. */
+/* The dry run (common/output/records.c); text ends with the command's sentences. */
 static int print_result(const struct vc_ctx *ctx, const struct dry_member *m, size_t n,
 			const struct vc_acct_delete *set, const struct vc_acct_result *res,
 			unsigned int units)

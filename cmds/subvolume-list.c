@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/subvolume.h"
-#include "common/kvout.h"
-#include "common/records.h"
-#include "common/messages.h"
-#include "common/parse-utils.h"
-#include "common/path-utils.h"
-#include "common/units.h"
+#include "common/output/kvout.h"
+#include "common/output/records.h"
+#include "common/util/messages.h"
+#include "common/util/parse-utils.h"
+#include "common/util/path-utils.h"
+#include "common/util/units.h"
 
 /* ------------------------------------------------------------------ */
 /* The subvolume object (JSON schema) and show                          */
@@ -31,7 +31,7 @@ static u64 subvol_ogen(const struct btrfs_subvol *s)
 }
 
 /*
- * One subvolume as a JSON object or the show block (common/records.c), with
+ * One subvolume as a JSON object or the show block (common/output/records.c), with
  * @path as shown (NULL when unreachable).
  */
 static void subvol_emit(struct kvout *kv, const struct btrfs_subvol *s, const char *path,
@@ -379,7 +379,7 @@ struct gen_filter {
 
 struct list_opts {
 	bool below_only, all, table, snapshots, readonly, deleted;
-	unsigned int cols;	/* SV_COL_* of the columns shown (common/records.h) */
+	unsigned int cols;	/* SV_COL_* of the columns shown (common/output/records.h) */
 	struct gen_filter gen, ogen;
 	size_t nsort;
 	struct { enum sort_key key; bool desc; } sort[8];

@@ -5,7 +5,7 @@
  *
  * The snapshots of SOURCE are the live subvolumes whose parent UUID is
  * SOURCE's UUID (below DIR when it is given, anywhere on the filesystem
- * otherwise).  The keep rules are common/retention.c's (a pure module);
+ * otherwise).  The keep rules are common/util/retention.c's (a pure module);
  * the default subvolume and mounted snapshots are never deleted.  What the
  * deleted set frees is the accounting engine's exclusive bytes of the set
  * as one, the numbers of `subvolume delete --dry-run` (the same record is
@@ -35,14 +35,14 @@
 #include <string.h>
 #include <time.h>
 #include "cmds/subvolume.h"
-#include "common/acct-run.h"
-#include "common/messages.h"
-#include "common/output.h"
-#include "common/parse-utils.h"
-#include "common/path-utils.h"
-#include "common/records.h"
-#include "common/retention.h"
-#include "common/units.h"
+#include "common/backend/acct-run.h"
+#include "common/util/messages.h"
+#include "common/output/output.h"
+#include "common/util/parse-utils.h"
+#include "common/util/path-utils.h"
+#include "common/output/records.h"
+#include "common/util/retention.h"
+#include "common/util/units.h"
 
 static const char *const cmd_subvolume_prune_usage[] = {
 	"subvolume prune [--keep-last N] [--keep-hourly N] [--keep-daily N] [--keep-weekly N]\n"

@@ -4,7 +4,7 @@
  * and snapshot made (looked up after the write: id, uuid, parent, level-0
  * qgroup; what cannot be read, unprivileged online, stays null and never
  * fails the command), the subvolumes delete deleted, and offline the bytes
- * the deleted set frees.  The records are described in common/records.c;
+ * the deleted set frees.  The records are described in common/output/records.c;
  * the commands (cmds/subvolume.c) print their text lines themselves.
  */
 #include <errno.h>
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/subvolume.h"
-#include "common/acct-run.h"
-#include "common/records.h"
+#include "common/backend/acct-run.h"
+#include "common/output/records.h"
 
 /* ---- create, snapshot ---- */
 

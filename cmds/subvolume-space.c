@@ -4,7 +4,7 @@
  * went, one row per subvolume, like `zfs list -o space` but exact for the
  * sharing of Btrfs.
  *
- * Every number comes from the accounting engine (common/acct-run.h, the
+ * Every number comes from the accounting engine (common/backend/acct-run.h, the
  * same run as subvolume delete --dry-run), so quotas are not needed:
  *  - referenced and exclusive: the subvolume's own (its 0/ID qgroup after
  *    a rescan);
@@ -34,14 +34,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/subvolume.h"
-#include "common/acct-run.h"
-#include "common/messages.h"
-#include "common/output.h"
-#include "common/parse-utils.h"
-#include "common/qgroup-out.h"
-#include "common/qgroup-state.h"
-#include "common/records.h"
-#include "common/units.h"
+#include "common/backend/acct-run.h"
+#include "common/util/messages.h"
+#include "common/output/output.h"
+#include "common/util/parse-utils.h"
+#include "common/output/qgroup-out.h"
+#include "common/tool/qgroup-state.h"
+#include "common/output/records.h"
+#include "common/util/units.h"
 
 enum space_sort {
 	SPACE_SORT_ID, SPACE_SORT_PATH, SPACE_SORT_RFER, SPACE_SORT_EXCL, SPACE_SORT_USEDSNAP,

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/subvolume.h"
-#include "common/messages.h"
-#include "common/parse-utils.h"
-#include "common/path-utils.h"
-#include "common/records.h"
-#include "common/units.h"
+#include "common/util/messages.h"
+#include "common/util/parse-utils.h"
+#include "common/util/path-utils.h"
+#include "common/output/records.h"
+#include "common/util/units.h"
 
 /* -i arguments: LEVEL/ID, a bare subvolume id, or an absolute subvolume path. */
 struct inherit_args {

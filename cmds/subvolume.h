@@ -9,8 +9,8 @@
 #define VOLCTL_CMDS_SUBVOLUME_H
 
 #include "cmds/commands.h"
-#include "common/facts.h"
-#include "common/records.h"
+#include "common/backend/facts.h"
+#include "common/output/records.h"
 #include "kernel-shared/subvol-list.h"
 
 /* cmds/subvolume-common.c; an op the backend lacks is the same as -EOPNOTSUPP */

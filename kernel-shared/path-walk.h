@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The one offline path resolver, used by the readers (common/offline.c) and
+ * The one offline path resolver, used by the readers (common/backend/offline.c) and
  * the writers (subvol-create.c, dir-create.c, snapshot and mkfs paths).
  *
  * Path rule (Documentation/volctl.8, "PATHS"): a path names a place in the

@@ -42,7 +42,7 @@ typedef int (*btrfs_make_missing_fn)(void *priv, u64 root, u64 dir, const char *
  * btrfs_resolve_dir() (subvol-create.h), and with @make_missing the
  * directories it does not find are made instead of failing with -ENOENT.
  * Path rule: btrfs_resolve_path() (path-walk.h, Documentation/volctl.8),
- * shared with the readers' resolve_path() in common/offline.c: empty and
+ * shared with the readers' resolve_path() in common/backend/offline.c: empty and
  * "." components are skipped; ".." goes back to
  * the directory the walk came from, and at the top-level subvolume stays
  * there (as at "/"; online ".." at the mount point leaves the filesystem,

@@ -24,7 +24,7 @@
 
 /*
  * The writer's last look before the superblock copies of a commit (or of
- * mkfs) are written: who else uses the devices (common/storage.c).  A
+ * mkfs) are written: who else uses the devices (common/image/storage.c).  A
  * negative return aborts the write, the superblocks untouched, with @msg
  * (BTRFS_ERRMSG_SIZE bytes) saying why.
  */

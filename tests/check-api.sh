@@ -30,7 +30,7 @@ if ! layers=$(python3 scripts/callgraph.py --check); then
 	bad=1
 fi
 check "kernel-shared/ includes common/ or cmds/" '#include\s+"(common|cmds)/' $ks
-check "common/ includes cmds/" '#include\s+"cmds/' common/*.c common/*.h
+check "common/ includes cmds/" '#include\s+"cmds/' common/*/*.c common/*/*.h
 # cmds/ are thin (parse, call common/, print): they include common/ headers
 # and, of kernel-shared/, only these headers of plain types and records (the
 # list is written here once); everything else goes through a common/ API.
@@ -50,11 +50,11 @@ if [ -n "$hits" ]; then
 	echo "$hits"
 	bad=1
 fi
-# Commands ask common/facts.h (answered by both backends) and never build a
+# Commands ask common/backend/facts.h (answered by both backends) and never build a
 # B-tree key or search themselves: no struct btrfs_key, no item source, no
 # search call (btrfs_item_source_search, btrfs_tree_search*, ->tree_search,
 # btrfs_subvol_list_load: load the subvolumes with vc_facts_subvols()).
-check "a B-tree key or search in cmds/ (ask common/facts.h)" \
+check "a B-tree key or search in cmds/ (ask common/backend/facts.h)" \
 	'\bstruct\s+btrfs_(key|item_source)\b|\b(btrfs_item_source_search|btrfs_tree_search\w*|vc_fs_item_source|btrfs_subvol_list_load|btrfs_default_subvol|btrfs_inode_path)\s*\(|->\s*tree_search\b' \
 	cmds/*.c cmds/*.h
 # No re-export of the library into cmds/: a common/ header that cmds/ include
@@ -62,11 +62,11 @@ check "a B-tree key or search in cmds/ (ask common/facts.h)" \
 # only the headers of plain types and records below.  The edges listed in
 # cmds_reexport_debt exist today and are to go; a new one fails.
 reexport_ok="format.h items.h itemsrc.h subvol-list.h"
-cmds_reexport_debt="common/acct-run.h:accounting.h common/acct-run.h:acct-family.h
-common/acct-run.h:qgroup-list.h common/offline-check.h:accounting.h
-common/offline-check.h:fst-check.h common/offline-check.h:qgroup-list.h
-common/offline-check.h:qgroup-recompute.h common/offline-check.h:super.h
-common/qgroup-out.h:qgroup-list.h common/image.h:super.h common/test-io.h:io.h"
+cmds_reexport_debt="common/backend/acct-run.h:accounting.h common/backend/acct-run.h:acct-family.h
+common/backend/acct-run.h:qgroup-list.h common/tool/offline-check.h:accounting.h
+common/tool/offline-check.h:fst-check.h common/tool/offline-check.h:qgroup-list.h
+common/tool/offline-check.h:qgroup-recompute.h common/tool/offline-check.h:super.h
+common/output/qgroup-out.h:qgroup-list.h common/image/image.h:super.h common/image/test-io.h:io.h"
 reached=$(grep -ohE '^\s*#\s*include\s+"common/[^"]+\.h"' cmds/*.c cmds/*.h | sed -E 's/.*"(.*)"/\1/' | sort -u)
 todo=$reached
 while [ -n "$todo" ]; do
@@ -97,57 +97,57 @@ if [ -n "$hits" ]; then
 	bad=1
 fi
 # one command file never includes another's source
-check "a .c file includes another .c file" '#include\s+"[^"]*\.c"' cmds/*.[ch] common/*.[ch]
+check "a .c file includes another .c file" '#include\s+"[^"]*\.c"' cmds/*.[ch] common/*/*.[ch]
 check "ioctl outside the online backend" '\bioctl\s*\(' cmds/*.c kernel-shared/*.c
 # One printer per record: JSON keys and text labels are declared once, in
-# the record descriptions of common/records.c and, for `volctl inspect`'s
-# dumps, common/records-inspect.c (their naming rule is checked by
+# the record descriptions of common/output/records.c and, for `volctl inspect`'s
+# dumps, common/output/records-inspect.c (their naming rule is checked by
 # tests/unit/test-records.c); elsewhere no JSON writer call, no key/value
 # writer call and no dump writer call names a key or a label with a string
-# literal (the dump writer's primitives are static in common/offline-dump.c;
+# literal (the dump writer's primitives are static in common/output/offline-dump.c;
 # its containers take their names from a description too).
-check "JSON key or label literal outside common/records.c (describe the record there)" \
+check "JSON key or label literal outside common/output/records.c (describe the record there)" \
 	'(\b(json|kvout)_(str|u64|u64_set|s64|bool|null|uuid|time|size|item|object_open|array_open)|\bvc_dump_(u64|hex|str|bool|uuid|key|bytes|open|list_open))\s*\([^;]*"' \
-	$(ls cmds/*.c common/*.c | grep -vxE 'common/(.+/)?(output|kvout|record|records|records-inspect)\.c')
+	$(ls cmds/*.c common/*/*.c | grep -vxE 'common/(.+/)?(output|kvout|record|records|records-inspect)\.c')
 # Column labels too: every table's header comes from a row description in
-# common/records.c (REC_COL fields), never a literal where the table is
+# common/output/records.c (REC_COL fields), never a literal where the table is
 # printed.  A label that looks like a header (a capital or a space: "ID",
 # "top level", "Max referenced") is literal nowhere else; in the table
 # printers every label is, but for a line that says "not a column label"
 # (a sort key or an option with the same name).  libsmartcols columns are
 # named from a description as well.
-row_labels=$(grep -E '^\s*(REC_COLX?|[A-Z]+_COL)\("[^"]' common/records.c |
+row_labels=$(grep -E '^\s*(REC_COLX?|[A-Z]+_COL)\("[^"]' common/output/records.c |
 	sed -E 's/^[^"]*"([^"]*)".*/\1/' | sort -u)
-table_printers='common/qgroup-out.c cmds/subvolume-list.c cmds/subvolume-space.c'
+table_printers='common/output/qgroup-out.c cmds/subvolume-list.c cmds/subvolume-space.c'
 label_re() {
 	sed -e 's/[][\.*^$+?(){}|/]/\\&/g' -e 's/.*/"&"/' | paste -sd'|'
 }
 if [ -z "$row_labels" ]; then
-	echo "check-api: no column labels found in common/records.c"
+	echo "check-api: no column labels found in common/output/records.c"
 	bad=1
 else
-	check "header label literal outside common/records.c (name the column in its row description)" \
+	check "header label literal outside common/output/records.c (name the column in its row description)" \
 		"$(grep -E '[A-Z ]' <<<"$row_labels" | label_re)" \
-		$(ls cmds/*.c common/*.c | grep -vxF common/records.c)
+		$(ls cmds/*.c common/*/*.c | grep -vxF common/output/records.c)
 	hits=$(grep -nE "$(label_re <<<"$row_labels")" $table_printers |
 	       grep -v '^\S*:[0-9]*:\s*\*' | grep -v 'not a column label')
 	if [ -n "$hits" ]; then
-		echo "check-api: column label literal in a table printer (take it from common/records.c):"
+		echo "check-api: column label literal in a table printer (take it from common/output/records.c):"
 		echo "$hits"
 		bad=1
 	fi
 fi
-check "libsmartcols column named by a literal (name it in common/records.c)" \
-	'\bscols_table_new_column\s*\([^;]*"' cmds/*.c common/*.c
+check "libsmartcols column named by a literal (name it in common/output/records.c)" \
+	'\bscols_table_new_column\s*\([^;]*"' cmds/*.c common/*/*.c
 # Every offline write runs through one transaction runner,
 # btrfs_run_transaction() (kernel-shared/transaction.c): no second copy of
 # the start/commit/abort tail, and no op code dispatched twice (each
 # backend op hands the runner its own function).
 check "transaction started, committed or aborted outside btrfs_run_transaction()" \
 	'\bbtrfs_(start|commit|abort)_transaction\s*\(' \
-	$(ls common/*.c cmds/*.c kernel-shared/*.c | grep -v '^kernel-shared/transaction\.c$')
+	$(ls common/*/*.c cmds/*.c kernel-shared/*.c | grep -v '^kernel-shared/transaction\.c$')
 check "offline write dispatched by op code (give the runner a function instead)" \
-	'(\bswitch\s*\([^)]*\bop\s*\)|\benum\s+vc_\w*_op\b)' common/*.c common/*.h cmds/*.c
+	'(\bswitch\s*\([^)]*\bop\s*\)|\benum\s+vc_\w*_op\b)' common/*/*.c common/*/*.h cmds/*.c
 # Errors are values: a failure carries what it is about and why as values
 # (fs->errobj and fs->refusal in kernel-shared/fs.h, struct vc_write_err,
 # the backend's limit_refusal op, vc_acct_result.cause), and the one line a
@@ -156,7 +156,7 @@ check "offline write dispatched by op code (give the runner a function instead)"
 # marked api-ok, is cmd_report() not printing an errno's text twice.
 check "error message text parsed back (carry the object or number as a value)" \
 	'\b(strn?cmp|strn?casecmp|strstr|strcasestr|strcspn|strspn|strchr|strrchr|sscanf|strto[u]?ll?|memcmp)\s*\(\s*([A-Za-z_]+(->|\.))?(msg|err|errmsg|cause|why|saved|[A-Za-z_]+_(msg|err))\b|\b(strn?cmp|strstr|strcspn|strspn|sscanf|strto[u]?ll?)\s*\([^;]*\b(vc_fs_error|btrfs_fs_error)\s*\(' \
-	cmds/*.c common/*.c
+	cmds/*.c common/*/*.c
 # bats only checks a negated command's status when it is the last of the
 # test: "! cmd" anywhere else asserts nothing.  Use "run ! cmd".
 check "bare '! cmd' in a bats test (asserts nothing: use 'run ! cmd')" '^\s*! ' \

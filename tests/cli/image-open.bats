@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
-# The image handle (common/image.h): one command run opens the image once
+# The image handle (common/image/image.h): one command run opens the image once
 # and reads its superblock once, reading or writing.
 
 load ../helpers

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
-# The claim's scan of loop devices (common/storage.c) under valgrind: with a
+# The claim's scan of loop devices (common/image/storage.c) under valgrind: with a
 # loop device attached, every offline command looks at its LOOP_GET_STATUS64
 # answer, an ioctl memcheck does not model; no report may come of it.
 

@@ -4,7 +4,7 @@
  * a power cut could leave them (tests/mounted/powercut.bats).
  *
  * Input is the log a test build of volctl writes with VOLCTL_WRITE_LOG
- * (common/test-io.h): every device write (member, offset, data) and every
+ * (common/image/test-io.h): every device write (member, offset, data) and every
  * flush, in the order issued.  The model is a disk with a volatile write
  * cache, one per member: a flush of a member makes its earlier writes
  * durable; a write not yet flushed may or may not have reached the medium

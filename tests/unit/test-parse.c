@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for the command-line value parsers (common/parse-utils.c) and the
- * size formatter (common/units.c).  Expected sizes are the strings btrfs-progs
+ * Unit tests for the command-line value parsers (common/util/parse-utils.c) and the
+ * size formatter (common/util/units.c).  Expected sizes are the strings btrfs-progs
  * prints for the same values, since scripts parse them.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include "common/parse-utils.h"
-#include "common/units.h"
+#include "common/util/parse-utils.h"
+#include "common/util/units.h"
 
 static int passed, failed;
 

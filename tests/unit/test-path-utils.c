@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests for common/path-utils.c (splitting odd paths, name checks,
- * mkdir -p) and common/kvout.c (one set of calls, text and JSON).
+ * Unit tests for common/util/path-utils.c (splitting odd paths, name checks,
+ * mkdir -p) and common/output/kvout.c (one set of calls, text and JSON).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/kvout.h"
-#include "common/path-utils.h"
+#include "common/output/kvout.h"
+#include "common/util/path-utils.h"
 #include "unit.h"
 
 static void check_split(const char *path, const char *dir, const char *base)

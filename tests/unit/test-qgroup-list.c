@@ -3,14 +3,14 @@
  * Unit tests for kernel-shared/qgroup-list.c over an in-memory item source:
  * status, info, limit and relation items, ancestors marking, kinds (stale,
  * under deletion, squota holder), a missing quota tree and a truncated item.
- * Also renders a list through common/qgroup-out.c and compares the text table
+ * Also renders a list through common/output/qgroup-out.c and compares the text table
  * byte for byte with what btrfs-progs 6.2 printed for the same qgroups.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "common/qgroup-out.h"
-#include "common/units.h"
+#include "common/output/qgroup-out.h"
+#include "common/util/units.h"
 #include "kernel-shared/qgroup-list.h"
 #include "kernel-shared/subvol-list.h"
 #include "unit.h"

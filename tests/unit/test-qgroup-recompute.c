@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include "unit.h"
 #include "image-writer.h"
-#include "common/offline-write-subvol.h"
+#include "common/backend/offline-write-subvol.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/accounting.h"

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The JSON naming rule, checked where the keys are declared: every key of
- * every record description in common/records.c is snake_case (a REC_TIME key
+ * every record description in common/output/records.c is snake_case (a REC_TIME key
  * also makes "<key>_sec"), every document name too, and a version-1 document
  * name kept for one release is its snake_case name with '-' for '_'
  * (Documentation/json-schema.md).  A failure names the record and the key.
- * The same for `volctl inspect`'s descriptions (common/records-inspect.c):
+ * The same for `volctl inspect`'s descriptions (common/output/records-inspect.c):
  * every field and container name is snake_case, every OBJECT and IF is
  * closed, every integer field has a width the printer reads.
  * Also: a record printed through rec_emit() or vc_dump_rec() gives the same
@@ -14,9 +14,9 @@
  * btrfs-progs (qgroup show, subvolume list) in their order.
  */
 #include <stdlib.h>
-#include "common/records.h"
-#include "common/records-inspect.h"
-#include "common/units.h"
+#include "common/output/records.h"
+#include "common/output/records-inspect.h"
+#include "common/util/units.h"
 #include "unit.h"
 
 static int snake_case(const char *k)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests for the retention policy of `subvolume prune`
- * (common/retention.c) on a fixed set of snapshot times, all UTC.  Every
+ * (common/util/retention.c) on a fixed set of snapshot times, all UTC.  Every
  * expected answer is a table written by hand from the calendar below, not
  * computed: 2026-01-01 is a Thursday, so ISO week 2026-W01 runs from
  * Monday 2025-12-29 to Sunday 2026-01-04, and 2025-12-28 is in 2025-W52.
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "common/retention.h"
+#include "common/util/retention.h"
 #include "tests/unit/unit.h"
 
 /* seconds since the epoch of a UTC time */

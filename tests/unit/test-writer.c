@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "unit.h"
-#include "common/offline-write-subvol.h"
+#include "common/backend/offline-write-subvol.h"
 #include "image-writer.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/ctree.h"

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `volctl mkfs` (see offline-mkfs.h).
+ *
+ * Every name of the target's storage is claimed first, through the image
+ * handle (common/image/image.h: not mounted, no other volctl, checked again before
+ * the new superblocks), and that one claim lasts to the end;
+ * a file is created or grown to -s SIZE, and removed again when mkfs
+ * fails and had created it.  An existing btrfs is overwritten only with
+ * --force, like mkfs.btrfs, and is refused before the file is grown.
+ * kernel-shared/mkfs.c writes the base image; then each --subvol is one
+ * offline transaction on the committed image, and --default-subvol a last
+ * one that points the root directory's "default" entry at it.  Test
+ * builds honour VOLCTL_FAIL_AFTER_WRITES and VOLCTL_WRITE_LOG
+ * (common/image/test-io.h) for the base image too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "common/image/image.h"
+#include "common/tool/offline-mkfs.h"
+#include "common/image/offline-run.h"
+#include "common/backend/offline-write-qgroup.h"
+#include "common/backend/offline-write-subvol.h"
+#include "common/image/storage.h"
+#include "kernel-shared/default-subvol.h"
+#include "kernel-shared/errmsg.h"
+#include "kernel-shared/fs.h"
+#include "kernel-shared/io.h"
+#include "kernel-shared/mkfs.h"
+#include "kernel-shared/super.h"
+#include "kernel-shared/subvol-create.h"
+#include "kernel-shared/transaction.h"
+
+/*
+ * Create a missing target file when -s is given (*@created: remove it if
+ * mkfs fails), then claim every name of its storage through the image
+ * handle (common/image/image.h), which reads no filesystem yet.
+ */
+static int open_target(const struct vc_mkfs_opts *o, struct vc_image *img, bool *created,
+		       char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (stat(o->path, &st) < 0) {
+		ret = -errno;
+		if (ret != -ENOENT || !o->size) {
+			if (ret == -ENOENT)
+				snprintf(err, errlen, "%s: no such file (give -s SIZE to create it)",
+					 o->path);
+			else
+				snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
+			return ret;
+		}
+		fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
+			return ret;
+		}
+		close(fd);
+		*created = true;
+	}
+	ret = vc_image_open(img, &(struct vc_image_args){ .paths = &o->path, .nr_paths = 1,
+			    .mirror = BTRFS_SUPER_PRIMARY, .mode = VC_IMAGE_CLAIM, .wait_ms = o->wait_ms });
+	if (ret < 0)
+		snprintf(err, errlen, "%s", img->err);
+	return ret;
+}
+
+/* Refuse an existing btrfs without --force, then grow a file to -s SIZE */
+static int prepare_target(const struct vc_mkfs_opts *o, int fd, char *err, size_t errlen)
+{
+	char msg[BTRFS_ERRMSG_SIZE] = "";
+	struct btrfs_super_block sb;
+	struct btrfs_io_dev *dev;
+	struct stat st;
+	int ret;
+
+	ret = btrfs_io_open_fd(fd, o->path, false, &dev);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
+		return ret;
+	}
+	/* any valid copy: a filesystem with a bad primary is still one to keep */
+	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		ret = btrfs_super_read_mirror(dev, m, &sb, msg);
+		if (!ret || ret == -ENOENT)
+			break;
+	}
+	btrfs_io_close(dev);
+	if (!o->force && ret == 0) {
+		snprintf(err, errlen, "%s: contains a btrfs filesystem (use --force to overwrite)",
+			 o->path);
+		return -EEXIST;
+	}
+	if (o->size && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (u64)st.st_size < o->size && ftruncate(fd, (off_t)o->size) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot grow to %llu bytes: %s", o->path,
+			 (unsigned long long)o->size, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+static int write_base(const struct vc_mkfs_opts *o, struct vc_image *img, char *err,
+		      size_t errlen)
+{
+	char msg[BTRFS_ERRMSG_SIZE] = "";
+	struct btrfs_mkfs_args a = { 0 };
+	struct btrfs_io_dev *dev = NULL, *inner = NULL;
+	struct vc_test_io test_io = { 0 };
+	int fd = vc_image_fd(img, 0);
+	int ret;
+
+	ret = prepare_target(o, fd, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_io_open_fd(fd, o->path, true, &dev);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
+		goto out;
+	}
+	ret = vc_test_io_wrap(&test_io, &dev, &inner);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s: %s", o->path, strerror(-ret));
+		goto out;
+	}
+	a.dev = dev;
+	a.size = o->size;
+	a.nodesize = o->nodesize;
+	a.csum_type = o->csum_type;
+	a.label = o->label;
+	a.fsid = o->fsid;
+	a.quota = o->quota || o->simple_quota;
+	a.simple_quota = o->simple_quota;
+	a.now_sec = (u64)time(NULL);
+	a.errmsg = msg;
+	a.guard = &img->guard;	/* no name of the target taken since the claim */
+	ret = btrfs_mkfs(&a);
+	if (ret < 0)
+		snprintf(err, errlen, "%s: %s", o->path, msg[0] ? msg : strerror(-ret));
+out:
+	btrfs_io_close(dev);
+	btrfs_io_close(inner);
+	vc_test_io_release(&test_io);
+	return ret;
+}
+
+/* Make @path's subvolume the default (kernel-shared/default-subvol.c) */
+static int set_default(struct btrfs_fs *fs, const char *path, char *err, size_t errlen)
+{
+	u64 id, dir;
+	int ret;
+
+	btrfs_fs_clear_error(fs);
+	ret = btrfs_resolve_dir(fs, path, strlen(path), &id, &dir);
+	if (ret < 0) {
+		vc_offline_error(fs, VC_WRITE_PATH, path, ret, err, errlen);
+		return ret;
+	}
+	if (dir != BTRFS_FIRST_FREE_OBJECTID) {
+		snprintf(err, errlen, "%s: not a subvolume", path);
+		return -EINVAL;
+	}
+	return vc_offline_set_default_path(fs, path, id, err, errlen);
+}
+
+/*
+ * The subvolumes are made in order on a new filesystem: each once, each
+ * below the top level or one made before it.  Return: the index of the
+ * first that is not, or -1; *@why says why.
+ */
+static int check_subvol_order(const char *const *subvols, size_t nr, const char **why)
+{
+	for (size_t i = 0; i < nr; i++) {
+		const char *slash = strrchr(subvols[i], '/');
+		size_t plen = (size_t)(slash - subvols[i]);
+		bool parent = plen == 0;
+
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(subvols[j], subvols[i])) {
+				*why = "given twice";
+				return (int)i;
+			}
+			parent |= strlen(subvols[j]) == plen && !strncmp(subvols[j], subvols[i], plen);
+		}
+		if (!parent) {
+			*why = "its parent is not an earlier --subvol (nor the top level)";
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+int vc_mkfs_check_layout(const struct vc_mkfs_opts *o, char *err, size_t errlen)
+{
+	const char *why;
+	bool found = false;
+	int bad;
+
+	if (o->quota && o->simple_quota) {
+		snprintf(err, errlen, "--quota and --simple-quota: use only one");
+		return -EINVAL;
+	}
+	bad = check_subvol_order(o->subvols, o->nr_subvols, &why);
+	if (bad >= 0) {
+		snprintf(err, errlen, "--subvol %s: %s", o->subvols[bad], why);
+		return -EINVAL;
+	}
+	if (!o->default_subvol)
+		return 0;
+	for (size_t i = 0; i < o->nr_subvols; i++)
+		found |= !strcmp(o->subvols[i], o->default_subvol);
+	if (!found) {
+		snprintf(err, errlen, "--default-subvol %s: not one of the --subvol paths",
+			 o->default_subvol);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
+{
+	struct vc_image img = { 0 };
+	bool created = false;
+	int ret;
+
+	/* before a file is created: "-s 1" would make a 1-byte file, then fail */
+	if (o->size && o->size < BTRFS_MKFS_MIN_SIZE) {
+		snprintf(err, errlen, "%s: size %llu: too small for a filesystem, at least %llu bytes (%llu MiB)",
+			 o->path, (unsigned long long)o->size,
+			 (unsigned long long)BTRFS_MKFS_MIN_SIZE,
+			 (unsigned long long)(BTRFS_MKFS_MIN_SIZE >> 20));
+		return -EINVAL;
+	}
+	ret = open_target(o, &img, &created, err, errlen);
+	if (ret < 0)
+		goto out;
+	ret = write_base(o, &img, err, errlen);
+	if (ret < 0 || (!o->nr_subvols && !o->default_subvol))
+		goto out;
+	/* the same claim: no other writer between the steps */
+	ret = vc_image_open_fs(&img);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", img.err);
+		goto out;
+	}
+	for (size_t i = 0; i < o->nr_subvols && !ret; i++)
+		ret = vc_offline_subvol_create(img.bfs, o->subvols[i], false, NULL, err, errlen);
+	if (!ret && o->default_subvol)
+		ret = set_default(img.bfs, o->default_subvol, err, errlen);
+out:
+	vc_image_close(&img);
+	/* a file mkfs made itself is not left behind when mkfs fails */
+	if (ret < 0 && created)
+		unlink(o->path);
+	return ret;
+}
