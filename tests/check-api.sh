@@ -23,9 +23,11 @@ check "printing in kernel-shared/" '\b(printf|fprintf|puts|fputs|perror|putchar)
 check "exit/abort in kernel-shared/" '\b(exit|_exit|abort)\s*\(' $ks
 check "getopt in kernel-shared/" '\bgetopt' $ks
 # Layers of kernel-shared/ (the table in kernel-shared/README.md): a file
-# includes and calls only its own layer or lower ones.
+# includes and calls only its own layer or lower ones.  Parts of common/
+# (the table in common/README.md): a part, cmds/ and volctl.c include and
+# call only the parts their row allows.
 if ! layers=$(python3 scripts/callgraph.py --check); then
-	echo "check-api: kernel-shared/ layers (kernel-shared/README.md):"
+	echo "check-api: kernel-shared/ layers (kernel-shared/README.md) or common/ parts (common/README.md):"
 	echo "${layers:-scripts/callgraph.py failed}"
 	bad=1
 fi

@@ -223,7 +223,7 @@ struct vc_backend_ops {
 	int (*qgroup_limit)(struct vc_fs *fs, u64 qgroupid, u64 flags, u64 max_rfer,
 			    u64 max_excl);
 
-	/* ---- accounting (common/backend/online-acct.c, common/offline-acct.c) ---- */
+	/* ---- accounting (common/backend/online-acct.c, common/backend/offline.c) ---- */
 	int (*acct_open)(struct vc_fs *fs, struct vc_acct_src *src);
 	void (*acct_close)(struct vc_fs *fs, struct vc_acct_src *src);
 };
@@ -239,7 +239,7 @@ struct vc_fs_base {
 extern const struct vc_backend_ops vc_online_ops;
 extern const struct vc_backend_ops vc_offline_ops;
 
-/* The accounting ops of each backend (common/backend/online-acct.c, common/offline-acct.c). */
+/* The accounting ops of each backend (common/backend/online-acct.c, common/backend/offline.c). */
 int online_acct_open(struct vc_fs *fs, struct vc_acct_src *src);
 void online_acct_close(struct vc_fs *fs, struct vc_acct_src *src);
 int offline_acct_open(struct vc_fs *fs, struct vc_acct_src *src);
