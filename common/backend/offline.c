@@ -108,8 +108,6 @@ struct path_pos {
 	bool is_dir;
 };
 
-#define PATH_MAX_DEPTH	256
-
 /* Look @name up in directory @dir; fills @next. */
 static int lookup_component(struct vc_fs *fs, const struct path_pos *dir, const char *name,
 			    size_t name_len, struct path_pos *next)
