@@ -147,31 +147,30 @@ static int snap_ref_cmp(const void *a, const void *b)
 	return x->n < y->n ? -1 : x->n > y->n;
 }
 
-/* Snapshots of @s (parent_uuid == its uuid), in tree pre-order. */
+/* Snapshots of @s with a path (vc_fact_snapshots_of()), in tree pre-order. */
 static int show_snapshots(struct kvout *kv, const struct btrfs_subvol_list *l,
 			  const struct btrfs_subvol *s)
 {
-	static const u8 zero[BTRFS_UUID_SIZE];
+	const struct btrfs_subvol **snaps;
 	struct snap_ref *refs;
-	size_t nr = 0;
-
 	const char **paths;
+	size_t nr;
+	int ret;
 
-	refs = calloc(l->nr ? l->nr : 1, sizeof(*refs));
-	paths = calloc(l->nr + 1, sizeof(*paths));
+	ret = vc_fact_snapshots_of(l, s, VC_SNAPS_NO_UNREACHABLE, &snaps, &nr);
+	if (ret)
+		return ret;
+	refs = calloc(nr ? nr : 1, sizeof(*refs));
+	paths = calloc(nr + 1, sizeof(*paths));
 	if (!refs || !paths) {
 		free(refs);
 		free(paths);
+		free(snaps);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; memcmp(s->root.uuid, zero, sizeof(zero)) && i < l->nr; i++) {
-		const struct btrfs_subvol *c = &l->subvols[i];
-
-		if (!c->path || memcmp(c->root.parent_uuid, s->root.uuid, BTRFS_UUID_SIZE))
-			continue;
-		refs[nr].s = c;
-		refs[nr].n = subvol_chain(l, c, refs[nr].chain, CHAIN_MAX);
-		nr++;
+	for (size_t i = 0; i < nr; i++) {
+		refs[i].s = snaps[i];
+		refs[i].n = subvol_chain(l, snaps[i], refs[i].chain, CHAIN_MAX);
 	}
 	qsort(refs, nr, sizeof(*refs), snap_ref_cmp);
 	for (size_t i = 0; i < nr; i++)
@@ -179,6 +178,7 @@ static int show_snapshots(struct kvout *kv, const struct btrfs_subvol_list *l,
 	rec_emit(kv, &rec_subvol_snaps, &(struct subvol_snaps_rec){ "", paths });
 	free(paths);
 	free(refs);
+	free(snaps);
 	return 0;
 }
 

@@ -189,8 +189,9 @@ static bool id_in(const u64 *ids, size_t nr, u64 id)
 /* The snapshots of SOURCE (below DIR), and why any may never go */
 static int collect(struct prune_run *r)
 {
+	const struct btrfs_subvol **snaps = NULL;
 	u64 def = 0, *mounted = NULL;
-	size_t nr_mounted = 0;
+	size_t nr_mounted = 0, nr = 0;
 
 	if (vc_fact_default_subvol(r->fs, &def))
 		def = BTRFS_FS_TREE_OBJECTID;
@@ -198,20 +199,23 @@ static int collect(struct prune_run *r)
 	if (r->ctx->ops->mounted_subvols &&
 	    r->ctx->ops->mounted_subvols(r->fs, &mounted, &nr_mounted))
 		warning("cannot read the mount table: mounted snapshots are left to the kernel");
-	r->rs = calloc(r->l.nr ? r->l.nr : 1, sizeof(*r->rs));
-	r->ps = calloc(r->l.nr ? r->l.nr : 1, sizeof(*r->ps));
-	if (!r->rs || !r->ps) {
+	if (vc_fact_snapshots_of(&r->l, r->src, VC_SNAPS_NO_SELF | VC_SNAPS_NO_DELETED, &snaps,
+				 &nr)) {
 		free(mounted);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < r->l.nr; i++) {
-		const struct btrfs_subvol *s = &r->l.subvols[i];
+	r->rs = calloc(nr ? nr : 1, sizeof(*r->rs));
+	r->ps = calloc(nr ? nr : 1, sizeof(*r->ps));
+	if (!r->rs || !r->ps) {
+		free(snaps);
+		free(mounted);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct btrfs_subvol *s = snaps[i];
 		struct vc_ret_snap *rs = &r->rs[r->n];
 		struct prune_snap *ps = &r->ps[r->n];
 
-		if (s->deleted || s->id == r->src->id ||
-		    memcmp(s->root.parent_uuid, r->src->root.uuid, BTRFS_UUID_SIZE))
-			continue;
 		if (r->dir_path && !below_dir(r->dir_path, s->path))
 			continue;
 		ps->sv = s;
@@ -224,6 +228,7 @@ static int collect(struct prune_run *r)
 			rs->protect = "mounted";
 		r->n++;
 	}
+	free(snaps);
 	free(mounted);
 	return 0;
 }

@@ -3,6 +3,8 @@
  * The facts API (common/backend/facts.h): answers for both backends, read through
  * the backend's item source with the parsers of kernel-shared/.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "common/backend/facts.h"
 #include "kernel-shared/items.h"
@@ -33,6 +35,31 @@ bool vc_subvol_below(const struct btrfs_subvol_list *l, const struct btrfs_subvo
 		s = btrfs_subvol_list_find(l, s->parent_id);
 	}
 	return false;
+}
+
+int vc_fact_snapshots_of(const struct btrfs_subvol_list *l, const struct btrfs_subvol *s,
+			 unsigned int flags, const struct btrfs_subvol ***out, size_t *nr)
+{
+	const struct btrfs_subvol **snaps = malloc((l->nr ? l->nr : 1) * sizeof(*snaps));
+	size_t n = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (!snaps)
+		return -ENOMEM;
+	for (size_t i = 0; !vc_uuid_is_zero(s->root.uuid) && i < l->nr; i++) {
+		const struct btrfs_subvol *c = &l->subvols[i];
+
+		if (memcmp(c->root.parent_uuid, s->root.uuid, BTRFS_UUID_SIZE) ||
+		    ((flags & VC_SNAPS_NO_SELF) && c->id == s->id) ||
+		    ((flags & VC_SNAPS_NO_DELETED) && c->deleted) ||
+		    ((flags & VC_SNAPS_NO_UNREACHABLE) && !c->path))
+			continue;
+		snaps[n++] = c;
+	}
+	*out = snaps;
+	*nr = n;
+	return 0;
 }
 
 int vc_fact_default_subvol(struct vc_fs *fs, u64 *id)

@@ -23,6 +23,18 @@ int vc_facts_subvols(struct vc_fs *fs, struct btrfs_subvol_list *l);
 /* Whether subvolume @s of @l lies below subvolume @top (not counting @s itself) */
 bool vc_subvol_below(const struct btrfs_subvol_list *l, const struct btrfs_subvol *s, u64 top);
 
+/*
+ * The snapshots of subvolume @s of @l: the entries of @l whose parent_uuid
+ * is @s's uuid, in id order (the order of @l); none when @s has no uuid.
+ * @flags leave out more (VC_SNAPS_NO_*).  *@out: an array of *@nr entries
+ * of @l (free() it; valid while @l is); 0 or -ENOMEM.
+ */
+#define VC_SNAPS_NO_SELF	0x1	/* @s itself (parent_uuid == uuid: corrupt) */
+#define VC_SNAPS_NO_DELETED	0x2	/* deleted, waiting for the cleaner */
+#define VC_SNAPS_NO_UNREACHABLE	0x4	/* without a path from the top level */
+int vc_fact_snapshots_of(const struct btrfs_subvol_list *l, const struct btrfs_subvol *s,
+			 unsigned int flags, const struct btrfs_subvol ***out, size_t *nr);
+
 /* The id of the default subvolume */
 int vc_fact_default_subvol(struct vc_fs *fs, u64 *id);
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "common/backend/facts.h"
 #include "kernel-shared/subvol-list.h"
 #include "unit.h"
 
@@ -481,6 +482,73 @@ static void test_long_names_chunks(void)
 	CHECK(l.strings == NULL && l.subvols == NULL && l.nr == 0);
 }
 
+/*
+ * vc_fact_snapshots_of() (common/backend/facts.c) over a loaded list:
+ *   256 a0          the source
+ *   258 a2 <- a0    snapshot, reachable
+ *   259 a3 <- a0    snapshot, deleted (no backref)
+ *   260 a4 <- a0    snapshot, unreachable (entry in missing tree 999)
+ *   257 a1 <- a5    not a snapshot of 256
+ *   261 a5 <- a5    its own parent (corrupt)
+ *   262 00 <- 00    no uuid: no snapshots, not even 263
+ *   263 a6 <- 00
+ */
+static void test_snapshots_of(void)
+{
+	const struct btrfs_subvol **snaps;
+	struct btrfs_item_source src;
+	struct btrfs_subvol_list l;
+	size_t nr = 99;
+
+	src_reset();
+	add_root(5, 0, 3, 0x05, 0, 0);
+	add_root(256, 0, 7, 0xa0, 0, 0);
+	add_root(257, 0, 8, 0xa1, 0xa5, 0);
+	add_root(258, 9, 9, 0xa2, 0xa0, BTRFS_ROOT_SUBVOL_RDONLY);
+	add_root(259, 10, 10, 0xa3, 0xa0, 0);
+	add_root(260, 11, 11, 0xa4, 0xa0, 0);
+	add_root(261, 12, 12, 0xa5, 0xa5, 0);
+	add_root(262, 0, 13, 0, 0, 0);
+	add_root(263, 0, 14, 0xa6, 0, 0);
+	add_link(256, 5, 256, "a");
+	add_link(257, 5, 256, "b");
+	add_link(258, 5, 256, "snap");
+	add_link(260, 999, 256, "lost");
+	add_link(261, 5, 256, "self");
+	add_link(262, 5, 256, "nouuid");
+	add_link(263, 5, 256, "c");
+	finish();
+	src = source();
+	CHECK_EQ_INT(btrfs_subvol_list_load(&src, &l), 0);
+
+	CHECK_EQ_INT(vc_fact_snapshots_of(&l, btrfs_subvol_list_find(&l, 256), 0, &snaps, &nr), 0);
+	CHECK_EQ_U64(nr, 3);
+	if (nr == 3)
+		CHECK(snaps[0]->id == 258 && snaps[1]->id == 259 && snaps[2]->id == 260);
+	free(snaps);
+	CHECK_EQ_INT(vc_fact_snapshots_of(&l, btrfs_subvol_list_find(&l, 256),
+					  VC_SNAPS_NO_DELETED, &snaps, &nr), 0);
+	CHECK(nr == 2 && snaps[0]->id == 258 && snaps[1]->id == 260);
+	free(snaps);
+	CHECK_EQ_INT(vc_fact_snapshots_of(&l, btrfs_subvol_list_find(&l, 256),
+					  VC_SNAPS_NO_UNREACHABLE, &snaps, &nr), 0);
+	CHECK(nr == 1 && snaps[0]->id == 258);
+	free(snaps);
+
+	CHECK_EQ_INT(vc_fact_snapshots_of(&l, btrfs_subvol_list_find(&l, 261), 0, &snaps, &nr), 0);
+	CHECK(nr == 2 && snaps[0]->id == 257 && snaps[1]->id == 261);
+	free(snaps);
+	CHECK_EQ_INT(vc_fact_snapshots_of(&l, btrfs_subvol_list_find(&l, 261), VC_SNAPS_NO_SELF,
+					  &snaps, &nr), 0);
+	CHECK(nr == 1 && snaps[0]->id == 257);
+	free(snaps);
+
+	CHECK_EQ_INT(vc_fact_snapshots_of(&l, btrfs_subvol_list_find(&l, 262), 0, &snaps, &nr), 0);
+	CHECK_EQ_U64(nr, 0);
+	free(snaps);
+	btrfs_subvol_list_release(&l);
+}
+
 int main(void)
 {
 	ms = calloc(1, sizeof(*ms));
@@ -494,6 +562,7 @@ int main(void)
 	test_cache_scale();
 	test_deep_nesting();
 	test_long_names_chunks();
+	test_snapshots_of();
 	src_reset();
 	free(ms);
 	return unit_finish();
