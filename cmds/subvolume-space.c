@@ -90,7 +90,10 @@ static int cmp_uuid_of(const void *a, const void *b, void *priv)
 /*
  * origin[i]: the index in @live of the subvolume whose uuid is the parent
  * uuid of live[i], or BTRFS_ACCT_NO_ORIGIN; by a binary search over the
- * uuids, so thousands of snapshots cost n log n, not n^2.
+ * uuids, so thousands of snapshots cost n log n, not n^2.  The rule is
+ * vc_fact_snapshots_of()'s with VC_SNAPS_NO_SELF | VC_SNAPS_NO_DELETED, asked
+ * the other way round for every subvolume at once: one fact call per origin
+ * would scan the list n times.
  */
 static int find_origins(const struct btrfs_subvol **live, size_t n, size_t *origin)
 {
