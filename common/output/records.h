@@ -151,6 +151,12 @@ struct headroom_rec {
 	const char *lift_command;
 	bool quota_enabled;		/* false: nothing is limited */
 	uint64_t referenced, exclusive;	/* of the group it starts at */
+	/* text only: the limit that binds first (when @limited) */
+	bool limited, online;
+	const char *lift;		/* the command, also when no limit binds */
+	const char *bind_type;		/* "exclusive", "referenced" */
+	uint64_t bind_qgroupid;
+	uint64_t one_write;		/* the smallest write's reservation */
 };
 extern const struct rec_desc rec_headroom_row, rec_headroom;
 extern const struct rec_doc rec_doc_headroom;
