@@ -109,6 +109,20 @@ static const struct rec_field dryrun_fields[] = {
 const struct rec_desc rec_dryrun = REC_DESC("dry run", dryrun_fields);
 const struct rec_doc rec_doc_dryrun = { "subvolume_delete_dry_run", NULL };
 
+#define S struct set_freed_rec
+static const struct rec_field set_freed_fields[] = {
+	REC_TEXT("{} {} (exclusive bytes of the set of {} subvolume{}; referenced {})"),
+	REC_V(REC_STR, S, verb), REC_V(REC_SIZE, S, excl), REC_V(REC_U64, S, count),
+	REC_V(REC_STR, S, plural), REC_V(REC_SIZE, S, rfer),
+	REC_TEXT("  data {}, metadata {} (tree blocks, each counted once)"),
+	REC_V(REC_SIZE, S, data), REC_V(REC_SIZE, S, meta),
+	REC_TEXT("Raw device space freed is larger by the metadata profile {} ({} cop{}, data {}): {}"),
+	REC_V(REC_STR, S, profile), REC_V(REC_U64, S, copies), REC_V(REC_STR, S, copies_end),
+	REC_V(REC_STR, S, data_profile), REC_V(REC_SIZE, S, raw),
+};
+#undef S
+const struct rec_desc rec_set_freed = REC_DESC("set freed", set_freed_fields);
+
 /* ---- subvolume prune ---- */
 
 #define P struct prune_row_rec
@@ -664,6 +678,7 @@ const struct rec_desc *const rec_all[] = {
 	&rec_space,
 	&rec_headroom_row,
 	&rec_headroom,
+	&rec_set_freed,
 	&rec_quota_level,
 	&rec_quota_status,
 	&rec_qgroup_quota,

@@ -74,6 +74,18 @@ struct dryrun_rec {
 extern const struct rec_desc rec_dryrun_row, rec_dryrun;
 extern const struct rec_doc rec_doc_dryrun;
 
+/* the sentences closing a dry run and a prune (text only): what the set frees */
+struct set_freed_rec {
+	const char *verb;		/* "Freed", "Would free" */
+	uint64_t excl, rfer, count;
+	const char *plural;		/* after "subvolume": "" or "s" */
+	uint64_t data, meta, raw;
+	const char *profile, *data_profile;
+	uint64_t copies;
+	const char *copies_end;		/* after "cop": "y" or "ies" */
+};
+extern const struct rec_desc rec_set_freed;
+
 /* subvolume prune: one snapshot of the plan (a row) */
 struct prune_row_rec {
 	uint64_t id;
