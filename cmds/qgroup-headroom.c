@@ -165,7 +165,7 @@ _Static_assert(sizeof(((struct headroom_row_rec *)0)->qgid) >= BTRFS_QGROUPID_BU
 static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsigned int units)
 {
 	struct headroom_row_rec *rows = calloc(h->nr ? h->nr : 1, sizeof(*rows));
-	char qb[BTRFS_QGROUPID_BUFSIZE], b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE];
+	char qb[BTRFS_QGROUPID_BUFSIZE];
 	const struct headroom_limit *bind = h->binding >= 0 ? &h->limits[h->binding] : NULL;
 	struct headroom_rec r = {
 		.qgroupid = btrfs_qgroupid_str(h->qgroupid, qb),
@@ -177,6 +177,12 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 		.quota_enabled = h->quota_enabled,
 		.referenced = h->rfer,
 		.exclusive = h->excl,
+		.limited = bind,
+		.online = h->online,
+		.lift = h->lift,
+		.bind_type = bind && bind->exclusive ? "exclusive" : "referenced",
+		.bind_qgroupid = bind ? bind->qg->qgroupid : 0,
+		.one_write = h->one_write,
 	};
 	struct kvout kv;
 
@@ -207,34 +213,7 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 		else
 			pr_note(ctx->cfg, "Quotas are disabled: the numbers of qgroup %s are "
 				"computed", r.qgroupid);
-		if (!h->quota_enabled) {
-			printf("No limit applies: quotas are disabled, nothing is limited\n");
-			printf("Used by %s: referenced %s, exclusive %s\n", r.qgroupid,
-			       pretty_size(h->rfer, units, b1), pretty_size(h->excl, units, b2));
-			printf("To set a limit: %s\n", h->lift);
-		} else if (!bind) {
-			printf("No limit applies: the headroom is not limited by quotas\n");
-		} else {
-			rec_emit(&kv, &rec_headroom, &r);
-			if (h->full)
-				printf("Headroom: full: the %s limit of %s leaves %s, less than the "
-				       "smallest write reserves (%s): writes are refused\n",
-				       bind->exclusive ? "exclusive" : "referenced",
-				       btrfs_qgroupid_str(bind->qg->qgroupid, qb),
-				       pretty_size(bind->left, units, b1),
-				       pretty_size(h->one_write, units, b2));
-			else
-				printf("Headroom: %s can still be written before the %s limit of "
-				       "%s binds\n", pretty_size(bind->left, units, b1),
-				       bind->exclusive ? "exclusive" : "referenced",
-				       btrfs_qgroupid_str(bind->qg->qgroupid, qb));
-			if (h->online)
-				printf("Reserved: the kernel's reservations for writes in flight "
-				       "count as used\n");
-			else
-				printf("Offline nothing is reserved: no write is in flight\n");
-			printf("To lift it: %s\n", h->lift);
-		}
+		rec_emit(&kv, &rec_headroom, &r);
 	}
 	free(rows);
 	return 0;

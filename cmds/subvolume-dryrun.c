@@ -49,16 +49,25 @@ struct dry_member {
  */
 void sv_print_set_freed(const struct vc_acct_delete *set, size_t n, unsigned int units, bool done)
 {
-	char b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE], b3[UNITS_BUFSIZE];
+	const struct vc_config text = { .format = VC_FORMAT_TEXT };
+	struct set_freed_rec r = {
+		.verb = done ? "Freed" : "Would free",
+		.excl = set->all.excl,
+		.rfer = set->all.rfer,
+		.count = n,
+		.plural = n == 1 ? "" : "s",
+		.data = set->data,
+		.meta = set->meta,
+		.raw = set->raw,
+		.profile = set->profile,
+		.data_profile = set->data_profile,
+		.copies = (u64)set->copies,
+		.copies_end = set->copies == 1 ? "y" : "ies",
+	};
+	struct kvout kv;
 
-	printf("%s %s (exclusive bytes of the set of %zu subvolume%s; referenced %s)\n",
-	       done ? "Freed" : "Would free", pretty_size(set->all.excl, units, b1), n,
-	       n == 1 ? "" : "s", pretty_size(set->all.rfer, units, b2));
-	printf("  data %s, metadata %s (tree blocks, each counted once)\n",
-	       pretty_size(set->data, units, b1), pretty_size(set->meta, units, b2));
-	printf("Raw device space freed is larger by the metadata profile %s (%d cop%s, "
-	       "data %s): %s\n", set->profile, set->copies, set->copies == 1 ? "y" : "ies",
-	       set->data_profile, pretty_size(set->raw, units, b3));
+	kvout_init(&kv, &text, stdout, units);
+	rec_emit(&kv, &rec_set_freed, &r);
 }
 
 /* The dry run (common/output/records.c); text ends with the command's sentences. */

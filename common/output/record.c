@@ -71,6 +71,43 @@ void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec)
 	kv->label_width = width;
 }
 
+/*
+ * The REC_LINE d->fields[i]: text, its template with each "{}" the text of
+ * the next field; either way, the number of value fields it takes.
+ */
+static size_t emit_line(struct kvout *kv, const struct rec_desc *d, size_t i, const void *rec)
+{
+	const char *t = d->fields[i].label, *mark;
+	struct rec_text cell = { 0 };
+	size_t nr = 0;
+
+	for (; (mark = strstr(t, "{}")); t = mark + 2, nr++) {
+		const char *v;
+
+		if (i + 1 + nr >= d->nr)
+			break;
+		v = rec_cell(&cell, &d->fields[i + 1 + nr], rec, kv->units);
+		if (!kv->json && !kv->quiet)
+			fprintf(kv->out, "%.*s%s", (int)(mark - t), t, v ? v : "");
+	}
+	if (!kv->json && !kv->quiet)
+		fprintf(kv->out, "%s\n", t);
+	rec_text_release(&cell);
+	return nr;
+}
+
+/* The REC_ENDIF of the REC_IF d->fields[i] (or the end) */
+static size_t skip_block(const struct rec_desc *d, size_t i)
+{
+	for (int depth = 0; ++i < d->nr;) {
+		if (d->fields[i].kind == REC_IF)
+			depth++;
+		else if (d->fields[i].kind == REC_ENDIF && !depth--)
+			break;
+	}
+	return i;
+}
+
 static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *rec)
 {
 	char qb[BTRFS_QGROUPID_BUFSIZE];
@@ -149,6 +186,15 @@ static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *
 			break;
 		case REC_END:
 			kvout_object_close(kv);
+			break;
+		case REC_LINE:
+			i += emit_line(kv, d, i, rec);
+			break;
+		case REC_IF:
+			if (VAL(rec, f, bool) == !!(f->flags & REC_NOT))
+				i = skip_block(d, i);
+			break;
+		case REC_ENDIF:
 			break;
 		}
 	}

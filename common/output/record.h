@@ -13,6 +13,12 @@
  *   field out of the text);
  * - JSON: a member per field with a key (a NULL key leaves it out of the JSON).
  *
+ * Free-form text (sentences with values in them) is text-only fields too: a
+ * REC_LINE's label is a template whose "{}"s take the values of the fields
+ * after it (REC_TEXT, REC_V), and REC_WHEN/REC_UNLESS ... REC_WHEN_END
+ * print the fields between them only when a bool of the record is true
+ * (false).  With no keys, such fields leave the JSON as it is.
+ *
  * Row records (one line of a table such as the dry run's subvolumes) carry a
  * column width, alignment and gap per field instead: rec_row_header() and
  * rec_row() print the columns, rec_emit() the same row as a JSON object; a
@@ -65,6 +71,12 @@ enum rec_kind {
 	REC_OBJECT,	/* JSON object @key around the next fields, up to its REC_END */
 	REC_END,	/* end of a REC_OBJECT */
 	REC_SIZE_OPT,	/* const uint64_t * bytes; NULL: text "none", JSON null */
+	REC_LINE,	/* text: a line of free-form text, the label its template: each
+			 * "{}" is the text of the next field (a value: no label, no
+			 * key; as a table cell, sizes in the writer's units) */
+	REC_IF,		/* bool: the fields up to the matching REC_ENDIF only when it
+			 * is true (REC_NOT: false) */
+	REC_ENDIF,	/* end of a REC_IF */
 };
 
 enum rec_align { REC_LEFT, REC_RIGHT };
@@ -73,6 +85,7 @@ enum rec_align { REC_LEFT, REC_RIGHT };
 enum {
 	REC_AUTO = 1 << 0,	/* as wide as its widest cell, at least @width */
 	REC_TAB2 = 1 << 1,	/* tab tables: two tabs after a row's cell (btrfs-progs) */
+	REC_NOT = 1 << 2,	/* REC_IF: when the bool is false */
 };
 
 /* Table flags (struct rec_desc.table) */
@@ -130,6 +143,14 @@ struct rec_desc {
 	{ (label), (key), (kind), offsetof(type, member), (width), (align), (gap), (flags), (show) }
 #define REC_OBJ(key) { NULL, (key), REC_OBJECT, 0, 0, REC_LEFT, 0, 0, 0 }
 #define REC_OBJ_END { NULL, NULL, REC_END, 0, 0, REC_LEFT, 0, 0, 0 }
+/* free-form text: a line, its values, and a block printed on a condition */
+#define REC_TEXT(tmpl) { (tmpl), NULL, REC_LINE, 0, 0, REC_LEFT, 0, 0, 0 }
+#define REC_V(kind, type, member) \
+	{ NULL, NULL, (kind), offsetof(type, member), 0, REC_LEFT, 0, 0, 0 }
+#define REC_WHEN(type, member) { NULL, NULL, REC_IF, offsetof(type, member), 0, REC_LEFT, 0, 0, 0 }
+#define REC_UNLESS(type, member) \
+	{ NULL, NULL, REC_IF, offsetof(type, member), 0, REC_LEFT, 0, REC_NOT, 0 }
+#define REC_WHEN_END { NULL, NULL, REC_ENDIF, 0, 0, REC_LEFT, 0, 0, 0 }
 #define REC_DESC(name, fields) \
 	{ (name), (fields), sizeof(fields) / sizeof((fields)[0]), NULL, 0, 0 }
 #define REC_DESC_TEXT(name, fields, indent, label_width) \

@@ -109,6 +109,20 @@ static const struct rec_field dryrun_fields[] = {
 const struct rec_desc rec_dryrun = REC_DESC("dry run", dryrun_fields);
 const struct rec_doc rec_doc_dryrun = { "subvolume_delete_dry_run", NULL };
 
+#define S struct set_freed_rec
+static const struct rec_field set_freed_fields[] = {
+	REC_TEXT("{} {} (exclusive bytes of the set of {} subvolume{}; referenced {})"),
+	REC_V(REC_STR, S, verb), REC_V(REC_SIZE, S, excl), REC_V(REC_U64, S, count),
+	REC_V(REC_STR, S, plural), REC_V(REC_SIZE, S, rfer),
+	REC_TEXT("  data {}, metadata {} (tree blocks, each counted once)"),
+	REC_V(REC_SIZE, S, data), REC_V(REC_SIZE, S, meta),
+	REC_TEXT("Raw device space freed is larger by the metadata profile {} ({} cop{}, data {}): {}"),
+	REC_V(REC_STR, S, profile), REC_V(REC_U64, S, copies), REC_V(REC_STR, S, copies_end),
+	REC_V(REC_STR, S, data_profile), REC_V(REC_SIZE, S, raw),
+};
+#undef S
+const struct rec_desc rec_set_freed = REC_DESC("set freed", set_freed_fields);
+
 /* ---- subvolume prune ---- */
 
 #define P struct prune_row_rec
@@ -212,13 +226,46 @@ const struct rec_desc rec_headroom_row = REC_DESC("headroom limit", headroom_row
 static const struct rec_field headroom_fields[] = {
 	REC_F(NULL, "qgroupid", REC_STR, H, qgroupid),
 	REC_F(NULL, "numbers", REC_STR, H, numbers),
-	REC_F("", "limits", REC_TABLE, H, limits),
+	REC_F(NULL, "limits", REC_TABLE, H, limits),
 	REC_F(NULL, "headroom", REC_U64_OPT, H, headroom),
 	REC_F(NULL, "full", REC_BOOL, H, full),
 	REC_F(NULL, "lift_command", REC_STR, H, lift_command),
 	REC_F(NULL, "quota_enabled", REC_BOOL, H, quota_enabled),
 	REC_F(NULL, "referenced", REC_U64, H, referenced),
 	REC_F(NULL, "exclusive", REC_U64, H, exclusive),
+	/* text */
+	REC_UNLESS(H, quota_enabled),
+	REC_TEXT("No limit applies: quotas are disabled, nothing is limited"),
+	REC_TEXT("Used by {}: referenced {}, exclusive {}"),
+	REC_V(REC_STR, H, qgroupid), REC_V(REC_SIZE, H, referenced), REC_V(REC_SIZE, H, exclusive),
+	REC_TEXT("To set a limit: {}"), REC_V(REC_STR, H, lift),
+	REC_WHEN_END,
+	REC_WHEN(H, quota_enabled),
+	REC_UNLESS(H, limited),
+	REC_TEXT("No limit applies: the headroom is not limited by quotas"),
+	REC_WHEN_END,
+	REC_WHEN(H, limited),
+	REC_F("", NULL, REC_TABLE, H, limits),
+	REC_WHEN(H, full),
+	REC_TEXT("Headroom: full: the {} limit of {} leaves {}, less than the smallest write "
+		 "reserves ({}): writes are refused"),
+	REC_V(REC_STR, H, bind_type), REC_V(REC_QGROUPID, H, bind_qgroupid),
+	REC_V(REC_SIZE_OPT, H, headroom), REC_V(REC_SIZE, H, one_write),
+	REC_WHEN_END,
+	REC_UNLESS(H, full),
+	REC_TEXT("Headroom: {} can still be written before the {} limit of {} binds"),
+	REC_V(REC_SIZE_OPT, H, headroom), REC_V(REC_STR, H, bind_type),
+	REC_V(REC_QGROUPID, H, bind_qgroupid),
+	REC_WHEN_END,
+	REC_WHEN(H, online),
+	REC_TEXT("Reserved: the kernel's reservations for writes in flight count as used"),
+	REC_WHEN_END,
+	REC_UNLESS(H, online),
+	REC_TEXT("Offline nothing is reserved: no write is in flight"),
+	REC_WHEN_END,
+	REC_TEXT("To lift it: {}"), REC_V(REC_STR, H, lift),
+	REC_WHEN_END,
+	REC_WHEN_END,
 };
 #undef H
 const struct rec_desc rec_headroom = REC_DESC("headroom", headroom_fields);
@@ -631,6 +678,7 @@ const struct rec_desc *const rec_all[] = {
 	&rec_space,
 	&rec_headroom_row,
 	&rec_headroom,
+	&rec_set_freed,
 	&rec_quota_level,
 	&rec_quota_status,
 	&rec_qgroup_quota,

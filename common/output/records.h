@@ -74,6 +74,18 @@ struct dryrun_rec {
 extern const struct rec_desc rec_dryrun_row, rec_dryrun;
 extern const struct rec_doc rec_doc_dryrun;
 
+/* the sentences closing a dry run and a prune (text only): what the set frees */
+struct set_freed_rec {
+	const char *verb;		/* "Freed", "Would free" */
+	uint64_t excl, rfer, count;
+	const char *plural;		/* after "subvolume": "" or "s" */
+	uint64_t data, meta, raw;
+	const char *profile, *data_profile;
+	uint64_t copies;
+	const char *copies_end;		/* after "cop": "y" or "ies" */
+};
+extern const struct rec_desc rec_set_freed;
+
 /* subvolume prune: one snapshot of the plan (a row) */
 struct prune_row_rec {
 	uint64_t id;
@@ -151,6 +163,12 @@ struct headroom_rec {
 	const char *lift_command;
 	bool quota_enabled;		/* false: nothing is limited */
 	uint64_t referenced, exclusive;	/* of the group it starts at */
+	/* text only: the limit that binds first (when @limited) */
+	bool limited, online;
+	const char *lift;		/* the command, also when no limit binds */
+	const char *bind_type;		/* "exclusive", "referenced" */
+	uint64_t bind_qgroupid;
+	uint64_t one_write;		/* the smallest write's reservation */
 };
 extern const struct rec_desc rec_headroom_row, rec_headroom;
 extern const struct rec_doc rec_doc_headroom;

@@ -14,6 +14,7 @@
  * btrfs-progs (qgroup show, subvolume list) in their order.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "common/output/records.h"
 #include "common/output/records-inspect.h"
 #include "common/util/units.h"
@@ -40,16 +41,43 @@ static void check_key(const char *record, const char *key)
 		fprintf(stderr, "  record \"%s\": JSON key \"%s\" is not snake_case\n", record, key);
 }
 
+/* The number of "{}" in a REC_LINE's template */
+static size_t line_values(const char *t)
+{
+	size_t n = 0;
+
+	for (; (t = strstr(t, "{}")); t += 2)
+		n++;
+	return n;
+}
+
 static void check_desc(const struct rec_desc *d)
 {
-	int depth = 0;
+	int depth = 0, ifs = 0;
 
 	CHECK(d->name && d->nr > 0);
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct rec_field *f = &d->fields[i];
+		size_t n;
 
 		if (f->kind == REC_END) {
 			depth--;
+			continue;
+		}
+		if (f->kind == REC_IF || f->kind == REC_ENDIF) {
+			ifs += f->kind == REC_IF ? 1 : -1;
+			CHECK(!f->label && !f->key && ifs >= 0);
+			continue;
+		}
+		if (f->kind == REC_LINE) {
+			/* a line's values: one field per "{}", with neither label nor key */
+			n = line_values(f->label);
+			if (!unit_check(i + n < d->nr, __FILE__, __LINE__, "line values"))
+				fprintf(stderr, "  record \"%s\": line %zu lacks values\n", d->name, i);
+			for (size_t j = 1; j <= n && i + j < d->nr; j++)
+				CHECK(!d->fields[i + j].label && !d->fields[i + j].key);
+			CHECK(!f->key);
+			i += n;
 			continue;
 		}
 		if (f->kind == REC_OBJECT)
@@ -64,13 +92,15 @@ static void check_desc(const struct rec_desc *d)
 		const struct rec_field *f = &d->fields[i];
 
 		/* column flags and show bits mean something only for a column */
-		if (!unit_check(f->label || (!f->flags && !f->show), __FILE__, __LINE__,
+		if (!unit_check(f->label || f->kind == REC_IF || (!f->flags && !f->show), __FILE__, __LINE__,
 				"column options on a labelled field"))
 			fprintf(stderr, "  record \"%s\": field %zu has column options, no label\n",
 				d->name, i);
 	}
 	if (!unit_check(depth == 0, __FILE__, __LINE__, "objects closed"))
 		fprintf(stderr, "  record \"%s\": REC_OBJECT without REC_END\n", d->name);
+	if (!unit_check(ifs == 0, __FILE__, __LINE__, "conditions closed"))
+		fprintf(stderr, "  record \"%s\": REC_IF without REC_ENDIF\n", d->name);
 }
 
 static void check_doc(const struct rec_doc *doc)
@@ -399,6 +429,72 @@ static void test_size_opt(void)
 	}
 }
 
+/* free-form text: lines with values, blocks on a condition (nested, negated) */
+struct t_line {
+	const char *who;
+	uint64_t size;
+	bool on, off;
+};
+
+static const struct rec_field t_line_fields[] = {
+	REC_F(NULL, "who", REC_STR, struct t_line, who),
+	REC_TEXT("{} has {} left{}"),
+	REC_V(REC_STR, struct t_line, who), REC_V(REC_SIZE, struct t_line, size),
+	REC_V(REC_STR, struct t_line, who),
+	REC_WHEN(struct t_line, on),
+	REC_TEXT("on"),
+	REC_WHEN(struct t_line, off),
+	REC_TEXT("on and off"),
+	REC_WHEN_END,
+	REC_UNLESS(struct t_line, off),
+	REC_TEXT("on, not off"),
+	REC_WHEN_END,
+	REC_WHEN_END,
+	REC_UNLESS(struct t_line, on),
+	REC_TEXT("not on"),
+	REC_WHEN_END,
+	REC_TEXT("end"),
+};
+static const struct rec_desc t_line_desc = REC_DESC("test line", t_line_fields);
+
+static char *emit_line(bool json, bool on, bool off)
+{
+	struct t_line r = { "x", 2048, on, off };
+	struct vc_config cfg = { .format = json ? VC_FORMAT_JSON : VC_FORMAT_TEXT };
+	struct kvout kv;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	kvout_init(&kv, &cfg, f, UNITS_DEFAULT);
+	kvout_document_open(&kv);
+	rec_emit(&kv, &t_line_desc, &r);
+	kvout_document_close(&kv);
+	fclose(f);
+	return buf;
+}
+
+static void test_lines(void)
+{
+	static const char *const want[4] = {
+		"x has 2.00KiB leftx\nnot on\nend\n",
+		"x has 2.00KiB leftx\nnot on\nend\n",
+		"x has 2.00KiB leftx\non\non, not off\nend\n",
+		"x has 2.00KiB leftx\non\non and off\nend\n",
+	};
+	char *s;
+
+	check_desc(&t_line_desc);
+	for (int i = 0; i < 4; i++) {
+		s = emit_line(false, i & 2, i & 1);
+		CHECK_STR(s, want[i]);
+		free(s);
+	}
+	s = emit_line(true, true, false);
+	CHECK_STR(s, "{\n  \"__header\": {\n    \"version\": \"3\"\n  },\n  \"who\": \"x\"\n}\n");
+	free(s);
+}
+
 /* vc_dump_rec() in text and JSON of one small record */
 struct t_dump {
 	u32 n;
@@ -483,5 +579,6 @@ int main(void)
 	test_autotab();
 	test_btrfs_progs_tables();
 	test_size_opt();
+	test_lines();
 	return unit_finish();
 }
