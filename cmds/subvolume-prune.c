@@ -406,18 +406,18 @@ static void print_plan_text(struct prune_run *r, struct kvout *kv, const char *s
 			    const struct prune_rec *p, const struct prune_row_rec *rows,
 			    const struct vc_acct_delete *set, size_t nr)
 {
+	struct prune_summary_rec sum = {
+		.subvolume = source, .subvolume_id = r->src->id,
+		.kept = p->kept, .deleted = p->deleted, .gone = p->gone, .refused = p->failed,
+		.deleted_word = r->o->dry_run ? "to delete" : "deleted",
+		.any_gone = p->gone != 0, .any_refused = p->failed != 0,
+	};
+
 	if (r->o->dry_run)
 		pr_note(r->ctx->cfg, "Dry run, nothing deleted: numbers computed from %s",
 			r->res.live ? "a committed snapshot of the mounted filesystem" :
 			"the image");
-	printf("Snapshots of '%s' (subvolume %llu), newest first: %llu kept, %llu %s",
-	       source, (unsigned long long)r->src->id, (unsigned long long)p->kept,
-	       (unsigned long long)p->deleted, r->o->dry_run ? "to delete" : "deleted");
-	if (p->gone)
-		printf(", %llu already gone", (unsigned long long)p->gone);
-	if (p->failed)
-		printf(", %llu refused", (unsigned long long)p->failed);
-	printf("\n");
+	rec_emit(kv, &rec_prune_summary, &sum);
 	if (r->n) {
 		rec_row_header(kv, &rec_prune_row);
 		for (size_t k = 0; k < r->n; k++)

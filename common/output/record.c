@@ -73,7 +73,8 @@ void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec)
 
 /*
  * The REC_LINE d->fields[i]: text, its template with each "{}" the text of
- * the next field; either way, the number of value fields it takes.
+ * the next field, then a newline unless the line goes on (REC_MORE);
+ * either way, the number of value fields it takes.
  */
 static size_t emit_line(struct kvout *kv, const struct rec_desc *d, size_t i, const void *rec)
 {
@@ -91,7 +92,7 @@ static size_t emit_line(struct kvout *kv, const struct rec_desc *d, size_t i, co
 			fprintf(kv->out, "%.*s%s", (int)(mark - t), t, v ? v : "");
 	}
 	if (!kv->json && !kv->quiet)
-		fprintf(kv->out, "%s\n", t);
+		fprintf(kv->out, "%s%s", t, d->fields[i].flags & REC_MORE ? "" : "\n");
 	rec_text_release(&cell);
 	return nr;
 }

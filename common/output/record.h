@@ -15,7 +15,8 @@
  *
  * Free-form text (sentences with values in them) is text-only fields too: a
  * REC_LINE's label is a template whose "{}"s take the values of the fields
- * after it (REC_TEXT, REC_V), and REC_WHEN/REC_UNLESS ... REC_WHEN_END
+ * after it (REC_TEXT, REC_V; REC_TEXT_MORE: a part of a line, the next
+ * REC_TEXT goes on after it), and REC_WHEN/REC_UNLESS ... REC_WHEN_END
  * print the fields between them only when a bool of the record is true
  * (false).  With no keys, such fields leave the JSON as it is.
  *
@@ -86,6 +87,7 @@ enum {
 	REC_AUTO = 1 << 0,	/* as wide as its widest cell, at least @width */
 	REC_TAB2 = 1 << 1,	/* tab tables: two tabs after a row's cell (btrfs-progs) */
 	REC_NOT = 1 << 2,	/* REC_IF: when the bool is false */
+	REC_MORE = 1 << 3,	/* REC_LINE: the line goes on (no newline after it) */
 };
 
 /* Table flags (struct rec_desc.table) */
@@ -145,6 +147,8 @@ struct rec_desc {
 #define REC_OBJ_END { NULL, NULL, REC_END, 0, 0, REC_LEFT, 0, 0, 0 }
 /* free-form text: a line, its values, and a block printed on a condition */
 #define REC_TEXT(tmpl) { (tmpl), NULL, REC_LINE, 0, 0, REC_LEFT, 0, 0, 0 }
+/* a part of a line: the next REC_TEXT (or REC_TEXT_MORE) goes on after it */
+#define REC_TEXT_MORE(tmpl) { (tmpl), NULL, REC_LINE, 0, 0, REC_LEFT, 0, REC_MORE, 0 }
 #define REC_V(kind, type, member) \
 	{ NULL, NULL, (kind), offsetof(type, member), 0, REC_LEFT, 0, 0, 0 }
 #define REC_WHEN(type, member) { NULL, NULL, REC_IF, offsetof(type, member), 0, REC_LEFT, 0, 0, 0 }

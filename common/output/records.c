@@ -162,6 +162,22 @@ static const struct rec_field prune_fields[] = {
 const struct rec_desc rec_prune = REC_DESC("prune", prune_fields);
 const struct rec_doc rec_doc_prune = { "subvolume_prune", NULL };
 
+#define P struct prune_summary_rec
+static const struct rec_field prune_summary_fields[] = {
+	REC_TEXT_MORE("Snapshots of '{}' (subvolume {}), newest first: {} kept, {} {}"),
+	REC_V(REC_STR, P, subvolume), REC_V(REC_U64, P, subvolume_id), REC_V(REC_U64, P, kept),
+	REC_V(REC_U64, P, deleted), REC_V(REC_STR, P, deleted_word),
+	REC_WHEN(P, any_gone),
+	REC_TEXT_MORE(", {} already gone"), REC_V(REC_U64, P, gone),
+	REC_WHEN_END,
+	REC_WHEN(P, any_refused),
+	REC_TEXT_MORE(", {} refused"), REC_V(REC_U64, P, refused),
+	REC_WHEN_END,
+	REC_TEXT(""),
+};
+#undef P
+const struct rec_desc rec_prune_summary = REC_DESC("prune summary", prune_summary_fields);
+
 /*
  * ---- subvolume space ----
  *
@@ -674,6 +690,7 @@ const struct rec_desc *const rec_all[] = {
 	&rec_dryrun,
 	&rec_prune_row,
 	&rec_prune,
+	&rec_prune_summary,
 	&rec_space_row,
 	&rec_space,
 	&rec_headroom_row,

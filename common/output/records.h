@@ -115,6 +115,15 @@ struct prune_rec {
 	uint64_t gone;			/* of snapshots: deleted already by another process */
 };
 extern const struct rec_desc rec_prune_row, rec_prune;
+
+/* subvolume prune, text only: the summary line over the plan's table */
+struct prune_summary_rec {
+	const char *subvolume;		/* SOURCE as given */
+	uint64_t subvolume_id, kept, deleted, gone, refused;
+	const char *deleted_word;	/* "to delete" (dry run), "deleted" */
+	bool any_gone, any_refused;	/* the line goes on with the count */
+};
+extern const struct rec_desc rec_prune_summary;
 extern const struct rec_doc rec_doc_prune;
 
 /* subvolume space: one subvolume (a row) */

@@ -453,7 +453,11 @@ static const struct rec_field t_line_fields[] = {
 	REC_UNLESS(struct t_line, on),
 	REC_TEXT("not on"),
 	REC_WHEN_END,
-	REC_TEXT("end"),
+	REC_TEXT_MORE("end"),
+	REC_WHEN(struct t_line, off),
+	REC_TEXT_MORE(", {} off"), REC_V(REC_STR, struct t_line, who),
+	REC_WHEN_END,
+	REC_TEXT("."),
 };
 static const struct rec_desc t_line_desc = REC_DESC("test line", t_line_fields);
 
@@ -477,10 +481,10 @@ static char *emit_line(bool json, bool on, bool off)
 static void test_lines(void)
 {
 	static const char *const want[4] = {
-		"x has 2.00KiB leftx\nnot on\nend\n",
-		"x has 2.00KiB leftx\nnot on\nend\n",
-		"x has 2.00KiB leftx\non\non, not off\nend\n",
-		"x has 2.00KiB leftx\non\non and off\nend\n",
+		"x has 2.00KiB leftx\nnot on\nend.\n",
+		"x has 2.00KiB leftx\nnot on\nend, x off.\n",
+		"x has 2.00KiB leftx\non\non, not off\nend.\n",
+		"x has 2.00KiB leftx\non\non and off\nend, x off.\n",
 	};
 	char *s;
 
