@@ -192,21 +192,20 @@ static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
 		       const struct vc_check_result *res)
 {
 	char qb[BTRFS_QGROUPID_BUFSIZE];
+	struct check_head_rec head = {
+		.copies = res->super_copies, .copies_end = res->super_copies == 1 ? "y" : "ies",
+		.devices = res->nr_supers, .devices_end = res->nr_supers == 1 ? "" : "s",
+		.errors = res->super_errors, .errors_end = res->super_errors == 1 ? "" : "s",
+		.warnings = res->super_warnings, .warnings_end = res->super_warnings == 1 ? "" : "s",
+		.problems = res->super_errors || res->super_warnings,
+		.trees = !o->qgroup_report, .walked_blocks = res->walked_blocks,
+	};
+	struct kvout kv;
 
 	if (ctx->cfg->quiet)
 		return;
-	if (!res->super_errors && !res->super_warnings)
-		printf("superblocks: %zu cop%s on %zu device%s, all agree with the primary\n",
-		       res->super_copies, res->super_copies == 1 ? "y" : "ies", res->nr_supers,
-		       res->nr_supers == 1 ? "" : "s");
-	else
-		printf("superblocks: %zu cop%s on %zu device%s, %zu error%s, %zu warning%s\n",
-		       res->super_copies, res->super_copies == 1 ? "y" : "ies", res->nr_supers,
-		       res->nr_supers == 1 ? "" : "s",
-		       res->super_errors, res->super_errors == 1 ? "" : "s", res->super_warnings,
-		       res->super_warnings == 1 ? "" : "s");
-	if (!o->qgroup_report)
-		printf("trees: %" PRIu64 " blocks verified\n", res->walked_blocks);
+	kvout_init(&kv, ctx->cfg, stdout, 0);
+	rec_emit(&kv, &rec_check_head, &head);
 	print_fst_text(res);
 	printf("fs trees: %" PRIu64 " (%" PRIu64 " deleted, not yet cleaned; %" PRIu64
 	       " partly dropped), %" PRIu64 " blocks, %" PRIu64 " data extents\n",
@@ -238,9 +237,6 @@ static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
 		return;
 	}
 	if (o->show) {
-		struct kvout kv;
-
-		kvout_init(&kv, ctx->cfg, stdout, 0);
 		rec_row_header(&kv, &rec_check_qgroup);
 		for (size_t i = 0; i < res->list.nr; i++) {
 			const struct btrfs_qgroup *qg = &res->list.groups[i];

@@ -440,6 +440,26 @@ static const struct rec_field check_super_fields[] = {
 	REC_F(NULL, "problem", REC_STR, C, problem),
 };
 #undef C
+#define C struct check_head_rec
+static const struct rec_field check_head_fields[] = {
+	REC_TEXT_MORE("superblocks: {} cop{} on {} device{}, "),
+	REC_V(REC_U64, C, copies), REC_V(REC_STR, C, copies_end),
+	REC_V(REC_U64, C, devices), REC_V(REC_STR, C, devices_end),
+	REC_UNLESS(C, problems),
+	REC_TEXT("all agree with the primary"),
+	REC_WHEN_END,
+	REC_WHEN(C, problems),
+	REC_TEXT("{} error{}, {} warning{}"),
+	REC_V(REC_U64, C, errors), REC_V(REC_STR, C, errors_end),
+	REC_V(REC_U64, C, warnings), REC_V(REC_STR, C, warnings_end),
+	REC_WHEN_END,
+	REC_WHEN(C, trees),
+	REC_TEXT("trees: {} blocks verified"), REC_V(REC_U64, C, walked_blocks),
+	REC_WHEN_END,
+};
+#undef C
+const struct rec_desc rec_check_head = REC_DESC("check head", check_head_fields);
+
 const struct rec_desc rec_check_super = REC_DESC("check superblock copy", check_super_fields);
 
 static const struct rec_field check_deleted_fields[] = {
@@ -704,6 +724,7 @@ const struct rec_desc *const rec_all[] = {
 	&rec_qgroup_tree,
 	&rec_subvol_list_row,
 	&rec_check_super,
+	&rec_check_head,
 	&rec_check_deleted,
 	&rec_check_qgroup,
 	&rec_check_orphan,

@@ -348,6 +348,16 @@ struct check_repair_fst_rec {
 	bool written;
 	uint64_t dropped;			/* items deleted */
 };
+/* check, text only: the superblock and tree lines heading the report */
+struct check_head_rec {
+	uint64_t copies, devices, errors, warnings, walked_blocks;
+	const char *copies_end;			/* after "cop": "y" or "ies" */
+	const char *devices_end, *errors_end, *warnings_end;	/* "" or "s" */
+	bool problems;				/* an error or a warning */
+	bool trees;				/* the tree walk's line (not --qgroup-report) */
+};
+extern const struct rec_desc rec_check_head;
+
 extern const struct rec_desc rec_check_super, rec_check_deleted, rec_check_qgroup, rec_check_orphan,
 	rec_check_fst, rec_check_repair_fst, rec_check,
 	rec_check_fix, rec_check_repair;
