@@ -19,6 +19,11 @@ int btrfs_resolve_path(const char *path, size_t len, btrfs_path_lookup_fn lookup
 	while (i < len) {
 		size_t start;
 
+		if (i < len && path[i] == '/' && !stack[depth].is_dir) {
+			/* "/f/", "/f/.": a slash after a non-directory (the VFS rule) */
+			ret = -ENOTDIR;
+			break;
+		}
 		while (i < len && path[i] == '/')
 			i++;
 		if (i >= len)

@@ -7,8 +7,8 @@
  * image, "/" being the top-level subvolume's root directory.  Empty
  * components ("//", a trailing "/") and "." are skipped; ".." goes back to
  * the directory the walk came from (the VFS rule when no symlink is on the
- * way) and at the top stays there, as the VFS does at "/"; a component
- * after a non-directory fails with -ENOTDIR (a symlink is not followed: its
+ * way) and at the top stays there, as the VFS does at "/"; a "/" (and so
+ * any component, "." included) after a non-directory fails with -ENOTDIR (a symlink is not followed: its
  * target may be absolute, and the mount point is unknown offline); a
  * component longer than 255 bytes fails with -ENAMETOOLONG; more than 256
  * levels with -ELOOP.
