@@ -28,6 +28,8 @@ static const char *const cmd_mkfs_details[] = {
 	"single data, skinny metadata, no-holes, free space tree, on one device.",
 	"A file that does not exist is created when -s is given.  A mounted",
 	"target is refused, and an existing Btrfs is only overwritten with -f.",
+	"With SOURCE_DATE_EPOCH set, that is the time of every new record and",
+	"file times later than it are clamped to it.",
 	"",
 	"Options:",
 	OPTLINE("-s|--byte-count SIZE", "use SIZE bytes (10G, 512MiB, 1.5G: see volctl(8)); default: all"),
@@ -37,7 +39,11 @@ static const char *const cmd_mkfs_details[] = {
 	OPTLINE("-U|--uuid UUID", "filesystem UUID instead of a random one"),
 	OPTLINE("--quota", "enable quotas (qgroup 0/5 and every --subvol)"),
 	OPTLINE("--simple-quota", "enable simple quotas (squota) instead of --quota"),
-	OPTLINE("--subvol PATH", "create subvolume PATH after the filesystem, repeatable"),
+	OPTLINE("-r|--rootdir DIR", "copy the tree DIR into the new filesystem"),
+	OPTLINE("--subvol [TYPE:]PATH", "make PATH a subvolume (with --rootdir: the directory PATH of DIR); TYPE rw, ro, default or default-ro; repeatable"),
+	OPTLINE("--owner UID:GID", "with --rootdir: every inode owned by UID:GID"),
+	OPTLINE("--uid-map FROM:TO:COUNT", "with --rootdir: map source uids FROM.. to TO.. (repeatable)"),
+	OPTLINE("--gid-map FROM:TO:COUNT", "with --rootdir: the same for gids"),
 	OPTLINE("--default-subvol PATH", "make subvolume PATH (one of --subvol) the default"),
 	OPTLINE("-f|--force", "overwrite an existing filesystem"),
 	NULL,
@@ -49,7 +55,8 @@ static const struct cmd_help mkfs_help = {
 	.details = cmd_mkfs_details,
 };
 
-enum { OPT_CSUM = 256, OPT_QUOTA, OPT_SIMPLE_QUOTA, OPT_SUBVOL, OPT_DEFAULT_SUBVOL };
+enum { OPT_CSUM = 256, OPT_QUOTA, OPT_SIMPLE_QUOTA, OPT_SUBVOL, OPT_DEFAULT_SUBVOL, OPT_OWNER,
+       OPT_UID_MAP, OPT_GID_MAP };
 
 static int parse_csum(const char *s, u16 *out)
 {
@@ -110,13 +117,111 @@ bad:
 	return NULL;
 }
 
-/* One mkfs option into @o (a --subvol into @subvols, --default-subvol into *@def). */
-static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *o,
-			  char **subvols, char **def, unsigned char *fsid)
+/* What the options fill besides struct vc_mkfs_opts */
+struct mkfs_args {
+	char **subvols;
+	bool *ro;
+	char *def;
+	unsigned char fsid[16];
+	struct vc_id_map *uid_map, *gid_map;
+	size_t nr_uid_map, nr_gid_map;
+};
+
+/* "rw:", "ro:", "default:", "default-ro:" in front of a --subvol path (btrfs-progs 6.19) */
+static const char *subvol_type(const char *arg, bool *ro, bool *def)
 {
-	const char *why;
-	uint64_t v;
+	static const struct { const char *p; bool ro, def; } types[] = {
+		{ "rw:", false, false }, { "ro:", true, false },
+		{ "default:", false, true }, { "default-ro:", true, true },
+	};
+
+	*ro = *def = false;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		size_t n = strlen(types[i].p);
+
+		if (!strncmp(arg, types[i].p, n)) {
+			*ro = types[i].ro;
+			*def = types[i].def;
+			return arg + n;
+		}
+	}
+	return arg;
+}
+
+static int parse_u32(const char *s, char **end, uint32_t *out)
+{
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, end, 10);
+	if (errno || v > UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_owner(const char *s, uint32_t *uid, uint32_t *gid)
+{
+	char *end;
+
+	if (parse_u32(s, &end, uid) || *end != ':' || parse_u32(end + 1, &end, gid) || *end)
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_map(const char *s, struct vc_id_map **maps, size_t *nr)
+{
+	struct vc_id_map m, *p;
+	char *end;
+
+	if (parse_u32(s, &end, &m.from) || *end != ':' || parse_u32(end + 1, &end, &m.to) ||
+	    *end != ':' || parse_u32(end + 1, &end, &m.count) || *end || !m.count ||
+	    m.from + (uint64_t)m.count - 1 > UINT32_MAX || m.to + (uint64_t)m.count - 1 > UINT32_MAX)
+		return -EINVAL;
+	p = realloc(*maps, (*nr + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p[(*nr)++] = m;
+	*maps = p;
+	return 0;
+}
+
+static int parse_subvol(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *o,
+			struct mkfs_args *m)
+{
+	const char *why, *arg = optarg;
+	bool ro = false, def = false;
 	char *p;
+
+	if (c == OPT_SUBVOL)
+		arg = subvol_type(optarg, &ro, &def);
+	p = subvol_path(arg, &why);
+	if (!p && !why)
+		return VC_EXIT_FAILURE;
+	if (!p)
+		return cmd_usage_error(ctx, "--%s '%s': %s", c == OPT_SUBVOL ? "subvol" :
+				       "default-subvol", optarg, why);
+	if (c == OPT_SUBVOL) {
+		m->ro[o->nr_subvols] = ro;
+		m->subvols[o->nr_subvols++] = p;
+		if (!def)
+			return 0;
+		p = strdup(p);
+		if (!p)
+			return VC_EXIT_FAILURE;
+	}
+	free(m->def);
+	m->def = p;
+	return 0;
+}
+
+/* One mkfs option into @o and @m */
+static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *o,
+			  struct mkfs_args *m)
+{
+	uint64_t v;
 	int bad;
 
 	switch (c) {
@@ -142,9 +247,27 @@ static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *
 		o->label = optarg;
 		return 0;
 	case 'U':
-		if (uuid_parse(optarg, fsid))
+		if (uuid_parse(optarg, m->fsid))
 			return cmd_usage_error(ctx, "invalid uuid '%s'", optarg);
-		o->fsid = fsid;
+		o->fsid = m->fsid;
+		return 0;
+	case 'r':
+		o->rootdir = optarg;
+		return 0;
+	case OPT_OWNER:
+		if (parse_owner(optarg, &o->owner_uid, &o->owner_gid))
+			return cmd_usage_error(ctx, "invalid --owner '%s': want UID:GID", optarg);
+		o->owner_set = true;
+		return 0;
+	case OPT_UID_MAP:
+	case OPT_GID_MAP:
+		bad = c == OPT_UID_MAP ? parse_map(optarg, &m->uid_map, &m->nr_uid_map) :
+			parse_map(optarg, &m->gid_map, &m->nr_gid_map);
+		if (bad == -ENOMEM)
+			return VC_EXIT_FAILURE;
+		if (bad)
+			return cmd_usage_error(ctx, "invalid --%s '%s': want FROM:TO:COUNT, COUNT above 0",
+					       c == OPT_UID_MAP ? "uid-map" : "gid-map", optarg);
 		return 0;
 	case 'f':
 		o->force = true;
@@ -162,22 +285,36 @@ static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *
 		return 0;
 	case OPT_SUBVOL:
 	case OPT_DEFAULT_SUBVOL:
-		p = subvol_path(optarg, &why);
-		if (!p && !why)
-			return VC_EXIT_FAILURE;
-		if (!p)
-			return cmd_usage_error(ctx, "--%s '%s': %s", c == OPT_SUBVOL ? "subvol" :
-					       "default-subvol", optarg, why);
-		if (c == OPT_SUBVOL) {
-			subvols[o->nr_subvols++] = p;
-		} else {
-			free(*def);
-			*def = p;
-		}
-		return 0;
+		return parse_subvol(ctx, c, o, m);
 	default:
 		return VC_EXIT_USAGE;
 	}
+}
+
+static void skipped_mount(void *priv, const char *path)
+{
+	(void)priv;
+	warning("%s: a mount point, not copied", path);
+}
+
+/* SOURCE_DATE_EPOCH, the reproducible-builds convention: seconds since 1970 */
+static int source_date_epoch(const struct vc_ctx *ctx, struct vc_mkfs_opts *o)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < 0) {
+		cmd_usage_error(ctx, "invalid SOURCE_DATE_EPOCH '%s': want seconds since 1970", s);
+		return -1;
+	}
+	o->epoch_set = true;
+	o->epoch = v;
+	return 0;
 }
 
 static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
@@ -195,31 +332,50 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 		{ "simple-quota", no_argument, NULL, OPT_SIMPLE_QUOTA },
 		{ "subvol", required_argument, NULL, OPT_SUBVOL },
 		{ "default-subvol", required_argument, NULL, OPT_DEFAULT_SUBVOL },
+		{ "rootdir", required_argument, NULL, 'r' },
+		{ "owner", required_argument, NULL, OPT_OWNER },
+		{ "uid-map", required_argument, NULL, OPT_UID_MAP },
+		{ "gid-map", required_argument, NULL, OPT_GID_MAP },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vc_mkfs_opts o = { 0 };
-	char **subvols = NULL;
-	char *def = NULL;
-	unsigned char fsid[16];
-	char err[512] = "";
+	struct vc_rootdir_stats stats = { 0 };
+	struct mkfs_args m = { 0 };
+	char err[1024] = "";
 	int c, ret = VC_EXIT_USAGE;
 
 	(void)cmd;
-	subvols = calloc((size_t)argc, sizeof(*subvols));
-	if (!subvols)
-		return VC_EXIT_FAILURE;
-	while ((c = cmd_getopt(ctx, argc, argv, "s:n:L:U:f", longopts)) != -1) {
-		ret = mkfs_parse_opt(ctx, c, &o, subvols, &def, fsid);
+	m.subvols = calloc((size_t)argc, sizeof(*m.subvols));
+	m.ro = calloc((size_t)argc, sizeof(*m.ro));
+	if (!m.subvols || !m.ro) {
+		ret = VC_EXIT_FAILURE;
+		goto out;
+	}
+	while ((c = cmd_getopt(ctx, argc, argv, "s:n:L:U:fr:", longopts)) != -1) {
+		ret = mkfs_parse_opt(ctx, c, &o, &m);
 		if (ret)
 			goto out;
 	}
 	ret = VC_EXIT_USAGE;
 	if (cmd_check_argc_exact(ctx, argc - optind, 1))
 		goto out;
+	if (!o.rootdir && (o.owner_set || m.nr_uid_map || m.nr_gid_map)) {
+		cmd_usage_error(ctx, "--owner, --uid-map and --gid-map need --rootdir");
+		goto out;
+	}
+	if (source_date_epoch(ctx, &o))
+		goto out;
 	o.path = argv[optind];
 	o.wait_ms = ctx->cfg->lock_wait_ms;
-	o.subvols = (const char *const *)subvols;
-	o.default_subvol = def;
+	o.subvols = (const char *const *)m.subvols;
+	o.subvol_ro = m.ro;
+	o.default_subvol = m.def;
+	o.uid_map = m.uid_map;
+	o.nr_uid_map = m.nr_uid_map;
+	o.gid_map = m.gid_map;
+	o.nr_gid_map = m.nr_gid_map;
+	o.skipped = skipped_mount;
+	o.stats = &stats;
 	if (vc_mkfs_check_layout(&o, err, sizeof(err)) < 0) {
 		cmd_usage_error(ctx, "%s", err);
 		goto out;
@@ -230,12 +386,21 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 		goto out;
 	}
 	pr_out(ctx->cfg, "Created a Btrfs filesystem on '%s'\n", o.path);
+	if (o.rootdir)
+		pr_out(ctx->cfg, "Copied %s: %llu inodes (%llu directories, %llu files, %llu symlinks, %llu special), %llu hard links, %llu bytes of data, %llu inline\n",
+		       o.rootdir, (unsigned long long)stats.inodes, (unsigned long long)stats.dirs,
+		       (unsigned long long)stats.files, (unsigned long long)stats.symlinks,
+		       (unsigned long long)stats.specials, (unsigned long long)stats.hardlinks,
+		       (unsigned long long)stats.data_bytes, (unsigned long long)stats.inline_bytes);
 	ret = VC_EXIT_OK;
 out:
 	for (size_t i = 0; i < o.nr_subvols; i++)
-		free(subvols[i]);
-	free(subvols);
-	free(def);
+		free(m.subvols[i]);
+	free(m.subvols);
+	free(m.ro);
+	free(m.def);
+	free(m.uid_map);
+	free(m.gid_map);
 	return ret;
 }
 

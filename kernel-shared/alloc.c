@@ -420,6 +420,7 @@ void btrfs_alloc_release(struct btrfs_alloc_ctx *ctx)
 	free(ctx->bgs);
 	free(ctx->free);
 	free(ctx->sys_free);
+	free(ctx->data_free);
 	memset(ctx, 0, sizeof(*ctx));
 }
 
@@ -472,6 +473,38 @@ int btrfs_alloc_metadata(struct btrfs_trans_handle *trans, u64 owner, u64 *byten
 			return ret;
 	}
 	btrfs_fs_set_error(trans->fs, "no free space left in the metadata block groups");
+	return -ENOSPC;
+}
+
+int btrfs_alloc_data(struct btrfs_trans_handle *trans, u64 len, u64 *bytenr)
+{
+	struct btrfs_alloc_ctx *ctx = &trans->alloc;
+	u64 ss = trans->fs->sectorsize;
+	int ret;
+
+	if (!len || (len & (ss - 1)))
+		return -EINVAL;
+	if (!ctx->data_loaded) {
+		/* read on first use: most transactions never write file data */
+		ret = load_free(trans, BTRFS_BLOCK_GROUP_DATA, &ctx->data_free, &ctx->nr_data_free,
+				NULL);
+		if (ret < 0)
+			return ret;
+		ctx->data_loaded = true;
+	}
+	for (size_t i = 0; i < ctx->nr_data_free; i++) {
+		struct btrfs_free_range *r = &ctx->data_free[i];
+		u64 start = (r->start + ss - 1) & ~(ss - 1);
+
+		if (start + len > r->start + r->len)
+			continue;
+		*bytenr = start;
+		r->len -= start + len - r->start;
+		r->start = start + len;
+		return 0;
+	}
+	btrfs_fs_set_error(trans->fs, "no room for a %llu-byte data extent in the data block groups",
+			   (unsigned long long)len);
 	return -ENOSPC;
 }
 

@@ -70,6 +70,9 @@ struct btrfs_alloc_ctx {
 	size_t nr_free, free_cap;
 	struct btrfs_free_range *sys_free;	/* SYSTEM block groups, for the chunk tree */
 	size_t nr_sys_free;
+	struct btrfs_free_range *data_free;	/* DATA block groups, for new file data */
+	size_t nr_data_free;
+	bool data_loaded;		/* @data_free read (on the first data allocation) */
 	bool has_fst;
 	u64 bg_tree;			/* tree holding BLOCK_GROUP_ITEMs (2 or 11) */
 	struct btrfs_new_chunk *new_chunks;
@@ -92,6 +95,18 @@ void btrfs_alloc_release(struct btrfs_alloc_ctx *ctx);
  * -EOPNOTSUPP (a profile new chunks cannot be made for), message in fs->errmsg.
  */
 int btrfs_alloc_metadata(struct btrfs_trans_handle *trans, u64 owner, u64 *bytenr);
+
+/**
+ * btrfs_alloc_data - reserve @len bytes (a multiple of the sector size)
+ * of contiguous space in the DATA block groups for a new data extent
+ *
+ * First fit, sector aligned, never inside one block group's boundary and
+ * the next.  No DATA chunk is created offline: an image meant to take
+ * file data gets its DATA chunks at mkfs (btrfs_mkfs_args.data_size).
+ * The extent item is added at commit (btrfs_add_data_extent()).
+ * Return: 0 and *@bytenr, -EINVAL (@len), -ENOSPC with fs->errmsg.
+ */
+int btrfs_alloc_data(struct btrfs_trans_handle *trans, u64 len, u64 *bytenr);
 
 /** btrfs_bg_lookup - block group containing @bytenr, or NULL */
 struct btrfs_bg *btrfs_bg_lookup(struct btrfs_alloc_ctx *ctx, u64 bytenr);

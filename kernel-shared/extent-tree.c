@@ -28,6 +28,7 @@
 #include "transaction.h"
 #include "squota.h"
 #include "qgroup-items.h"
+#include "data-write.h"
 
 #define METADATA_ITEM_SIZE	(sizeof(struct btrfs_extent_item) + 9)
 
@@ -305,6 +306,17 @@ int btrfs_account_data_free(struct btrfs_trans_handle *trans, u64 bytenr, u64 nu
 	return 0;
 }
 
+int btrfs_account_data_new(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_bytes,
+			   u64 root)
+{
+	(void)bytenr;
+	trans->bytes_used_delta += (s64)num_bytes;
+	/* new, so not shared: rfer and excl of @root (simple quotas: its owner) */
+	if (trans->quota_on && btrfs_is_fstree(root))
+		return qgroup_delta_add(trans, root, (s64)num_bytes);
+	return 0;
+}
+
 static int apply_alloc(struct btrfs_trans_handle *trans, size_t i)
 {
 	struct btrfs_trans_block b = trans->blocks[i];
@@ -390,6 +402,10 @@ int btrfs_run_pending(struct btrfs_trans_handle *trans)
 	ret = check_double_frees(trans);
 	if (ret < 0)
 		return ret;
+	ret = btrfs_run_pending_data(trans);
+	if (ret < 0)
+		return ret;
+	done += ret;
 
 	/* the arrays may grow while we work: index, never keep pointers */
 	for (size_t i = 0; i < trans->nr_blocks; i++) {

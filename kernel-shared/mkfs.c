@@ -57,7 +57,8 @@ struct mk_chunk {
 	u64 used;
 };
 
-enum { C_SYS, C_META, C_DATA, C_MAX };
+/* SYSTEM, METADATA, then up to MKFS_MAX_DATA_CHUNKS DATA chunks */
+enum { C_SYS, C_META, C_DATA, C_MAX = C_DATA + BTRFS_MKFS_MAX_DATA_CHUNKS };
 
 struct mk_item {
 	struct btrfs_key key;
@@ -77,6 +78,7 @@ struct mkfs_ctx {
 	u8 fsid[BTRFS_FSID_SIZE], chunk_uuid[BTRFS_UUID_SIZE], dev_uuid[BTRFS_UUID_SIZE];
 	u8 fs_uuid[BTRFS_UUID_SIZE];
 	struct mk_chunk chunks[C_MAX];
+	int nr_chunks;
 	u64 bytenr[T_MAX];
 	bool has[T_MAX];
 	struct mk_leaf leaves[T_MAX];
@@ -151,8 +153,10 @@ static u64 clamp_mb(u64 v, u64 lo, u64 hi)
 static int layout(struct mkfs_ctx *c)
 {
 	u64 cur = SZ_1M;
-	u64 meta = clamp_mb(c->size / 10, 16 * SZ_1M, 256 * SZ_1M);
-	u64 data = clamp_mb(c->size / 10, 8 * SZ_1M, 1024 * SZ_1M);
+	u64 meta = c->a->meta_size ? c->a->meta_size :
+		   clamp_mb(c->size / 10, 16 * SZ_1M, 256 * SZ_1M);
+	u64 data = c->a->data_size ? c->a->data_size :
+		   clamp_mb(c->size / 10, 8 * SZ_1M, 1024 * SZ_1M);
 	struct mk_chunk *ch;
 
 	ch = &c->chunks[C_SYS];
@@ -167,18 +171,30 @@ static int layout(struct mkfs_ctx *c)
 	ch->nr_stripes = 2;
 	ch->phys[0] = place(c, &cur, ch->length);
 	ch->phys[1] = place(c, &cur, ch->length);
-	ch = &c->chunks[C_DATA];
-	ch->type = BTRFS_BLOCK_GROUP_DATA;
-	ch->length = data;
-	ch->nr_stripes = 1;
-	ch->phys[0] = place(c, &cur, ch->length);
+	c->nr_chunks = C_DATA;
+	while (data) {
+		u64 len = data < BTRFS_MKFS_DATA_CHUNK_MAX ? data : BTRFS_MKFS_DATA_CHUNK_MAX;
+
+		if (c->nr_chunks == C_MAX) {
+			btrfs_errmsg_set(c->a->errmsg, "%llu bytes of data chunks: at most %d chunks of %llu bytes",
+					 (unsigned long long)c->a->data_size, BTRFS_MKFS_MAX_DATA_CHUNKS,
+					 (unsigned long long)BTRFS_MKFS_DATA_CHUNK_MAX);
+			return -EOPNOTSUPP;
+		}
+		ch = &c->chunks[c->nr_chunks++];
+		ch->type = BTRFS_BLOCK_GROUP_DATA;
+		ch->length = len;
+		ch->nr_stripes = 1;
+		ch->phys[0] = place(c, &cur, ch->length);
+		data -= len;
+	}
 	if (cur > c->size) {
 		btrfs_errmsg_set(c->a->errmsg, "device too small: %llu bytes, this layout needs %llu",
 				 (unsigned long long)c->size, (unsigned long long)cur);
 		return -ENOSPC;
 	}
 	c->dev_used = 0;
-	for (int i = 0; i < C_MAX; i++) {
+	for (int i = 0; i < c->nr_chunks; i++) {
 		c->chunks[i].logical = c->chunks[i].phys[0];
 		c->dev_used += c->chunks[i].length * (u64)c->chunks[i].nr_stripes;
 	}
@@ -338,7 +354,7 @@ static int fill_chunk_tree(struct mkfs_ctx *c, u8 *sys_array, u32 *sys_array_siz
 	btrfs_set_dev_item_fsid(&dev, c->fsid);
 	ret = leaf_add(l, BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, 1, &dev, sizeof(dev));
 	*sys_array_size = 0;
-	for (int i = 0; i < C_MAX && !ret; i++) {
+	for (int i = 0; i < c->nr_chunks && !ret; i++) {
 		const struct mk_chunk *ch = &c->chunks[i];
 		u8 buf[sizeof(struct btrfs_chunk) + 2 * sizeof(struct btrfs_stripe)];
 		struct btrfs_chunk *chunk = (struct btrfs_chunk *)buf;
@@ -381,7 +397,7 @@ static int fill_dev_tree(struct mkfs_ctx *c)
 {
 	int ret = 0;
 
-	for (int i = 0; i < C_MAX && !ret; i++) {
+	for (int i = 0; i < c->nr_chunks && !ret; i++) {
 		for (int s = 0; s < c->chunks[i].nr_stripes && !ret; s++) {
 			struct btrfs_dev_extent de;
 
@@ -425,7 +441,7 @@ static int fill_extent_tree(struct mkfs_ctx *c)
 		}
 		ret = leaf_add(l, c->bytenr[t], BTRFS_METADATA_ITEM_KEY, 0, buf, sizeof(buf));
 	}
-	for (int i = 0; i < C_MAX && !ret; i++) {
+	for (int i = 0; i < c->nr_chunks && !ret; i++) {
 		struct btrfs_block_group_item bg;
 
 		btrfs_set_block_group_used(&bg, c->chunks[i].used);
@@ -443,7 +459,7 @@ static int fill_fst(struct mkfs_ctx *c)
 	struct mk_leaf *l = &c->leaves[T_FST];
 	int ret = 0;
 
-	for (int i = 0; i < C_MAX && !ret; i++) {
+	for (int i = 0; i < c->nr_chunks && !ret; i++) {
 		const struct mk_chunk *ch = &c->chunks[i];
 		struct btrfs_free_space_info info;
 		bool any = ch->used < ch->length;
@@ -670,7 +686,7 @@ static void fill_super(struct mkfs_ctx *c, struct btrfs_super_block *sb, const u
 		incompat |= BTRFS_FEATURE_INCOMPAT_BIG_METADATA;
 	if (c->a->simple_quota)
 		incompat |= BTRFS_FEATURE_INCOMPAT_SIMPLE_QUOTA;
-	for (int i = 0; i < C_MAX; i++)
+	for (int i = 0; i < c->nr_chunks; i++)
 		used += c->chunks[i].used;
 	memset(sb, 0, sizeof(*sb));
 	btrfs_set_super_fsid(sb, c->fsid);

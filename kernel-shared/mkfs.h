@@ -11,6 +11,10 @@
 struct btrfs_io_dev;
 struct btrfs_super_guard;
 
+/* Most DATA chunks btrfs_mkfs() makes, and the largest (the kernel's for SINGLE) */
+#define BTRFS_MKFS_MAX_DATA_CHUNKS	48
+#define BTRFS_MKFS_DATA_CHUNK_MAX	(1ULL << 30)
+
 /* Smallest device btrfs_mkfs() accepts */
 #define BTRFS_MKFS_MIN_SIZE	(128ULL << 20)
 
@@ -21,6 +25,8 @@ struct btrfs_mkfs_args {
 	u16 csum_type;			/* BTRFS_CSUM_TYPE_* */
 	const char *label;		/* NULL or at most 255 bytes */
 	const u8 *fsid;			/* NULL = random */
+	u64 data_size;			/* bytes of DATA chunks (1 MiB multiple); 0 = size / 10 */
+	u64 meta_size;			/* bytes of the METADATA chunk (each copy); 0 = size / 10 */
 	bool quota;			/* quota tree with 0/5, numbers exact */
 	bool simple_quota;		/* with @quota: simple mode (squota) */
 	u64 now_sec;			/* creation time */

@@ -575,3 +575,23 @@ int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_cr
 	a->subvolid = id;
 	return 0;
 }
+
+int btrfs_subvol_set_readonly(struct btrfs_trans_handle *trans, u64 id)
+{
+	struct btrfs_root *root;
+	int ret;
+
+	if (!btrfs_is_fstree(id))
+		return -EINVAL;
+	ret = btrfs_read_root(trans->fs, id, &root);
+	if (ret < 0)
+		return ret;
+	if (!root->has_item)
+		return -ENOENT;
+	ret = btrfs_trans_track_root(trans, root, true);
+	if (ret < 0)
+		return ret;
+	btrfs_set_root_flags(&root->root_item,
+			     btrfs_root_flags(&root->root_item) | BTRFS_ROOT_SUBVOL_RDONLY);
+	return 0;
+}

@@ -59,4 +59,11 @@ int btrfs_resolve_dir(struct btrfs_fs *fs, const char *path, size_t len, u64 *ro
  */
 int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_create_args *args);
 
+/**
+ * btrfs_subvol_set_readonly - set BTRFS_ROOT_SUBVOL_RDONLY on subvolume @id
+ * (the ROOT_ITEM is rewritten at commit)
+ * Return: 0, -ENOENT, -EINVAL (not a subvolume), <0.
+ */
+int btrfs_subvol_set_readonly(struct btrfs_trans_handle *trans, u64 id);
+
 #endif /* VOLCTL_KERNEL_SHARED_SUBVOL_CREATE_H */

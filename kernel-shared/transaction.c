@@ -325,6 +325,7 @@ static void trans_free(struct btrfs_trans_handle *trans)
 	btrfs_alloc_release(&trans->alloc);
 	free(trans->blocks);
 	free(trans->frees);
+	btrfs_data_release(trans);
 	free(trans->qdeltas);
 	free(trans->roots);
 	free(trans);
@@ -477,6 +478,9 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	if (ret < 0)
 		goto abort;
 	ret = btrfs_fst_drop_stale(trans);
+	if (ret < 0)
+		goto abort;
+	ret = btrfs_csum_flush(trans);
 	if (ret < 0)
 		goto abort;
 	if (trans->quota_on) {

@@ -36,6 +36,7 @@
 #include "format.h"
 #include "ctree.h"
 #include "alloc.h"
+#include "data-write.h"
 
 struct btrfs_fs;
 struct btrfs_qgroup_list;
@@ -90,6 +91,12 @@ struct btrfs_trans_handle {
 	size_t nr_frees, frees_cap;
 	struct btrfs_trans_root *roots;
 	size_t nr_roots, roots_cap;
+
+	struct btrfs_trans_data *data;	/* new data extents (data-write.h) */
+	size_t nr_data, data_cap;
+	u8 *csum_run;			/* checksums of consecutive sectors ... */
+	u64 csum_start;			/* ... from this logical address */
+	size_t csum_run_len, csum_run_cap;	/* bytes of csum_run */
 
 	struct btrfs_qgroup_delta *qdeltas;
 	size_t nr_qdeltas, qdeltas_cap;
@@ -208,6 +215,14 @@ int btrfs_free_tree_block(struct btrfs_trans_handle *trans, u64 owner,
  */
 int btrfs_account_data_free(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_bytes,
 			    u64 root);
+
+/**
+ * btrfs_account_data_new - a new data extent of @num_bytes referenced by
+ * subvolume @root alone: super bytes_used and, with quotas on, @root's
+ * qgroups grow (the block group's used bytes are the caller's)
+ */
+int btrfs_account_data_new(struct btrfs_trans_handle *trans, u64 bytenr, u64 num_bytes,
+			   u64 root);
 
 /**
  * btrfs_run_pending - apply queued allocations and frees to the extent

@@ -72,6 +72,8 @@ offline-inspect.c	tool/offline-inspect.c
 offline-inspect.h	tool/offline-inspect.h
 qgroup-state.c	tool/qgroup-state.c
 qgroup-state.h	tool/qgroup-state.h
+rootdir.c	tool/rootdir.c
+rootdir.h	tool/rootdir.h
 '
 
 declare -A NEW

@@ -110,8 +110,8 @@ static int prepare_target(const struct vc_mkfs_opts *o, int fd, char *err, size_
 	return 0;
 }
 
-static int write_base(const struct vc_mkfs_opts *o, struct vc_image *img, char *err,
-		      size_t errlen)
+static int write_base(const struct vc_mkfs_opts *o, struct vc_image *img,
+		      const struct vc_rootdir *rd, char *err, size_t errlen)
 {
 	char msg[BTRFS_ERRMSG_SIZE] = "";
 	struct btrfs_mkfs_args a = { 0 };
@@ -141,7 +141,17 @@ static int write_base(const struct vc_mkfs_opts *o, struct vc_image *img, char *
 	a.fsid = o->fsid;
 	a.quota = o->quota || o->simple_quota;
 	a.simple_quota = o->simple_quota;
-	a.now_sec = (u64)time(NULL);
+	a.now_sec = o->epoch_set ? (u64)o->epoch : (u64)time(NULL);
+	if (rd) {
+		/* data chunks for the whole tree; room for its metadata, half again */
+		u64 need = (vc_rootdir_data_bytes(rd) + (1ULL << 20) - 1) & ~((1ULL << 20) - 1);
+		u64 meta = (vc_rootdir_meta_bytes(rd) * 3 / 2 + (8ULL << 20)) & ~((1ULL << 20) - 1);
+		u64 size = o->size ? o->size : dev->size;
+		u64 def = (size / 10) & ~((1ULL << 20) - 1);
+
+		a.data_size = need > def ? need : 0;
+		a.meta_size = meta > (def < (256ULL << 20) ? def : (256ULL << 20)) ? meta : 0;
+	}
 	a.errmsg = msg;
 	a.guard = &img->guard;	/* no name of the target taken since the claim */
 	ret = btrfs_mkfs(&a);
@@ -178,12 +188,14 @@ static int set_default(struct btrfs_fs *fs, const char *path, char *err, size_t 
  * below the top level or one made before it.  Return: the index of the
  * first that is not, or -1; *@why says why.
  */
-static int check_subvol_order(const char *const *subvols, size_t nr, const char **why)
+static int check_subvol_order(const char *const *subvols, size_t nr, bool rootdir,
+			      const char **why)
 {
 	for (size_t i = 0; i < nr; i++) {
 		const char *slash = strrchr(subvols[i], '/');
 		size_t plen = (size_t)(slash - subvols[i]);
-		bool parent = plen == 0;
+		/* with --rootdir the parent may be a directory of DIR: checked after the scan */
+		bool parent = plen == 0 || rootdir;
 
 		for (size_t j = 0; j < i; j++) {
 			if (!strcmp(subvols[j], subvols[i])) {
@@ -210,7 +222,7 @@ int vc_mkfs_check_layout(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--quota and --simple-quota: use only one");
 		return -EINVAL;
 	}
-	bad = check_subvol_order(o->subvols, o->nr_subvols, &why);
+	bad = check_subvol_order(o->subvols, o->nr_subvols, o->rootdir != NULL, &why);
 	if (bad >= 0) {
 		snprintf(err, errlen, "--subvol %s: %s", o->subvols[bad], why);
 		return -EINVAL;
@@ -227,9 +239,108 @@ int vc_mkfs_check_layout(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+static void scan_opts(const struct vc_mkfs_opts *o, struct vc_rootdir_opts *r, int64_t now)
+{
+	memset(r, 0, sizeof(*r));
+	r->dir = o->rootdir;
+	r->subvols = o->subvols;
+	r->nr_subvols = o->nr_subvols;
+	r->owner_set = o->owner_set;
+	r->owner_uid = o->owner_uid;
+	r->owner_gid = o->owner_gid;
+	r->uid_map = o->uid_map;
+	r->nr_uid_map = o->nr_uid_map;
+	r->gid_map = o->gid_map;
+	r->nr_gid_map = o->nr_gid_map;
+	r->clamp = o->epoch_set;
+	r->clamp_sec = o->epoch;
+	r->now_sec = now;
+	r->nodesize = o->nodesize ? o->nodesize : 16384;
+	r->sectorsize = 4096;
+	r->skipped = o->skipped;
+}
+
+/* Each --subvol not made from a directory of DIR needs its parent in DIR or among them */
+static int check_rootdir_subvols(const struct vc_mkfs_opts *o, const struct vc_rootdir *rd,
+				 char *err, size_t errlen)
+{
+	for (size_t i = 0; i < o->nr_subvols; i++) {
+		const char *p = o->subvols[i], *slash = strrchr(p, '/');
+		char *parent;
+		bool ok;
+
+		if (vc_rootdir_is_subvol(rd, p))
+			continue;
+		if (vc_rootdir_has(rd, p)) {
+			snprintf(err, errlen, "--subvol %s: not a directory in %s", p, o->rootdir);
+			return -ENOTDIR;
+		}
+		parent = strndup(p, (size_t)(slash - p));
+		if (!parent)
+			return -ENOMEM;
+		ok = !parent[0] || vc_rootdir_is_dir(rd, parent);
+		for (size_t j = 0; j < i && !ok; j++)
+			ok = !strcmp(o->subvols[j], parent);
+		free(parent);
+		if (!ok) {
+			snprintf(err, errlen, "--subvol %s: its parent is neither a directory in %s nor an earlier --subvol",
+				 p, o->rootdir);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+struct ro_ctx {
+	const struct vc_mkfs_opts *o;
+	const char *failed;
+};
+
+static int readonly_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	struct ro_ctx *c = arg;
+	const struct vc_mkfs_opts *o = c->o;
+
+	for (size_t i = 0; i < o->nr_subvols; i++) {
+		u64 id, dir;
+		int ret;
+
+		if (!o->subvol_ro[i])
+			continue;
+		c->failed = o->subvols[i];
+		ret = btrfs_resolve_dir(trans->fs, o->subvols[i], strlen(o->subvols[i]), &id, &dir);
+		if (!ret)
+			ret = btrfs_subvol_set_readonly(trans, id);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Read-only last (one transaction): nothing is written into them after */
+static int set_readonly(struct btrfs_fs *fs, const struct vc_mkfs_opts *o, char *err,
+			size_t errlen)
+{
+	struct ro_ctx c = { o, NULL };
+	bool any = false;
+	int ret;
+
+	for (size_t i = 0; o->subvol_ro && i < o->nr_subvols; i++)
+		any |= o->subvol_ro[i];
+	if (!any)
+		return 0;
+	ret = btrfs_run_transaction(fs, 0, readonly_op, &c);
+	if (ret < 0)
+		vc_offline_error(fs, VC_WRITE_PATH, c.failed, ret, err, errlen);
+	return ret < 0 ? ret : 0;
+}
+
 int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 {
 	struct vc_image img = { 0 };
+	struct vc_rootdir *rd = NULL;
+	struct vc_rootdir_opts ro;
+	struct vc_rootdir_stats stats;
 	bool created = false;
 	int ret;
 
@@ -241,11 +352,20 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 			 (unsigned long long)(BTRFS_MKFS_MIN_SIZE >> 20));
 		return -EINVAL;
 	}
+	if (o->rootdir) {
+		/* read the whole tree before any file is made or written */
+		scan_opts(o, &ro, o->epoch_set ? o->epoch : (int64_t)time(NULL));
+		ret = vc_rootdir_scan(&ro, &rd, err, errlen);
+		if (!ret)
+			ret = check_rootdir_subvols(o, rd, err, errlen);
+		if (ret < 0)
+			goto out;
+	}
 	ret = open_target(o, &img, &created, err, errlen);
 	if (ret < 0)
 		goto out;
-	ret = write_base(o, &img, err, errlen);
-	if (ret < 0 || (!o->nr_subvols && !o->default_subvol))
+	ret = write_base(o, &img, rd, err, errlen);
+	if (ret < 0 || (!o->nr_subvols && !o->default_subvol && !rd))
 		goto out;
 	/* the same claim: no other writer between the steps */
 	ret = vc_image_open_fs(&img);
@@ -253,11 +373,21 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", img.err);
 		goto out;
 	}
+	if (rd) {
+		ret = vc_rootdir_write(img.bfs, rd, &stats, err, errlen);
+		if (!ret && o->stats)
+			*o->stats = stats;
+	}
 	for (size_t i = 0; i < o->nr_subvols && !ret; i++)
-		ret = vc_offline_subvol_create(img.bfs, o->subvols[i], false, NULL, err, errlen);
+		if (!rd || !vc_rootdir_is_subvol(rd, o->subvols[i]))
+			ret = vc_offline_subvol_create(img.bfs, o->subvols[i], false, NULL, err,
+						       errlen);
 	if (!ret && o->default_subvol)
 		ret = set_default(img.bfs, o->default_subvol, err, errlen);
+	if (!ret)
+		ret = set_readonly(img.bfs, o, err, errlen);
 out:
+	vc_rootdir_free(rd);
 	vc_image_close(&img);
 	/* a file mkfs made itself is not left behind when mkfs fails */
 	if (ret < 0 && created)

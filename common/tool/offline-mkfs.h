@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "common/tool/rootdir.h"
 
 struct vc_mkfs_opts {
 	const char *path;
@@ -22,7 +23,17 @@ struct vc_mkfs_opts {
 	bool force;			/* overwrite an existing filesystem */
 	const char *const *subvols;	/* created in this order */
 	size_t nr_subvols;
+	const bool *subvol_ro;		/* per @subvols: made read-only at the end; NULL: none */
 	const char *default_subvol;	/* NULL or one of @subvols */
+	const char *rootdir;		/* --rootdir DIR: copied in, @subvols from its directories */
+	bool owner_set;
+	uint32_t owner_uid, owner_gid;
+	const struct vc_id_map *uid_map, *gid_map;
+	size_t nr_uid_map, nr_gid_map;
+	bool epoch_set;			/* SOURCE_DATE_EPOCH: the time of every new record */
+	int64_t epoch;
+	void (*skipped)(void *priv, const char *path);	/* a mount point not crossed */
+	struct vc_rootdir_stats *stats;	/* out, with @rootdir; may be NULL */
 	long long wait_ms;		/* wait for a held target (--wait, common/image/storage.h) */
 };
 

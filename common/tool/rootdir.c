@@ -1,0 +1,1145 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `mkfs --rootdir DIR` (see rootdir.h).
+ *
+ * The rules the image follows, documented in volctl-mkfs(8):
+ * - names of a directory are sorted bytewise; inode numbers are given in
+ *   that order, depth first (the directory before what it holds), from
+ *   257 in each subvolume; DIR_INDEX from 2 in the same order;
+ * - a hard link is one inode within a subvolume; names of one source
+ *   inode in two subvolumes become two inodes, as btrfs-progs 6.19 does;
+ * - times are the source's, to the nanosecond, clamped to
+ *   SOURCE_DATE_EPOCH when it is set; otime is the mkfs time;
+ * - files of at most btrfs_max_inline() bytes are inline; larger ones are
+ *   written in extents of at most 128 MiB over the data the source has
+ *   (SEEK_DATA/SEEK_HOLE), holes left out (the image has no-holes);
+ * - a mount point inside DIR is not crossed, and the caller is told.
+ * The source is walked through directory file descriptors, never by full
+ * paths, so depth is limited only by the source; a file's status is read
+ * again when it is copied and after, and a change fails the whole mkfs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include "common/tool/rootdir.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/fs.h"
+#include "kernel-shared/transaction.h"
+#include "kernel-shared/alloc.h"
+#include "kernel-shared/data-write.h"
+#include "kernel-shared/inode-write.h"
+#include "kernel-shared/subvol-create.h"
+
+#define NONE		UINT32_MAX
+#define MAX_EXTENT	(128ULL << 20)		/* the kernel's largest data extent */
+#define IO_CHUNK	(1U << 20)
+#define MAX_DEPTH	4096			/* never loop for ever on a bad source */
+
+struct rd_node {
+	uint32_t parent;
+	uint32_t first_child, nr_children;
+	uint32_t name_off;
+	uint16_t name_len;
+	uint32_t mode, uid, gid;
+	uint64_t size, rdev, dev, ino, nlink_src;
+	struct btrfs_time atime, mtime, ctime;	/* as written (clamped) */
+	struct btrfs_time src_mtime, src_ctime;	/* as read, to see a change */
+	uint32_t xattr_off, xattr_len;
+	uint32_t target_len;		/* symlink target at name_off + name_len */
+	uint32_t sv;			/* subvolume the inode lives in */
+	uint32_t sv_root;		/* subvolume this directory is the root of, or NONE */
+	uint64_t bino;			/* inode number in that subvolume */
+	uint32_t link_head, link_next;
+	uint32_t nlink;			/* names in the subvolume (at the head) */
+	uint64_t index;			/* DIR_INDEX in the parent */
+	uint64_t dir_size;		/* directories: 2 * names of the same subvolume */
+	uint64_t sv_names;		/* directories: 2 * names of subvolumes in it */
+};
+
+struct rd_subvol {
+	uint32_t node;
+	uint32_t parent_sv;
+	uint64_t root_id;
+};
+
+struct vc_rootdir {
+	struct vc_rootdir_opts o;
+	int root_fd;
+	struct rd_node *nodes;
+	size_t nr, cap;
+	char *arena;			/* names, symlink targets */
+	size_t arena_len, arena_cap;
+	uint8_t *xattrs;		/* per inode: [u16 name len][u32 value len][name][value]... */
+	size_t xattrs_len, xattrs_cap;
+	uint32_t *order;		/* preorder */
+	struct rd_subvol *svs;
+	size_t nr_svs;
+	uint64_t data_bytes, meta_bytes;
+	char *err;
+	size_t errlen;
+	/* write: the open directories on the path to the last one asked for */
+	uint32_t path_node[MAX_DEPTH + 1];
+	int path_fd[MAX_DEPTH + 1];
+	int path_depth;
+	uint8_t *buf;
+	struct vc_rootdir_stats *st;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 256;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static const char *node_name(const struct vc_rootdir *rd, const struct rd_node *n)
+{
+	return rd->arena + n->name_off;
+}
+
+/* "DIR/a/b" of node @idx, for messages (cut at @len) */
+static void node_path(const struct vc_rootdir *rd, uint32_t idx, char *out, size_t len)
+{
+	uint32_t chain[64];
+	int depth = 0;
+	size_t at;
+
+	for (uint32_t i = idx; i != 0 && depth < 64; i = rd->nodes[i].parent)
+		chain[depth++] = i;
+	at = (size_t)snprintf(out, len, "%s", rd->o.dir);
+	if (depth == 64 && at < len)
+		at += (size_t)snprintf(out + at, len - at, "/...");
+	while (depth-- > 0 && at < len) {
+		const struct rd_node *n = &rd->nodes[chain[depth]];
+
+		at += (size_t)snprintf(out + at, len - at, "/%.*s", (int)n->name_len,
+				       node_name(rd, n));
+	}
+}
+
+static int fail(struct vc_rootdir *rd, uint32_t idx, int ret, const char *what)
+{
+	char path[1024];
+
+	node_path(rd, idx, path, sizeof(path));
+	snprintf(rd->err, rd->errlen, "%s: %s", path, what ? what : strerror(-ret));
+	return ret;
+}
+
+static uint32_t map_id(const struct vc_id_map *m, size_t nr, uint32_t id)
+{
+	if (!nr)
+		return id;
+	for (size_t i = 0; i < nr; i++)
+		if (id >= m[i].from && id - m[i].from < m[i].count)
+			return m[i].to + (id - m[i].from);
+	return 65534;
+}
+
+static struct btrfs_time src_time(const struct vc_rootdir *rd, const struct statx_timestamp *t)
+{
+	struct btrfs_time bt = { t->tv_sec, t->tv_nsec };
+
+	if (rd->o.clamp && bt.sec > rd->o.clamp_sec) {
+		bt.sec = rd->o.clamp_sec;
+		bt.nsec = 0;
+	}
+	return bt;
+}
+
+static int read_xattrs(struct vc_rootdir *rd, uint32_t idx, int dirfd, const char *name)
+{
+	struct rd_node *n;
+	char path[64 + 256];
+	char *list = NULL;
+	ssize_t len;
+	int ret = 0;
+
+	/* the name through its directory, so no path is ever longer than this */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, name);
+	len = name[0] ? llistxattr(path, NULL, 0) : flistxattr(dirfd, NULL, 0);
+	if (len < 0)
+		return errno == ENOTSUP || errno == ENOSYS ? 0 : fail(rd, idx, -errno, NULL);
+	if (!len)
+		return 0;
+	list = malloc((size_t)len);
+	if (!list)
+		return -ENOMEM;
+	len = name[0] ? llistxattr(path, list, (size_t)len) : flistxattr(dirfd, list, (size_t)len);
+	if (len < 0) {
+		ret = fail(rd, idx, -errno, NULL);
+		goto out;
+	}
+	n = &rd->nodes[idx];
+	n->xattr_off = (uint32_t)rd->xattrs_len;
+	for (char *p = list; p < list + len; p += strlen(p) + 1) {
+		size_t nl = strlen(p);
+		ssize_t vl = name[0] ? lgetxattr(path, p, NULL, 0) : fgetxattr(dirfd, p, NULL, 0);
+		uint8_t *at;
+
+		if (vl < 0) {
+			if (errno == ENODATA)
+				continue;
+			ret = fail(rd, idx, -errno, NULL);
+			goto out;
+		}
+		ret = grow((void **)&rd->xattrs, &rd->xattrs_cap, rd->xattrs_len + 6 + nl +
+			   (size_t)vl, 1);
+		if (ret < 0)
+			goto out;
+		at = rd->xattrs + rd->xattrs_len;
+		vl = name[0] ? lgetxattr(path, p, at + 6 + nl, (size_t)vl) :
+			       fgetxattr(dirfd, p, at + 6 + nl, (size_t)vl);
+		if (vl < 0) {
+			ret = fail(rd, idx, -errno, NULL);
+			goto out;
+		}
+		if (nl + (size_t)vl > btrfs_max_xattr_size(rd->o.nodesize)) {
+			ret = fail(rd, idx, -E2BIG, NULL);
+			snprintf(rd->err + strlen(rd->err), rd->errlen - strlen(rd->err),
+				 " (xattr %s of %zd bytes)", p, vl);
+			goto out;
+		}
+		at[0] = (uint8_t)nl;
+		at[1] = (uint8_t)(nl >> 8);
+		memcpy(at + 2, &(uint32_t){ (uint32_t)vl }, 4);
+		memcpy(at + 6, p, nl);
+		rd->xattrs_len += 6 + nl + (size_t)vl;
+		rd->meta_bytes += 30 + 25 + nl + (size_t)vl;
+	}
+	rd->nodes[idx].xattr_len = (uint32_t)(rd->xattrs_len - rd->nodes[idx].xattr_off);
+out:
+	free(list);
+	return ret;
+}
+
+static int add_name(struct vc_rootdir *rd, const char *s, size_t len, uint32_t *off)
+{
+	int ret = grow((void **)&rd->arena, &rd->arena_cap, rd->arena_len + len + 1, 1);
+
+	if (ret < 0)
+		return ret;
+	*off = (uint32_t)rd->arena_len;
+	memcpy(rd->arena + rd->arena_len, s, len);
+	rd->arena[rd->arena_len + len] = 0;
+	rd->arena_len += len + 1;
+	return 0;
+}
+
+/* Status of @name in @dirfd (or @dirfd itself) into node @idx; 1: a mount point */
+static int stat_node(struct vc_rootdir *rd, uint32_t idx, int dirfd, const char *name)
+{
+	struct rd_node *n = &rd->nodes[idx];
+	struct statx sx;
+	uint64_t ss = rd->o.sectorsize;
+
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | (name[0] ? 0 : AT_EMPTY_PATH),
+		  STATX_BASIC_STATS, &sx) < 0)
+		return fail(rd, idx, -errno, NULL);
+	if (idx && (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return 1;
+	n->mode = sx.stx_mode;
+	n->uid = rd->o.owner_set ? rd->o.owner_uid :
+		 map_id(rd->o.uid_map, rd->o.nr_uid_map, sx.stx_uid);
+	n->gid = rd->o.owner_set ? rd->o.owner_gid :
+		 map_id(rd->o.gid_map, rd->o.nr_gid_map, sx.stx_gid);
+	n->size = S_ISREG(sx.stx_mode) || S_ISLNK(sx.stx_mode) ? sx.stx_size : 0;
+	n->rdev = ((uint64_t)sx.stx_rdev_major << 20) | sx.stx_rdev_minor;
+	n->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	n->ino = sx.stx_ino;
+	n->nlink_src = sx.stx_nlink;
+	n->atime = src_time(rd, &sx.stx_atime);
+	n->mtime = src_time(rd, &sx.stx_mtime);
+	n->ctime = src_time(rd, &sx.stx_ctime);
+	n->src_mtime = (struct btrfs_time){ sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec };
+	n->src_ctime = (struct btrfs_time){ sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec };
+	rd->meta_bytes += 160 + 25 + 3 * (30 + 25 + 2 * (uint64_t)n->name_len);
+	if (S_ISREG(n->mode) && n->size > btrfs_max_inline(rd->o.nodesize, rd->o.sectorsize)) {
+		uint64_t data = (n->size + ss - 1) / ss * ss;
+
+		rd->data_bytes += data;
+		/* extent items, file extent items, checksums */
+		rd->meta_bytes += (data / MAX_EXTENT + 1) * (53 + 25 + 53 + 25) +
+				  data / ss * (uint64_t)32;
+	} else if (S_ISREG(n->mode) || S_ISLNK(n->mode)) {
+		rd->meta_bytes += n->size + 21;
+	}
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+
+	return strcmp(x, y);
+}
+
+/* The entries of @dirfd, sorted bytewise; NULL-terminated, free() each and the array */
+static int read_dir(int dirfd, char ***out, size_t *nr)
+{
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t cap = 0, n = 0;
+	int fd = dup(dirfd), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	rewinddir(d);
+	errno = 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		ret = grow((void **)&names, &cap, n + 1, sizeof(*names));
+		if (ret < 0)
+			break;
+		names[n] = strdup(de->d_name);
+		if (!names[n]) {
+			ret = -ENOMEM;
+			break;
+		}
+		n++;
+		errno = 0;
+	}
+	if (!ret && errno)
+		ret = -errno;
+	closedir(d);
+	if (ret < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		return ret;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), name_cmp);
+	*out = names;
+	*nr = n;
+	return 0;
+}
+
+static int scan_dir(struct vc_rootdir *rd, uint32_t dir, int dirfd, int depth);
+
+static int scan_children(struct vc_rootdir *rd, uint32_t dir, int dirfd, char **names, size_t nr,
+			 int depth)
+{
+	uint32_t first = (uint32_t)rd->nr;
+	size_t kept = 0;
+	int ret;
+
+	ret = grow((void **)&rd->nodes, &rd->cap, rd->nr + nr, sizeof(*rd->nodes));
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < nr; i++) {
+		uint32_t idx = first + (uint32_t)kept;
+		struct rd_node *n = &rd->nodes[idx];
+		size_t len = strlen(names[i]);
+
+		memset(n, 0, sizeof(*n));
+		n->parent = dir;
+		n->sv_root = NONE;
+		n->link_next = NONE;
+		n->name_len = (uint16_t)len;
+		ret = add_name(rd, names[i], len, &n->name_off);
+		if (ret < 0)
+			return ret;
+		rd->nr = idx + 1;
+		ret = stat_node(rd, idx, dirfd, names[i]);
+		if (ret < 0)
+			return ret;
+		if (ret == 1) {
+			char path[1024];
+
+			node_path(rd, idx, path, sizeof(path));
+			if (rd->o.skipped)
+				rd->o.skipped(rd->o.priv, path);
+			rd->nr = idx;
+			continue;
+		}
+		n = &rd->nodes[idx];
+		if (S_ISLNK(n->mode)) {
+			char target[4097];
+			ssize_t tl = readlinkat(dirfd, names[i], target, sizeof(target));
+			uint32_t off;
+
+			if (tl < 0)
+				return fail(rd, idx, -errno, NULL);
+			if ((size_t)tl >= sizeof(target) ||
+			    (size_t)tl > btrfs_max_item_size(rd->o.nodesize) - 21)
+				return fail(rd, idx, -ENAMETOOLONG, "symlink target too long for this node size");
+			ret = add_name(rd, target, (size_t)tl, &off);
+			if (ret < 0)
+				return ret;
+			/* the target follows the name (add_name() appends) */
+			rd->nodes[idx].target_len = (uint32_t)tl;
+			rd->nodes[idx].size = (uint64_t)tl;
+		}
+		ret = read_xattrs(rd, idx, dirfd, names[i]);
+		if (ret < 0)
+			return ret;
+		kept++;
+	}
+	rd->nodes[dir].first_child = first;
+	rd->nodes[dir].nr_children = (uint32_t)kept;
+	for (uint32_t c = first; c < first + kept; c++) {
+		int fd;
+
+		if (!S_ISDIR(rd->nodes[c].mode))
+			continue;
+		fd = openat(dirfd, node_name(rd, &rd->nodes[c]),
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return fail(rd, c, -errno, NULL);
+		ret = scan_dir(rd, c, fd, depth + 1);
+		close(fd);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int scan_dir(struct vc_rootdir *rd, uint32_t dir, int dirfd, int depth)
+{
+	char **names = NULL;
+	size_t nr = 0;
+	int ret;
+
+	if (depth > MAX_DEPTH)
+		return fail(rd, dir, -ELOOP, "directories nested too deep");
+	ret = read_dir(dirfd, &names, &nr);
+	if (ret < 0)
+		return fail(rd, dir, ret, NULL);
+	ret = scan_children(rd, dir, dirfd, names, nr, depth);
+	for (size_t i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	return ret;
+}
+
+/* The node an image path names, or NONE */
+static uint32_t find_path(const struct vc_rootdir *rd, const char *path)
+{
+	uint32_t cur = 0;
+
+	while (*path) {
+		size_t len;
+		uint32_t found = NONE;
+
+		while (*path == '/')
+			path++;
+		len = strcspn(path, "/");
+		if (!len)
+			break;
+		if (!S_ISDIR(rd->nodes[cur].mode))
+			return NONE;
+		for (uint32_t c = 0; c < rd->nodes[cur].nr_children; c++) {
+			const struct rd_node *n = &rd->nodes[rd->nodes[cur].first_child + c];
+
+			if (n->name_len == len && !memcmp(node_name(rd, n), path, len)) {
+				found = rd->nodes[cur].first_child + c;
+				break;
+			}
+		}
+		if (found == NONE)
+			return NONE;
+		cur = found;
+		path += len;
+	}
+	return cur;
+}
+
+static int mark_subvols(struct vc_rootdir *rd)
+{
+	rd->svs = calloc(rd->o.nr_subvols + 1, sizeof(*rd->svs));
+	if (!rd->svs)
+		return -ENOMEM;
+	rd->svs[0].node = 0;
+	rd->svs[0].root_id = BTRFS_FS_TREE_OBJECTID;
+	rd->nodes[0].sv_root = 0;
+	rd->nr_svs = 1;
+	for (size_t i = 0; i < rd->o.nr_subvols; i++) {
+		uint32_t n = find_path(rd, rd->o.subvols[i]);
+
+		if (n == NONE)
+			continue;	/* not in DIR: made empty afterwards */
+		if (!S_ISDIR(rd->nodes[n].mode)) {
+			snprintf(rd->err, rd->errlen, "--subvol %s: not a directory in %s",
+				 rd->o.subvols[i], rd->o.dir);
+			return -ENOTDIR;
+		}
+		if (!n || rd->nodes[n].sv_root != NONE) {
+			snprintf(rd->err, rd->errlen, "--subvol %s: given twice", rd->o.subvols[i]);
+			return -EINVAL;
+		}
+		rd->nodes[n].sv_root = (uint32_t)rd->nr_svs;
+		rd->svs[rd->nr_svs++].node = n;
+	}
+	return 0;
+}
+
+/* Hard link groups: (subvolume, source dev, source ino) -> first node, open addressing */
+struct link_table {
+	uint32_t *slot;
+	size_t mask;
+};
+
+static uint64_t link_hash(const struct rd_node *n)
+{
+	uint64_t h = n->ino * 0x9E3779B97F4A7C15ULL ^ n->dev * 0xC2B2AE3D27D4EB4FULL ^ n->sv;
+
+	return h ^ (h >> 29);
+}
+
+static uint32_t *link_slot(struct link_table *t, const struct vc_rootdir *rd, uint32_t idx)
+{
+	const struct rd_node *n = &rd->nodes[idx];
+
+	for (size_t s = link_hash(n) & t->mask;; s = (s + 1) & t->mask) {
+		const struct rd_node *o;
+
+		if (t->slot[s] == NONE)
+			return &t->slot[s];
+		o = &rd->nodes[t->slot[s]];
+		if (o->ino == n->ino && o->dev == n->dev && o->sv == n->sv)
+			return &t->slot[s];
+	}
+}
+
+/* Preorder, subvolumes, inode numbers, hard links, indexes, directory sizes */
+static int number(struct vc_rootdir *rd)
+{
+	uint64_t *next_ino = calloc(rd->nr_svs, sizeof(*next_ino));
+	uint32_t *stack = malloc(rd->nr * sizeof(*stack));
+	struct link_table lt = { 0 };
+	size_t top = 0, at = 0, size = 16;
+	int ret = 0;
+
+	while (size < 2 * rd->nr)
+		size *= 2;
+	lt.slot = malloc(size * sizeof(*lt.slot));
+	lt.mask = size - 1;
+	rd->order = malloc(rd->nr * sizeof(*rd->order));
+	if (!next_ino || !stack || !lt.slot || !rd->order) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memset(lt.slot, 0xff, size * sizeof(*lt.slot));
+	for (size_t s = 0; s < rd->nr_svs; s++)
+		next_ino[s] = BTRFS_FIRST_FREE_OBJECTID + 1;
+	stack[top++] = 0;
+	while (top) {
+		uint32_t i = stack[--top];
+		struct rd_node *n = &rd->nodes[i];
+
+		rd->order[at++] = i;
+		if (n->sv_root != NONE) {
+			n->sv = n->sv_root;
+			n->bino = BTRFS_FIRST_FREE_OBJECTID;
+			n->link_head = i;
+			n->nlink = 1;
+			if (i)
+				rd->svs[n->sv].parent_sv = rd->nodes[n->parent].sv;
+		} else {
+			n->sv = rd->nodes[n->parent].sv;
+			if (!S_ISDIR(n->mode) && n->nlink_src > 1) {
+				uint32_t *slot = link_slot(&lt, rd, i);
+
+				if (*slot != NONE) {
+					struct rd_node *h = &rd->nodes[*slot];
+
+					n->link_head = *slot;
+					n->bino = h->bino;
+					n->link_next = h->link_next;
+					h->link_next = i;
+					h->nlink++;
+					goto linked;
+				}
+				*slot = i;
+			}
+			n->link_head = i;
+			n->nlink = 1;
+			n->bino = next_ino[n->sv]++;
+		}
+linked:
+		/* children in reverse so the first name comes off the stack first */
+		for (uint32_t c = n->nr_children; c-- > 0;)
+			stack[top++] = n->first_child + c;
+	}
+	/* indexes and directory sizes: subvolume entries get theirs when made */
+	for (size_t k = 0; k < rd->nr; k++) {
+		struct rd_node *d = &rd->nodes[rd->order[k]];
+		uint64_t index = 2;
+
+		for (uint32_t c = 0; c < d->nr_children; c++) {
+			struct rd_node *n = &rd->nodes[d->first_child + c];
+
+			if (n->sv_root != NONE) {
+				d->sv_names += 2 * (uint64_t)n->name_len;
+				continue;
+			}
+			n->index = index++;
+			d->dir_size += 2 * (uint64_t)n->name_len;
+		}
+	}
+out:
+	free(next_ino);
+	free(stack);
+	free(lt.slot);
+	return ret;
+}
+
+int vc_rootdir_scan(const struct vc_rootdir_opts *o, struct vc_rootdir **out, char *err,
+		    size_t errlen)
+{
+	struct vc_rootdir *rd = calloc(1, sizeof(*rd));
+	int ret;
+
+	if (!rd)
+		return -ENOMEM;
+	rd->o = *o;
+	rd->err = err;
+	rd->errlen = errlen;
+	rd->root_fd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rd->root_fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "--rootdir %s: %s", o->dir,
+			 ret == -ENOTDIR ? "not a directory" : strerror(-ret));
+		free(rd);
+		return ret;
+	}
+	ret = grow((void **)&rd->nodes, &rd->cap, 1, sizeof(*rd->nodes));
+	if (ret < 0)
+		goto fail;
+	memset(rd->nodes, 0, sizeof(*rd->nodes));
+	rd->nodes[0].sv_root = NONE;
+	rd->nodes[0].link_next = NONE;
+	rd->nr = 1;
+	ret = add_name(rd, "", 0, &rd->nodes[0].name_off);
+	if (!ret)
+		ret = stat_node(rd, 0, rd->root_fd, "");
+	if (!ret)
+		ret = read_xattrs(rd, 0, rd->root_fd, "");
+	if (!ret)
+		ret = scan_dir(rd, 0, rd->root_fd, 0);
+	if (!ret)
+		ret = mark_subvols(rd);
+	if (!ret)
+		ret = number(rd);
+	if (ret < 0)
+		goto fail;
+	*out = rd;
+	return 0;
+fail:
+	if (!err[0])
+		snprintf(err, errlen, "--rootdir %s: %s", o->dir, strerror(-ret));
+	vc_rootdir_free(rd);
+	return ret;
+}
+
+uint64_t vc_rootdir_data_bytes(const struct vc_rootdir *rd)
+{
+	return rd->data_bytes;
+}
+
+uint64_t vc_rootdir_meta_bytes(const struct vc_rootdir *rd)
+{
+	return rd->meta_bytes;
+}
+
+bool vc_rootdir_has(const struct vc_rootdir *rd, const char *path)
+{
+	return find_path(rd, path) != NONE;
+}
+
+bool vc_rootdir_is_dir(const struct vc_rootdir *rd, const char *path)
+{
+	uint32_t n = find_path(rd, path);
+
+	return n != NONE && S_ISDIR(rd->nodes[n].mode);
+}
+
+bool vc_rootdir_is_subvol(const struct vc_rootdir *rd, const char *path)
+{
+	uint32_t n = find_path(rd, path);
+
+	return n != NONE && n && rd->nodes[n].sv_root != NONE;
+}
+
+void vc_rootdir_free(struct vc_rootdir *rd)
+{
+	if (!rd)
+		return;
+	if (rd->root_fd >= 0)
+		close(rd->root_fd);
+	free(rd->nodes);
+	free(rd->arena);
+	free(rd->xattrs);
+	free(rd->order);
+	free(rd->svs);
+	free(rd);
+}
+
+/* ---- writing ---- */
+
+/* A file descriptor of directory node @dir, opening what the cached path lacks */
+static int dir_fd(struct vc_rootdir *rd, uint32_t dir)
+{
+	uint32_t chain[MAX_DEPTH + 1];
+	int depth = 0, common = 0;
+
+	for (uint32_t i = dir; i != 0 && depth < MAX_DEPTH; i = rd->nodes[i].parent)
+		chain[depth++] = i;
+	/* chain[depth-1] is the top child; path_node[k] is the node at level k+1 */
+	while (common < depth && common < rd->path_depth &&
+	       rd->path_node[common] == chain[depth - 1 - common])
+		common++;
+	while (rd->path_depth > common)
+		close(rd->path_fd[--rd->path_depth]);
+	while (rd->path_depth < depth) {
+		uint32_t n = chain[depth - 1 - rd->path_depth];
+		int parent = rd->path_depth ? rd->path_fd[rd->path_depth - 1] : rd->root_fd;
+		int fd = openat(parent, node_name(rd, &rd->nodes[n]),
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd < 0)
+			return fail(rd, n, -errno, NULL);
+		rd->path_node[rd->path_depth] = n;
+		rd->path_fd[rd->path_depth++] = fd;
+	}
+	return depth ? rd->path_fd[depth - 1] : rd->root_fd;
+}
+
+static void close_path(struct vc_rootdir *rd)
+{
+	while (rd->path_depth > 0)
+		close(rd->path_fd[--rd->path_depth]);
+}
+
+static bool same_status(const struct rd_node *n, const struct stat *st)
+{
+	return (uint64_t)st->st_ino == n->ino && (uint64_t)st->st_size == n->size &&
+	       st->st_mtim.tv_sec == n->src_mtime.sec &&
+	       (uint32_t)st->st_mtim.tv_nsec == n->src_mtime.nsec &&
+	       st->st_ctim.tv_sec == n->src_ctime.sec &&
+	       (uint32_t)st->st_ctim.tv_nsec == n->src_ctime.nsec;
+}
+
+static int open_file(struct vc_rootdir *rd, uint32_t idx)
+{
+	int dfd = dir_fd(rd, rd->nodes[idx].parent), fd;
+	const char *name = node_name(rd, &rd->nodes[idx]);
+
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return fail(rd, idx, -errno, NULL);
+	return fd;
+}
+
+/* Bytes [@start, @end) of @fd as data extents of @ino */
+static int copy_range(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, uint32_t idx,
+		      int fd, struct btrfs_root *root, uint64_t start, uint64_t end, uint64_t *nbytes)
+{
+	const struct rd_node *n = &rd->nodes[idx];
+
+	while (start < end) {
+		uint64_t len = end - start < MAX_EXTENT ? end - start : MAX_EXTENT;
+		uint64_t bytenr, done = 0;
+		int ret;
+
+		ret = btrfs_alloc_data(trans, len, &bytenr);
+		if (ret < 0)
+			return fail(rd, idx, ret, trans->fs->errmsg[0] ? trans->fs->errmsg : NULL);
+		while (done < len) {
+			size_t piece = len - done < IO_CHUNK ? (size_t)(len - done) : IO_CHUNK;
+			size_t got = 0;
+
+			while (got < piece) {
+				ssize_t r = pread(fd, rd->buf + got, piece - got,
+						  (off_t)(start + done + got));
+
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r < 0)
+					return fail(rd, idx, -errno, NULL);
+				if (r == 0)
+					break;
+				got += (size_t)r;
+			}
+			if (got < piece && start + done + got < n->size)
+				return fail(rd, idx, -EIO, "changed while it was copied (shorter)");
+			memset(rd->buf + got, 0, piece - got);
+			ret = btrfs_data_write(trans, bytenr + done, rd->buf, piece);
+			if (ret < 0)
+				return fail(rd, idx, ret, NULL);
+			done += piece;
+		}
+		ret = btrfs_insert_file_extent(trans, root, n->bino, start, bytenr, len, len);
+		if (ret < 0)
+			return fail(rd, idx, ret, NULL);
+		*nbytes += len;
+		rd->st->data_bytes += len;
+		start += len;
+	}
+	return 0;
+}
+
+/* The data of regular file node @idx; its nbytes in *@nbytes */
+static int copy_file(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, uint32_t idx,
+		     struct btrfs_root *root, uint64_t *nbytes)
+{
+	const struct rd_node *n = &rd->nodes[idx];
+	uint64_t ss = rd->o.sectorsize, off = 0, alloc_end = (n->size + ss - 1) / ss * ss;
+	struct stat st;
+	int fd, ret = 0;
+
+	*nbytes = 0;
+	if (!n->size)
+		return 0;
+	fd = open_file(rd, idx);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || !same_status(n, &st)) {
+		ret = fail(rd, idx, -EAGAIN, "changed since it was read (copy it again)");
+		goto out;
+	}
+	if (n->size <= btrfs_max_inline(rd->o.nodesize, rd->o.sectorsize)) {
+		ssize_t r = pread(fd, rd->buf, n->size, 0);
+
+		if (r < 0 || (uint64_t)r != n->size) {
+			ret = fail(rd, idx, r < 0 ? -errno : -EIO, r < 0 ? NULL :
+				   "changed while it was copied (shorter)");
+			goto out;
+		}
+		/* a small file that is all hole stays without an extent */
+		if (lseek(fd, 0, SEEK_DATA) < 0 && errno == ENXIO)
+			goto check;
+		ret = btrfs_insert_inline_extent(trans, root, n->bino, rd->buf, n->size);
+		if (ret < 0) {
+			ret = fail(rd, idx, ret, NULL);
+			goto out;
+		}
+		*nbytes = n->size;
+		rd->st->inline_bytes += n->size;
+		goto check;
+	}
+	while (off < alloc_end) {
+		off_t ds = lseek(fd, (off_t)off, SEEK_DATA), de;
+
+		if (ds < 0 && errno == ENXIO)
+			break;
+		if (ds < 0) {
+			ret = fail(rd, idx, -errno, NULL);
+			goto out;
+		}
+		de = lseek(fd, ds, SEEK_HOLE);
+		if (de < 0) {
+			ret = fail(rd, idx, -errno, NULL);
+			goto out;
+		}
+		ds = (off_t)((uint64_t)ds / ss * ss);
+		de = (off_t)(((uint64_t)de + ss - 1) / ss * ss);
+		if ((uint64_t)de > alloc_end)
+			de = (off_t)alloc_end;
+		if ((uint64_t)ds < off)
+			ds = (off_t)off;
+		if (ds >= de)
+			break;
+		ret = copy_range(trans, rd, idx, fd, root, (uint64_t)ds, (uint64_t)de, nbytes);
+		if (ret < 0)
+			goto out;
+		off = (uint64_t)de;
+	}
+check:
+	if (fstat(fd, &st) < 0 || !same_status(n, &st))
+		ret = fail(rd, idx, -EAGAIN, "changed while it was copied");
+out:
+	close(fd);
+	return ret;
+}
+
+static int write_xattrs(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, uint32_t idx,
+			struct btrfs_root *root, uint64_t ino)
+{
+	const struct rd_node *n = &rd->nodes[idx];
+	const uint8_t *p = rd->xattrs + n->xattr_off, *end = p + n->xattr_len;
+
+	while (p < end) {
+		size_t nl = (size_t)p[0] | (size_t)p[1] << 8;
+		uint32_t vl;
+		int ret;
+
+		memcpy(&vl, p + 2, 4);
+		ret = btrfs_insert_xattr(trans, root, ino, (const char *)p + 6, nl, p + 6 + nl, vl);
+		if (ret < 0)
+			return fail(rd, idx, ret, NULL);
+		p += 6 + nl + vl;
+	}
+	return 0;
+}
+
+static uint8_t file_type(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return BTRFS_FT_REG_FILE;
+	case S_IFDIR: return BTRFS_FT_DIR;
+	case S_IFCHR: return BTRFS_FT_CHRDEV;
+	case S_IFBLK: return BTRFS_FT_BLKDEV;
+	case S_IFIFO: return BTRFS_FT_FIFO;
+	case S_IFSOCK: return BTRFS_FT_SOCK;
+	case S_IFLNK: return BTRFS_FT_SYMLINK;
+	default: return BTRFS_FT_UNKNOWN;
+	}
+}
+
+static void inode_args(const struct vc_rootdir *rd, const struct rd_node *n,
+		       struct btrfs_inode_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->mode = n->mode;
+	a->uid = n->uid;
+	a->gid = n->gid;
+	a->nlink = S_ISDIR(n->mode) ? 1 : n->nlink;
+	a->size = S_ISDIR(n->mode) ? n->dir_size + n->sv_names : n->size;
+	if (S_ISCHR(n->mode) || S_ISBLK(n->mode))
+		a->rdev = n->rdev;
+	a->atime = n->atime;
+	a->mtime = n->mtime;
+	a->ctime = n->ctime;
+	a->otime = (struct btrfs_time){ rd->o.now_sec, rd->o.now_nsec };
+}
+
+static int link_cmp(const void *a, const void *b)
+{
+	const struct btrfs_link_name *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* INODE_REF/EXTREF items of the inode headed by @head, one call per parent directory */
+static int write_refs(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, uint32_t head,
+		      struct btrfs_root *root)
+{
+	struct btrfs_link_name *names;
+	uint32_t *members;
+	size_t nr = 0, cap = rd->nodes[head].nlink;
+	int ret = 0;
+
+	names = malloc(cap * sizeof(*names));
+	members = malloc(cap * sizeof(*members));
+	if (!names || !members) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t m = head; m != NONE && nr < cap; m = rd->nodes[m].link_next)
+		members[nr++] = m;
+	/* group by parent directory: members are few per parent, quadratic is fine */
+	for (size_t i = 0; i < nr && !ret; i++) {
+		uint32_t parent = rd->nodes[members[i]].parent;
+		size_t k = 0;
+
+		if (members[i] == NONE)
+			continue;
+		for (size_t j = i; j < nr; j++) {
+			const struct rd_node *n;
+
+			if (members[j] == NONE || rd->nodes[members[j]].parent != parent)
+				continue;
+			n = &rd->nodes[members[j]];
+			names[k++] = (struct btrfs_link_name){ n->index, node_name(rd, n),
+							       n->name_len };
+			members[j] = NONE;
+		}
+		qsort(names, k, sizeof(*names), link_cmp);
+		ret = btrfs_insert_inode_refs(trans, root, rd->nodes[head].bino,
+					      rd->nodes[parent].bino, names, k);
+		if (ret < 0)
+			ret = fail(rd, head, ret, NULL);
+	}
+out:
+	free(names);
+	free(members);
+	return ret;
+}
+
+/* Node @idx of subvolume tree @root: its entry, and its inode when it is the first name */
+static int write_node(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, uint32_t idx,
+		      struct btrfs_root *root)
+{
+	const struct rd_node *n = &rd->nodes[idx];
+	const struct rd_node *h = &rd->nodes[n->link_head];
+	struct btrfs_key loc = { h->bino, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_inode_args a;
+	int ret;
+
+	ret = btrfs_insert_dir_entry(trans, root, rd->nodes[n->parent].bino, n->index,
+				     node_name(rd, n), n->name_len, &loc, file_type(n->mode));
+	if (ret < 0)
+		return fail(rd, idx, ret, ret == -EOVERFLOW ? "too many names with one hash" : NULL);
+	if (n->link_head != idx) {
+		rd->st->hardlinks++;
+		return 0;
+	}
+	inode_args(rd, n, &a);
+	if (S_ISREG(n->mode)) {
+		ret = copy_file(trans, rd, idx, root, &a.nbytes);
+		rd->st->files++;
+	} else if (S_ISLNK(n->mode)) {
+		ret = btrfs_insert_inline_extent(trans, root, n->bino, node_name(rd, n) +
+						 n->name_len + 1, n->target_len);
+		a.nbytes = n->target_len;
+		rd->st->symlinks++;
+		if (ret < 0)
+			ret = fail(rd, idx, ret, NULL);
+	} else if (S_ISDIR(n->mode)) {
+		rd->st->dirs++;
+	} else {
+		rd->st->specials++;
+	}
+	if (!ret)
+		ret = btrfs_insert_inode_item(trans, root, n->bino, &a);
+	if (!ret)
+		ret = write_refs(trans, rd, idx, root);
+	if (!ret)
+		ret = write_xattrs(trans, rd, idx, root, n->bino);
+	if (ret < 0)
+		return rd->err[0] ? ret : fail(rd, idx, ret, NULL);
+	rd->st->inodes++;
+	return 0;
+}
+
+/* The root directory of a subvolume (or a directory holding subvolumes): its final item */
+static int rewrite_dir_inode(struct btrfs_trans_handle *trans, struct vc_rootdir *rd,
+			     uint32_t idx, uint64_t root_id)
+{
+	const struct rd_node *n = &rd->nodes[idx];
+	struct btrfs_inode_args a;
+	struct btrfs_root *root;
+	int ret;
+
+	ret = btrfs_read_root(trans->fs, root_id, &root);
+	if (ret < 0)
+		return ret;
+	inode_args(rd, n, &a);
+	ret = btrfs_update_inode_item(trans, root, n->sv_root != NONE ?
+				      BTRFS_FIRST_FREE_OBJECTID : n->bino, &a);
+	return ret < 0 ? fail(rd, idx, ret, NULL) : 0;
+}
+
+static int make_subvol(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, size_t s)
+{
+	struct rd_subvol *sv = &rd->svs[s];
+	const struct rd_node *n = &rd->nodes[sv->node];
+	struct btrfs_subvol_create_args a = { 0 };
+	int ret;
+
+	a.parent_root = rd->svs[sv->parent_sv].root_id;
+	a.parent_dir = rd->nodes[n->parent].bino;
+	a.name = node_name(rd, n);
+	a.name_len = n->name_len;
+	a.uid = n->uid;
+	a.gid = n->gid;
+	a.now_sec = (u64)rd->o.now_sec;
+	a.now_nsec = rd->o.now_nsec;
+	ret = btrfs_subvol_create(trans, &a);
+	if (ret < 0)
+		return fail(rd, sv->node, ret, trans->fs->errmsg[0] ? trans->fs->errmsg : NULL);
+	sv->root_id = a.subvolid;
+	rd->st->subvols++;
+	return 0;
+}
+
+static int write_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	struct vc_rootdir *rd = arg;
+	uint32_t *svs = malloc(rd->nr_svs * sizeof(*svs));
+	size_t nr = 0;
+	int ret = 0;
+
+	if (!svs)
+		return -ENOMEM;
+	/* in preorder: a subvolume's parent is made before it */
+	for (size_t k = 0; k < rd->nr && nr < rd->nr_svs; k++)
+		if (rd->nodes[rd->order[k]].sv_root != NONE)
+			svs[nr++] = rd->nodes[rd->order[k]].sv_root;
+	for (size_t j = 0; j < nr && !ret; j++) {
+		size_t s = svs[j];
+		struct btrfs_root *root;
+
+		if (s)
+			ret = make_subvol(trans, rd, s);
+		if (!ret)
+			ret = btrfs_read_root(trans->fs, rd->svs[s].root_id, &root);
+		for (size_t k = 0; k < rd->nr && !ret; k++) {
+			uint32_t i = rd->order[k];
+
+			if (rd->nodes[i].sv == s && rd->nodes[i].sv_root == NONE)
+				ret = write_node(trans, rd, i, root);
+		}
+		if (!ret)
+			ret = write_xattrs(trans, rd, rd->svs[s].node, root,
+					   BTRFS_FIRST_FREE_OBJECTID);
+	}
+	/* last: making a subvolume touched its parent directory and root directory */
+	for (size_t s = 0; s < rd->nr_svs && !ret; s++) {
+		uint32_t node = rd->svs[s].node;
+
+		ret = rewrite_dir_inode(trans, rd, node, rd->svs[s].root_id);
+		if (!ret && s)
+			ret = rewrite_dir_inode(trans, rd, rd->nodes[node].parent,
+						rd->svs[rd->nodes[rd->nodes[node].parent].sv].root_id);
+	}
+	close_path(rd);
+	free(svs);
+	return ret;
+}
+
+int vc_rootdir_write(struct btrfs_fs *fs, struct vc_rootdir *rd, struct vc_rootdir_stats *st,
+		     char *err, size_t errlen)
+{
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	rd->st = st;
+	rd->err = err;
+	rd->errlen = errlen;
+	err[0] = 0;
+	rd->buf = malloc(IO_CHUNK);
+	if (!rd->buf)
+		return -ENOMEM;
+	btrfs_fs_clear_error(fs);
+	ret = btrfs_run_transaction(fs, 0, write_op, rd);
+	free(rd->buf);
+	rd->buf = NULL;
+	close_path(rd);
+	if (ret < 0 && !err[0])
+		snprintf(err, errlen, "--rootdir %s: %s", rd->o.dir,
+			 fs->errmsg[0] ? fs->errmsg : strerror(-ret));
+	return ret < 0 ? ret : 0;
+}
