@@ -397,6 +397,9 @@ static int scan_children(struct vc_rootdir *rd, uint32_t dir, int dirfd, char **
 			rd->nodes[idx].target_len = (uint32_t)tl;
 			rd->nodes[idx].size = (uint64_t)tl;
 		}
+		/* refused now, not after the image is written */
+		if (S_ISREG(n->mode) && faccessat(dirfd, names[i], R_OK, AT_EACCESS) < 0)
+			return fail(rd, idx, -errno, NULL);
 		ret = read_xattrs(rd, idx, dirfd, names[i]);
 		if (ret < 0)
 			return ret;

@@ -1,0 +1,193 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# volctl mkfs --rootdir (no root needed): the tree comes back out of the
+# image through btrfs-progs' own reader (btrfs restore, which needs no
+# mount), btrfs check --check-data-csum is clean, and bad input is refused
+# before any file is made.  The kernel side (mount, compare every inode,
+# scrub, send/receive, quota rescan) is tests/mounted/rootdir*.bats.
+
+load ../helpers
+
+setup() {
+	command -v btrfs >/dev/null || skip "needs btrfs-progs"
+	IMG="$BATS_TEST_TMPDIR/fs.img"
+	SRC="$BATS_TEST_TMPDIR/src"
+	OUT="$BATS_TEST_TMPDIR/out"
+	mkdir -p "$SRC" "$OUT"
+}
+
+check_clean() {
+	run btrfs check --readonly --check-data-csum "$IMG"
+	if [ "$status" -ne 0 ]; then
+		echo "$output" >&2
+		return 1
+	fi
+}
+
+# A small tree with one of everything a user can make without root
+make_tree() {
+	mkdir -p "$SRC/d/e" "$SRC/empty" "$SRC/sub/inner"
+	printf 'small' >"$SRC/d/small"
+	head -c 2048 /dev/urandom >"$SRC/d/inline-max"
+	head -c 2049 /dev/urandom >"$SRC/d/inline-max+1"
+	head -c 300000 /dev/urandom >"$SRC/d/big"
+	: >"$SRC/d/empty-file"
+	truncate -s 3M "$SRC/holes"
+	printf 'middle' | dd of="$SRC/holes" bs=1 seek=$((1 << 20)) conv=notrunc status=none
+	ln "$SRC/d/small" "$SRC/d/e/hardlink"
+	ln -s ../small "$SRC/d/e/rel-link"
+	ln -s /nowhere/at/all "$SRC/dangling"
+	mkfifo "$SRC/d/fifo"
+	printf 'in a subvolume' >"$SRC/sub/inner/file"
+	python3 -c "import os; os.setxattr('$SRC/d/big', 'user.note', b'v' * 300)"
+	chmod 1755 "$SRC/empty"
+	chmod 4750 "$SRC/d/small"
+	touch -h -d '1999-12-31 23:59:59.123456789' "$SRC/d/big" "$SRC/dangling"
+}
+
+@test "mkfs --rootdir: restore gives the tree back; check with data checksums clean" {
+	make_tree
+	run_volctl mkfs -s 256M --rootdir "$SRC" "$IMG"
+	assert_status 0
+	assert_output_contains "Created a Btrfs filesystem on '$IMG'"
+	assert_output_contains "hard links"
+	check_clean
+	run btrfs restore -x -m -S "$IMG" "$OUT"
+	assert_status 0
+	# restore makes no fifos: the fifo is looked at in the tree below
+	run diff -r --no-dereference --exclude=fifo "$SRC" "$OUT"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	run btrfs inspect-internal dump-tree -t 5 "$IMG"
+	echo "$output" | grep -q "mode 10644 links 1"
+	# modes with suid and sticky bits, times to the nanosecond, xattrs
+	[ "$(stat -c %a "$OUT/empty")" = 1755 ]
+	[ "$(stat -c %a "$OUT/d/small")" = 4750 ]
+	[ "$(stat -c %y "$OUT/d/big")" = "$(stat -c %y "$SRC/d/big")" ]
+	run python3 -c "import os; print(len(os.getxattr('$OUT/d/big', 'user.note')))"
+	[ "$output" = 300 ]
+	[ "$(readlink "$OUT/dangling")" = /nowhere/at/all ]
+}
+
+@test "mkfs --rootdir: inline up to 2048 bytes, holes not allocated, one inode per hard link" {
+	make_tree
+	run_volctl mkfs -s 256M -r "$SRC" "$IMG"
+	assert_status 0
+	run btrfs inspect-internal dump-tree -t 5 "$IMG"
+	assert_status 0
+	# 2048 bytes inline, 2049 in a data extent (the kernel's default max_inline)
+	echo "$output" | grep -q "inline extent data size 2048"
+	run bash -c "btrfs inspect-internal dump-tree -t 5 '$IMG' | grep -c 'inline extent data size 2049'"
+	[ "$output" = 0 ]
+	# the 3 MiB file with one sector of data: one 4 KiB extent, nbytes 4096
+	run bash -c "btrfs inspect-internal dump-tree -t 5 '$IMG' | grep -A3 'size 3145728' | grep -o 'nbytes [0-9]*'"
+	[ "$output" = "nbytes 4096" ]
+	# d/small and d/e/hardlink: one inode with nlink 2
+	run bash -c "btrfs inspect-internal dump-tree -t 5 '$IMG' | grep -c 'links 2 '"
+	[ "$output" = 1 ]
+}
+
+@test "mkfs --rootdir --subvol: a directory of DIR becomes a subvolume with its content" {
+	make_tree
+	run_volctl mkfs -s 256M -r "$SRC" --subvol ro:/sub --subvol /sub2 "$IMG"
+	assert_status 0
+	check_clean
+	run_volctl --image "$IMG" subvolume list /
+	assert_status 0
+	assert_output_contains "path sub"
+	assert_output_contains "path sub2"
+	run_volctl --image "$IMG" subvolume show /sub
+	assert_status 0
+	assert_output_contains "readonly"
+	run btrfs restore -r 256 "$IMG" "$OUT"
+	assert_status 0
+	[ "$(cat "$OUT/inner/file")" = "in a subvolume" ]
+}
+
+@test "mkfs --rootdir --subvol default:PATH makes it the default subvolume" {
+	make_tree
+	run_volctl mkfs -s 256M -r "$SRC" --subvol default:sub "$IMG"
+	assert_status 0
+	run_volctl --image "$IMG" subvolume get-default /
+	assert_status 0
+	assert_output_contains "path sub"
+}
+
+@test "mkfs --rootdir --quota: exact numbers, volctl check agrees" {
+	make_tree
+	run_volctl mkfs -s 256M -r "$SRC" --quota --subvol sub "$IMG"
+	assert_status 0
+	run_volctl check "$IMG"
+	assert_status 0
+	run_volctl --image "$IMG" qgroup show --raw /
+	assert_status 0
+	assert_output_contains "0/256"
+}
+
+@test "mkfs --rootdir --owner and --uid-map set the owners written" {
+	make_tree
+	run_volctl mkfs -s 256M -r "$SRC" --owner 123:456 "$IMG"
+	assert_status 0
+	run bash -c "btrfs inspect-internal dump-tree -t 5 '$IMG' | grep -c 'uid 123 gid 456'"
+	[ "$output" -ge 10 ]
+	run bash -c "btrfs inspect-internal dump-tree -t 5 '$IMG' | grep -c 'uid 0 gid'"
+	[ "$output" = 0 ]
+	rm -f "$IMG"
+	run_volctl mkfs -s 256M -r "$SRC" --uid-map "$(id -u):1000:1" --gid-map "$(id -g):2000:1" "$IMG"
+	assert_status 0
+	run bash -c "btrfs inspect-internal dump-tree -t 5 '$IMG' | grep -c 'uid 1000 gid 2000'"
+	[ "$output" -ge 10 ]
+}
+
+@test "mkfs --rootdir: bad input refused, no file left, -f keeps the old filesystem" {
+	make_tree
+	run_volctl mkfs -s 256M -r "$BATS_TEST_TMPDIR/missing" "$IMG"
+	assert_status 1
+	assert_output_contains "missing: No such file or directory"
+	[ ! -e "$IMG" ]
+	run_volctl mkfs -s 256M -r "$SRC/d/small" "$IMG"
+	assert_status 1
+	assert_output_contains "not a directory"
+	[ ! -e "$IMG" ]
+	run_volctl mkfs -s 256M -r "$SRC" --subvol /d/small "$IMG"
+	assert_status 1
+	assert_output_contains "--subvol /d/small: not a directory"
+	[ ! -e "$IMG" ]
+	run_volctl mkfs -s 256M -r "$SRC" --subvol /nowhere/sub "$IMG"
+	assert_status 1
+	assert_output_contains "its parent is neither a directory"
+	[ ! -e "$IMG" ]
+	run_volctl mkfs -s 256M -r "$SRC" --subvol ../sub "$IMG"
+	assert_status 2
+	run_volctl mkfs -s 256M --owner 0:0 "$IMG"
+	assert_status 2
+	assert_output_contains "need --rootdir"
+	run_volctl mkfs -s 256M -r "$SRC" --uid-map 1:2 "$IMG"
+	assert_status 2
+	assert_output_contains "FROM:TO:COUNT"
+	# an image there already: the refusal comes before it is touched
+	run_volctl mkfs -s 256M "$IMG"
+	assert_status 0
+	sum=$(sha256sum <"$IMG")
+	run_volctl mkfs -f -r "$SRC" --subvol /d/small "$IMG"
+	assert_status 1
+	[ "$(sha256sum <"$IMG")" = "$sum" ]
+}
+
+@test "mkfs --rootdir: a tree larger than -s is refused before anything is written" {
+	head -c $((200 << 20)) /dev/zero >"$SRC/zeros"
+	run_volctl mkfs -s 128M -r "$SRC" "$IMG"
+	assert_status 1
+	assert_output_contains "too small"
+	[ ! -e "$IMG" ]
+}
+
+@test "mkfs --rootdir: an unreadable file is named (not as root)" {
+	[ "$(id -u)" -ne 0 ] || skip "root reads every file"
+	make_tree
+	printf 'secret' >"$SRC/d/locked"
+	chmod 000 "$SRC/d/locked"
+	run_volctl mkfs -s 256M -r "$SRC" "$IMG"
+	assert_status 1
+	assert_output_contains "d/locked: Permission denied"
+	[ ! -e "$IMG" ]
+}
