@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <uuid/uuid.h>
 #include "cmds/commands.h"
+#include "common/util/clock.h"
 #include "common/util/messages.h"
 #include "common/tool/offline-mkfs.h"
 #include "common/util/parse-utils.h"
@@ -42,6 +43,7 @@ static const char *const cmd_mkfs_details[] = {
 	OPTLINE("--simple-quota", "enable simple quotas (squota) instead of --quota"),
 	OPTLINE("-r|--rootdir DIR", "copy the tree DIR into the new filesystem"),
 	OPTLINE("--subvol [TYPE:]PATH", "make PATH a subvolume (with --rootdir: the directory PATH of DIR); TYPE rw, ro, default or default-ro; repeatable"),
+	OPTLINE("--snapshot SRC:DST[:ro]", "after the copy, snapshot subvolume SRC (/ the top level) as DST, parents made; repeatable"),
 	OPTLINE("--owner UID:GID", "with --rootdir: every inode owned by UID:GID"),
 	OPTLINE("--uid-map FROM:TO:COUNT", "with --rootdir: map source uids FROM.. to TO.. (repeatable)"),
 	OPTLINE("--gid-map FROM:TO:COUNT", "with --rootdir: the same for gids"),
@@ -57,7 +59,7 @@ static const struct cmd_help mkfs_help = {
 };
 
 enum { OPT_CSUM = 256, OPT_QUOTA, OPT_SIMPLE_QUOTA, OPT_SUBVOL, OPT_DEFAULT_SUBVOL, OPT_OWNER,
-       OPT_UID_MAP, OPT_GID_MAP };
+       OPT_UID_MAP, OPT_GID_MAP, OPT_SNAPSHOT };
 
 static int parse_csum(const char *s, u16 *out)
 {
@@ -126,6 +128,9 @@ struct mkfs_args {
 	unsigned char fsid[16];
 	struct vc_id_map *uid_map, *gid_map;
 	size_t nr_uid_map, nr_gid_map;
+	struct vc_mkfs_snapshot *snaps;
+	char **snap_paths;		/* the strings snaps point at */
+	size_t nr_snaps;
 };
 
 /* "rw:", "ro:", "default:", "default-ro:" in front of a --subvol path (btrfs-progs 6.19) */
@@ -218,6 +223,49 @@ static int parse_subvol(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *o,
 	return 0;
 }
 
+/* --snapshot SRC:DST[:ro] */
+static int parse_snapshot(const struct vc_ctx *ctx, struct mkfs_args *m)
+{
+	const char *colon = strchr(optarg, ':'), *why = NULL;
+	char *src = NULL, *dst = NULL, *d;
+	bool ro = false;
+	size_t n;
+
+	if (!colon)
+		return cmd_usage_error(ctx, "invalid --snapshot '%s': want SRC:DST[:ro]", optarg);
+	d = strdup(colon + 1);
+	if (!d)
+		return VC_EXIT_FAILURE;
+	n = strlen(d);
+	if (n > 3 && !strcmp(d + n - 3, ":ro")) {
+		d[n - 3] = 0;
+		ro = true;
+	}
+	src = colon == optarg ? NULL : strndup(optarg, (size_t)(colon - optarg));
+	if (src && strcmp(src, "/")) {
+		char *p = subvol_path(src, &why);
+
+		free(src);
+		src = p;
+	} else if (!src) {
+		why = "empty source";
+	}
+	if (!why)
+		dst = subvol_path(d, &why);
+	free(d);
+	if (!src || !dst) {
+		free(src);
+		free(dst);
+		if (!why)
+			return VC_EXIT_FAILURE;
+		return cmd_usage_error(ctx, "--snapshot '%s': %s", optarg, why);
+	}
+	m->snap_paths[2 * m->nr_snaps] = src;
+	m->snap_paths[2 * m->nr_snaps + 1] = dst;
+	m->snaps[m->nr_snaps++] = (struct vc_mkfs_snapshot){ src, dst, ro };
+	return 0;
+}
+
 /* One mkfs option into @o and @m */
 static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *o,
 			  struct mkfs_args *m)
@@ -287,6 +335,8 @@ static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *
 	case OPT_SUBVOL:
 	case OPT_DEFAULT_SUBVOL:
 		return parse_subvol(ctx, c, o, m);
+	case OPT_SNAPSHOT:
+		return parse_snapshot(ctx, m);
 	default:
 		return VC_EXIT_USAGE;
 	}
@@ -301,20 +351,16 @@ static void skipped_mount(void *priv, const char *path)
 /* SOURCE_DATE_EPOCH, the reproducible-builds convention: seconds since 1970 */
 static int source_date_epoch(const struct vc_ctx *ctx, struct vc_mkfs_opts *o)
 {
-	const char *s = getenv("SOURCE_DATE_EPOCH");
-	char *end;
-	long long v;
+	int64_t sec;
+	int ret = vc_source_date_epoch(&sec);
 
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < 0) {
-		cmd_usage_error(ctx, "invalid SOURCE_DATE_EPOCH '%s': want seconds since 1970", s);
+	if (ret < 0) {
+		cmd_usage_error(ctx, "invalid SOURCE_DATE_EPOCH '%s': want seconds since 1970",
+				getenv("SOURCE_DATE_EPOCH"));
 		return -1;
 	}
-	o->epoch_set = true;
-	o->epoch = v;
+	o->epoch_set = ret == 1;
+	o->epoch = ret == 1 ? sec : 0;
 	return 0;
 }
 
@@ -337,6 +383,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 		{ "owner", required_argument, NULL, OPT_OWNER },
 		{ "uid-map", required_argument, NULL, OPT_UID_MAP },
 		{ "gid-map", required_argument, NULL, OPT_GID_MAP },
+		{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vc_mkfs_opts o = { 0 };
@@ -348,7 +395,9 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	(void)cmd;
 	m.subvols = calloc((size_t)argc, sizeof(*m.subvols));
 	m.ro = calloc((size_t)argc, sizeof(*m.ro));
-	if (!m.subvols || !m.ro) {
+	m.snaps = calloc((size_t)argc, sizeof(*m.snaps));
+	m.snap_paths = calloc(2 * (size_t)argc, sizeof(*m.snap_paths));
+	if (!m.subvols || !m.ro || !m.snaps || !m.snap_paths) {
 		ret = VC_EXIT_FAILURE;
 		goto out;
 	}
@@ -370,6 +419,8 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	o.wait_ms = ctx->cfg->lock_wait_ms;
 	o.subvols = (const char *const *)m.subvols;
 	o.subvol_ro = m.ro;
+	o.snapshots = m.snaps;
+	o.nr_snapshots = m.nr_snaps;
 	o.default_subvol = m.def;
 	o.uid_map = m.uid_map;
 	o.nr_uid_map = m.nr_uid_map;
@@ -402,6 +453,10 @@ out:
 	free(m.def);
 	free(m.uid_map);
 	free(m.gid_map);
+	for (size_t i = 0; i < 2 * m.nr_snaps; i++)
+		free(m.snap_paths[i]);
+	free(m.snap_paths);
+	free(m.snaps);
 	return ret;
 }
 

@@ -228,3 +228,20 @@ int btrfs_csum_data(u16 csum_type, const void *data, size_t len, u8 out[BTRFS_CS
 		return -EINVAL;
 	}
 }
+
+void btrfs_derive_uuid(const u8 seed[16], const char *role, u64 key, u8 out[16])
+{
+	crypto_hash_sha256_state st;
+	u8 digest[crypto_hash_sha256_BYTES], k[8];
+
+	for (int i = 0; i < 8; i++)
+		k[i] = (u8)(key >> (8 * i));
+	crypto_hash_sha256_init(&st);
+	crypto_hash_sha256_update(&st, seed, 16);
+	crypto_hash_sha256_update(&st, (const u8 *)role, strlen(role));
+	crypto_hash_sha256_update(&st, k, sizeof(k));
+	crypto_hash_sha256_final(&st, digest);
+	memcpy(out, digest, 16);
+	out[6] = (u8)((out[6] & 0x0f) | 0x80);	/* version 8 */
+	out[8] = (u8)((out[8] & 0x3f) | 0x80);	/* RFC 9562 variant */
+}

@@ -80,4 +80,14 @@ const char *btrfs_csum_name(u16 csum_type);
  */
 int btrfs_csum_data(u16 csum_type, const void *data, size_t len, u8 out[BTRFS_CSUM_MAX_SIZE]);
 
+/**
+ * btrfs_derive_uuid - a UUID derived from @seed for reproducible images:
+ * the first 16 bytes of SHA-256(@seed || @role || le64 @key), marked as an
+ * RFC 9562 version 8 (name-based, custom) UUID
+ *
+ * The same (@role, @key) under one seed always gives the same UUID, and
+ * different ones give different UUIDs, as random ones would.
+ */
+void btrfs_derive_uuid(const u8 seed[16], const char *role, u64 key, u8 out[16]);
+
 #endif /* VOLCTL_KERNEL_SHARED_CSUM_H */

@@ -96,6 +96,8 @@ struct btrfs_fs {
 	u8 metadata_uuid[BTRFS_FSID_SIZE];	/* what tree headers carry */
 	u8 chunk_tree_uuid[BTRFS_UUID_SIZE];
 	bool writable;
+	bool derive_uuids;		/* new UUIDs from uuid_seed (reproducible images) */
+	u8 uuid_seed[16];
 	struct btrfs_super_guard super_guard;	/* asked before a commit's superblocks */
 
 	/* volumes.c */

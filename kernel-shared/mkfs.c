@@ -854,9 +854,16 @@ int btrfs_mkfs(const struct btrfs_mkfs_args *a)
 		memcpy(c->fsid, a->fsid, BTRFS_FSID_SIZE);
 	else
 		uuid_generate(c->fsid);
-	uuid_generate(c->chunk_uuid);
-	uuid_generate(c->dev_uuid);
-	uuid_generate(c->fs_uuid);
+	if (a->derive_uuids) {
+		/* the roles and keys of btrfs-progs#1126 (RFC 9562 v8 bits set here) */
+		btrfs_derive_uuid(c->fsid, "chunk-tree", 0, c->chunk_uuid);
+		btrfs_derive_uuid(c->fsid, "device", 1, c->dev_uuid);
+		btrfs_derive_uuid(c->fsid, "subvol", BTRFS_FS_TREE_OBJECTID, c->fs_uuid);
+	} else {
+		uuid_generate(c->chunk_uuid);
+		uuid_generate(c->dev_uuid);
+		uuid_generate(c->fs_uuid);
+	}
 	for (int t = 0; t < T_MAX; t++)
 		c->has[t] = t != T_QUOTA || a->quota;
 	/* 4 KiB nodes with quotas: eight ROOT_ITEMs do not fit one leaf */

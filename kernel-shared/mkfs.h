@@ -25,6 +25,7 @@ struct btrfs_mkfs_args {
 	u16 csum_type;			/* BTRFS_CSUM_TYPE_* */
 	const char *label;		/* NULL or at most 255 bytes */
 	const u8 *fsid;			/* NULL = random */
+	bool derive_uuids;		/* every other UUID derived from @fsid (btrfs_derive_uuid()) */
 	u64 data_size;			/* bytes of DATA chunks (1 MiB multiple); 0 = size / 10 */
 	u64 meta_size;			/* bytes of the METADATA chunk (each copy); 0 = size / 10 */
 	bool quota;			/* quota tree with 0/5, numbers exact */

@@ -344,7 +344,7 @@ int btrfs_snapshot_create(struct btrfs_trans_handle *trans, u64 source, bool rea
 	if (ret < 0)
 		return ret;
 	btrfs_set_root_last_snapshot(&src->root_item, trans->transid);
-	uuid_generate(uuid);
+	new_subvol_uuid(trans->fs, id, uuid);
 	ret = copy_root(trans, src, id, &bytenr, &level);
 	if (!ret)
 		ret = insert_snapshot_root_item(trans, src, a, readonly, id, bytenr, level, uuid);

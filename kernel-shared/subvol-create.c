@@ -551,7 +551,7 @@ int btrfs_subvol_create(struct btrfs_trans_handle *trans, struct btrfs_subvol_cr
 		ret = next_dir_index(parent, a->parent_dir, &index);
 	if (ret < 0)
 		return ret;
-	uuid_generate(uuid);
+	new_subvol_uuid(fs, id, uuid);
 	ret = make_tree(trans, a, id, &bytenr);
 	if (!ret)
 		ret = insert_root_item(trans, a, id, bytenr, uuid);
@@ -594,4 +594,12 @@ int btrfs_subvol_set_readonly(struct btrfs_trans_handle *trans, u64 id)
 	btrfs_set_root_flags(&root->root_item,
 			     btrfs_root_flags(&root->root_item) | BTRFS_ROOT_SUBVOL_RDONLY);
 	return 0;
+}
+
+void new_subvol_uuid(struct btrfs_fs *fs, u64 id, u8 *uuid)
+{
+	if (fs->derive_uuids)
+		btrfs_derive_uuid(fs->uuid_seed, "subvol", id, uuid);
+	else
+		uuid_generate(uuid);
 }

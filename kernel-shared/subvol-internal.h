@@ -12,6 +12,8 @@
 
 struct btrfs_trans_handle;
 
+/* The UUID of new subvolume @id: derived (fs->derive_uuids) or random */
+void new_subvol_uuid(struct btrfs_fs *fs, u64 id, u8 *uuid);
 /* Largest subvolume id in the root tree plus one */
 int new_subvol_id(struct btrfs_fs *fs, u64 *id);
 /* Largest DIR_INDEX of @dir plus one (at least 2) */

@@ -21,6 +21,8 @@ path-utils.c		util/path-utils.c
 path-utils.h		util/path-utils.h
 units.c			util/units.c
 units.h			util/units.h
+clock.c		util/clock.c
+clock.h		util/clock.h
 retention.c		util/retention.c
 retention.h		util/retention.h
 image.c			image/image.c

@@ -14,6 +14,7 @@
 #include "common/backend/backend.h"
 #include "common/backend/offline-write-subvol.h"
 #include "common/image/offline-run.h"
+#include "common/util/clock.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/transaction.h"
@@ -95,13 +96,45 @@ int vc_offline_subvol_create(struct btrfs_fs *fs, const char *path, bool parents
 	int ret;
 
 	btrfs_fs_clear_error(fs);
-	clock_gettime(CLOCK_REALTIME, &now);
+	vc_clock_now(&now);
 	ret = create_args(fs, path, inh, &now, !parents, &c.dlen, &c.a);
 	if (ret < 0) {
 		vc_offline_error(fs, VC_WRITE_PATH, path, ret, err, errlen);
 		return ret;
 	}
 	return vc_offline_run(fs, VC_WRITE_PATH, path, 0, create_op, &c, err, errlen);
+}
+
+struct mkdir_op {
+	const char *path;
+	struct btrfs_mkdir_args ma;
+};
+
+static int mkdir_op(struct btrfs_trans_handle *trans, void *arg)
+{
+	struct mkdir_op *m = arg;
+	u64 root, dir;
+
+	return btrfs_resolve_dir_create(trans, m->path, trimmed_len(m->path), &m->ma, &root, &dir);
+}
+
+int vc_offline_mkdir_p(struct btrfs_fs *fs, const char *path, uint32_t mode, uint32_t uid,
+		       uint32_t gid, char *err, size_t errlen)
+{
+	struct mkdir_op m = { .path = path };
+	struct timespec now;
+	u64 root, dir;
+
+	btrfs_fs_clear_error(fs);
+	if (!btrfs_resolve_dir(fs, path, trimmed_len(path), &root, &dir))
+		return 0;	/* there already: nothing to write */
+	vc_clock_now(&now);
+	m.ma.mode = mode;
+	m.ma.uid = uid;
+	m.ma.gid = gid;
+	m.ma.now_sec = (u64)now.tv_sec;
+	m.ma.now_nsec = (u32)now.tv_nsec;
+	return vc_offline_run(fs, VC_WRITE_PATH, path, 0, mkdir_op, &m, err, errlen);
 }
 
 struct create_all_op {
@@ -140,7 +173,7 @@ int vc_offline_subvol_create_all(struct btrfs_fs *fs, const char *const *paths, 
 	struct create_all_op c = { .paths = paths, .nr = nr, .inh = inh };
 	int ret;
 
-	clock_gettime(CLOCK_REALTIME, &c.now);
+	vc_clock_now(&c.now);
 	ret = btrfs_run_transaction(fs, 0, create_all_op, &c);
 	if (ret < 0)
 		vc_offline_error(fs, VC_WRITE_PATH, paths[c.failed < nr ? c.failed : 0], ret,
@@ -180,7 +213,7 @@ int vc_offline_snapshot(struct btrfs_fs *fs, const char *src, const char *dst, b
 		snprintf(err, errlen, "%s: not a subvolume", src);
 		return -EINVAL;
 	}
-	clock_gettime(CLOCK_REALTIME, &now);
+	vc_clock_now(&now);
 	/* the snapshot's root directory is the source's: the owner is not used */
 	ret = create_args(fs, dst, inh, &now, true, &dlen, &o.a);
 	if (ret < 0) {
@@ -236,7 +269,7 @@ int vc_offline_subvol_delete(struct btrfs_fs *fs, const char *path, u64 subvolid
 			return -EPERM;
 		}
 	}
-	clock_gettime(CLOCK_REALTIME, &d.now);
+	vc_clock_now(&d.now);
 	/* delete is always allowed, even when it copies shared blocks of a full group */
 	return vc_offline_run(fs, VC_WRITE_PATH, what, BTRFS_RUN_NO_QGROUP_LIMITS, delete_op, &d,
 			      err, errlen);
@@ -356,7 +389,7 @@ int vc_offline_subvol_delete_all(struct btrfs_fs *fs, const u64 *ids, size_t nr,
 	}
 	if (ret >= 0 && d.nr) {
 		d.ids = left;
-		clock_gettime(CLOCK_REALTIME, &d.now);
+		vc_clock_now(&d.now);
 		/* like delete: freeing space is never refused by a limit */
 		ret = btrfs_run_transaction(fs, BTRFS_RUN_NO_QGROUP_LIMITS, delete_all_op, &d);
 		if (ret < 0 && d.failed < d.nr)

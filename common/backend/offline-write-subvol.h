@@ -33,6 +33,14 @@ int vc_offline_subvol_create_all(struct btrfs_fs *fs, const char *const *paths, 
 				 const struct vc_inherit *inh, char *err, size_t errlen);
 
 /**
+ * vc_offline_mkdir_p - make the missing directories of @path (all of it),
+ * like mkdir -p, in one transaction: mode @mode, owner @uid:@gid
+ * Return: 0 or a negative errno with @err set.
+ */
+int vc_offline_mkdir_p(struct btrfs_fs *fs, const char *path, uint32_t mode, uint32_t uid,
+		       uint32_t gid, char *err, size_t errlen);
+
+/**
  * vc_offline_snapshot - `subvolume snapshot [-r] [-i QGROUP] SRC DST` on
  * an open image, one transaction; @dst is the full path of the snapshot
  * Return: 0 or a negative errno with @err set.

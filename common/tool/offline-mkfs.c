@@ -139,6 +139,8 @@ static int write_base(const struct vc_mkfs_opts *o, struct vc_image *img,
 	a.csum_type = o->csum_type;
 	a.label = o->label;
 	a.fsid = o->fsid;
+	/* reproducible: with -U and SOURCE_DATE_EPOCH every other UUID follows from them */
+	a.derive_uuids = o->fsid && o->epoch_set;
 	a.quota = o->quota || o->simple_quota;
 	a.simple_quota = o->simple_quota;
 	a.now_sec = o->epoch_set ? (u64)o->epoch : (u64)time(NULL);
@@ -227,12 +229,33 @@ int vc_mkfs_check_layout(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--subvol %s: %s", o->subvols[bad], why);
 		return -EINVAL;
 	}
+	for (size_t i = 0; i < o->nr_snapshots; i++) {
+		const struct vc_mkfs_snapshot *sn = &o->snapshots[i];
+		bool src = !strcmp(sn->src, "/"), dup = false;
+
+		for (size_t j = 0; j < o->nr_subvols; j++) {
+			src |= !strcmp(o->subvols[j], sn->src);
+			dup |= !strcmp(o->subvols[j], sn->dst);
+		}
+		for (size_t j = 0; j < i; j++) {
+			src |= !strcmp(o->snapshots[j].dst, sn->src);
+			dup |= !strcmp(o->snapshots[j].dst, sn->dst);
+		}
+		if (!src || dup) {
+			snprintf(err, errlen, "--snapshot %s:%s: %s", sn->src, sn->dst,
+				 !src ? "the source is not the top level, a --subvol or an earlier snapshot" :
+				 "the destination is given twice");
+			return -EINVAL;
+		}
+	}
 	if (!o->default_subvol)
 		return 0;
 	for (size_t i = 0; i < o->nr_subvols; i++)
 		found |= !strcmp(o->subvols[i], o->default_subvol);
+	for (size_t i = 0; i < o->nr_snapshots; i++)
+		found |= !strcmp(o->snapshots[i].dst, o->default_subvol);
 	if (!found) {
-		snprintf(err, errlen, "--default-subvol %s: not one of the --subvol paths",
+		snprintf(err, errlen, "--default-subvol %s: not one of the --subvol or --snapshot paths",
 			 o->default_subvol);
 		return -EINVAL;
 	}
@@ -335,6 +358,29 @@ static int set_readonly(struct btrfs_fs *fs, const struct vc_mkfs_opts *o, char 
 	return ret < 0 ? ret : 0;
 }
 
+/* Each --snapshot, its missing parent directories first (mode 0755, the owner of --owner) */
+static int take_snapshots(struct btrfs_fs *fs, const struct vc_mkfs_opts *o, char *err,
+			  size_t errlen)
+{
+	for (size_t i = 0; i < o->nr_snapshots; i++) {
+		const struct vc_mkfs_snapshot *sn = &o->snapshots[i];
+		const char *slash = strrchr(sn->dst, '/');
+		char *parent = strndup(sn->dst, (size_t)(slash - sn->dst));
+		int ret = parent ? 0 : -ENOMEM;
+
+		if (!ret && parent[0])
+			ret = vc_offline_mkdir_p(fs, parent, 0755, o->owner_set ? o->owner_uid : 0,
+						 o->owner_set ? o->owner_gid : 0, err, errlen);
+		free(parent);
+		if (!ret)
+			ret = vc_offline_snapshot(fs, sn->src, sn->dst, sn->readonly, NULL, err,
+						  errlen);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 {
 	struct vc_image img = { 0 };
@@ -365,13 +411,17 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 	if (ret < 0)
 		goto out;
 	ret = write_base(o, &img, rd, err, errlen);
-	if (ret < 0 || (!o->nr_subvols && !o->default_subvol && !rd))
+	if (ret < 0 || (!o->nr_subvols && !o->default_subvol && !rd && !o->nr_snapshots))
 		goto out;
 	/* the same claim: no other writer between the steps */
 	ret = vc_image_open_fs(&img);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s", img.err);
 		goto out;
+	}
+	if (o->fsid && o->epoch_set) {
+		img.bfs->derive_uuids = true;
+		memcpy(img.bfs->uuid_seed, o->fsid, sizeof(img.bfs->uuid_seed));
 	}
 	if (rd) {
 		ret = vc_rootdir_write(img.bfs, rd, &stats, err, errlen);
@@ -382,6 +432,8 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		if (!rd || !vc_rootdir_is_subvol(rd, o->subvols[i]))
 			ret = vc_offline_subvol_create(img.bfs, o->subvols[i], false, NULL, err,
 						       errlen);
+	if (!ret)
+		ret = take_snapshots(img.bfs, o, err, errlen);
 	if (!ret && o->default_subvol)
 		ret = set_default(img.bfs, o->default_subvol, err, errlen);
 	if (!ret)

@@ -11,6 +11,12 @@
 #include <stdint.h>
 #include "common/tool/rootdir.h"
 
+/* --snapshot SRC:DST[:ro], taken after the copy and the subvolumes */
+struct vc_mkfs_snapshot {
+	const char *src, *dst;		/* clean absolute paths; src "/" is the top level */
+	bool readonly;
+};
+
 struct vc_mkfs_opts {
 	const char *path;
 	uint64_t size;			/* 0: the whole file or device */
@@ -24,7 +30,9 @@ struct vc_mkfs_opts {
 	const char *const *subvols;	/* created in this order */
 	size_t nr_subvols;
 	const bool *subvol_ro;		/* per @subvols: made read-only at the end; NULL: none */
-	const char *default_subvol;	/* NULL or one of @subvols */
+	const struct vc_mkfs_snapshot *snapshots;	/* taken in this order */
+	size_t nr_snapshots;
+	const char *default_subvol;	/* NULL or one of @subvols or of the snapshots */
 	const char *rootdir;		/* --rootdir DIR: copied in, @subvols from its directories */
 	bool owner_set;
 	uint32_t owner_uid, owner_gid;

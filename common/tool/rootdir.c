@@ -164,11 +164,31 @@ static struct btrfs_time src_time(const struct vc_rootdir *rd, const struct stat
 	return bt;
 }
 
+static int name_cmp(const void *a, const void *b);
+
+/* The names of an llistxattr() list, sorted: the same order whatever the source's */
+static int sort_names(char *list, size_t len, char ***out, size_t *nr)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += !list[i];
+	*out = malloc((n ? n : 1) * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	*nr = 0;
+	for (char *p = list; p < list + len && *nr < n; p += strlen(p) + 1)
+		(*out)[(*nr)++] = p;
+	qsort(*out, *nr, sizeof(**out), name_cmp);
+	return 0;
+}
+
 static int read_xattrs(struct vc_rootdir *rd, uint32_t idx, int dirfd, const char *name)
 {
 	struct rd_node *n;
 	char path[64 + 256];
-	char *list = NULL;
+	char *list = NULL, **names = NULL;
+	size_t nr = 0;
 	ssize_t len;
 	int ret = 0;
 
@@ -189,7 +209,11 @@ static int read_xattrs(struct vc_rootdir *rd, uint32_t idx, int dirfd, const cha
 	}
 	n = &rd->nodes[idx];
 	n->xattr_off = (uint32_t)rd->xattrs_len;
-	for (char *p = list; p < list + len; p += strlen(p) + 1) {
+	ret = sort_names(list, (size_t)len, &names, &nr);
+	if (ret < 0)
+		goto out;
+	for (size_t k = 0; k < nr; k++) {
+		const char *p = names[k];
 		size_t nl = strlen(p);
 		ssize_t vl = name[0] ? lgetxattr(path, p, NULL, 0) : fgetxattr(dirfd, p, NULL, 0);
 		uint8_t *at;
@@ -226,6 +250,7 @@ static int read_xattrs(struct vc_rootdir *rd, uint32_t idx, int dirfd, const cha
 	}
 	rd->nodes[idx].xattr_len = (uint32_t)(rd->xattrs_len - rd->nodes[idx].xattr_off);
 out:
+	free(names);
 	free(list);
 	return ret;
 }

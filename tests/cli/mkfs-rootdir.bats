@@ -191,3 +191,60 @@ make_tree() {
 	assert_output_contains "d/locked: Permission denied"
 	[ ! -e "$IMG" ]
 }
+
+@test "mkfs --rootdir --snapshot: the snapper layout in one command, extents shared" {
+	mkdir -p "$SRC/@/etc" "$SRC/@/usr"
+	printf 'conf' >"$SRC/@/etc/c"
+	head -c 500000 /dev/urandom >"$SRC/@/usr/bin"
+	run_volctl mkfs -s 256M -r "$SRC" --quota --subvol @ --subvol @/.snapshots \
+		--snapshot @:@/.snapshots/1/snapshot --snapshot @:@/factory:ro \
+		--default-subvol @/.snapshots/1/snapshot "$IMG"
+	assert_status 0
+	check_clean
+	run_volctl --image "$IMG" subvolume get-default /
+	assert_output_contains "path @/.snapshots/1/snapshot"
+	run_volctl --image "$IMG" subvolume show /@/factory
+	assert_output_contains "readonly"
+	# the data extent is shared: referenced by @ and both snapshots, one copy on disk
+	run bash -c "btrfs inspect-internal dump-tree -t 2 '$IMG' | grep -c 'EXTENT_ITEM 503808'"
+	[ "$output" = 1 ]
+	run btrfs restore -r 258 "$IMG" "$OUT"
+	assert_status 0
+	cmp "$SRC/@/usr/bin" "$OUT/usr/bin"
+	run_volctl mkfs -s 256M -r "$SRC" --snapshot /nope:/x "$BATS_TEST_TMPDIR/other.img"
+	assert_status 2
+	assert_output_contains "the source is not the top level, a --subvol or an earlier snapshot"
+	[ ! -e "$BATS_TEST_TMPDIR/other.img" ]
+}
+
+@test "mkfs --rootdir: SOURCE_DATE_EPOCH and -U give identical images from trees made differently" {
+	local u=0b9a7c2e-1234-4f00-8000-00000000abcd
+	mkdir -p "$SRC/a" "$SRC/b" "$BATS_TEST_TMPDIR/src2/b" "$BATS_TEST_TMPDIR/src2/a"
+	printf 1 >"$SRC/a/x"; head -c 100000 /dev/zero >"$SRC/a/z"; printf 2 >"$SRC/b/y"
+	python3 -c "import os; os.setxattr('$SRC/a/x', 'user.b', b'2'); os.setxattr('$SRC/a/x', 'user.a', b'1')"
+	sleep 1
+	# the other copy: another order, other times, xattrs set the other way round
+	printf 2 >"$BATS_TEST_TMPDIR/src2/b/y"; printf 1 >"$BATS_TEST_TMPDIR/src2/a/x"
+	head -c 100000 /dev/zero >"$BATS_TEST_TMPDIR/src2/a/z"
+	python3 -c "import os; os.setxattr('$BATS_TEST_TMPDIR/src2/a/x', 'user.a', b'1'); os.setxattr('$BATS_TEST_TMPDIR/src2/a/x', 'user.b', b'2')"
+	SOURCE_DATE_EPOCH=1700000000 run_volctl mkfs -s 256M -U $u -r "$SRC" --quota \
+		--subvol a --snapshot a:/snap "$IMG"
+	assert_status 0
+	# one CPU for the second run (taskset, where there is one)
+	local one=
+	command -v taskset >/dev/null && one="taskset -c 0"
+	SOURCE_DATE_EPOCH=1700000000 run $one "$VOLCTL" mkfs -s 256M -U $u -r "$BATS_TEST_TMPDIR/src2" \
+		--quota --subvol a --snapshot a:/snap "$BATS_TEST_TMPDIR/2.img"
+	assert_status 0
+	cmp "$IMG" "$BATS_TEST_TMPDIR/2.img"
+	# without SOURCE_DATE_EPOCH they differ (times, subvolume UUIDs)
+	rm "$BATS_TEST_TMPDIR/2.img"
+	run_volctl mkfs -s 256M -U $u -r "$BATS_TEST_TMPDIR/src2" --quota --subvol a \
+		--snapshot a:/snap "$BATS_TEST_TMPDIR/2.img"
+	assert_status 0
+	run cmp -s "$IMG" "$BATS_TEST_TMPDIR/2.img"
+	assert_status 1
+	SOURCE_DATE_EPOCH=soon run_volctl mkfs -s 256M -r "$SRC" "$BATS_TEST_TMPDIR/3.img"
+	assert_status 2
+	assert_output_contains "invalid SOURCE_DATE_EPOCH"
+}
