@@ -43,6 +43,7 @@ static const char *const cmd_mkfs_details[] = {
 	OPTLINE("--simple-quota", "enable simple quotas (squota) instead of --quota"),
 	OPTLINE("-r|--rootdir DIR", "copy the tree DIR into the new filesystem"),
 	OPTLINE("--subvol [TYPE:]PATH", "make PATH a subvolume (with --rootdir: the directory PATH of DIR); TYPE rw, ro, default or default-ro; repeatable"),
+	OPTLINE("--shrink", "with --rootdir: the smallest image that holds the tree (a file is cut to it)"),
 	OPTLINE("--snapshot SRC:DST[:ro]", "after the copy, snapshot subvolume SRC (/ the top level) as DST, parents made; repeatable"),
 	OPTLINE("--owner UID:GID", "with --rootdir: every inode owned by UID:GID"),
 	OPTLINE("--uid-map FROM:TO:COUNT", "with --rootdir: map source uids FROM.. to TO.. (repeatable)"),
@@ -59,7 +60,7 @@ static const struct cmd_help mkfs_help = {
 };
 
 enum { OPT_CSUM = 256, OPT_QUOTA, OPT_SIMPLE_QUOTA, OPT_SUBVOL, OPT_DEFAULT_SUBVOL, OPT_OWNER,
-       OPT_UID_MAP, OPT_GID_MAP, OPT_SNAPSHOT };
+       OPT_UID_MAP, OPT_GID_MAP, OPT_SNAPSHOT, OPT_SHRINK };
 
 static int parse_csum(const char *s, u16 *out)
 {
@@ -337,6 +338,9 @@ static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *
 		return parse_subvol(ctx, c, o, m);
 	case OPT_SNAPSHOT:
 		return parse_snapshot(ctx, m);
+	case OPT_SHRINK:
+		o->shrink = true;
+		return 0;
 	default:
 		return VC_EXIT_USAGE;
 	}
@@ -384,6 +388,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 		{ "uid-map", required_argument, NULL, OPT_UID_MAP },
 		{ "gid-map", required_argument, NULL, OPT_GID_MAP },
 		{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
+		{ "shrink", no_argument, NULL, OPT_SHRINK },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vc_mkfs_opts o = { 0 };
@@ -409,8 +414,8 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	ret = VC_EXIT_USAGE;
 	if (cmd_check_argc_exact(ctx, argc - optind, 1))
 		goto out;
-	if (!o.rootdir && (o.owner_set || m.nr_uid_map || m.nr_gid_map)) {
-		cmd_usage_error(ctx, "--owner, --uid-map and --gid-map need --rootdir");
+	if (!o.rootdir && (o.owner_set || m.nr_uid_map || m.nr_gid_map || o.shrink)) {
+		cmd_usage_error(ctx, "--owner, --uid-map, --gid-map and --shrink need --rootdir");
 		goto out;
 	}
 	if (source_date_epoch(ctx, &o))

@@ -115,6 +115,27 @@ int btrfs_data_write(struct btrfs_trans_handle *trans, u64 bytenr, const void *b
 
 	if ((bytenr & (ss - 1)) || !len)
 		return -EINVAL;
+	if (!buf) {
+		/* a measuring run: the items as they will be, nothing on the device */
+		u64 sectors = (len + ss - 1) / ss;
+		size_t cs = (size_t)fs->csum_size;
+
+		if (trans->csum_run_len && trans->csum_start +
+		    trans->csum_run_len / cs * ss != bytenr) {
+			ret = btrfs_csum_flush(trans);
+			if (ret < 0)
+				return ret;
+		}
+		if (!trans->csum_run_len)
+			trans->csum_start = bytenr;
+		ret = grow((void **)&trans->csum_run, &trans->csum_run_cap,
+			   trans->csum_run_len + sectors * cs, 1);
+		if (ret < 0)
+			return ret;
+		memset(trans->csum_run + trans->csum_run_len, 0, sectors * cs);
+		trans->csum_run_len += sectors * cs;
+		return 0;
+	}
 	if (whole) {
 		ret = btrfs_write_logical(fs, bytenr, buf, whole);
 		if (!ret)

@@ -39,6 +39,8 @@ struct btrfs_trans_data {
  * @bytenr and @len are sector aligned, except that the last piece of an
  * extent may end mid-sector: it is padded with zeros, which are written
  * and checksummed too.  Pieces of one extent are written in order.
+ * @buf NULL: a measuring run (mkfs --shrink) makes the same items with
+ * zero checksums and writes nothing to the device.
  * Return: 0, -EINVAL, -EIO or <0 from the csum tree.
  */
 int btrfs_data_write(struct btrfs_trans_handle *trans, u64 bytenr, const void *buf, u64 len);

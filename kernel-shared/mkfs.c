@@ -34,10 +34,14 @@
 #include "io.h"
 #include "super.h"
 #include "mkfs.h"
+#include "ctree.h"
+#include "fs.h"
+#include "volumes.h"
 
 #define MKFS_GEN		1ULL
 #define SZ_1M			(1ULL << 20)
 #define SYS_CHUNK_SIZE		(8ULL << 20)
+#define SYS_CHUNK_SIZE_SHRINK	(4ULL << 20)
 #define STRIPE_LEN		65536U
 #define SECTORSIZE		4096U
 
@@ -150,30 +154,32 @@ static u64 clamp_mb(u64 v, u64 lo, u64 hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-static int layout(struct mkfs_ctx *c)
+/* Bytes from *@cur to the next superblock copy's window, 0 if none is that close */
+static u64 room_before_mirror(u64 cur, u64 len)
 {
-	u64 cur = SZ_1M;
-	u64 meta = c->a->meta_size ? c->a->meta_size :
-		   clamp_mb(c->size / 10, 16 * SZ_1M, 256 * SZ_1M);
-	u64 data = c->a->data_size ? c->a->data_size :
-		   clamp_mb(c->size / 10, 8 * SZ_1M, 1024 * SZ_1M);
-	struct mk_chunk *ch;
+	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		u64 sb = btrfs_sb_offset(m);
 
-	ch = &c->chunks[C_SYS];
-	ch->type = BTRFS_BLOCK_GROUP_SYSTEM | BTRFS_BLOCK_GROUP_DUP;
-	ch->length = SYS_CHUNK_SIZE;
-	ch->nr_stripes = 2;
-	ch->phys[0] = place(c, &cur, ch->length);
-	ch->phys[1] = place(c, &cur, ch->length);
-	ch = &c->chunks[C_META];
-	ch->type = BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DUP;
-	ch->length = meta;
-	ch->nr_stripes = 2;
-	ch->phys[0] = place(c, &cur, ch->length);
-	ch->phys[1] = place(c, &cur, ch->length);
-	c->nr_chunks = C_DATA;
+		if (cur < sb + BTRFS_SUPER_INFO_SIZE && sb < cur + len)
+			return sb > cur ? (sb - cur) & ~(SZ_1M - 1) : 0;
+	}
+	return 0;
+}
+
+/*
+ * DATA chunks of @data bytes in all, each at most BTRFS_MKFS_DATA_CHUNK_MAX;
+ * with shrink a chunk that would cover a superblock copy is cut before it
+ * (the rest follows it) instead of moving past it and leaving the gap
+ */
+static int place_data(struct mkfs_ctx *c, u64 *cur, u64 data)
+{
 	while (data) {
 		u64 len = data < BTRFS_MKFS_DATA_CHUNK_MAX ? data : BTRFS_MKFS_DATA_CHUNK_MAX;
+		u64 room = c->a->shrink ? room_before_mirror(*cur, len) : 0;
+		struct mk_chunk *ch;
+
+		if (room)
+			len = room;
 
 		if (c->nr_chunks == C_MAX) {
 			btrfs_errmsg_set(c->a->errmsg, "%llu bytes of data chunks: at most %d chunks of %llu bytes",
@@ -185,8 +191,51 @@ static int layout(struct mkfs_ctx *c)
 		ch->type = BTRFS_BLOCK_GROUP_DATA;
 		ch->length = len;
 		ch->nr_stripes = 1;
-		ch->phys[0] = place(c, &cur, ch->length);
+		ch->phys[0] = place(c, cur, ch->length);
 		data -= len;
+	}
+	return 0;
+}
+
+static int layout(struct mkfs_ctx *c)
+{
+	u64 cur = SZ_1M;
+	u64 meta = c->a->meta_size ? c->a->meta_size :
+		   clamp_mb(c->size / 10, 16 * SZ_1M, 256 * SZ_1M);
+	u64 data = c->a->data_size ? c->a->data_size :
+		   clamp_mb(c->size / 10, 8 * SZ_1M, 1024 * SZ_1M);
+	struct mk_chunk *ch;
+	int ret = 0;
+
+	c->nr_chunks = C_DATA;
+	ch = &c->chunks[C_SYS];
+	ch->type = BTRFS_BLOCK_GROUP_SYSTEM | BTRFS_BLOCK_GROUP_DUP;
+	/* shrink: btrfs-progs' smallest system chunk, room for 256 chunk tree blocks */
+	ch->length = c->a->shrink ? SYS_CHUNK_SIZE_SHRINK : SYS_CHUNK_SIZE;
+	ch->nr_stripes = 2;
+	ch->phys[0] = place(c, &cur, ch->length);
+	ch->phys[1] = place(c, &cur, ch->length);
+	/* shrink: data first, so the metadata sized by a measuring run ends the device */
+	if (c->a->shrink)
+		ret = place_data(c, &cur, data);
+	ch = &c->chunks[C_META];
+	ch->type = BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DUP;
+	ch->length = meta;
+	ch->nr_stripes = 2;
+	ch->phys[0] = place(c, &cur, ch->length);
+	ch->phys[1] = place(c, &cur, ch->length);
+	if (!c->a->shrink)
+		ret = place_data(c, &cur, data);
+	if (ret < 0)
+		return ret;
+	if (c->a->shrink) {
+		if (cur > c->a->dev->size) {
+			btrfs_errmsg_set(c->a->errmsg, "device too small: %llu bytes, the tree needs %llu",
+					 (unsigned long long)c->a->dev->size,
+					 (unsigned long long)cur);
+			return -ENOSPC;
+		}
+		c->size = cur;
 	}
 	if (cur > c->size) {
 		btrfs_errmsg_set(c->a->errmsg, "device too small: %llu bytes, this layout needs %llu",
@@ -748,7 +797,8 @@ static int write_supers(struct mkfs_ctx *c, struct btrfs_super_block *sb)
 	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
 		u64 off = btrfs_sb_offset(m);
 
-		if (off + BTRFS_SUPER_INFO_SIZE > c->a->dev->size)
+		/* the filesystem's size, not the device's (a shrunk one ends before) */
+		if (off + BTRFS_SUPER_INFO_SIZE > c->size)
 			break;
 		btrfs_set_super_bytenr(sb, off);
 		ret = btrfs_super_csum_update(sb);
@@ -905,4 +955,71 @@ out:
 	free(sb);
 	free(c);
 	return ret;
+}
+
+struct measure {
+	struct btrfs_fs *fs;
+	const struct btrfs_chunk_map *last_data;	/* the data chunk with the highest extent */
+	u64 data_end, meta_end, meta_start;
+	int err;
+};
+
+static int measure_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct measure *m = priv;
+	const struct btrfs_chunk_map *map;
+	u64 end;
+
+	(void)data;
+	(void)len;
+	if (key->type != BTRFS_EXTENT_ITEM_KEY && key->type != BTRFS_METADATA_ITEM_KEY)
+		return 0;
+	end = key->objectid + (key->type == BTRFS_EXTENT_ITEM_KEY ? key->offset : m->fs->nodesize);
+	map = btrfs_chunk_map_lookup(m->fs, key->objectid);
+	if (!map) {
+		m->err = -EUCLEAN;
+		return 1;
+	}
+	if (map->type & BTRFS_BLOCK_GROUP_DATA) {
+		if (end > m->data_end) {
+			m->data_end = end;
+			m->last_data = map;
+		}
+	} else if (map->type & BTRFS_BLOCK_GROUP_METADATA) {
+		if (m->meta_start && m->meta_start != map->start) {
+			m->err = -EOPNOTSUPP;
+			return 1;
+		}
+		m->meta_start = map->start;
+		if (end > m->meta_end)
+			m->meta_end = end;
+	}
+	return 0;
+}
+
+int btrfs_mkfs_measure(struct btrfs_fs *fs, u64 *data, u64 *meta)
+{
+	struct btrfs_key min = { 0, 0, 0 }, max = { (u64)-1, (u8)-1, (u64)-1 };
+	struct measure m = { .fs = fs };
+	struct btrfs_root *root;
+	int ret;
+
+	ret = btrfs_read_root(fs, BTRFS_EXTENT_TREE_OBJECTID, &root);
+	if (ret < 0)
+		return ret;
+	ret = btrfs_iterate_items(root, &min, &max, measure_cb, &m);
+	if (ret < 0)
+		return ret;
+	if (m.err)
+		return m.err;
+	*data = 0;
+	for (size_t i = 0; m.last_data && i < fs->nr_chunks; i++) {
+		const struct btrfs_chunk_map *c = fs->chunks[i];
+
+		if (!(c->type & BTRFS_BLOCK_GROUP_DATA) || c->start > m.last_data->start)
+			continue;
+		*data += c == m.last_data ? m.data_end - c->start : c->length;
+	}
+	*meta = m.meta_start ? m.meta_end - m.meta_start : 0;
+	return 0;
 }

@@ -28,6 +28,7 @@ struct btrfs_mkfs_args {
 	bool derive_uuids;		/* every other UUID derived from @fsid (btrfs_derive_uuid()) */
 	u64 data_size;			/* bytes of DATA chunks (1 MiB multiple); 0 = size / 10 */
 	u64 meta_size;			/* bytes of the METADATA chunk (each copy); 0 = size / 10 */
+	bool shrink;			/* DATA, then METADATA last, the size where they end */
 	bool quota;			/* quota tree with 0/5, numbers exact */
 	bool simple_quota;		/* with @quota: simple mode (squota) */
 	u64 now_sec;			/* creation time */
@@ -52,5 +53,17 @@ struct btrfs_mkfs_args {
  * small), -EIO, or <0, with @args->errmsg set.
  */
 int btrfs_mkfs(const struct btrfs_mkfs_args *args);
+
+struct btrfs_fs;
+
+/**
+ * btrfs_mkfs_measure - what an image made by btrfs_mkfs() (and written
+ * since) takes, for --shrink: *@data the bytes its DATA chunks need (every
+ * chunk before the last one used whole, of that one up to its last extent:
+ * the same chunk boundaries give the same allocations), *@meta the bytes
+ * of the METADATA chunk up to its last tree block (one copy)
+ * Return: 0, -EOPNOTSUPP (more than one METADATA chunk), <0.
+ */
+int btrfs_mkfs_measure(struct btrfs_fs *fs, u64 *data, u64 *meta);
 
 #endif /* VOLCTL_KERNEL_SHARED_MKFS_H */

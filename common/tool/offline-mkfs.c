@@ -110,8 +110,15 @@ static int prepare_target(const struct vc_mkfs_opts *o, int fd, char *err, size_
 	return 0;
 }
 
+/* Chunk sizes for --shrink (from a measuring run), or none */
+struct mkfs_sizes {
+	bool shrink;
+	u64 data, meta;
+};
+
 static int write_base(const struct vc_mkfs_opts *o, struct vc_image *img,
-		      const struct vc_rootdir *rd, char *err, size_t errlen)
+		      const struct vc_rootdir *rd, const struct mkfs_sizes *sz, char *err,
+		      size_t errlen)
 {
 	char msg[BTRFS_ERRMSG_SIZE] = "";
 	struct btrfs_mkfs_args a = { 0 };
@@ -144,7 +151,11 @@ static int write_base(const struct vc_mkfs_opts *o, struct vc_image *img,
 	a.quota = o->quota || o->simple_quota;
 	a.simple_quota = o->simple_quota;
 	a.now_sec = o->epoch_set ? (u64)o->epoch : (u64)time(NULL);
-	if (rd) {
+	if (sz->shrink) {
+		a.shrink = true;
+		a.data_size = sz->data;
+		a.meta_size = sz->meta;
+	} else if (rd) {
 		/* data chunks for the whole tree; room for its metadata, half again */
 		u64 need = (vc_rootdir_data_bytes(rd) + (1ULL << 20) - 1) & ~((1ULL << 20) - 1);
 		u64 meta = (vc_rootdir_meta_bytes(rd) * 3 / 2 + (8ULL << 20)) & ~((1ULL << 20) - 1);
@@ -381,12 +392,130 @@ static int take_snapshots(struct btrfs_fs *fs, const struct vc_mkfs_opts *o, cha
 	return 0;
 }
 
+/*
+ * The base filesystem, then in order the tree, the other subvolumes, the
+ * snapshots, the default and the read-only flags, each its own commit;
+ * @img is left open for the caller
+ */
+static int build(const struct vc_mkfs_opts *o, struct vc_image *img, struct vc_rootdir *rd,
+		 const struct mkfs_sizes *sz, bool measure, char *err, size_t errlen)
+{
+	struct vc_rootdir_stats stats;
+	int ret;
+
+	ret = write_base(o, img, rd, sz, err, errlen);
+	if (ret < 0 || (!o->nr_subvols && !o->default_subvol && !rd && !o->nr_snapshots))
+		return ret;
+	/* the same claim: no other writer between the steps */
+	ret = vc_image_open_fs(img);
+	if (ret < 0) {
+		snprintf(err, errlen, "%s", img->err);
+		return ret;
+	}
+	if (o->fsid && o->epoch_set) {
+		img->bfs->derive_uuids = true;
+		memcpy(img->bfs->uuid_seed, o->fsid, sizeof(img->bfs->uuid_seed));
+	}
+	if (rd) {
+		ret = vc_rootdir_write(img->bfs, rd, measure, &stats, err, errlen);
+		if (!ret && o->stats && !measure)
+			*o->stats = stats;
+	}
+	for (size_t i = 0; i < o->nr_subvols && !ret; i++)
+		if (!rd || !vc_rootdir_is_subvol(rd, o->subvols[i]))
+			ret = vc_offline_subvol_create(img->bfs, o->subvols[i], false, NULL, err,
+						       errlen);
+	if (!ret)
+		ret = take_snapshots(img->bfs, o, err, errlen);
+	if (!ret && o->default_subvol)
+		ret = set_default(img->bfs, o->default_subvol, err, errlen);
+	if (!ret)
+		ret = set_readonly(img->bfs, o, err, errlen);
+	return ret;
+}
+
+#define SZ_1M		(1ULL << 20)
+#define ROUND_MB(x)	(((x) + SZ_1M - 1) & ~(SZ_1M - 1))
+
+/*
+ * --shrink, first run: everything but the file data into a sparse
+ * temporary file with room to spare, to learn the exact data and metadata
+ * the image takes (the same steps in the same order allocate the same
+ * blocks, whatever the chunks' sizes); then the slack of the metadata
+ */
+static int measure(const struct vc_mkfs_opts *o, struct vc_rootdir *rd, struct mkfs_sizes *sz,
+		   char *err, size_t errlen)
+{
+	const char *dir = getenv("TMPDIR");
+	struct vc_mkfs_opts m = *o;
+	struct vc_image img = { 0 };
+	struct mkfs_sizes big = { true, 0, 0 };
+	char path[4096];
+	bool created = false;
+	u64 data = 0, meta = 0;
+	int fd, ret;
+
+	big.data = ROUND_MB(vc_rootdir_data_bytes(rd));
+	big.meta = ROUND_MB(vc_rootdir_meta_bytes(rd) * 4 + 64 * SZ_1M);
+	snprintf(path, sizeof(path), "%s/volctl-shrink-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "--shrink: temporary file %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	/* the layout, the superblock windows it steps over, the system chunks */
+	m.size = big.data + 2 * big.meta + 256 * SZ_1M;
+	ret = ftruncate(fd, (off_t)m.size) < 0 ? -errno : 0;
+	close(fd);
+	m.path = path;
+	m.force = true;
+	m.stats = NULL;
+	if (!ret)
+		ret = open_target(&m, &img, &created, err, errlen);
+	if (!ret)
+		ret = build(&m, &img, rd, &big, true, err, errlen);
+	if (!ret && !img.bfs)
+		ret = vc_image_open_fs(&img);
+	if (!ret)
+		ret = btrfs_mkfs_measure(img.bfs, &data, &meta);
+	if (ret < 0 && !err[0])
+		snprintf(err, errlen, "--shrink: measuring run: %s", strerror(-ret));
+	vc_image_close(&img);
+	unlink(path);
+	if (ret < 0)
+		return ret;
+	sz->shrink = true;
+	sz->data = data ? ROUND_MB(data) : SZ_1M;	/* one data chunk, even empty */
+	/* slack for the kernel's first writes: 1 MiB and 1/32 of what was measured */
+	sz->meta = ROUND_MB(meta + meta / 32 + SZ_1M);
+	return 0;
+}
+
+/* The target ends where the filesystem does (a regular file only) */
+static int truncate_target(const struct vc_mkfs_opts *o, struct vc_image *img, char *err,
+			   size_t errlen)
+{
+	const struct btrfs_super_block *sb = &img->bfs->super;
+	struct stat st;
+	int fd = vc_image_fd(img, 0);
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (ftruncate(fd, (off_t)btrfs_super_total_bytes(sb)) < 0) {
+		snprintf(err, errlen, "%s: cannot shrink to %llu bytes: %s", o->path,
+			 (unsigned long long)btrfs_super_total_bytes(sb), strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 {
 	struct vc_image img = { 0 };
 	struct vc_rootdir *rd = NULL;
 	struct vc_rootdir_opts ro;
-	struct vc_rootdir_stats stats;
+	struct mkfs_sizes sz = { false, 0, 0 };
 	bool created = false;
 	int ret;
 
@@ -404,40 +533,16 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		ret = vc_rootdir_scan(&ro, &rd, err, errlen);
 		if (!ret)
 			ret = check_rootdir_subvols(o, rd, err, errlen);
+		if (!ret && o->shrink)
+			ret = measure(o, rd, &sz, err, errlen);
 		if (ret < 0)
 			goto out;
 	}
 	ret = open_target(o, &img, &created, err, errlen);
-	if (ret < 0)
-		goto out;
-	ret = write_base(o, &img, rd, err, errlen);
-	if (ret < 0 || (!o->nr_subvols && !o->default_subvol && !rd && !o->nr_snapshots))
-		goto out;
-	/* the same claim: no other writer between the steps */
-	ret = vc_image_open_fs(&img);
-	if (ret < 0) {
-		snprintf(err, errlen, "%s", img.err);
-		goto out;
-	}
-	if (o->fsid && o->epoch_set) {
-		img.bfs->derive_uuids = true;
-		memcpy(img.bfs->uuid_seed, o->fsid, sizeof(img.bfs->uuid_seed));
-	}
-	if (rd) {
-		ret = vc_rootdir_write(img.bfs, rd, &stats, err, errlen);
-		if (!ret && o->stats)
-			*o->stats = stats;
-	}
-	for (size_t i = 0; i < o->nr_subvols && !ret; i++)
-		if (!rd || !vc_rootdir_is_subvol(rd, o->subvols[i]))
-			ret = vc_offline_subvol_create(img.bfs, o->subvols[i], false, NULL, err,
-						       errlen);
 	if (!ret)
-		ret = take_snapshots(img.bfs, o, err, errlen);
-	if (!ret && o->default_subvol)
-		ret = set_default(img.bfs, o->default_subvol, err, errlen);
-	if (!ret)
-		ret = set_readonly(img.bfs, o, err, errlen);
+		ret = build(o, &img, rd, &sz, false, err, errlen);
+	if (!ret && sz.shrink)
+		ret = truncate_target(o, &img, err, errlen);
 out:
 	vc_rootdir_free(rd);
 	vc_image_close(&img);

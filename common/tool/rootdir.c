@@ -89,6 +89,7 @@ struct vc_rootdir {
 	int path_fd[MAX_DEPTH + 1];
 	int path_depth;
 	uint8_t *buf;
+	bool dry;			/* measuring: the items, no file data read or written */
 	struct vc_rootdir_stats *st;
 };
 
@@ -804,6 +805,12 @@ static int copy_range(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, u
 		ret = btrfs_alloc_data(trans, len, &bytenr);
 		if (ret < 0)
 			return fail(rd, idx, ret, trans->fs->errmsg[0] ? trans->fs->errmsg : NULL);
+		while (done < len && rd->dry) {
+			ret = btrfs_data_write(trans, bytenr, NULL, len);
+			if (ret < 0)
+				return fail(rd, idx, ret, NULL);
+			done = len;
+		}
 		while (done < len) {
 			size_t piece = len - done < IO_CHUNK ? (size_t)(len - done) : IO_CHUNK;
 			size_t got = 0;
@@ -1148,11 +1155,12 @@ static int write_op(struct btrfs_trans_handle *trans, void *arg)
 	return ret;
 }
 
-int vc_rootdir_write(struct btrfs_fs *fs, struct vc_rootdir *rd, struct vc_rootdir_stats *st,
-		     char *err, size_t errlen)
+int vc_rootdir_write(struct btrfs_fs *fs, struct vc_rootdir *rd, bool measure,
+		     struct vc_rootdir_stats *st, char *err, size_t errlen)
 {
 	int ret;
 
+	rd->dry = measure;
 	memset(st, 0, sizeof(*st));
 	rd->st = st;
 	rd->err = err;

@@ -75,12 +75,13 @@ bool vc_rootdir_is_dir(const struct vc_rootdir *rd, const char *path);
 bool vc_rootdir_is_subvol(const struct vc_rootdir *rd, const char *path);
 
 /**
- * vc_rootdir_write - write the plan into @fs (one transaction)
+ * vc_rootdir_write - write the plan into @fs (one transaction); with
+ * @measure, every item but no file data (mkfs --shrink's measuring run)
  * Return: 0, or <0 with @err set (a file that changed while copied, I/O,
  * no space); the image is then as it was.
  */
-int vc_rootdir_write(struct btrfs_fs *fs, struct vc_rootdir *rd, struct vc_rootdir_stats *st,
-		     char *err, size_t errlen);
+int vc_rootdir_write(struct btrfs_fs *fs, struct vc_rootdir *rd, bool measure,
+		     struct vc_rootdir_stats *st, char *err, size_t errlen);
 
 void vc_rootdir_free(struct vc_rootdir *rd);
 

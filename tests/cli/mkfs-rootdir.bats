@@ -248,3 +248,39 @@ make_tree() {
 	assert_status 2
 	assert_output_contains "invalid SOURCE_DATE_EPOCH"
 }
+
+@test "mkfs --rootdir --shrink: the smallest image, data chunks full, the same from a 256 MiB or a 100 GiB target" {
+	local u=0b9a7c2e-1234-4f00-8000-00000000abcd size used meta data
+	make_tree
+	head -c $((20 << 20)) /dev/urandom >"$SRC/d/twenty"
+	for i in $(seq 1 50); do head -c $((i * 1000)) /dev/urandom >"$SRC/d/f$i"; done
+	# reading a symlink sets its atime (relatime: when older than a day or than
+	# its mtime): give the links a fresh atime past their mtime so it stays
+	touch -h "$SRC/dangling" "$SRC/d/e/rel-link"
+	touch -h -m -d '1999-12-31 23:59:59' "$SRC/dangling" "$SRC/d/e/rel-link"
+	SOURCE_DATE_EPOCH=1700000000 run_volctl mkfs -s 256M -U $u -r "$SRC" --shrink "$IMG"
+	assert_status 0
+	check_clean
+	size=$(stat -c %s "$IMG")
+	run btrfs inspect-internal dump-super "$IMG"
+	used=$(echo "$output" | awk '$1 == "bytes_used" {print $2}')
+	[ "$(echo "$output" | awk '$1 == "total_bytes" {print $2}')" = "$size" ]
+	# every DATA block group full, the metadata within 1 MiB + 1/32 of what it holds
+	run bash -c "btrfs inspect-internal dump-tree -t 2 '$IMG' | grep -A1 'BLOCK_GROUP_ITEM' | grep -B1 'flags DATA' | grep -o 'BLOCK_GROUP_ITEM [0-9]*\|used [0-9]*' | awk '{print \$2}' | paste - -"
+	while read -r len bused; do
+		[ $((len - bused)) -lt $((1 << 20)) ] || { echo "data chunk $len holds only $bused" >&2; false; }
+	done <<<"$output"
+	# the image: 1 MiB before the first chunk, system 2 x 4 MiB, a 1 MiB window at 64 MiB,
+	# data, metadata twice (DUP) with its slack: nothing else
+	run bash -c "btrfs inspect-internal dump-tree -t 2 '$IMG' | grep -A1 BLOCK_GROUP_ITEM | grep -B1 METADATA | grep -o 'used [0-9]*' | awk '{print \$2}'"
+	meta=$output
+	data=$((used - meta - 16384))
+	[ "$size" -le $((1048576 + 8388608 + 1048576 + data + 1048576 + 2 * (meta + meta / 32 + 2097152))) ]
+	truncate -s 100G "$BATS_TEST_TMPDIR/big.img"
+	SOURCE_DATE_EPOCH=1700000000 run_volctl mkfs -U $u -r "$SRC" --shrink "$BATS_TEST_TMPDIR/big.img"
+	assert_status 0
+	cmp "$IMG" "$BATS_TEST_TMPDIR/big.img"
+	run_volctl mkfs -s 256M --shrink "$BATS_TEST_TMPDIR/x.img"
+	assert_status 2
+	assert_output_contains "need --rootdir"
+}
