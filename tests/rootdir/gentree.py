@@ -248,7 +248,7 @@ class Plan:
             if length is None:
                 length = r.choice([1, r.randint(1, 60), r.randint(60, 4095)])
             parts = []
-            while sum(len(p) + 1 for p in parts) < length:
+            while len(b'/'.join(parts)) < length:
                 parts.append(self.rand_name(b'', maxlen=30))
             target = b'/'.join(parts)[:length]
             if target.endswith(b'/'):       # keep the length exact

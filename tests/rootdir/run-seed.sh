@@ -25,7 +25,7 @@
 #   --gentree 'ARGS'      more gentree.py options (--symlink-max 4094)
 #   --size SIZE           the image file is made this large before CMD runs,
 #                         and {SIZE} is it (default 1G, 3G with large); 0:
-#                         no file is made, {SIZE} is 1G
+#                         no file is made, {SIZE} is that default
 #   --treecmp 'ARGS'      more treecmp.py options (--owner, --uid-map, --clamp)
 #   --btrfs BIN           the btrfs used for check, scrub, send, receive
 #                         (default: btrfs in PATH, Debian's)
@@ -68,10 +68,9 @@ done
 [ -n "$TOOL" ] && [ -n "$SEED" ] || { echo "run-seed: --tool CMD and SEED are needed" >&2; exit 2; }
 case $SCALE in small|large) ;; *) echo "run-seed: --scale small|large" >&2; exit 2 ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "run-seed: needs root" >&2; exit 2; }
-if [ -z "$SIZE" ]; then
-	SIZE=1G; [ "$SCALE" = large ] && SIZE=3G
-fi
-SRCSIZE=1G; [ "$SCALE" = large ] && SRCSIZE=3G
+DEFSIZE=1G; [ "$SCALE" = large ] && DEFSIZE=3G
+SRCSIZE=$DEFSIZE
+[ -n "$SIZE" ] || SIZE=$DEFSIZE
 
 mkdir -p "$BASE"
 W=$(mktemp -d "$BASE/seed$SEED.XXXXXX")
@@ -178,7 +177,7 @@ say "source: $(cat "$W/gentree.log" | sed 's/^gentree: seed [0-9]*: //')"
 STAGE=tool
 IMG=$W/image.img
 TSIZE=$SIZE
-if [ "$SIZE" != 0 ]; then truncate -s "$SIZE" "$IMG"; else TSIZE=1G; fi
+if [ "$SIZE" != 0 ]; then truncate -s "$SIZE" "$IMG"; else TSIZE=$DEFSIZE; fi
 cmd=${TOOL//\{DIR\}/$DIR}
 cmd=${cmd//\{IMG\}/$IMG}
 cmd=${cmd//\{SIZE\}/$TSIZE}
@@ -232,8 +231,7 @@ umnt "$W/img" || die usage "umount"
 check check2 "$IMG" || die check2 "btrfs check --readonly after the usage"
 
 STAGE=send
-truncate -s "$SIZE" "$W/recv.img" 2>/dev/null || truncate -s 1G "$W/recv.img"
-[ "$SIZE" = 0 ] && truncate -s 1G "$W/recv.img"
+truncate -s "$TSIZE" "$W/recv.img"
 mkfs.btrfs -q -f "$W/recv.img" >/dev/null 2>&1 || die send "mkfs of the receiving btrfs"
 mnt "$IMG" "$W/img" ro || die send "ro mount"
 mnt "$W/recv.img" "$W/recv" noatime || die send "mount of the receiving btrfs"
