@@ -49,7 +49,7 @@ diffs() {
 	# the top directory's mode, owner and times are not copied
 	diffs | grep -E '^\.: mode: '
 	# the content of every file and every hard link is right
-	! diffs | grep -E ': (content|links|nlink|size|type|path): '
+	[ "$(diffs | grep -cE ': (content|links|nlink|size|type|path): ')" -eq 0 ]
 }
 
 @test "rootdir-oracle: mkfs.btrfs 6.2 writes a 4095-byte symlink that check calls corrupt, never mounted" {
