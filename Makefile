@@ -14,7 +14,8 @@
 #                        (root; SEEDS=200 SIZE=small|large FIRST=1, tests/kdiff/kdiff.py)
 #   make soak-rootdir    volctl mkfs --rootdir against the kernel on SEEDS random trees
 #                        (root; SEEDS=200 ROOTDIR_SCALE=small|large FIRST=1,
-#                        ROOTDIR_TOOL='CMD {DIR} {IMG} {SIZE}', tests/rootdir/)
+#                        ROOTDIR_TOOL='CMD {DIR} {IMG} {SIZE}', ROOTDIR_ARGS=more
+#                        run-seed.sh options, tests/rootdir/README.md)
 #   make fuzz            build and run the libFuzzer targets for FUZZ_SECONDS each
 #   make install         DESTDIR, prefix, sbindir, mandir, docdir honoured
 #   make dist            volctl-VERSION.tar.gz, configure included
@@ -158,8 +159,9 @@ soak: $(O)/volctl
 # kernel, used, checked again, sent and received and compared again
 ROOTDIR_SCALE ?= small
 ROOTDIR_TOOL ?= $(abspath $(O)/volctl) mkfs --rootdir {DIR} -s {SIZE} {IMG}
+ROOTDIR_ARGS ?= --size 0
 soak-rootdir: $(O)/volctl
-	$(Q)tests/rootdir/soak.sh --scale $(ROOTDIR_SCALE) --size 0 --tool '$(ROOTDIR_TOOL)' \
+	$(Q)tests/rootdir/soak.sh --scale $(ROOTDIR_SCALE) $(ROOTDIR_ARGS) --tool '$(ROOTDIR_TOOL)' \
 		$(FIRST) $(SEEDS)
 
 # ---- fuzzing (clang + libFuzzer) -------------------------------------------------------
