@@ -35,6 +35,7 @@ import errno
 import os
 import random
 import socket
+import stat
 import struct
 import sys
 
@@ -294,7 +295,9 @@ class Plan:
             xa.append((name, r.randbytes(size)))
         m['xattrs'] = xa
         if kind in ('file', 'dir') and r.random() < 0.25:
-            ent = [(ACL_USER_OBJ, r.randint(0, 7), None),
+            # (without root the owner keeps rwx on directories, rw on files)
+            own = r.randint(0, 7) | (0 if self.root else 7 if kind == 'dir' else 6)
+            ent = [(ACL_USER_OBJ, own, None),
                    (ACL_GROUP_OBJ, r.randint(0, 7), None),
                    (ACL_OTHER, r.randint(0, 7), None)]
             named = r.randint(0, 3)
@@ -391,7 +394,6 @@ def create(plan, top, order_seed):
                 os.fchdir(cwd)
                 os.close(cwd)
         elif k in ('chr', 'blk'):
-            import stat
             t = stat.S_IFCHR if k == 'chr' else stat.S_IFBLK
             os.mknod(p, t | 0o600, os.makedev(*ino['rdev']))
         for extra in ino['paths'][1:]:

@@ -12,8 +12,10 @@ and the backslash, as \\xNN.
 
 Take it BEFORE the tool under test reads DIR: reading changes atimes under
 relatime.  Every inode is lstat'ed before any content is read, and files
-are opened with O_NOATIME where allowed, so the manifest itself moves no
-atime; mount the source noatime to keep the tool from moving them.
+are opened with O_NOATIME where allowed, so the manifest records the times
+as they were; but listing a directory moves its atime, and a later walk sees
+that, unless DIR is mounted noatime (run-seed.sh mounts it so, which also
+keeps the tool from moving any).
 """
 
 import hashlib

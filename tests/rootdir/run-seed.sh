@@ -43,7 +43,7 @@
 
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-TOOL= SEED= SCALE=small ORDER= NOROOT= SIZE= KEEP= TCARGS= GTARGS= BTRFS=btrfs
+TOOL='' SEED='' SCALE=small ORDER='' NOROOT='' SIZE='' KEEP='' TCARGS='' GTARGS='' BTRFS=btrfs
 BASE=/tmp/rootdir-oracle
 
 usage() { sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
@@ -65,7 +65,9 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ -n "$TOOL" ] && [ -n "$SEED" ] || { echo "run-seed: --tool CMD and SEED are needed" >&2; exit 2; }
+if [ -z "$TOOL" ] || [ -z "$SEED" ]; then
+	echo "run-seed: --tool CMD and SEED are needed" >&2; exit 2
+fi
 case $SCALE in small|large) ;; *) echo "run-seed: --scale small|large" >&2; exit 2 ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "run-seed: needs root" >&2; exit 2; }
 DEFSIZE=1G; [ "$SCALE" = large ] && DEFSIZE=3G
@@ -74,7 +76,8 @@ SRCSIZE=$DEFSIZE
 
 mkdir -p "$BASE"
 W=$(mktemp -d "$BASE/seed$SEED.XXXXXX")
-MOUNTS=() LOOPS=() FAILED=() STAGE=
+MOUNTS=() LOOPS=() FAILED=()
+# shellcheck disable=SC2317  # called by the trap
 cleanup() {
 	local i
 	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
@@ -165,7 +168,6 @@ check() {
 }
 
 say "work dir $W, tool: $TOOL"
-STAGE=source
 truncate -s "$SRCSIZE" "$W/src.img"
 mkfs.btrfs -q -f "$W/src.img" >/dev/null 2>&1 || die source "mkfs of the scratch btrfs"
 mnt "$W/src.img" "$W/src" noatime || die source "mount of the scratch btrfs"
@@ -175,9 +177,8 @@ python3 "$HERE/gentree.py" "$SEED" "$DIR" --scale "$SCALE" ${ORDER:+--order-seed
 	2>"$W/gentree.log" || { cat "$W/gentree.log"; die source "gentree"; }
 sync -f "$DIR"
 python3 "$HERE/manifest.py" "$DIR" >"$W/manifest.json" || die source "manifest"
-say "source: $(cat "$W/gentree.log" | sed 's/^gentree: seed [0-9]*: //')"
+say "source: $(sed 's/^gentree: seed [0-9]*: //' "$W/gentree.log")"
 
-STAGE=tool
 IMG=$W/image.img
 TSIZE=$SIZE
 if [ "$SIZE" != 0 ]; then truncate -s "$SIZE" "$IMG"; else TSIZE=$DEFSIZE; fi
@@ -211,7 +212,6 @@ fi
 "$BTRFS" subvolume snapshot -r "$W/img" "$W/img/.oracle-ro" >/dev/null ||
 	die scrub "read-only snapshot"
 
-STAGE=usage
 (
 	set -e
 	mkdir "$W/img/.oracle-new"
@@ -233,7 +233,6 @@ umnt "$W/img" || die usage "umount"
 [ "${FAILED[*]}" = "${FAILED[*]/usage/}" ] && say "usage: ok"
 check check2 "$IMG" || die check2 "btrfs check --readonly after the usage"
 
-STAGE=send
 truncate -s "$TSIZE" "$W/recv.img"
 mkfs.btrfs -q -f "$W/recv.img" >/dev/null 2>&1 || die send "mkfs of the receiving btrfs"
 mnt "$IMG" "$W/img" ro || die send "ro mount"
