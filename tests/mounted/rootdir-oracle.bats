@@ -60,6 +60,13 @@ diffs() {
 	[[ "$output" != *"treecmp"* ]]
 }
 
+@test "rootdir-oracle: with quotas the kernel's rescan is compared with the image's numbers (mkfs.btrfs -R quota)" {
+	run_seed --gentree '--symlink-max 4094' --tool 'mkfs.btrfs -q -R quota --rootdir {DIR} {IMG}' 4
+	assert_output_contains "quota: 1 groups equal the kernel's rescan"
+	# the numbers were read from the image before any rw mount
+	grep -E '^0/5 +[0-9]+ +[0-9]+' "$WORK"/seed*/qgroup-image.txt
+}
+
 @test "rootdir-oracle: the root way (mkfs, mount, cp -a) is equal but for ctime and zeros made holes" {
 	run_seed --treecmp '--skip ctime --allow-zero-holes' --tool "$ORACLE/rootway.sh {DIR} {IMG}" 2
 	assert_status 0

@@ -6,6 +6,8 @@
 #   tool      CMD with {DIR} (the tree), {IMG} (the image file), {SIZE}
 #   check     btrfs check --readonly IMG (never mounted if this fails)
 #   treecmp   the image mounted ro, treecmp.py against the manifest
+#   quota     with quotas on: qgroup show as the image has it (ro mount),
+#             then the kernel's quota rescan -w on the rw mount, equal
 #   scrub     rw mount, btrfs scrub start -B; a read-only snapshot of the
 #             top level (.oracle-ro) for the second path
 #   usage     files added and removed, a snapshot taken and written, a full
@@ -201,9 +203,33 @@ else
 	fail treecmp "$(grep -vc '^treecmp:' "$W/treecmp.txt") differences, by class:"
 	summary "$W/treecmp.txt"
 fi
+# the numbers the tool wrote, read before any rw mount can rescan them
+QUOTA=
+if "$BTRFS" qgroup show --raw "$W/img" >"$W/qgroup-image.txt" 2>"$W/qgroup-image.err"; then
+	QUOTA=1
+fi
 umnt "$W/img" || die treecmp "umount"
 
 mnt "$IMG" "$W/img" || die scrub "rw mount"
+# quota: the kernel's rescan must give the numbers the image holds
+if [ -n "$QUOTA" ]; then
+	for _ in 1 2 3 4 5; do
+		"$BTRFS" quota rescan -W "$W/img" >/dev/null 2>&1
+		"$BTRFS" quota rescan -w "$W/img" >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	"$BTRFS" qgroup show --raw "$W/img" >"$W/qgroup-kernel.txt" 2>&1
+	if [ -s "$W/qgroup-image.err" ]; then
+		fail quota "$(head -1 "$W/qgroup-image.err")"
+	elif ! diff -u "$W/qgroup-image.txt" "$W/qgroup-kernel.txt" >"$W/qgroup.diff"; then
+		fail quota "the kernel's rescan differs from the image:"
+		sed 's/^/    /' "$W/qgroup.diff" | head -20
+	else
+		say "quota: $(grep -c '^[0-9]' "$W/qgroup-kernel.txt") groups equal the kernel's rescan"
+	fi
+else
+	say "quota: not enabled, skipped"
+fi
 if "$BTRFS" scrub start -B "$W/img" >"$W/scrub.log" 2>&1; then
 	say "scrub: ok"
 else
