@@ -28,6 +28,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True      # no __pycache__ in the tree
 import manifest  # noqa: E402
 
 FIELDS = ['type', 'mode', 'uid', 'gid', 'size', 'nlink', 'rdev', 'atime',
