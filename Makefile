@@ -12,6 +12,10 @@
 #   make check-api       kernel-shared/ must not print, exit or use common/ or cmds/
 #   make soak            the engine against the kernel on SEEDS random kernel-made images
 #                        (root; SEEDS=200 SIZE=small|large FIRST=1, tests/kdiff/kdiff.py)
+#   make soak-rootdir    volctl mkfs --rootdir against the kernel on SEEDS random trees
+#                        (root; SEEDS=200 ROOTDIR_SCALE=small|large FIRST=1,
+#                        ROOTDIR_TOOL='CMD {DIR} {IMG} {SIZE}', ROOTDIR_ARGS=more
+#                        run-seed.sh options, tests/rootdir/README.md)
 #   make fuzz            build and run the libFuzzer targets for FUZZ_SECONDS each
 #   make install         DESTDIR, prefix, sbindir, mandir, docdir honoured
 #   make dist            volctl-VERSION.tar.gz, configure included
@@ -65,7 +69,7 @@ MANPAGES = $(sort $(wildcard Documentation/*.8))
 
 .PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api check-powercut \
 	build-asan check-build check-asan-offline check-asan-mounted check-release \
-	install uninstall fuzz bench soak dist distcheck maintainer-clean
+	install uninstall fuzz bench soak soak-rootdir dist distcheck maintainer-clean
 all: $(O)/volctl
 
 $(O)/volctl: $(MAIN_OBJ) $(CMDS_OBJ) $(LIB_OBJ)
@@ -149,6 +153,16 @@ FIRST ?= 1
 soak: $(O)/volctl
 	$(Q)python3 tests/kdiff/kdiff.py --volctl $(abspath $(O)/volctl) --size $(SIZE) \
 		$$(seq $(FIRST) $$(($(FIRST) + $(SEEDS) - 1)))
+
+# the mkfs --rootdir oracle (tests/rootdir/README.md): every seed's tree made,
+# put in an image by the tool, checked, compared inode by inode through the
+# kernel, used, checked again, sent and received and compared again
+ROOTDIR_SCALE ?= small
+ROOTDIR_TOOL ?= $(abspath $(O)/volctl) mkfs --rootdir {DIR} -s {SIZE} {IMG}
+ROOTDIR_ARGS ?= --size 0
+soak-rootdir: $(O)/volctl
+	$(Q)tests/rootdir/soak.sh --scale $(ROOTDIR_SCALE) $(ROOTDIR_ARGS) --tool '$(ROOTDIR_TOOL)' \
+		$(FIRST) $(SEEDS)
 
 # ---- fuzzing (clang + libFuzzer) -------------------------------------------------------
 FUZZ_SECONDS ?= 60
