@@ -45,6 +45,8 @@ static const char *const cmd_mkfs_details[] = {
 	OPTLINE("--subvol [TYPE:]PATH", "make PATH a subvolume (with --rootdir: the directory PATH of DIR); TYPE rw, ro, default or default-ro; repeatable"),
 	OPTLINE("--shrink", "with --rootdir: the smallest image that holds the tree (a file is cut to it)"),
 	OPTLINE("--snapshot SRC:DST[:ro]", "after the copy, snapshot subvolume SRC (/ the top level) as DST, parents made; repeatable"),
+	OPTLINE("--qgroup ID:PATH[,PATH...]", "with quotas: qgroup ID (level above 0) holding those subvolumes; repeatable"),
+	OPTLINE("--limit SIZE[:e]:PATH|ID", "with quotas: limit the referenced (:e exclusive) bytes of a subvolume or qgroup; refused before anything is written if the content exceeds it"),
 	OPTLINE("--owner UID:GID", "with --rootdir: every inode owned by UID:GID"),
 	OPTLINE("--uid-map FROM:TO:COUNT", "with --rootdir: map source uids FROM.. to TO.. (repeatable)"),
 	OPTLINE("--gid-map FROM:TO:COUNT", "with --rootdir: the same for gids"),
@@ -60,7 +62,7 @@ static const struct cmd_help mkfs_help = {
 };
 
 enum { OPT_CSUM = 256, OPT_QUOTA, OPT_SIMPLE_QUOTA, OPT_SUBVOL, OPT_DEFAULT_SUBVOL, OPT_OWNER,
-       OPT_UID_MAP, OPT_GID_MAP, OPT_SNAPSHOT, OPT_SHRINK };
+       OPT_UID_MAP, OPT_GID_MAP, OPT_SNAPSHOT, OPT_SHRINK, OPT_QGROUP, OPT_LIMIT };
 
 static int parse_csum(const char *s, u16 *out)
 {
@@ -132,7 +134,112 @@ struct mkfs_args {
 	struct vc_mkfs_snapshot *snaps;
 	char **snap_paths;		/* the strings snaps point at */
 	size_t nr_snaps;
+	struct vc_mkfs_qgroup *qgroups;
+	size_t nr_qgroups;
+	struct vc_mkfs_limit *limits;
+	size_t nr_limits;
+	char **strs;			/* every path the two above point at */
+	size_t nr_strs, strs_cap;
 };
+
+static char *keep(struct mkfs_args *m, char *p)
+{
+	if (!p)
+		return NULL;
+	if (m->nr_strs == m->strs_cap) {
+		size_t n = m->strs_cap ? 2 * m->strs_cap : 16;
+		char **q = realloc(m->strs, n * sizeof(*q));
+
+		if (!q) {
+			free(p);
+			return NULL;
+		}
+		m->strs = q;
+		m->strs_cap = n;
+	}
+	m->strs[m->nr_strs++] = p;
+	return p;
+}
+
+/* --qgroup ID:PATH[,PATH...] */
+static int parse_qgroup(const struct vc_ctx *ctx, struct mkfs_args *m)
+{
+	const char *colon = strchr(optarg, ':'), *why = NULL;
+	struct vc_mkfs_qgroup *g;
+	const char **paths;
+	char *id, *list, *save = NULL;
+	size_t nr = 0;
+
+	id = colon ? strndup(optarg, (size_t)(colon - optarg)) : NULL;
+	g = realloc(m->qgroups, (m->nr_qgroups + 1) * sizeof(*g));
+	if (!g) {
+		free(id);
+		return VC_EXIT_FAILURE;
+	}
+	m->qgroups = g;
+	g = &m->qgroups[m->nr_qgroups];
+	if (!id || parse_qgroupid_strict(id, &g->qgroupid) || !btrfs_qgroup_level(g->qgroupid)) {
+		free(id);
+		return cmd_usage_error(ctx, "invalid --qgroup '%s': want LEVEL/ID:PATH[,PATH...], LEVEL above 0",
+				       optarg);
+	}
+	free(id);
+	list = keep(m, strdup(colon + 1));
+	paths = list ? calloc(strlen(list) / 2 + 2, sizeof(*paths)) : NULL;
+	if (!paths || !keep(m, (char *)paths))
+		return VC_EXIT_FAILURE;
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		paths[nr] = keep(m, subvol_path(t, &why));
+		if (!paths[nr])
+			return why ? cmd_usage_error(ctx, "--qgroup '%s': %s: %s", optarg, t, why) :
+				VC_EXIT_FAILURE;
+		nr++;
+	}
+	if (!nr)
+		return cmd_usage_error(ctx, "invalid --qgroup '%s': no subvolume named", optarg);
+	g->paths = paths;
+	g->nr_paths = nr;
+	m->nr_qgroups++;
+	return 0;
+}
+
+/* --limit SIZE[:e]:PATH|LEVEL/ID */
+static int parse_limit(const struct vc_ctx *ctx, struct mkfs_args *m)
+{
+	const char *colon = strchr(optarg, ':'), *target, *why = NULL;
+	struct vc_mkfs_limit *l;
+	char *size;
+	int bad;
+
+	l = realloc(m->limits, (m->nr_limits + 1) * sizeof(*l));
+	if (!l)
+		return VC_EXIT_FAILURE;
+	m->limits = l;
+	l = &m->limits[m->nr_limits];
+	memset(l, 0, sizeof(*l));
+	l->arg = optarg;
+	size = colon ? strndup(optarg, (size_t)(colon - optarg)) : NULL;
+	bad = !size || parse_size(size, false, &l->bytes, NULL);
+	free(size);
+	if (bad || !colon[1])
+		return cmd_usage_error(ctx, "invalid --limit '%s': want SIZE[:e]:PATH or SIZE[:e]:LEVEL/ID",
+				       optarg);
+	target = colon + 1;
+	if (!strncmp(target, "e:", 2)) {
+		l->exclusive = true;
+		target += 2;
+	}
+	/* digits/digits is a qgroup; a path that looks like one is written with a leading / */
+	if (!parse_qgroupid_strict(target, &l->qgroupid)) {
+		m->nr_limits++;
+		return 0;
+	}
+	l->path = keep(m, subvol_path(target, &why));
+	if (!l->path)
+		return why ? cmd_usage_error(ctx, "--limit '%s': %s", optarg, why) : VC_EXIT_FAILURE;
+	m->nr_limits++;
+	return 0;
+}
 
 /* "rw:", "ro:", "default:", "default-ro:" in front of a --subvol path (btrfs-progs 6.19) */
 static const char *subvol_type(const char *arg, bool *ro, bool *def)
@@ -341,6 +448,10 @@ static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *
 	case OPT_SHRINK:
 		o->shrink = true;
 		return 0;
+	case OPT_QGROUP:
+		return parse_qgroup(ctx, m);
+	case OPT_LIMIT:
+		return parse_limit(ctx, m);
 	default:
 		return VC_EXIT_USAGE;
 	}
@@ -389,6 +500,8 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 		{ "gid-map", required_argument, NULL, OPT_GID_MAP },
 		{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
 		{ "shrink", no_argument, NULL, OPT_SHRINK },
+		{ "qgroup", required_argument, NULL, OPT_QGROUP },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vc_mkfs_opts o = { 0 };
@@ -418,6 +531,10 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 		cmd_usage_error(ctx, "--owner, --uid-map, --gid-map and --shrink need --rootdir");
 		goto out;
 	}
+	if ((m.nr_qgroups || m.nr_limits) && !o.quota && !o.simple_quota) {
+		cmd_usage_error(ctx, "--qgroup and --limit need --quota or --simple-quota");
+		goto out;
+	}
 	if (source_date_epoch(ctx, &o))
 		goto out;
 	o.path = argv[optind];
@@ -426,6 +543,10 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	o.subvol_ro = m.ro;
 	o.snapshots = m.snaps;
 	o.nr_snapshots = m.nr_snaps;
+	o.qgroups = m.qgroups;
+	o.nr_qgroups = m.nr_qgroups;
+	o.limits = m.limits;
+	o.nr_limits = m.nr_limits;
 	o.default_subvol = m.def;
 	o.uid_map = m.uid_map;
 	o.nr_uid_map = m.nr_uid_map;
@@ -462,6 +583,11 @@ out:
 		free(m.snap_paths[i]);
 	free(m.snap_paths);
 	free(m.snaps);
+	for (size_t i = 0; i < m.nr_strs; i++)
+		free(m.strs[i]);
+	free(m.strs);
+	free(m.qgroups);
+	free(m.limits);
 	return ret;
 }
 

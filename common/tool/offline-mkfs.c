@@ -32,6 +32,7 @@
 #include "kernel-shared/errmsg.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/io.h"
+#include "kernel-shared/qgroup-list.h"
 #include "kernel-shared/mkfs.h"
 #include "kernel-shared/super.h"
 #include "kernel-shared/subvol-create.h"
@@ -392,6 +393,106 @@ static int take_snapshots(struct btrfs_fs *fs, const struct vc_mkfs_opts *o, cha
 	return 0;
 }
 
+/* 0/id of the subvolume at @path */
+static int subvol_qgroup(struct btrfs_fs *fs, const char *path, u64 *qgroupid, char *err,
+			 size_t errlen)
+{
+	u64 id, dir;
+	int ret = btrfs_resolve_dir(fs, path, strlen(path), &id, &dir);
+
+	if (ret < 0) {
+		vc_offline_error(fs, VC_WRITE_PATH, path, ret, err, errlen);
+		return ret;
+	}
+	if (dir != BTRFS_FIRST_FREE_OBJECTID) {
+		snprintf(err, errlen, "%s: not a subvolume", path);
+		return -EINVAL;
+	}
+	*qgroupid = id;
+	return 0;
+}
+
+/* Each --qgroup with its members, then (unless measuring) each --limit */
+static int make_qgroups(struct btrfs_fs *fs, const struct vc_mkfs_opts *o, bool measure,
+			char *err, size_t errlen)
+{
+	u64 id;
+	int ret;
+
+	for (size_t i = 0; i < o->nr_qgroups; i++) {
+		const struct vc_mkfs_qgroup *g = &o->qgroups[i];
+
+		ret = vc_offline_qgroup_create(fs, o->path, g->qgroupid, err, errlen);
+		for (size_t j = 0; !ret && j < g->nr_paths; j++) {
+			ret = subvol_qgroup(fs, g->paths[j], &id, err, errlen);
+			if (!ret)
+				ret = vc_offline_qgroup_assign(fs, o->path, id, g->qgroupid, true, err,
+							       errlen);
+		}
+		if (ret < 0)
+			return ret;
+	}
+	for (size_t i = 0; !measure && i < o->nr_limits; i++) {
+		const struct vc_mkfs_limit *l = &o->limits[i];
+
+		id = l->qgroupid;
+		ret = l->path ? subvol_qgroup(fs, l->path, &id, err, errlen) : 0;
+		if (!ret)
+			ret = vc_offline_qgroup_limit(fs, o->path, id, l->exclusive ?
+						      BTRFS_QGROUP_LIMIT_MAX_EXCL :
+						      BTRFS_QGROUP_LIMIT_MAX_RFER,
+						      l->exclusive ? 0 : l->bytes,
+						      l->exclusive ? l->bytes : 0, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* The measuring run's numbers against each --limit: refused before the target is touched */
+static int check_limits(struct btrfs_fs *fs, const struct vc_mkfs_opts *o, char *err,
+			size_t errlen)
+{
+	struct btrfs_item_source src = btrfs_fs_item_source(fs);
+	struct btrfs_qgroup_list list;
+	int ret = btrfs_qgroup_list_load(&src, &list);
+
+	if (ret < 0) {
+		snprintf(err, errlen, "--limit: reading the measured qgroups: %s", strerror(-ret));
+		return ret;
+	}
+	for (size_t i = 0; i < o->nr_limits && !ret; i++) {
+		const struct vc_mkfs_limit *l = &o->limits[i];
+		const struct btrfs_qgroup *g;
+		u64 id = l->qgroupid, used;
+
+		if (l->path) {
+			ret = subvol_qgroup(fs, l->path, &id, err, errlen);
+			if (ret < 0)
+				break;
+		}
+		g = btrfs_qgroup_list_find(&list, id);
+		if (!g) {
+			snprintf(err, errlen, "--limit %s: qgroup %llu/%llu does not exist", l->arg,
+				 (unsigned long long)btrfs_qgroup_level(id),
+				 (unsigned long long)btrfs_qgroup_subvolid(id));
+			ret = -ENOENT;
+			break;
+		}
+		used = l->exclusive ? g->info.excl : g->info.rfer;
+		if (used > l->bytes) {
+			snprintf(err, errlen, "--limit %s: qgroup %llu/%llu holds %llu %s bytes, %llu over the limit of %llu",
+				 l->arg, (unsigned long long)btrfs_qgroup_level(id),
+				 (unsigned long long)btrfs_qgroup_subvolid(id),
+				 (unsigned long long)used, l->exclusive ? "exclusive" : "referenced",
+				 (unsigned long long)(used - l->bytes), (unsigned long long)l->bytes);
+			ret = -EDQUOT;
+		}
+	}
+	btrfs_qgroup_list_release(&list);
+	return ret;
+}
+
 /*
  * The base filesystem, then in order the tree, the other subvolumes, the
  * snapshots, the default and the read-only flags, each its own commit;
@@ -404,7 +505,8 @@ static int build(const struct vc_mkfs_opts *o, struct vc_image *img, struct vc_r
 	int ret;
 
 	ret = write_base(o, img, rd, sz, err, errlen);
-	if (ret < 0 || (!o->nr_subvols && !o->default_subvol && !rd && !o->nr_snapshots))
+	if (ret < 0 || (!o->nr_subvols && !o->default_subvol && !rd && !o->nr_snapshots &&
+			!o->nr_qgroups && !o->nr_limits))
 		return ret;
 	/* the same claim: no other writer between the steps */
 	ret = vc_image_open_fs(img);
@@ -427,6 +529,8 @@ static int build(const struct vc_mkfs_opts *o, struct vc_image *img, struct vc_r
 						       errlen);
 	if (!ret)
 		ret = take_snapshots(img->bfs, o, err, errlen);
+	if (!ret)
+		ret = make_qgroups(img->bfs, o, measure, err, errlen);
 	if (!ret && o->default_subvol)
 		ret = set_default(img->bfs, o->default_subvol, err, errlen);
 	if (!ret)
@@ -479,6 +583,8 @@ static int measure(const struct vc_mkfs_opts *o, struct vc_rootdir *rd, struct m
 		ret = vc_image_open_fs(&img);
 	if (!ret)
 		ret = btrfs_mkfs_measure(img.bfs, &data, &meta);
+	if (!ret && o->nr_limits)
+		ret = check_limits(img.bfs, o, err, errlen);
 	if (ret < 0 && !err[0])
 		snprintf(err, errlen, "--shrink: measuring run: %s", strerror(-ret));
 	vc_image_close(&img);
@@ -533,8 +639,10 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		ret = vc_rootdir_scan(&ro, &rd, err, errlen);
 		if (!ret)
 			ret = check_rootdir_subvols(o, rd, err, errlen);
-		if (!ret && o->shrink)
+		if (!ret && (o->shrink || o->nr_limits)) {
 			ret = measure(o, rd, &sz, err, errlen);
+			sz.shrink = o->shrink;
+		}
 		if (ret < 0)
 			goto out;
 	}

@@ -17,6 +17,22 @@ struct vc_mkfs_snapshot {
 	bool readonly;
 };
 
+/* --qgroup ID:PATH[,PATH...]: a group above level 0 holding those subvolumes */
+struct vc_mkfs_qgroup {
+	uint64_t qgroupid;
+	const char *const *paths;
+	size_t nr_paths;
+};
+
+/* --limit SIZE[:e]:PATH|GROUP */
+struct vc_mkfs_limit {
+	uint64_t bytes;
+	bool exclusive;
+	const char *path;		/* a subvolume (0/id), or NULL: @qgroupid */
+	uint64_t qgroupid;
+	const char *arg;		/* as given, for messages */
+};
+
 struct vc_mkfs_opts {
 	const char *path;
 	uint64_t size;			/* 0: the whole file or device */
@@ -34,6 +50,10 @@ struct vc_mkfs_opts {
 	const struct vc_mkfs_snapshot *snapshots;	/* taken in this order */
 	size_t nr_snapshots;
 	const char *default_subvol;	/* NULL or one of @subvols or of the snapshots */
+	const struct vc_mkfs_qgroup *qgroups;	/* made after the snapshots */
+	size_t nr_qgroups;
+	const struct vc_mkfs_limit *limits;	/* checked before anything is written */
+	size_t nr_limits;
 	const char *rootdir;		/* --rootdir DIR: copied in, @subvols from its directories */
 	bool owner_set;
 	uint32_t owner_uid, owner_gid;

@@ -284,3 +284,35 @@ make_tree() {
 	assert_status 2
 	assert_output_contains "need --rootdir"
 }
+
+@test "mkfs --rootdir --qgroup --limit: a hierarchy and limits; a limit below the content refused first" {
+	mkdir -p "$SRC/home/a" "$SRC/home/b" "$SRC/var"
+	head -c 3000000 /dev/urandom >"$SRC/home/a/f"
+	head -c 2000000 /dev/urandom >"$SRC/home/b/f"
+	run_volctl mkfs -s 256M -r "$SRC" --quota --subvol /home/a --subvol /home/b --subvol var \
+		--qgroup 1/0:/home/a,/home/b --limit 10M:1/0 --limit 3M:e:/home/b "$IMG"
+	assert_status 0
+	run_volctl check "$IMG"
+	assert_status 0
+	run_volctl --image "$IMG" qgroup show -pcre --raw /
+	assert_status 0
+	echo "$output" | grep -E '^1/0 +5038080 +5038080 +10485760 +none +- +0/256,0/257'
+	echo "$output" | grep -E '^0/257 +2019328 +2019328 +none +3145728 +1/0 '
+	sum=$(sha256sum <"$IMG")
+	run_volctl mkfs -f -r "$SRC" --quota --subvol /home/a --subvol /home/b \
+		--qgroup 1/0:/home/a,/home/b --limit 4M:1/0 "$IMG"
+	assert_status 1
+	assert_output_contains "--limit 4M:1/0: qgroup 1/0 holds 5038080 referenced bytes, 843776 over the limit of 4194304"
+	[ "$(sha256sum <"$IMG")" = "$sum" ]
+	run_volctl mkfs -s 256M -r "$SRC" --quota --subvol /home/b --limit 1M:e:home/b \
+		"$BATS_TEST_TMPDIR/n.img"
+	assert_status 1
+	assert_output_contains "qgroup 0/256 holds 2019328 exclusive bytes, 970752 over the limit"
+	[ ! -e "$BATS_TEST_TMPDIR/n.img" ]
+	run_volctl mkfs -s 256M -r "$SRC" --limit 1M:/home "$BATS_TEST_TMPDIR/n.img"
+	assert_status 2
+	assert_output_contains "need --quota or --simple-quota"
+	run_volctl mkfs -s 256M -r "$SRC" --quota --qgroup 0/7:/home "$BATS_TEST_TMPDIR/n.img"
+	assert_status 2
+	assert_output_contains "LEVEL above 0"
+}

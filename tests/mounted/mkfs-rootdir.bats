@@ -95,3 +95,21 @@ mount_ro() {
 	mount "$LOOPDEV" "$MNT"
 	[ -f "$MNT/user/note" ]
 }
+
+@test "mkfs --rootdir --qgroup --snapshot: the hierarchy's numbers equal the kernel's rescan" {
+	make_tree
+	mkdir -p "$SRC/@/etc"
+	head -c 700000 /dev/urandom >"$SRC/@/etc/big"
+	run "$VOLCTL" mkfs -s 256M -r "$SRC" --quota --subvol @ --subvol home --subvol /var \
+		--snapshot @:/snaps/1:ro --qgroup 1/0:/@,/snaps/1 --qgroup 1/1:/home,/var \
+		--limit 100M:1/0 "$IMG"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	LOOPDEV=$(losetup -f --show "$IMG")
+	mount "$LOOPDEV" "$MNT"
+	before=$(btrfs qgroup show --raw "$MNT" | awk '/^[0-9]+\//{print $1, $2, $3}')
+	[ "$(echo "$before" | grep -c '^1/')" = 2 ]
+	btrfs quota rescan -w "$MNT" >/dev/null
+	after=$(btrfs qgroup show --raw "$MNT" | awk '/^[0-9]+\//{print $1, $2, $3}')
+	[ "$before" = "$after" ] || { echo "written: $before / rescan: $after" >&2; false; }
+	cmp "$SRC/@/etc/big" "$MNT/snaps/1/etc/big"
+}
