@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <uuid/uuid.h>
 #include "cmds/commands.h"
+#include "common/output/records.h"
 #include "common/util/clock.h"
 #include "common/util/messages.h"
 #include "common/tool/offline-mkfs.h"
@@ -457,6 +458,36 @@ static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *
 	}
 }
 
+static const char *csum_name(u16 type)
+{
+	switch (type) {
+	case BTRFS_CSUM_TYPE_XXHASH: return "xxhash64";
+	case BTRFS_CSUM_TYPE_SHA256: return "sha256";
+	case BTRFS_CSUM_TYPE_BLAKE2: return "blake2b";
+	default: return "crc32c";
+	}
+}
+
+static void print_json(const struct vc_ctx *ctx, const struct vc_mkfs_opts *o,
+		       const struct vc_mkfs_result *res, const struct vc_rootdir_stats *st)
+{
+	const bool dir = o->rootdir != NULL;
+	struct mkfs_rec r = {
+		.path = o->path, .size = res->total_bytes, .uuid = res->fsid,
+		.nodesize = o->nodesize ? o->nodesize : 16384, .csum = csum_name(o->csum_type),
+		.quota = !res->quota ? NULL : o->simple_quota ? "simple" : "full",
+		.rootdir = o->rootdir,
+		.inodes = dir ? &st->inodes : NULL, .directories = dir ? &st->dirs : NULL,
+		.files = dir ? &st->files : NULL, .symlinks = dir ? &st->symlinks : NULL,
+		.special = dir ? &st->specials : NULL, .hard_links = dir ? &st->hardlinks : NULL,
+		.data_bytes = dir ? &st->data_bytes : NULL,
+		.inline_bytes = dir ? &st->inline_bytes : NULL,
+		.subvolumes = res->subvolumes, .qgroups = res->quota ? &res->qgroups : NULL,
+	};
+
+	cmd_print_doc(ctx, &rec_doc_mkfs, &rec_mkfs, &r);
+}
+
 static void skipped_mount(void *priv, const char *path)
 {
 	(void)priv;
@@ -506,6 +537,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	};
 	struct vc_mkfs_opts o = { 0 };
 	struct vc_rootdir_stats stats = { 0 };
+	struct vc_mkfs_result res = { 0 };
 	struct mkfs_args m = { 0 };
 	char err[1024] = "";
 	int c, ret = VC_EXIT_USAGE;
@@ -554,6 +586,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	o.nr_gid_map = m.nr_gid_map;
 	o.skipped = skipped_mount;
 	o.stats = &stats;
+	o.result = ctx->cfg->format == VC_FORMAT_JSON ? &res : NULL;
 	if (vc_mkfs_check_layout(&o, err, sizeof(err)) < 0) {
 		cmd_usage_error(ctx, "%s", err);
 		goto out;
@@ -563,6 +596,8 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 		ret = VC_EXIT_FAILURE;
 		goto out;
 	}
+	if (ctx->cfg->format == VC_FORMAT_JSON)
+		print_json(ctx, &o, &res, &stats);
 	pr_out(ctx->cfg, "Created a Btrfs filesystem on '%s'\n", o.path);
 	if (o.rootdir)
 		pr_out(ctx->cfg, "Copied %s: %llu inodes (%llu directories, %llu files, %llu symlinks, %llu special), %llu hard links, %llu bytes of data, %llu inline\n",
@@ -595,5 +630,5 @@ const struct cmd_struct cmd_struct_mkfs = {
 	.token = "mkfs",
 	.fn = cmd_mkfs,
 	.help = &mkfs_help,
-	.flags = CMD_IMAGE_ARG | CMD_WRITES,
+	.flags = CMD_IMAGE_ARG | CMD_WRITES | CMD_FORMAT_JSON,
 };

@@ -619,6 +619,30 @@ const struct rec_desc rec_snapshot = REC_DESC("subvolume snapshot", snapshot_fie
 const struct rec_doc rec_doc_create = { "subvolume_create", NULL };
 const struct rec_doc rec_doc_snapshot = { "subvolume_snapshot", NULL };
 
+#define K struct mkfs_rec
+static const struct rec_field mkfs_fields[] = {
+	REC_F(NULL, "path", REC_STR, K, path),
+	REC_F(NULL, "size", REC_U64, K, size),
+	REC_F(NULL, "uuid", REC_UUID, K, uuid),
+	REC_F(NULL, "nodesize", REC_U64, K, nodesize),
+	REC_F(NULL, "csum", REC_STR, K, csum),
+	REC_F(NULL, "quota", REC_STR, K, quota),
+	REC_F(NULL, "rootdir", REC_STR, K, rootdir),
+	REC_F(NULL, "inodes", REC_U64_OPT, K, inodes),
+	REC_F(NULL, "directories", REC_U64_OPT, K, directories),
+	REC_F(NULL, "files", REC_U64_OPT, K, files),
+	REC_F(NULL, "symlinks", REC_U64_OPT, K, symlinks),
+	REC_F(NULL, "special", REC_U64_OPT, K, special),
+	REC_F(NULL, "hard_links", REC_U64_OPT, K, hard_links),
+	REC_F(NULL, "data_bytes", REC_U64_OPT, K, data_bytes),
+	REC_F(NULL, "inline_bytes", REC_U64_OPT, K, inline_bytes),
+	REC_F(NULL, "subvolumes", REC_U64, K, subvolumes),
+	REC_F(NULL, "qgroups", REC_U64_OPT, K, qgroups),
+};
+#undef K
+const struct rec_desc rec_mkfs = REC_DESC("mkfs", mkfs_fields);
+const struct rec_doc rec_doc_mkfs = { "mkfs", NULL };
+
 #define D struct deleted_rec
 static const struct rec_field deleted_fields[] = {
 	REC_F(NULL, "id", REC_U64, D, id),
@@ -736,6 +760,7 @@ const struct rec_desc *const rec_all[] = {
 	&rec_check_repair_fst,
 	&rec_made,
 	&rec_create,
+	&rec_mkfs,
 	&rec_snapshot,
 	&rec_deleted,
 	&rec_delete,

@@ -383,6 +383,24 @@ struct made_rec {
 	const uint8_t *source_uuid;
 	bool readonly;
 };
+/* mkfs: what was written */
+struct mkfs_rec {
+	const char *path;
+	uint64_t size;			/* filesystem bytes (total_bytes) */
+	const uint8_t *uuid;
+	uint64_t nodesize;
+	const char *csum;
+	const char *quota;		/* "full", "simple", NULL: off */
+	const char *rootdir;		/* NULL: none */
+	/* with a rootdir, else NULL */
+	const uint64_t *inodes, *directories, *files, *symlinks, *special, *hard_links;
+	const uint64_t *data_bytes, *inline_bytes;
+	uint64_t subvolumes;		/* below the top level, snapshots included */
+	const uint64_t *qgroups;	/* NULL: quotas off */
+};
+extern const struct rec_desc rec_mkfs;
+extern const struct rec_doc rec_doc_mkfs;
+
 struct create_rec {
 	struct rec_table subvolumes;	/* of struct made_rec, in argument order */
 };

@@ -616,6 +616,50 @@ static int truncate_target(const struct vc_mkfs_opts *o, struct vc_image *img, c
 	return 0;
 }
 
+static int count_subvol_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	(void)data;
+	(void)len;
+	if (key->type == BTRFS_ROOT_ITEM_KEY && key->objectid >= BTRFS_FIRST_FREE_OBJECTID &&
+	    key->objectid <= BTRFS_LAST_FREE_OBJECTID)
+		(*(u64 *)priv)++;
+	return 0;
+}
+
+/* The image as written, for the summary */
+static int read_result(struct vc_image *img, struct vc_mkfs_result *r, char *err, size_t errlen)
+{
+	struct btrfs_key min = { BTRFS_FIRST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
+	struct btrfs_key max = { BTRFS_LAST_FREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
+	struct btrfs_item_source src;
+	struct btrfs_qgroup_list list;
+	int ret;
+
+	if (!img->bfs) {
+		ret = vc_image_open_fs(img);
+		if (ret < 0) {
+			snprintf(err, errlen, "%s", img->err);
+			return ret;
+		}
+	}
+	memset(r, 0, sizeof(*r));
+	r->total_bytes = btrfs_super_total_bytes(&img->bfs->super);
+	memcpy(r->fsid, img->bfs->fsid, sizeof(r->fsid));
+	ret = btrfs_iterate_items(img->bfs->tree_root, &min, &max, count_subvol_cb, &r->subvolumes);
+	if (ret < 0)
+		return ret;
+	src = btrfs_fs_item_source(img->bfs);
+	ret = btrfs_qgroup_list_load(&src, &list);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		return ret;
+	r->quota = true;
+	r->qgroups = list.nr;
+	btrfs_qgroup_list_release(&list);
+	return 0;
+}
+
 int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 {
 	struct vc_image img = { 0 };
@@ -651,6 +695,8 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		ret = build(o, &img, rd, &sz, false, err, errlen);
 	if (!ret && sz.shrink)
 		ret = truncate_target(o, &img, err, errlen);
+	if (!ret && o->result)
+		ret = read_result(&img, o->result, err, errlen);
 out:
 	vc_rootdir_free(rd);
 	vc_image_close(&img);

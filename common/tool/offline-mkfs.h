@@ -33,6 +33,15 @@ struct vc_mkfs_limit {
 	const char *arg;		/* as given, for messages */
 };
 
+/* What mkfs wrote, read back from the image (--format json) */
+struct vc_mkfs_result {
+	uint64_t total_bytes;
+	uint8_t fsid[16];
+	uint64_t subvolumes;		/* below the top level, snapshots included */
+	bool quota;
+	uint64_t qgroups;
+};
+
 struct vc_mkfs_opts {
 	const char *path;
 	uint64_t size;			/* 0: the whole file or device */
@@ -63,6 +72,7 @@ struct vc_mkfs_opts {
 	int64_t epoch;
 	void (*skipped)(void *priv, const char *path);	/* a mount point not crossed */
 	struct vc_rootdir_stats *stats;	/* out, with @rootdir; may be NULL */
+	struct vc_mkfs_result *result;	/* out; NULL: not read */
 	long long wait_ms;		/* wait for a held target (--wait, common/image/storage.h) */
 };
 
