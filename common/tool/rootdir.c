@@ -791,6 +791,35 @@ static int open_file(struct vc_rootdir *rd, uint32_t idx)
 	return fd;
 }
 
+#if VOLCTL_FAULT_INJECTION
+/*
+ * Test builds: VOLCTL_TEST_CHANGE_FILE=NAME appends a byte to the file of
+ * that name once its first piece is read, as a writer racing mkfs would
+ */
+static void test_change(struct vc_rootdir *rd, uint32_t idx)
+{
+	const char *name = getenv("VOLCTL_TEST_CHANGE_FILE");
+	int dfd, fd;
+
+	if (!name || strcmp(name, node_name(rd, &rd->nodes[idx])))
+		return;
+	dfd = dir_fd(rd, rd->nodes[idx].parent);
+	fd = dfd < 0 ? -1 : openat(dfd, name, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = write(fd, "!", 1);
+
+		(void)n;
+		close(fd);
+	}
+}
+#else
+static void test_change(struct vc_rootdir *rd, uint32_t idx)
+{
+	(void)rd;
+	(void)idx;
+}
+#endif
+
 /* Bytes [@start, @end) of @fd as data extents of @ino */
 static int copy_range(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, uint32_t idx,
 		      int fd, struct btrfs_root *root, uint64_t start, uint64_t end, uint64_t *nbytes)
@@ -833,6 +862,8 @@ static int copy_range(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, u
 			ret = btrfs_data_write(trans, bytenr + done, rd->buf, piece);
 			if (ret < 0)
 				return fail(rd, idx, ret, NULL);
+			if (!done && start == 0)
+				test_change(rd, idx);
 			done += piece;
 		}
 		ret = btrfs_insert_file_extent(trans, root, n->bino, start, bytenr, len, len);

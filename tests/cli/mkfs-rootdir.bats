@@ -316,3 +316,17 @@ make_tree() {
 	assert_status 2
 	assert_output_contains "LEVEL above 0"
 }
+
+@test "mkfs --rootdir: a file written while it is copied fails the mkfs, naming it; nothing left" {
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" mkfs -s 128M "$BATS_TEST_TMPDIR/probe.img" 2>/dev/null; then
+		skip "built without --enable-fault-injection"
+	fi
+	make_tree
+	VOLCTL_TEST_CHANGE_FILE=big run_volctl mkfs -s 256M -r "$SRC" "$IMG"
+	assert_status 1
+	assert_output_contains "$SRC/d/big: changed while it was copied"
+	[ ! -e "$IMG" ]
+	# the same tree, left alone, copies
+	run_volctl mkfs -s 256M -r "$SRC" "$IMG"
+	assert_status 0
+}
