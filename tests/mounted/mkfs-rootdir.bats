@@ -113,3 +113,55 @@ mount_ro() {
 	[ "$before" = "$after" ] || { echo "written: $before / rescan: $after" >&2; false; }
 	cmp "$SRC/@/etc/big" "$MNT/snaps/1/etc/big"
 }
+
+@test "mkfs --rootdir: a mount point inside DIR is not crossed and is named on stderr" {
+	make_tree
+	mkdir -p "$SRC/mnt-here"
+	mount -t tmpfs none "$SRC/mnt-here"
+	printf 'other fs' >"$SRC/mnt-here/file"
+	run "$VOLCTL" mkfs -s 256M -r "$SRC" "$IMG"
+	umount "$SRC/mnt-here"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	assert_output_contains "$SRC/mnt-here: a mount point, not copied"
+	mount_ro
+	[ ! -e "$MNT/mnt-here" ]
+	[ -f "$MNT/etc/passwd" ]
+}
+
+@test "mkfs --rootdir as nobody: an unreadable file or directory is refused before anything is written" {
+	make_tree
+	chown -R nobody:nogroup "$WORK"
+	d=$(dirname "$WORK")
+	while [ "$d" != / ] && [[ "$d" == "$BATS_RUN_TMPDIR"* ]]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
+	printf 'secret' >"$SRC/etc/shadow"
+	chmod 000 "$SRC/etc/shadow"
+	run as_nobody "$VOLCTL" mkfs -s 256M -r "$SRC" "$IMG"
+	[ "$status" -eq 1 ] || { echo "$output" >&2; false; }
+	assert_output_contains "$SRC/etc/shadow: Permission denied"
+	[ ! -e "$IMG" ]
+	rm -f "$SRC/etc/shadow"
+	mkdir "$SRC/locked"
+	chown nobody "$SRC/locked"
+	chmod 000 "$SRC/locked"
+	run as_nobody "$VOLCTL" mkfs -s 256M -r "$SRC" "$IMG"
+	[ "$status" -eq 1 ] || { echo "$output" >&2; false; }
+	assert_output_contains "$SRC/locked: Permission denied"
+	[ ! -e "$IMG" ]
+}
+
+@test "mkfs --rootdir: hard links across a subvolume boundary become one inode per subvolume (as btrfs-progs 6.19)" {
+	make_tree
+	mkdir -p "$SRC/home/user"
+	ln "$SRC/var/lib/blob" "$SRC/home/user/blob-too"
+	run "$VOLCTL" mkfs -s 256M -r "$SRC" --subvol /home "$IMG"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	mount_ro
+	# in the top level: blob and blob-link, one inode with 2 links; in /home its own inode
+	[ "$(stat -c %h "$MNT/var/lib/blob")" = 2 ]
+	[ "$(stat -c %i "$MNT/var/lib/blob")" = "$(stat -c %i "$MNT/var/lib/blob-link")" ]
+	[ "$(stat -c %h "$MNT/home/user/blob-too")" = 1 ]
+	cmp "$SRC/var/lib/blob" "$MNT/home/user/blob-too"
+}
