@@ -48,6 +48,7 @@ static const char *const cmd_mkfs_details[] = {
 	OPTLINE("--snapshot SRC:DST[:ro]", "after the copy, snapshot subvolume SRC (/ the top level) as DST, parents made; repeatable"),
 	OPTLINE("--qgroup ID:PATH[,PATH...]", "with quotas: qgroup ID (level above 0) holding those subvolumes; repeatable"),
 	OPTLINE("--limit SIZE[:e]:PATH|ID", "with quotas: limit the referenced (:e exclusive) bytes of a subvolume or qgroup; refused before anything is written if the content exceeds it"),
+	OPTLINE("--inode-flags FLAGS:PATH", "with --rootdir: nodatacow and/or nodatasum (comma-separated) on PATH and all below it; repeatable"),
 	OPTLINE("--owner UID:GID", "with --rootdir: every inode owned by UID:GID"),
 	OPTLINE("--uid-map FROM:TO:COUNT", "with --rootdir: map source uids FROM.. to TO.. (repeatable)"),
 	OPTLINE("--gid-map FROM:TO:COUNT", "with --rootdir: the same for gids"),
@@ -63,7 +64,8 @@ static const struct cmd_help mkfs_help = {
 };
 
 enum { OPT_CSUM = 256, OPT_QUOTA, OPT_SIMPLE_QUOTA, OPT_SUBVOL, OPT_DEFAULT_SUBVOL, OPT_OWNER,
-       OPT_UID_MAP, OPT_GID_MAP, OPT_SNAPSHOT, OPT_SHRINK, OPT_QGROUP, OPT_LIMIT };
+       OPT_UID_MAP, OPT_GID_MAP, OPT_SNAPSHOT, OPT_SHRINK, OPT_QGROUP, OPT_LIMIT,
+       OPT_INODE_FLAGS };
 
 static int parse_csum(const char *s, u16 *out)
 {
@@ -139,6 +141,8 @@ struct mkfs_args {
 	size_t nr_qgroups;
 	struct vc_mkfs_limit *limits;
 	size_t nr_limits;
+	struct vc_inode_flags *iflags;
+	size_t nr_iflags;
 	char **strs;			/* every path the two above point at */
 	size_t nr_strs, strs_cap;
 };
@@ -201,6 +205,43 @@ static int parse_qgroup(const struct vc_ctx *ctx, struct mkfs_args *m)
 	g->paths = paths;
 	g->nr_paths = nr;
 	m->nr_qgroups++;
+	return 0;
+}
+
+/* --inode-flags FLAGS:PATH, FLAGS nodatacow and/or nodatasum (btrfs-progs 6.19) */
+static int parse_iflags(const struct vc_ctx *ctx, struct mkfs_args *m)
+{
+	const char *colon = strchr(optarg, ':'), *why = NULL;
+	struct vc_inode_flags *f;
+	char *list, *save = NULL;
+	bool bad;
+
+	f = realloc(m->iflags, (m->nr_iflags + 1) * sizeof(*f));
+	if (!f)
+		return VC_EXIT_FAILURE;
+	m->iflags = f;
+	f = &m->iflags[m->nr_iflags];
+	memset(f, 0, sizeof(*f));
+	list = colon ? strndup(optarg, (size_t)(colon - optarg)) : NULL;
+	bad = !list;
+	for (char *t = list ? strtok_r(list, ",", &save) : NULL; t && !bad;
+	     t = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(t, "nodatacow"))
+			f->flags |= BTRFS_INODE_NODATACOW | BTRFS_INODE_NODATASUM;
+		else if (!strcmp(t, "nodatasum"))
+			f->flags |= BTRFS_INODE_NODATASUM;
+		else
+			bad = true;
+	}
+	free(list);
+	if (bad || !f->flags || !colon[1])
+		return cmd_usage_error(ctx, "invalid --inode-flags '%s': want nodatacow,nodatasum:PATH",
+				       optarg);
+	f->path = keep(m, subvol_path(colon + 1, &why));
+	if (!f->path)
+		return why ? cmd_usage_error(ctx, "--inode-flags '%s': %s", optarg, why) :
+			VC_EXIT_FAILURE;
+	m->nr_iflags++;
 	return 0;
 }
 
@@ -453,6 +494,8 @@ static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *
 		return parse_qgroup(ctx, m);
 	case OPT_LIMIT:
 		return parse_limit(ctx, m);
+	case OPT_INODE_FLAGS:
+		return parse_iflags(ctx, m);
 	default:
 		return VC_EXIT_USAGE;
 	}
@@ -533,6 +576,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 		{ "shrink", no_argument, NULL, OPT_SHRINK },
 		{ "qgroup", required_argument, NULL, OPT_QGROUP },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "inode-flags", required_argument, NULL, OPT_INODE_FLAGS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vc_mkfs_opts o = { 0 };
@@ -559,8 +603,9 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	ret = VC_EXIT_USAGE;
 	if (cmd_check_argc_exact(ctx, argc - optind, 1))
 		goto out;
-	if (!o.rootdir && (o.owner_set || m.nr_uid_map || m.nr_gid_map || o.shrink)) {
-		cmd_usage_error(ctx, "--owner, --uid-map, --gid-map and --shrink need --rootdir");
+	if (!o.rootdir && (o.owner_set || m.nr_uid_map || m.nr_gid_map || o.shrink ||
+			   m.nr_iflags)) {
+		cmd_usage_error(ctx, "--owner, --uid-map, --gid-map, --shrink and --inode-flags need --rootdir");
 		goto out;
 	}
 	if ((m.nr_qgroups || m.nr_limits) && !o.quota && !o.simple_quota) {
@@ -579,6 +624,8 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	o.nr_qgroups = m.nr_qgroups;
 	o.limits = m.limits;
 	o.nr_limits = m.nr_limits;
+	o.iflags = m.iflags;
+	o.nr_iflags = m.nr_iflags;
 	o.default_subvol = m.def;
 	o.uid_map = m.uid_map;
 	o.nr_uid_map = m.nr_uid_map;
@@ -623,6 +670,7 @@ out:
 	free(m.strs);
 	free(m.qgroups);
 	free(m.limits);
+	free(m.iflags);
 	return ret;
 }
 

@@ -106,7 +106,22 @@ static int csum_add(struct btrfs_trans_handle *trans, u64 bytenr, const u8 *buf,
 	return 0;
 }
 
+static int data_write(struct btrfs_trans_handle *trans, u64 bytenr, const void *buf, u64 len,
+		      bool csum);
+
 int btrfs_data_write(struct btrfs_trans_handle *trans, u64 bytenr, const void *buf, u64 len)
+{
+	return data_write(trans, bytenr, buf, len, true);
+}
+
+int btrfs_data_write_nocsum(struct btrfs_trans_handle *trans, u64 bytenr, const void *buf,
+			    u64 len)
+{
+	return buf ? data_write(trans, bytenr, buf, len, false) : 0;
+}
+
+static int data_write(struct btrfs_trans_handle *trans, u64 bytenr, const void *buf, u64 len,
+		      bool csum)
 {
 	struct btrfs_fs *fs = trans->fs;
 	u64 ss = fs->sectorsize;
@@ -138,7 +153,7 @@ int btrfs_data_write(struct btrfs_trans_handle *trans, u64 bytenr, const void *b
 	}
 	if (whole) {
 		ret = btrfs_write_logical(fs, bytenr, buf, whole);
-		if (!ret)
+		if (!ret && csum)
 			ret = csum_add(trans, bytenr, buf, whole);
 		if (ret < 0)
 			return ret;
@@ -150,7 +165,7 @@ int btrfs_data_write(struct btrfs_trans_handle *trans, u64 bytenr, const void *b
 			return -ENOMEM;
 		memcpy(tail, (const u8 *)buf + whole, len - whole);
 		ret = btrfs_write_logical(fs, bytenr + whole, tail, ss);
-		if (!ret)
+		if (!ret && csum)
 			ret = csum_add(trans, bytenr + whole, tail, ss);
 		free(tail);
 		if (ret < 0)

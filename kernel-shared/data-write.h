@@ -45,6 +45,10 @@ struct btrfs_trans_data {
  */
 int btrfs_data_write(struct btrfs_trans_handle *trans, u64 bytenr, const void *buf, u64 len);
 
+/** btrfs_data_write_nocsum - btrfs_data_write() without checksums (nodatasum files) */
+int btrfs_data_write_nocsum(struct btrfs_trans_handle *trans, u64 bytenr, const void *buf,
+			    u64 len);
+
 /**
  * btrfs_add_data_extent - queue the extent item of a new data extent
  * [@bytenr, @bytenr + @len) referenced once by (@root, @ino, @offset),

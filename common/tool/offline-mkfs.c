@@ -280,6 +280,8 @@ static void scan_opts(const struct vc_mkfs_opts *o, struct vc_rootdir_opts *r, i
 	r->dir = o->rootdir;
 	r->subvols = o->subvols;
 	r->nr_subvols = o->nr_subvols;
+	r->iflags = o->iflags;
+	r->nr_iflags = o->nr_iflags;
 	r->owner_set = o->owner_set;
 	r->owner_uid = o->owner_uid;
 	r->owner_gid = o->owner_gid;

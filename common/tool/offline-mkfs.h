@@ -64,6 +64,8 @@ struct vc_mkfs_opts {
 	const struct vc_mkfs_limit *limits;	/* checked before anything is written */
 	size_t nr_limits;
 	const char *rootdir;		/* --rootdir DIR: copied in, @subvols from its directories */
+	const struct vc_inode_flags *iflags;	/* --inode-flags */
+	size_t nr_iflags;
 	bool owner_set;
 	uint32_t owner_uid, owner_gid;
 	const struct vc_id_map *uid_map, *gid_map;

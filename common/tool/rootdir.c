@@ -61,6 +61,7 @@ struct rd_node {
 	uint64_t index;			/* DIR_INDEX in the parent */
 	uint64_t dir_size;		/* directories: 2 * names of the same subvolume */
 	uint64_t sv_names;		/* directories: 2 * names of subvolumes in it */
+	uint64_t iflags;		/* BTRFS_INODE_* (--inode-flags) */
 };
 
 struct rd_subvol {
@@ -640,6 +641,40 @@ out:
 	return ret;
 }
 
+static bool below(const struct vc_rootdir *rd, uint32_t n, uint32_t top)
+{
+	for (int depth = 0; depth <= MAX_DEPTH; depth++) {
+		if (n == top)
+			return true;
+		if (!n)
+			return false;
+		n = rd->nodes[n].parent;
+	}
+	return false;
+}
+
+/* --inode-flags: the path's inode and, a directory, everything below it */
+static int mark_iflags(struct vc_rootdir *rd)
+{
+	for (size_t i = 0; i < rd->o.nr_iflags; i++) {
+		const struct vc_inode_flags *f = &rd->o.iflags[i];
+		uint32_t top = find_path(rd, f->path);
+		size_t k = 0;
+
+		if (top == NONE) {
+			snprintf(rd->err, rd->errlen, "--inode-flags %s: no such file or directory in %s",
+				 f->path, rd->o.dir);
+			return -ENOENT;
+		}
+		while (rd->order[k] != top)
+			k++;
+		/* the subtree follows its top in preorder */
+		for (; k < rd->nr && below(rd, rd->order[k], top); k++)
+			rd->nodes[rd->order[k]].iflags |= f->flags;
+	}
+	return 0;
+}
+
 int vc_rootdir_scan(const struct vc_rootdir_opts *o, struct vc_rootdir **out, char *err,
 		    size_t errlen)
 {
@@ -677,6 +712,8 @@ int vc_rootdir_scan(const struct vc_rootdir_opts *o, struct vc_rootdir **out, ch
 		ret = mark_subvols(rd);
 	if (!ret)
 		ret = number(rd);
+	if (!ret)
+		ret = mark_iflags(rd);
 	if (ret < 0)
 		goto fail;
 	*out = rd;
@@ -825,6 +862,8 @@ static int copy_range(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, u
 		      int fd, struct btrfs_root *root, uint64_t start, uint64_t end, uint64_t *nbytes)
 {
 	const struct rd_node *n = &rd->nodes[idx];
+	/* nodatacow implies nodatasum, as the kernel sets them together */
+	const bool nosum = n->iflags & (BTRFS_INODE_NODATASUM | BTRFS_INODE_NODATACOW);
 
 	while (start < end) {
 		uint64_t len = end - start < MAX_EXTENT ? end - start : MAX_EXTENT;
@@ -835,7 +874,7 @@ static int copy_range(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, u
 		if (ret < 0)
 			return fail(rd, idx, ret, trans->fs->errmsg[0] ? trans->fs->errmsg : NULL);
 		while (done < len && rd->dry) {
-			ret = btrfs_data_write(trans, bytenr, NULL, len);
+			ret = nosum ? 0 : btrfs_data_write(trans, bytenr, NULL, len);
 			if (ret < 0)
 				return fail(rd, idx, ret, NULL);
 			done = len;
@@ -859,7 +898,8 @@ static int copy_range(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, u
 			if (got < piece && start + done + got < n->size)
 				return fail(rd, idx, -EIO, "changed while it was copied (shorter)");
 			memset(rd->buf + got, 0, piece - got);
-			ret = btrfs_data_write(trans, bytenr + done, rd->buf, piece);
+			ret = nosum ? btrfs_data_write_nocsum(trans, bytenr + done, rd->buf, piece) :
+				btrfs_data_write(trans, bytenr + done, rd->buf, piece);
 			if (ret < 0)
 				return fail(rd, idx, ret, NULL);
 			if (!done && start == 0)
@@ -995,6 +1035,7 @@ static void inode_args(const struct vc_rootdir *rd, const struct rd_node *n,
 	a->size = S_ISDIR(n->mode) ? n->dir_size + n->sv_names : n->size;
 	if (S_ISCHR(n->mode) || S_ISBLK(n->mode))
 		a->rdev = n->rdev;
+	a->flags = n->iflags;
 	a->atime = n->atime;
 	a->mtime = n->mtime;
 	a->ctime = n->ctime;

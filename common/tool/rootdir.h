@@ -27,10 +27,18 @@ struct vc_id_map {
 	uint32_t from, to, count;
 };
 
+/* --inode-flags: BTRFS_INODE_* flags for a path of DIR and, a directory, all below it */
+struct vc_inode_flags {
+	const char *path;		/* image path */
+	uint64_t flags;			/* BTRFS_INODE_NODATACOW, BTRFS_INODE_NODATASUM */
+};
+
 struct vc_rootdir_opts {
 	const char *dir;
 	const char *const *subvols;	/* image paths ("/a/b") to make subvolumes */
 	size_t nr_subvols;
+	const struct vc_inode_flags *iflags;
+	size_t nr_iflags;
 	bool owner_set;			/* --owner: every inode's owner */
 	uint32_t owner_uid, owner_gid;
 	const struct vc_id_map *uid_map, *gid_map;	/* unmapped ids become 65534 */

@@ -330,3 +330,29 @@ make_tree() {
 	run_volctl mkfs -s 256M -r "$SRC" "$IMG"
 	assert_status 0
 }
+
+@test "mkfs --rootdir --inode-flags: nodatacow and nodatasum on a path and below it, no checksums there" {
+	mkdir -p "$SRC/vm/images" "$SRC/other"
+	head -c 1000000 /dev/urandom >"$SRC/vm/images/disk"
+	head -c 1000000 /dev/urandom >"$SRC/other/f"
+	head -c 1000000 /dev/urandom >"$SRC/log"
+	run_volctl mkfs -s 256M -r "$SRC" --inode-flags nodatacow:/vm --inode-flags nodatasum:log "$IMG"
+	assert_status 0
+	check_clean
+	run btrfs check --readonly "$IMG"
+	# only other/f is checksummed: 245 sectors of 4 bytes
+	assert_output_contains "total csum bytes: 980"
+	run btrfs inspect-internal dump-tree -t 5 "$IMG"
+	[ "$(echo "$output" | grep -c 'flags 0x3(NODATASUM|NODATACOW)')" = 3 ]
+	[ "$(echo "$output" | grep -c 'flags 0x1(NODATASUM)')" = 1 ]
+	run btrfs restore "$IMG" "$OUT"
+	assert_status 0
+	cmp "$SRC/vm/images/disk" "$OUT/vm/images/disk"
+	run_volctl mkfs -s 256M -r "$SRC" --inode-flags compress:/vm "$BATS_TEST_TMPDIR/x.img"
+	assert_status 2
+	assert_output_contains "want nodatacow,nodatasum:PATH"
+	run_volctl mkfs -s 256M -r "$SRC" --inode-flags nodatacow:/nope "$BATS_TEST_TMPDIR/x.img"
+	assert_status 1
+	assert_output_contains "--inode-flags /nope: no such file or directory"
+	[ ! -e "$BATS_TEST_TMPDIR/x.img" ]
+}

@@ -29,6 +29,9 @@
 #                         and {SIZE} is it (default 1G, 3G with large); 0:
 #                         no file is made, {SIZE} is that default
 #   --treecmp 'ARGS'      more treecmp.py options (--owner, --uid-map, --clamp)
+#   --grow SIZE           before the rw stages, the image file grows by SIZE
+#                         and the filesystem with it (resize max): for images
+#                         made with --shrink, which have no room to write
 #   --btrfs BIN           the btrfs used for check, scrub, send, receive
 #                         (default: btrfs in PATH, Debian's)
 #   --keep                keep the temp dir (images, manifest, logs; every
@@ -60,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--treecmp) TCARGS=$2; shift ;;
 	--btrfs) BTRFS=$2; shift ;;
 	--keep) KEEP=1 ;;
+	--grow) GROW=$2; shift ;;
 	--workdir) BASE=$2; shift ;;
 	-h|--help) usage 0 ;;
 	-*) echo "run-seed: unknown option $1" >&2; exit 2 ;;
@@ -210,7 +214,11 @@ if "$BTRFS" qgroup show --raw "$W/img" >"$W/qgroup-image.txt" 2>"$W/qgroup-image
 fi
 umnt "$W/img" || die treecmp "umount"
 
+[ -z "${GROW:-}" ] || truncate -s "+$GROW" "$IMG" || die scrub "grow the image by $GROW"
 mnt "$IMG" "$W/img" || die scrub "rw mount"
+if [ -n "${GROW:-}" ]; then
+	"$BTRFS" filesystem resize max "$W/img" >/dev/null || die scrub "resize max"
+fi
 # quota: the kernel's rescan must give the numbers the image holds
 if [ -n "$QUOTA" ]; then
 	for _ in 1 2 3 4 5; do
