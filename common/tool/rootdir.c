@@ -275,7 +275,6 @@ static int stat_node(struct vc_rootdir *rd, uint32_t idx, int dirfd, const char 
 {
 	struct rd_node *n = &rd->nodes[idx];
 	struct statx sx;
-	uint64_t ss = rd->o.sectorsize;
 
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | (name[0] ? 0 : AT_EMPTY_PATH),
 		  STATX_BASIC_STATS, &sx) < 0)
@@ -298,17 +297,8 @@ static int stat_node(struct vc_rootdir *rd, uint32_t idx, int dirfd, const char 
 	n->ctime = src_time(rd, &sx.stx_ctime);
 	n->src_mtime = (struct btrfs_time){ sx.stx_mtime.tv_sec, sx.stx_mtime.tv_nsec };
 	n->src_ctime = (struct btrfs_time){ sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec };
-	rd->meta_bytes += 160 + 25 + 3 * (30 + 25 + 2 * (uint64_t)n->name_len);
-	if (S_ISREG(n->mode) && n->size > btrfs_max_inline(rd->o.nodesize, rd->o.sectorsize)) {
-		uint64_t data = (n->size + ss - 1) / ss * ss;
-
-		rd->data_bytes += data;
-		/* extent items, file extent items, checksums */
-		rd->meta_bytes += (data / MAX_EXTENT + 1) * (53 + 25 + 53 + 25) +
-				  data / ss * (uint64_t)32;
-	} else if (S_ISREG(n->mode) || S_ISLNK(n->mode)) {
-		rd->meta_bytes += n->size + 21;
-	}
+	/* the names: an inode's own items are counted once, in size_inode() */
+	rd->meta_bytes += 3 * (30 + 25 + 2 * (uint64_t)n->name_len);
 	return 0;
 }
 
@@ -558,6 +548,28 @@ static uint32_t *link_slot(struct link_table *t, const struct vc_rootdir *rd, ui
 	}
 }
 
+/*
+ * What inode @n (the first of its names) takes at most: its data extents
+ * (once, whatever its links: btrfs-progs#1141 counted every link), the
+ * items of its inode, extents and checksums
+ */
+static void size_inode(struct vc_rootdir *rd, const struct rd_node *n)
+{
+	uint64_t ss = rd->o.sectorsize;
+
+	rd->meta_bytes += 160 + 25;
+	if (S_ISREG(n->mode) && n->size > btrfs_max_inline(rd->o.nodesize, rd->o.sectorsize)) {
+		uint64_t data = (n->size + ss - 1) / ss * ss;
+
+		rd->data_bytes += data;
+		/* extent items, file extent items, checksums */
+		rd->meta_bytes += (data / MAX_EXTENT + 1) * (53 + 25 + 53 + 25) +
+				  data / ss * (uint64_t)32;
+	} else if (S_ISREG(n->mode) || S_ISLNK(n->mode)) {
+		rd->meta_bytes += n->size + 21;
+	}
+}
+
 /* Preorder, subvolumes, inode numbers, hard links, indexes, directory sizes */
 static int number(struct vc_rootdir *rd)
 {
@@ -613,6 +625,8 @@ static int number(struct vc_rootdir *rd)
 			n->nlink = 1;
 			n->bino = next_ino[n->sv]++;
 		}
+		if (n->link_head == i)
+			size_inode(rd, n);
 linked:
 		/* children in reverse so the first name comes off the stack first */
 		for (uint32_t c = n->nr_children; c-- > 0;)

@@ -356,3 +356,19 @@ make_tree() {
 	assert_output_contains "--inode-flags /nope: no such file or directory"
 	[ ! -e "$BATS_TEST_TMPDIR/x.img" ]
 }
+
+@test "mkfs --rootdir: a 10 MB file with 100 hard links fits 128 MiB, and --shrink counts it once (btrfs-progs#1141)" {
+	head -c 10000000 /dev/urandom >"$SRC/file"
+	for i in $(seq 1 100); do ln "$SRC/file" "$SRC/link$i"; done
+	run_volctl mkfs -s 128M -r "$SRC" "$IMG"
+	assert_status 0
+	check_clean
+	rm "$IMG"
+	run_volctl mkfs -s 128M -r "$SRC" --shrink "$IMG"
+	assert_status 0
+	check_clean
+	# one copy of the data, 10 MB, and the fixed overhead: well under 2 copies
+	[ "$(stat -c %s "$IMG")" -lt $((10000000 + 16 << 20)) ]
+	run btrfs inspect-internal dump-tree -t 5 "$IMG"
+	assert_output_contains "links 101"
+}
