@@ -165,3 +165,19 @@ mount_ro() {
 	[ "$(stat -c %h "$MNT/home/user/blob-too")" = 1 ]
 	cmp "$SRC/var/lib/blob" "$MNT/home/user/blob-too"
 }
+
+@test "mkfs --rootdir --simple-quota: the kernel uncharges the copied data by its owner refs" {
+	make_tree
+	run "$VOLCTL" mkfs -s 256M -r "$SRC" --simple-quota --subvol /var "$IMG"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	run "$VOLCTL" check "$IMG"
+	assert_status 0
+	LOOPDEV=$(losetup -f --show "$IMG")
+	mount "$LOOPDEV" "$MNT"
+	before=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "0/256" {print $2}')
+	# blob is 1000000 bytes: 245 sectors, one extent, charged to 0/256 alone
+	rm "$MNT/var/lib/blob" "$MNT/var/lib/blob-link"
+	btrfs filesystem sync "$MNT"
+	after=$(btrfs qgroup show --raw "$MNT" | awk '$1 == "0/256" {print $2}')
+	[ $((before - after)) -ge 1003520 ] || { echo "before $before after $after" >&2; false; }
+}
