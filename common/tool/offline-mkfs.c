@@ -501,12 +501,13 @@ static int check_limits(struct btrfs_fs *fs, const struct vc_mkfs_opts *o, char 
  * @img is left open for the caller
  */
 static int build(const struct vc_mkfs_opts *o, struct vc_image *img, struct vc_rootdir *rd,
-		 const struct mkfs_sizes *sz, bool measure, char *err, size_t errlen)
+		 const struct mkfs_sizes *sz, bool measure, bool *based, char *err, size_t errlen)
 {
 	struct vc_rootdir_stats stats;
 	int ret;
 
 	ret = write_base(o, img, rd, sz, err, errlen);
+	*based = ret == 0;
 	if (ret < 0 || (!o->nr_subvols && !o->default_subvol && !rd && !o->nr_snapshots &&
 			!o->nr_qgroups && !o->nr_limits))
 		return ret;
@@ -557,7 +558,7 @@ static int measure(const struct vc_mkfs_opts *o, struct vc_rootdir *rd, struct m
 	struct vc_image img = { 0 };
 	struct mkfs_sizes big = { true, 0, 0 };
 	char path[4096];
-	bool created = false;
+	bool created = false, based = false;
 	u64 data = 0, meta = 0;
 	int fd, ret;
 
@@ -580,7 +581,7 @@ static int measure(const struct vc_mkfs_opts *o, struct vc_rootdir *rd, struct m
 	if (!ret)
 		ret = open_target(&m, &img, &created, err, errlen);
 	if (!ret)
-		ret = build(&m, &img, rd, &big, true, err, errlen);
+		ret = build(&m, &img, rd, &big, true, &based, err, errlen);
 	if (!ret && !img.bfs)
 		ret = vc_image_open_fs(&img);
 	if (!ret)
@@ -628,6 +629,25 @@ static int count_subvol_cb(void *priv, const struct btrfs_key *key, const void *
 	return 0;
 }
 
+/* Every superblock copy of the target zeroed, primary first */
+static void wipe_supers(struct vc_image *img)
+{
+	static const u8 zero[BTRFS_SUPER_INFO_SIZE];
+	int fd = vc_image_fd(img, 0);
+	off_t end = lseek(fd, 0, SEEK_END);	/* a file or a block device: never grown */
+
+	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		off_t off = (off_t)btrfs_sb_offset(m);
+
+		if (end < 0 || off + (off_t)sizeof(zero) > end ||
+		    pwrite(fd, zero, sizeof(zero), off) != (ssize_t)sizeof(zero))
+			break;
+		if (!m)
+			fdatasync(fd);
+	}
+	fdatasync(fd);
+}
+
 /* The image as written, for the summary */
 static int read_result(struct vc_image *img, struct vc_mkfs_result *r, char *err, size_t errlen)
 {
@@ -668,7 +688,7 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 	struct vc_rootdir *rd = NULL;
 	struct vc_rootdir_opts ro;
 	struct mkfs_sizes sz = { false, 0, 0 };
-	bool created = false;
+	bool created = false, based = false;
 	int ret;
 
 	/* before a file is created: "-s 1" would make a 1-byte file, then fail */
@@ -694,11 +714,14 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 	}
 	ret = open_target(o, &img, &created, err, errlen);
 	if (!ret)
-		ret = build(o, &img, rd, &sz, false, err, errlen);
+		ret = build(o, &img, rd, &sz, false, &based, err, errlen);
 	if (!ret && sz.shrink)
 		ret = truncate_target(o, &img, err, errlen);
 	if (!ret && o->result)
 		ret = read_result(&img, o->result, err, errlen);
+	/* a failure after the base: no half-made filesystem that looks whole */
+	if (ret < 0 && based && !created)
+		wipe_supers(&img);
 out:
 	vc_rootdir_free(rd);
 	vc_image_close(&img);

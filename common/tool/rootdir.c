@@ -41,6 +41,7 @@
 #define MAX_EXTENT	(128ULL << 20)		/* the kernel's largest data extent */
 #define IO_CHUNK	(1U << 20)
 #define MAX_DEPTH	4096			/* never loop for ever on a bad source */
+#define COMMIT_BYTES	(32ULL << 20)		/* new tree blocks per transaction */
 
 struct rd_node {
 	uint32_t parent;
@@ -91,6 +92,10 @@ struct vc_rootdir {
 	int path_depth;
 	uint8_t *buf;
 	bool dry;			/* measuring: the items, no file data read or written */
+	size_t *sv_order;		/* subvolumes in preorder */
+	size_t nr_sv_order;
+	size_t w_j, w_k;		/* where the next transaction goes on */
+	bool w_done;
 	struct vc_rootdir_stats *st;
 };
 
@@ -1196,36 +1201,53 @@ static int make_subvol(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, 
 	return 0;
 }
 
+/* COMMIT_BYTES; test builds take VOLCTL_TEST_COMMIT_BYTES, to commit often */
+static u64 commit_bytes(void)
+{
+#if VOLCTL_FAULT_INJECTION
+	const char *s = getenv("VOLCTL_TEST_COMMIT_BYTES");
+
+	if (s && strtoull(s, NULL, 10))
+		return strtoull(s, NULL, 10);
+#endif
+	return COMMIT_BYTES;
+}
+
+/*
+ * One transaction of the copy, from where the last one stopped: a tree of
+ * any size is written in commits of about COMMIT_BYTES of new tree blocks,
+ * so memory stays bounded; where they fall depends on the tree alone, so
+ * the image does too.  Return: 0 commit and go on, 1 (with rd->w_done) the
+ * last commit, <0 error.
+ */
 static int write_op(struct btrfs_trans_handle *trans, void *arg)
 {
 	struct vc_rootdir *rd = arg;
-	uint32_t *svs = malloc(rd->nr_svs * sizeof(*svs));
-	size_t nr = 0;
+	u64 budget = commit_bytes() / trans->fs->nodesize;
 	int ret = 0;
 
-	if (!svs)
-		return -ENOMEM;
-	/* in preorder: a subvolume's parent is made before it */
-	for (size_t k = 0; k < rd->nr && nr < rd->nr_svs; k++)
-		if (rd->nodes[rd->order[k]].sv_root != NONE)
-			svs[nr++] = rd->nodes[rd->order[k]].sv_root;
-	for (size_t j = 0; j < nr && !ret; j++) {
-		size_t s = svs[j];
+	while (rd->w_j < rd->nr_sv_order && !ret) {
+		size_t s = rd->sv_order[rd->w_j];
 		struct btrfs_root *root;
 
-		if (s)
+		if (s && !rd->svs[s].root_id)
 			ret = make_subvol(trans, rd, s);
 		if (!ret)
 			ret = btrfs_read_root(trans->fs, rd->svs[s].root_id, &root);
-		for (size_t k = 0; k < rd->nr && !ret; k++) {
-			uint32_t i = rd->order[k];
+		for (; rd->w_k < rd->nr && !ret; rd->w_k++) {
+			uint32_t i = rd->order[rd->w_k];
 
-			if (rd->nodes[i].sv == s && rd->nodes[i].sv_root == NONE)
-				ret = write_node(trans, rd, i, root);
+			if (rd->nodes[i].sv != s || rd->nodes[i].sv_root != NONE)
+				continue;
+			if (trans->nr_blocks >= budget)
+				return 0;	/* commit; the next transaction goes on here */
+			ret = write_node(trans, rd, i, root);
 		}
 		if (!ret)
 			ret = write_xattrs(trans, rd, rd->svs[s].node, root,
 					   BTRFS_FIRST_FREE_OBJECTID);
+		rd->w_j++;
+		rd->w_k = 0;
 	}
 	/* last: making a subvolume touched its parent directory and root directory */
 	for (size_t s = 0; s < rd->nr_svs && !ret; s++) {
@@ -1236,8 +1258,8 @@ static int write_op(struct btrfs_trans_handle *trans, void *arg)
 			ret = rewrite_dir_inode(trans, rd, rd->nodes[node].parent,
 						rd->svs[rd->nodes[rd->nodes[node].parent].sv].root_id);
 	}
-	close_path(rd);
-	free(svs);
+	if (!ret)
+		rd->w_done = true;
 	return ret;
 }
 
@@ -1255,8 +1277,26 @@ int vc_rootdir_write(struct btrfs_fs *fs, struct vc_rootdir *rd, bool measure,
 	rd->buf = malloc(IO_CHUNK);
 	if (!rd->buf)
 		return -ENOMEM;
+	/* in preorder: a subvolume's parent is made before it */
+	rd->sv_order = malloc(rd->nr_svs * sizeof(*rd->sv_order));
+	if (!rd->sv_order) {
+		free(rd->buf);
+		return -ENOMEM;
+	}
+	rd->nr_sv_order = 0;
+	for (size_t k = 0; k < rd->nr && rd->nr_sv_order < rd->nr_svs; k++)
+		if (rd->nodes[rd->order[k]].sv_root != NONE)
+			rd->sv_order[rd->nr_sv_order++] = rd->nodes[rd->order[k]].sv_root;
+	for (size_t sv = 1; sv < rd->nr_svs; sv++)
+		rd->svs[sv].root_id = 0;	/* made anew (a measuring run made them too) */
+	rd->w_j = rd->w_k = 0;
+	rd->w_done = false;
 	btrfs_fs_clear_error(fs);
-	ret = btrfs_run_transaction(fs, 0, write_op, rd);
+	do {
+		ret = btrfs_run_transaction(fs, 0, write_op, rd);
+	} while (!ret && !rd->w_done);
+	free(rd->sv_order);
+	rd->sv_order = NULL;
 	free(rd->buf);
 	rd->buf = NULL;
 	close_path(rd);

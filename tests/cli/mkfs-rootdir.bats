@@ -372,3 +372,41 @@ make_tree() {
 	run btrfs inspect-internal dump-tree -t 5 "$IMG"
 	assert_output_contains "links 101"
 }
+
+@test "mkfs -f --rootdir that fails after the base is written leaves no filesystem that looks whole" {
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" mkfs -s 128M "$BATS_TEST_TMPDIR/probe.img" 2>/dev/null; then
+		skip "built without --enable-fault-injection"
+	fi
+	make_tree
+	run_volctl mkfs -s 256M "$IMG"
+	assert_status 0
+	VOLCTL_TEST_CHANGE_FILE=big run_volctl mkfs -f -r "$SRC" "$IMG"
+	assert_status 1
+	assert_output_contains "changed while it was copied"
+	[ "$(stat -c %s "$IMG")" = $((256 << 20)) ]
+	run btrfs inspect-internal dump-super "$IMG"
+	assert_output_contains "bad magic on superblock"
+	run btrfs inspect-internal dump-super -s 1 "$IMG"
+	assert_output_contains "bad magic on superblock"
+	run_volctl --image "$IMG" subvolume list /
+	assert_status 1
+}
+
+@test "mkfs --rootdir: a tree written in many commits (test builds: small commits) is the same tree" {
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" mkfs -s 128M "$BATS_TEST_TMPDIR/probe.img" 2>/dev/null; then
+		skip "built without --enable-fault-injection"
+	fi
+	make_tree
+	for i in $(seq 1 300); do printf "file $i" >"$SRC/sub/inner/f$i"; done
+	VOLCTL_TEST_COMMIT_BYTES=100000 run_volctl mkfs -s 256M -r "$SRC" --quota --subvol sub "$IMG"
+	assert_status 0
+	check_clean
+	run btrfs inspect-internal dump-super "$IMG"
+	gen=$(echo "$output" | awk '$1 == "generation" {print $2}')
+	[ "$gen" -gt 5 ]
+	run_volctl check "$IMG"
+	assert_status 0
+	run btrfs restore -r 256 "$IMG" "$OUT"
+	assert_status 0
+	[ "$(cat "$OUT/inner/f300")" = "file 300" ]
+}
