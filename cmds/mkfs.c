@@ -416,6 +416,9 @@ static int parse_snapshot(const struct vc_ctx *ctx, struct mkfs_args *m)
 	return 0;
 }
 
+static int mkfs_parse_layout(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *o,
+			     struct mkfs_args *m);
+
 /* One mkfs option into @o and @m */
 static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *o,
 			  struct mkfs_args *m)
@@ -450,6 +453,18 @@ static int mkfs_parse_opt(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *
 			return cmd_usage_error(ctx, "invalid uuid '%s'", optarg);
 		o->fsid = m->fsid;
 		return 0;
+	default:
+		return mkfs_parse_layout(ctx, c, o, m);
+	}
+}
+
+/* The other options: the tree, the layout, quotas, force */
+static int mkfs_parse_layout(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *o,
+			     struct mkfs_args *m)
+{
+	int bad;
+
+	switch (c) {
 	case 'r':
 		o->rootdir = optarg;
 		return 0;
@@ -553,49 +568,112 @@ static int source_date_epoch(const struct vc_ctx *ctx, struct vc_mkfs_opts *o)
 	return 0;
 }
 
+static const struct option mkfs_longopts[] = {
+	{ "byte-count", required_argument, NULL, 's' },
+	{ "nodesize", required_argument, NULL, 'n' },
+	{ "label", required_argument, NULL, 'L' },
+	{ "uuid", required_argument, NULL, 'U' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "csum", required_argument, NULL, OPT_CSUM },
+	{ "checksum", required_argument, NULL, OPT_CSUM },
+	{ "quota", no_argument, NULL, OPT_QUOTA },
+	{ "simple-quota", no_argument, NULL, OPT_SIMPLE_QUOTA },
+	{ "subvol", required_argument, NULL, OPT_SUBVOL },
+	{ "default-subvol", required_argument, NULL, OPT_DEFAULT_SUBVOL },
+	{ "rootdir", required_argument, NULL, 'r' },
+	{ "owner", required_argument, NULL, OPT_OWNER },
+	{ "uid-map", required_argument, NULL, OPT_UID_MAP },
+	{ "gid-map", required_argument, NULL, OPT_GID_MAP },
+	{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
+	{ "shrink", no_argument, NULL, OPT_SHRINK },
+	{ "qgroup", required_argument, NULL, OPT_QGROUP },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "inode-flags", required_argument, NULL, OPT_INODE_FLAGS },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void mkfs_args_release(struct vc_mkfs_opts *o, struct mkfs_args *m)
+{
+	for (size_t i = 0; m->subvols && i < o->nr_subvols; i++)
+		free(m->subvols[i]);
+	free(m->subvols);
+	free(m->ro);
+	free(m->def);
+	free(m->uid_map);
+	free(m->gid_map);
+	for (size_t i = 0; m->snap_paths && i < 2 * m->nr_snaps; i++)
+		free(m->snap_paths[i]);
+	free(m->snap_paths);
+	free(m->snaps);
+	for (size_t i = 0; i < m->nr_strs; i++)
+		free(m->strs[i]);
+	free(m->strs);
+	free(m->qgroups);
+	free(m->limits);
+	free(m->iflags);
+}
+
+/* The options that need others, then everything parsed into @o; 0 or an exit code */
+static int mkfs_finish_opts(const struct vc_ctx *ctx, struct vc_mkfs_opts *o,
+			    struct mkfs_args *m)
+{
+	if (!o->rootdir && (o->owner_set || m->nr_uid_map || m->nr_gid_map || o->shrink ||
+			    m->nr_iflags))
+		return cmd_usage_error(ctx, "--owner, --uid-map, --gid-map, --shrink and --inode-flags need --rootdir");
+	if ((m->nr_qgroups || m->nr_limits) && !o->quota && !o->simple_quota)
+		return cmd_usage_error(ctx, "--qgroup and --limit need --quota or --simple-quota");
+	if (source_date_epoch(ctx, o))
+		return VC_EXIT_USAGE;
+	o->wait_ms = ctx->cfg->lock_wait_ms;
+	o->subvols = (const char *const *)m->subvols;
+	o->subvol_ro = m->ro;
+	o->snapshots = m->snaps;
+	o->nr_snapshots = m->nr_snaps;
+	o->qgroups = m->qgroups;
+	o->nr_qgroups = m->nr_qgroups;
+	o->limits = m->limits;
+	o->nr_limits = m->nr_limits;
+	o->iflags = m->iflags;
+	o->nr_iflags = m->nr_iflags;
+	o->default_subvol = m->def;
+	o->uid_map = m->uid_map;
+	o->nr_uid_map = m->nr_uid_map;
+	o->gid_map = m->gid_map;
+	o->nr_gid_map = m->nr_gid_map;
+	o->skipped = skipped_mount;
+	return 0;
+}
+
+static void print_text(const struct vc_ctx *ctx, const struct vc_mkfs_opts *o,
+		       const struct vc_rootdir_stats *st)
+{
+	pr_out(ctx->cfg, "Created a Btrfs filesystem on '%s'\n", o->path);
+	if (o->rootdir)
+		pr_out(ctx->cfg, "Copied %s: %llu inodes (%llu directories, %llu files, %llu symlinks, %llu special), %llu hard links, %llu bytes of data, %llu inline\n",
+		       o->rootdir, (unsigned long long)st->inodes, (unsigned long long)st->dirs,
+		       (unsigned long long)st->files, (unsigned long long)st->symlinks,
+		       (unsigned long long)st->specials, (unsigned long long)st->hardlinks,
+		       (unsigned long long)st->data_bytes, (unsigned long long)st->inline_bytes);
+}
+
 static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
 		    char **argv)
 {
-	static const struct option longopts[] = {
-		{ "byte-count", required_argument, NULL, 's' },
-		{ "nodesize", required_argument, NULL, 'n' },
-		{ "label", required_argument, NULL, 'L' },
-		{ "uuid", required_argument, NULL, 'U' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "csum", required_argument, NULL, OPT_CSUM },
-		{ "checksum", required_argument, NULL, OPT_CSUM },
-		{ "quota", no_argument, NULL, OPT_QUOTA },
-		{ "simple-quota", no_argument, NULL, OPT_SIMPLE_QUOTA },
-		{ "subvol", required_argument, NULL, OPT_SUBVOL },
-		{ "default-subvol", required_argument, NULL, OPT_DEFAULT_SUBVOL },
-		{ "rootdir", required_argument, NULL, 'r' },
-		{ "owner", required_argument, NULL, OPT_OWNER },
-		{ "uid-map", required_argument, NULL, OPT_UID_MAP },
-		{ "gid-map", required_argument, NULL, OPT_GID_MAP },
-		{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
-		{ "shrink", no_argument, NULL, OPT_SHRINK },
-		{ "qgroup", required_argument, NULL, OPT_QGROUP },
-		{ "limit", required_argument, NULL, OPT_LIMIT },
-		{ "inode-flags", required_argument, NULL, OPT_INODE_FLAGS },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct vc_mkfs_opts o = { 0 };
 	struct vc_rootdir_stats stats = { 0 };
 	struct vc_mkfs_result res = { 0 };
 	struct mkfs_args m = { 0 };
 	char err[1024] = "";
-	int c, ret = VC_EXIT_USAGE;
+	int c, ret = VC_EXIT_FAILURE;
 
 	(void)cmd;
 	m.subvols = calloc((size_t)argc, sizeof(*m.subvols));
 	m.ro = calloc((size_t)argc, sizeof(*m.ro));
 	m.snaps = calloc((size_t)argc, sizeof(*m.snaps));
 	m.snap_paths = calloc(2 * (size_t)argc, sizeof(*m.snap_paths));
-	if (!m.subvols || !m.ro || !m.snaps || !m.snap_paths) {
-		ret = VC_EXIT_FAILURE;
+	if (!m.subvols || !m.ro || !m.snaps || !m.snap_paths)
 		goto out;
-	}
-	while ((c = cmd_getopt(ctx, argc, argv, "s:n:L:U:fr:", longopts)) != -1) {
+	while ((c = cmd_getopt(ctx, argc, argv, "s:n:L:U:fr:", mkfs_longopts)) != -1) {
 		ret = mkfs_parse_opt(ctx, c, &o, &m);
 		if (ret)
 			goto out;
@@ -603,74 +681,28 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	ret = VC_EXIT_USAGE;
 	if (cmd_check_argc_exact(ctx, argc - optind, 1))
 		goto out;
-	if (!o.rootdir && (o.owner_set || m.nr_uid_map || m.nr_gid_map || o.shrink ||
-			   m.nr_iflags)) {
-		cmd_usage_error(ctx, "--owner, --uid-map, --gid-map, --shrink and --inode-flags need --rootdir");
-		goto out;
-	}
-	if ((m.nr_qgroups || m.nr_limits) && !o.quota && !o.simple_quota) {
-		cmd_usage_error(ctx, "--qgroup and --limit need --quota or --simple-quota");
-		goto out;
-	}
-	if (source_date_epoch(ctx, &o))
+	ret = mkfs_finish_opts(ctx, &o, &m);
+	if (ret)
 		goto out;
 	o.path = argv[optind];
-	o.wait_ms = ctx->cfg->lock_wait_ms;
-	o.subvols = (const char *const *)m.subvols;
-	o.subvol_ro = m.ro;
-	o.snapshots = m.snaps;
-	o.nr_snapshots = m.nr_snaps;
-	o.qgroups = m.qgroups;
-	o.nr_qgroups = m.nr_qgroups;
-	o.limits = m.limits;
-	o.nr_limits = m.nr_limits;
-	o.iflags = m.iflags;
-	o.nr_iflags = m.nr_iflags;
-	o.default_subvol = m.def;
-	o.uid_map = m.uid_map;
-	o.nr_uid_map = m.nr_uid_map;
-	o.gid_map = m.gid_map;
-	o.nr_gid_map = m.nr_gid_map;
-	o.skipped = skipped_mount;
 	o.stats = &stats;
 	o.result = ctx->cfg->format == VC_FORMAT_JSON ? &res : NULL;
+	ret = VC_EXIT_USAGE;
 	if (vc_mkfs_check_layout(&o, err, sizeof(err)) < 0) {
 		cmd_usage_error(ctx, "%s", err);
 		goto out;
 	}
+	ret = VC_EXIT_FAILURE;
 	if (vc_mkfs(&o, err, sizeof(err)) < 0) {
 		error("%s", err);
-		ret = VC_EXIT_FAILURE;
 		goto out;
 	}
 	if (ctx->cfg->format == VC_FORMAT_JSON)
 		print_json(ctx, &o, &res, &stats);
-	pr_out(ctx->cfg, "Created a Btrfs filesystem on '%s'\n", o.path);
-	if (o.rootdir)
-		pr_out(ctx->cfg, "Copied %s: %llu inodes (%llu directories, %llu files, %llu symlinks, %llu special), %llu hard links, %llu bytes of data, %llu inline\n",
-		       o.rootdir, (unsigned long long)stats.inodes, (unsigned long long)stats.dirs,
-		       (unsigned long long)stats.files, (unsigned long long)stats.symlinks,
-		       (unsigned long long)stats.specials, (unsigned long long)stats.hardlinks,
-		       (unsigned long long)stats.data_bytes, (unsigned long long)stats.inline_bytes);
+	print_text(ctx, &o, &stats);
 	ret = VC_EXIT_OK;
 out:
-	for (size_t i = 0; i < o.nr_subvols; i++)
-		free(m.subvols[i]);
-	free(m.subvols);
-	free(m.ro);
-	free(m.def);
-	free(m.uid_map);
-	free(m.gid_map);
-	for (size_t i = 0; i < 2 * m.nr_snaps; i++)
-		free(m.snap_paths[i]);
-	free(m.snap_paths);
-	free(m.snaps);
-	for (size_t i = 0; i < m.nr_strs; i++)
-		free(m.strs[i]);
-	free(m.strs);
-	free(m.qgroups);
-	free(m.limits);
-	free(m.iflags);
+	mkfs_args_release(&o, &m);
 	return ret;
 }
 
