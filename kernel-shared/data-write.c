@@ -74,11 +74,13 @@ int btrfs_csum_flush(struct btrfs_trans_handle *trans)
 	return 0;
 }
 
-/* Checksums of the sectors of @buf (@len a multiple of the sector size) at @bytenr */
-static int csum_add(struct btrfs_trans_handle *trans, u64 bytenr, const u8 *buf, u64 len)
+/*
+ * Room in the checksum run for @sectors sectors from @bytenr (the run is
+ * flushed first when it does not end there); *@dst where they go
+ */
+static int csum_room(struct btrfs_trans_handle *trans, u64 bytenr, u64 sectors, u8 **dst)
 {
 	struct btrfs_fs *fs = trans->fs;
-	u64 sectors = len / fs->sectorsize;
 	size_t cs = (size_t)fs->csum_size;
 	int ret;
 
@@ -94,16 +96,28 @@ static int csum_add(struct btrfs_trans_handle *trans, u64 bytenr, const u8 *buf,
 		   trans->csum_run_len + sectors * cs, 1);
 	if (ret < 0)
 		return ret;
-	for (u64 i = 0; i < sectors; i++) {
+	*dst = trans->csum_run + trans->csum_run_len;
+	trans->csum_run_len += sectors * cs;
+	return 0;
+}
+
+/* Checksums of the sectors of @buf (@len a multiple of the sector size) at @bytenr */
+static int csum_add(struct btrfs_trans_handle *trans, u64 bytenr, const u8 *buf, u64 len)
+{
+	struct btrfs_fs *fs = trans->fs;
+	u64 sectors = len / fs->sectorsize;
+	size_t cs = (size_t)fs->csum_size;
+	u8 *dst;
+	int ret;
+
+	ret = csum_room(trans, bytenr, sectors, &dst);
+	for (u64 i = 0; i < sectors && !ret; i++) {
 		u8 c[BTRFS_CSUM_MAX_SIZE];
 
 		ret = btrfs_csum_data(fs->csum_type, buf + i * fs->sectorsize, fs->sectorsize, c);
-		if (ret < 0)
-			return ret;
-		memcpy(trans->csum_run + trans->csum_run_len, c, cs);
-		trans->csum_run_len += cs;
+		memcpy(dst + i * cs, c, cs);
 	}
-	return 0;
+	return ret;
 }
 
 static int data_write(struct btrfs_trans_handle *trans, u64 bytenr, const void *buf, u64 len,
@@ -133,23 +147,12 @@ static int data_write(struct btrfs_trans_handle *trans, u64 bytenr, const void *
 	if (!buf) {
 		/* a measuring run: the items as they will be, nothing on the device */
 		u64 sectors = (len + ss - 1) / ss;
-		size_t cs = (size_t)fs->csum_size;
+		u8 *dst;
 
-		if (trans->csum_run_len && trans->csum_start +
-		    trans->csum_run_len / cs * ss != bytenr) {
-			ret = btrfs_csum_flush(trans);
-			if (ret < 0)
-				return ret;
-		}
-		if (!trans->csum_run_len)
-			trans->csum_start = bytenr;
-		ret = grow((void **)&trans->csum_run, &trans->csum_run_cap,
-			   trans->csum_run_len + sectors * cs, 1);
-		if (ret < 0)
-			return ret;
-		memset(trans->csum_run + trans->csum_run_len, 0, sectors * cs);
-		trans->csum_run_len += sectors * cs;
-		return 0;
+		ret = csum_room(trans, bytenr, sectors, &dst);
+		if (!ret)
+			memset(dst, 0, sectors * (size_t)fs->csum_size);
+		return ret;
 	}
 	if (whole) {
 		ret = btrfs_write_logical(fs, bytenr, buf, whole);
