@@ -23,6 +23,7 @@ units.c			util/units.c
 units.h			util/units.h
 retention.c		util/retention.c
 retention.h		util/retention.h
+quota-types.h		util/quota-types.h
 image.c			image/image.c
 image.h			image/image.h
 storage.c		image/storage.c
