@@ -30,6 +30,7 @@
 #include "cmds/commands.h"
 #include "common/backend/acct-run.h"
 #include "common/backend/facts.h"
+#include "common/backend/facts-qgroup.h"
 #include "common/util/messages.h"
 #include "common/output/output.h"
 #include "common/util/parse-utils.h"
@@ -39,20 +40,10 @@
 #include "common/output/records.h"
 #include "common/util/units.h"
 
-struct headroom_limit {
-	const struct btrfs_qgroup *qg;
-	bool exclusive;			/* max_excl, else max_rfer */
-	u64 limit;
-	u64 used;
-	u64 reserved;			/* online: the kernel's reservations */
-	bool has_reserved;
-	u64 left;			/* limit - (used + reserved), 0 below */
-};
-
 struct headroom {
 	u64 qgroupid;			/* where it starts */
 	const char *numbers;		/* "recorded" or "computed" */
-	struct headroom_limit *limits;
+	struct vc_qgroup_limit *limits;
 	size_t nr;
 	ssize_t binding;		/* index of the first limit to bind, -1: none */
 	char lift[512];			/* the command that lifts it */
@@ -70,7 +61,7 @@ static void image_option(const struct vc_ctx *ctx, char *buf, size_t size)
 		snprintf(buf, size, "--image %s ", ctx->cfg->images[0]);
 }
 
-static void lift_command(const struct vc_ctx *ctx, const char *path, const struct headroom_limit *l,
+static void lift_command(const struct vc_ctx *ctx, const char *path, const struct vc_qgroup_limit *l,
 			 char *buf, size_t size)
 {
 	char qb[BTRFS_QGROUPID_BUFSIZE];
@@ -93,69 +84,19 @@ static void set_command(const struct vc_ctx *ctx, const char *path, u64 qgroupid
 		 image, path, image, btrfs_qgroupid_str(qgroupid, qb), path);
 }
 
-static int collect(const struct vc_ctx *ctx, struct vc_fs *fs,
-		   const struct btrfs_qgroup_list *list, struct headroom *h)
+/* The limits on h->qgroupid and the groups above it, and the one that binds first */
+static int collect(struct vc_fs *fs, const struct btrfs_qgroup_list *list, struct headroom *h)
 {
-	bool *mark = calloc(list->nr ? list->nr : 1, sizeof(*mark));
+	struct vc_qgroup_limits ls;
+	int ret = vc_fact_qgroup_limits(fs, list, h->qgroupid, &ls);
 
-	if (!mark)
-		return -ENOMEM;
-	h->limits = calloc(2 * (list->nr ? list->nr : 1), sizeof(*h->limits));
-	if (!h->limits) {
-		free(mark);
-		return -ENOMEM;
-	}
-	h->binding = -1;
-	btrfs_qgroup_list_mark(list, h->qgroupid, true, mark);
-	for (size_t i = 0; i < list->nr; i++) {
-		const struct btrfs_qgroup *qg = &list->groups[i];
-		struct vc_qgroup_rsv rsv = { 0 };
-		bool has_rsv = false;
-
-		if (!mark[i])
-			continue;
-		if (h->online && (qg->limit.flags & (BTRFS_QGROUP_LIMIT_MAX_RFER |
-						     BTRFS_QGROUP_LIMIT_MAX_EXCL)))
-			has_rsv = !ctx->ops->qgroup_reserved(fs, qg->qgroupid, &rsv);
-		for (int excl = 0; excl < 2; excl++) {
-			u64 flag = excl ? BTRFS_QGROUP_LIMIT_MAX_EXCL : BTRFS_QGROUP_LIMIT_MAX_RFER;
-			struct headroom_limit *l = &h->limits[h->nr];
-
-			if (!(qg->limit.flags & flag))
-				continue;
-			l->qg = qg;
-			l->exclusive = excl;
-			l->limit = excl ? qg->limit.max_excl : qg->limit.max_rfer;
-			l->used = excl ? qg->info.excl : qg->info.rfer;
-			l->has_reserved = has_rsv;
-			l->reserved = rsv.data + rsv.meta_pertrans + rsv.meta_prealloc;
-			l->left = l->limit > l->used + l->reserved ?
-				  l->limit - (l->used + l->reserved) : 0;
-			if (h->binding < 0 || l->left < h->limits[h->binding].left)
-				h->binding = (ssize_t)h->nr;
-			h->nr++;
-		}
-	}
-	free(mark);
+	if (ret)
+		return ret;
+	h->limits = ls.limits;
+	h->nr = ls.nr;
+	h->binding = ls.binding;
 	h->full = h->binding >= 0 && h->limits[h->binding].left < h->one_write;
 	return 0;
-}
-
-int qgroup_binding_limit(const struct vc_ctx *ctx, struct vc_fs *fs,
-			 const struct btrfs_qgroup_list *list, u64 qgroupid,
-			 struct qgroup_binding *b)
-{
-	struct headroom h = { .qgroupid = qgroupid, .online = ctx->ops->qgroup_reserved != NULL };
-	const struct headroom_limit *l;
-	int ret = collect(ctx, fs, list, &h);
-
-	if (!ret && h.binding >= 0) {
-		l = &h.limits[h.binding];
-		*b = (struct qgroup_binding){ l->qg->qgroupid, l->exclusive, l->limit, l->left };
-		ret = 1;
-	}
-	free(h.limits);
-	return ret;
 }
 
 _Static_assert(sizeof(((struct headroom_row_rec *)0)->qgid) >= BTRFS_QGROUPID_BUFSIZE,
@@ -166,7 +107,7 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 {
 	struct headroom_row_rec *rows = calloc(h->nr ? h->nr : 1, sizeof(*rows));
 	char qb[BTRFS_QGROUPID_BUFSIZE];
-	const struct headroom_limit *bind = h->binding >= 0 ? &h->limits[h->binding] : NULL;
+	const struct vc_qgroup_limit *bind = h->binding >= 0 ? &h->limits[h->binding] : NULL;
 	struct headroom_rec r = {
 		.qgroupid = btrfs_qgroupid_str(h->qgroupid, qb),
 		.numbers = h->numbers,
@@ -189,7 +130,7 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 	if (!rows)
 		return -ENOMEM;
 	for (size_t i = 0; i < h->nr; i++) {
-		const struct headroom_limit *l = &h->limits[i];
+		const struct vc_qgroup_limit *l = &h->limits[i];
 		struct headroom_row_rec *row = &rows[i];
 
 		btrfs_qgroupid_str(l->qg->qgroupid, row->qgid);
@@ -313,7 +254,7 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	if (ctx->ops->block_sizes)
 		ctx->ops->block_sizes(fs, &sectorsize, &nodesize);
 	h.one_write = (u64)sectorsize + nodesize;
-	ret = collect(ctx, fs, &list, &h);
+	ret = collect(fs, &list, &h);
 	if (ret) {
 		ret = cmd_report(ctx, NULL, ret, path);
 		goto out;
@@ -335,7 +276,7 @@ int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *wh
 {
 	struct btrfs_qgroup_list list = { 0 };
 	struct headroom h = { .binding = -1 };
-	const struct headroom_limit *l;
+	const struct vc_qgroup_limit *l;
 	struct vc_path_info info;
 	struct quota_state st;
 	char qb[BTRFS_QGROUPID_BUFSIZE], b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE];
@@ -363,7 +304,7 @@ int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *wh
 	vc_fs_clear_error(fs);
 	ret = quota_state_read(ctx->ops, fs, &list, &st);
 	if (ret || !st.enabled || !btrfs_qgroup_list_find(&list, h.qgroupid) ||
-	    collect(ctx, fs, &list, &h) || h.binding < 0)
+	    collect(fs, &list, &h) || h.binding < 0)
 		goto fallback;
 	for (size_t i = 0; named && i < h.nr; i++)
 		if (h.limits[i].qg->qgroupid == refused.qgroupid &&

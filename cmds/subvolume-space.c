@@ -21,7 +21,7 @@
  * and not yet cleaned hold their bytes and belong to no set.
  *
  * The limit is the one qgroup headroom finds binding first
- * (qgroup_binding_limit(), reservations counted online), on the engine's
+ * (vc_fact_qgroup_binding(), reservations counted online), on the engine's
  * numbers (full quotas) or the recorded ones (simple quotas, which are
  * exact by construction).
  *
@@ -35,6 +35,7 @@
 #include <string.h>
 #include "cmds/subvolume.h"
 #include "common/backend/acct-run.h"
+#include "common/backend/facts-qgroup.h"
 #include "common/util/messages.h"
 #include "common/output/output.h"
 #include "common/util/parse-utils.h"
@@ -73,7 +74,7 @@ struct space_row {
 	u64 snapshot_of;		/* 0: none known */
 	u64 snapshots;
 	bool has_limit;
-	struct qgroup_binding bind;
+	struct vc_qgroup_limit bind;
 	char *abs;
 	char bound[BTRFS_QGROUPID_BUFSIZE + 8];
 	char qgid[BTRFS_QGROUPID_BUFSIZE];
@@ -354,11 +355,11 @@ static int space_rows(const struct vc_ctx *ctx, struct vc_fs *fs, u64 top,
 			r->abs = ctx->ops->absolute_path(fs, sv->path);
 		if (!s->st.enabled || !btrfs_qgroup_list_find(&s->qgroups, sv->id))
 			continue;
-		ret = qgroup_binding_limit(ctx, fs, &s->qgroups, sv->id, &r->bind);
+		ret = vc_fact_qgroup_binding(fs, &s->qgroups, sv->id, &r->bind);
 		if (ret < 0)
 			return ret;
 		r->has_limit = ret;
-		btrfs_qgroupid_str(r->bind.qgroupid, r->qgid);
+		btrfs_qgroupid_str(r->has_limit ? r->bind.qg->qgroupid : 0, r->qgid);
 		snprintf(r->bound, sizeof(r->bound), "%s %s", r->qgid,
 			 r->bind.exclusive ? "excl" : "rfer");	/* not a column label */
 	}

@@ -53,6 +53,8 @@ backend.c		backend/backend.c
 backend.h		backend/backend.h
 facts.c			backend/facts.c
 facts.h			backend/facts.h
+facts-qgroup.c		backend/facts-qgroup.c
+facts-qgroup.h		backend/facts-qgroup.h
 online.c		backend/online.c
 online-acct.c		backend/online-acct.c
 online-delete.c		backend/online-delete.c

@@ -59,6 +59,24 @@ fi
 check "a B-tree key or search in cmds/ (ask common/backend/facts.h)" \
 	'\bstruct\s+btrfs_(key|item_source)\b|\b(btrfs_item_source_search|btrfs_tree_search\w*|vc_fs_item_source|btrfs_subvol_list_load|btrfs_default_subvol|btrfs_inode_path)\s*\(|->\s*tree_search\b' \
 	cmds/*.c cmds/*.h
+# The questions about qgroups (the list of a filesystem, the groups a qgroup
+# counts in, what one stands for, the limits on writes into it) are
+# common/backend/facts-qgroup.h's: cmds/ call none of the functions that
+# kernel-shared/qgroup-list.h declares, but for the pure helpers on a loaded
+# list and on an id listed here (written once).
+qgroup_list_ok="btrfs_qgroup_list_find btrfs_qgroup_list_release btrfs_qgroupid_str"
+qgroup_list_fns=$(grep -vE '^\s*(/?\*|#)' kernel-shared/qgroup-list.h |
+	grep -oE '\bbtrfs_\w+\s*\(' | sed -E 's/\s*\($//' | sort -u)
+qgroup_list_refused=$(for f in $qgroup_list_fns; do
+	case " $qgroup_list_ok " in *" $f "*) ;; *) echo "$f" ;; esac
+done | paste -sd'|')
+if [ -z "$qgroup_list_refused" ]; then
+	echo "check-api: no functions found in kernel-shared/qgroup-list.h"
+	bad=1
+else
+	check "a kernel-shared/qgroup-list.c call in cmds/ (ask common/backend/facts-qgroup.h)" \
+		"\\b($qgroup_list_refused)\\s*\\(" cmds/*.c cmds/*.h
+fi
 # No re-export of the library into cmds/: a common/ header that cmds/ include
 # (directly or through other common/ headers) includes, of kernel-shared/,
 # only the headers of plain types and records below.  The edges listed in
