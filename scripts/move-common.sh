@@ -26,6 +26,7 @@ retention.h		util/retention.h
 quota-types.h		util/quota-types.h
 image.c			image/image.c
 image.h			image/image.h
+image-handle.h		image/image-handle.h
 storage.c		image/storage.c
 storage.h		image/storage.h
 test-io.c		image/test-io.c
