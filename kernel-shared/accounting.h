@@ -42,6 +42,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "acct-types.h"
 #include "format.h"
 #include "u64map.h"
 
@@ -217,11 +218,6 @@ void btrfs_acct_get_stats(const struct btrfs_acct *acct, struct btrfs_acct_stats
 
 /** btrfs_acct_roots - the fs trees found, sorted by id */
 const struct btrfs_acct_root *btrfs_acct_roots(const struct btrfs_acct *acct, size_t *nr);
-
-struct btrfs_acct_counts {
-	u64 rfer;
-	u64 excl;
-};
 
 /**
  * btrfs_acct_qgroups - numbers of every qgroup of @list
