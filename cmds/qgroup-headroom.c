@@ -69,7 +69,7 @@ static void lift_command(const struct vc_ctx *ctx, const char *path, const struc
 
 	image_option(ctx, image, sizeof(image));
 	snprintf(buf, size, "volctl %sqgroup limit %snone %s %s", image,
-		 l->exclusive ? "-e " : "", btrfs_qgroupid_str(l->qg->qgroupid, qb), path);
+		 l->exclusive ? "-e " : "", vc_qgroupid_str(l->qg->qgroupid, qb), path);
 }
 
 /* Quotas off: the two commands that would set a limit on @qgroupid */
@@ -81,7 +81,7 @@ static void set_command(const struct vc_ctx *ctx, const char *path, u64 qgroupid
 
 	image_option(ctx, image, sizeof(image));
 	snprintf(buf, size, "volctl %squota enable %s, then volctl %sqgroup limit <size> %s %s",
-		 image, path, image, btrfs_qgroupid_str(qgroupid, qb), path);
+		 image, path, image, vc_qgroupid_str(qgroupid, qb), path);
 }
 
 /* The limits on h->qgroupid and the groups above it, and the one that binds first */
@@ -109,7 +109,7 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 	char qb[BTRFS_QGROUPID_BUFSIZE];
 	const struct vc_qgroup_limit *bind = h->binding >= 0 ? &h->limits[h->binding] : NULL;
 	struct headroom_rec r = {
-		.qgroupid = btrfs_qgroupid_str(h->qgroupid, qb),
+		.qgroupid = vc_qgroupid_str(h->qgroupid, qb),
 		.numbers = h->numbers,
 		.limits = { &rec_headroom_row, rows, h->nr, sizeof(*rows) },
 		.headroom = bind ? &bind->left : NULL,
@@ -133,7 +133,7 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 		const struct vc_qgroup_limit *l = &h->limits[i];
 		struct headroom_row_rec *row = &rows[i];
 
-		btrfs_qgroupid_str(l->qg->qgroupid, row->qgid);
+		vc_qgroupid_str(l->qg->qgroupid, row->qgid);
 		row->qgroupid = row->qgid;
 		row->level = btrfs_qgroup_level(l->qg->qgroupid);
 		row->type = l->exclusive ? "exclusive" : "referenced";
@@ -192,7 +192,7 @@ static int headroom_numbers(const struct vc_ctx *ctx, struct vc_fs *fs, const ch
 	} else if (st->enabled) {
 		ret = vc_acct_fill_qgroups(&res, list);
 	} else {
-		btrfs_qgroup_list_release(list);
+		vc_qgroups_release(list);
 		ret = vc_acct_subvol_qgroups(&res, &subvols, list);
 	}
 	vc_acct_release(ctx->ops, fs, &res);
@@ -230,9 +230,9 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	}
 	h.quota_enabled = st.enabled;
 	/* quotas off: only a live subvolume's level-0 group has numbers (computed) */
-	if (st.enabled ? !btrfs_qgroup_list_find(&list, h.qgroupid) :
+	if (st.enabled ? !vc_qgroup_find(&list, h.qgroupid) :
 	    btrfs_qgroup_level(h.qgroupid) != 0) {
-		error("qgroup %s: not found%s", btrfs_qgroupid_str(h.qgroupid, qb),
+		error("qgroup %s: not found%s", vc_qgroupid_str(h.qgroupid, qb),
 		      st.enabled ? "" : " (quotas are disabled: there are no qgroups)");
 		ret = VC_EXIT_FAILURE;
 		goto out;
@@ -240,10 +240,10 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	ret = headroom_numbers(ctx, fs, path, &st, compute, &list, &h);
 	if (ret)
 		goto out;
-	start = btrfs_qgroup_list_find(&list, h.qgroupid);
+	start = vc_qgroup_find(&list, h.qgroupid);
 	if (!start) {
 		error("qgroup %s: not found (quotas are disabled, and no live subvolume has "
-		      "id %llu)", btrfs_qgroupid_str(h.qgroupid, qb),
+		      "id %llu)", vc_qgroupid_str(h.qgroupid, qb),
 		      (unsigned long long)btrfs_qgroup_subvolid(h.qgroupid));
 		ret = VC_EXIT_FAILURE;
 		goto out;
@@ -267,7 +267,7 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	ret = ret ? cmd_report(ctx, NULL, ret, path) : VC_EXIT_OK;
 out:
 	free(h.limits);
-	btrfs_qgroup_list_release(&list);
+	vc_qgroups_release(&list);
 	return ret;
 }
 
@@ -303,7 +303,7 @@ int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *wh
 	}
 	vc_fs_clear_error(fs);
 	ret = quota_state_read(ctx->ops, fs, &list, &st);
-	if (ret || !st.enabled || !btrfs_qgroup_list_find(&list, h.qgroupid) ||
+	if (ret || !st.enabled || !vc_qgroup_find(&list, h.qgroupid) ||
 	    collect(fs, &list, &h) || h.binding < 0)
 		goto fallback;
 	for (size_t i = 0; named && i < h.nr; i++)
@@ -320,17 +320,17 @@ int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *wh
 	/* the command suggested is clean: "a//b/" is "a/b" */
 	shown = path_clean(dir);
 	error("%s: %s: qgroup %s limit %s %s (used %s%s); raise it with: volctl %sqgroup limit "
-	      "%s<size>|none %s %s", what, strerror(EDQUOT), btrfs_qgroupid_str(l->qg->qgroupid, qb),
+	      "%s<size>|none %s %s", what, strerror(EDQUOT), vc_qgroupid_str(l->qg->qgroupid, qb),
 	      l->exclusive ? "exclusive" : "referenced", pretty_size(l->limit, UNITS_DEFAULT, b1),
 	      pretty_size(l->used, UNITS_DEFAULT, b2), rsv, image, l->exclusive ? "-e " : "",
 	      qb, shown ? shown : dir);
 	free(shown);
 	free(h.limits);
-	btrfs_qgroup_list_release(&list);
+	vc_qgroups_release(&list);
 	return VC_EXIT_FAILURE;
 fallback:
 	free(h.limits);
-	btrfs_qgroup_list_release(&list);
+	vc_qgroups_release(&list);
 	vc_fs_clear_error(fs);
 	if (msg)
 		vc_fs_set_error(fs, "%s", msg);

@@ -95,7 +95,7 @@ static int qgid_resolve(const struct vc_ctx *ctx, struct vc_fs *fs, struct qgid_
 
 static const char *qgid(u64 id, char *buf)
 {
-	return btrfs_qgroupid_str(id, buf);
+	return vc_qgroupid_str(id, buf);
 }
 
 /* Whether a subvolume can have @qgroupid as its level-0 group: 0/5 or 0/256 and up. */
@@ -589,7 +589,7 @@ static int show_compute(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	if (view->quota.enabled) {
 		ret = vc_acct_fill_qgroups(&res, list);
 	} else {
-		btrfs_qgroup_list_release(list);
+		vc_qgroups_release(list);
 		ret = vc_acct_subvol_qgroups(&res, subvols, list);
 	}
 	view->computed = res.live ? "live_snapshot" : "image";
@@ -657,7 +657,7 @@ out:
 		free(view.rows[i].abs);
 	free(view.rows);
 	btrfs_subvol_list_release(&subvols);
-	btrfs_qgroup_list_release(&list);
+	vc_qgroups_release(&list);
 	return ret;
 }
 
@@ -860,7 +860,7 @@ out:
 	free(sd.destroyed);
 	free(sd.skipped);
 	btrfs_subvol_list_release(&subvols);
-	btrfs_qgroup_list_release(&list);
+	vc_qgroups_release(&list);
 	return ret;
 }
 

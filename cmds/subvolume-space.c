@@ -353,13 +353,13 @@ static int space_rows(const struct vc_ctx *ctx, struct vc_fs *fs, u64 top,
 		r->snapshots = s->nsnaps[i];
 		if (ctx->cfg->format == VC_FORMAT_JSON && sv->path && ctx->ops->absolute_path)
 			r->abs = ctx->ops->absolute_path(fs, sv->path);
-		if (!s->st.enabled || !btrfs_qgroup_list_find(&s->qgroups, sv->id))
+		if (!s->st.enabled || !vc_qgroup_find(&s->qgroups, sv->id))
 			continue;
 		ret = vc_fact_qgroup_binding(fs, &s->qgroups, sv->id, &r->bind);
 		if (ret < 0)
 			return ret;
 		r->has_limit = ret;
-		btrfs_qgroupid_str(r->has_limit ? r->bind.qg->qgroupid : 0, r->qgid);
+		vc_qgroupid_str(r->has_limit ? r->bind.qg->qgroupid : 0, r->qgid);
 		snprintf(r->bound, sizeof(r->bound), "%s %s", r->qgid,
 			 r->bind.exclusive ? "excl" : "rfer");	/* not a column label */
 	}
@@ -376,7 +376,7 @@ static void space_release(struct space_run *s)
 	free(s->origin);
 	free(s->ids);
 	free(s->live);
-	btrfs_qgroup_list_release(&s->qgroups);
+	vc_qgroups_release(&s->qgroups);
 	btrfs_subvol_list_release(&s->list);
 }
 

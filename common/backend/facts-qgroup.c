@@ -19,6 +19,21 @@ int vc_facts_qgroups(struct vc_fs *fs, struct btrfs_qgroup_list *list)
 	return btrfs_qgroup_list_load(&src, list);
 }
 
+void vc_qgroups_release(struct btrfs_qgroup_list *list)
+{
+	btrfs_qgroup_list_release(list);
+}
+
+const struct btrfs_qgroup *vc_qgroup_find(const struct btrfs_qgroup_list *list, u64 qgroupid)
+{
+	return btrfs_qgroup_list_find(list, qgroupid);
+}
+
+const char *vc_qgroupid_str(u64 qgroupid, char *buf)
+{
+	return btrfs_qgroupid_str(qgroupid, buf);
+}
+
 int vc_fact_qgroup_chain(const struct btrfs_qgroup_list *list, u64 qgroupid, unsigned int flags,
 			 const struct btrfs_qgroup ***out, size_t *nr)
 {
@@ -44,8 +59,9 @@ int vc_fact_qgroup_chain(const struct btrfs_qgroup_list *list, u64 qgroupid, uns
 	return 0;
 }
 
-int vc_fact_qgroup_kind(const struct btrfs_qgroup_list *list, const struct btrfs_qgroup *qg,
-			const struct btrfs_subvol_list *subvols)
+enum btrfs_qgroup_kind vc_fact_qgroup_kind(const struct btrfs_qgroup_list *list,
+					   const struct btrfs_qgroup *qg,
+					   const struct btrfs_subvol_list *subvols)
 {
 	return btrfs_qgroup_kind(list, qg, subvols);
 }

@@ -8,9 +8,10 @@
  * reservations come from the backend where it has them (online).  Quiet:
  * 0 or a negative errno.
  *
- * Commands call kernel-shared/qgroup-list.c only for the pure helpers on a
- * loaded list and an id (tests/check-api.sh allows these and no more):
- * btrfs_qgroup_list_find(), btrfs_qgroup_list_release(), btrfs_qgroupid_str().
+ * Commands see the records of a list (kernel-shared/qgroup-types.h) and
+ * never kernel-shared/qgroup-list.h: the pure helpers they need on a loaded
+ * list and on an id are here too (vc_qgroup_find(), vc_qgroups_release(),
+ * vc_qgroupid_str()), and tests/check-api.sh refuses qgroup-list.c calls.
  */
 #ifndef VOLCTL_COMMON_FACTS_QGROUP_H
 #define VOLCTL_COMMON_FACTS_QGROUP_H
@@ -19,17 +20,25 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "kernel-shared/format.h"
+#include "kernel-shared/qgroup-types.h"
 
 struct vc_fs;
-struct btrfs_qgroup;
-struct btrfs_qgroup_list;
 struct btrfs_subvol_list;
 
 /*
- * The qgroups of @fs into @list (release with btrfs_qgroup_list_release()).
+ * The qgroups of @fs into @list (release with vc_qgroups_release()).
  * Return: 0; -ENOENT when there is no quota tree (quotas are disabled).
  */
 int vc_facts_qgroups(struct vc_fs *fs, struct btrfs_qgroup_list *list);
+
+/* Free what @list holds and zero it; a zeroed list is safe */
+void vc_qgroups_release(struct btrfs_qgroup_list *list);
+
+/* Qgroup @qgroupid of @list; NULL if absent */
+const struct btrfs_qgroup *vc_qgroup_find(const struct btrfs_qgroup_list *list, u64 qgroupid);
+
+/* "L/ID" into @buf of at least BTRFS_QGROUPID_BUFSIZE bytes; returns @buf */
+const char *vc_qgroupid_str(u64 qgroupid, char *buf);
 
 /*
  * The groups of @list that qgroup @qgroupid counts in: itself and, with
@@ -44,11 +53,11 @@ int vc_fact_qgroup_chain(const struct btrfs_qgroup_list *list, u64 qgroupid, uns
 /*
  * What qgroup @qg of @list stands for (a group, the top level, a live
  * subvolume, one under deletion, a stale one, a simple-quota holder), judged
- * against the subvolumes @subvols (vc_facts_subvols()); an enum
- * btrfs_qgroup_kind of kernel-shared/qgroup-list.h
+ * against the subvolumes @subvols (vc_facts_subvols())
  */
-int vc_fact_qgroup_kind(const struct btrfs_qgroup_list *list, const struct btrfs_qgroup *qg,
-			const struct btrfs_subvol_list *subvols);
+enum btrfs_qgroup_kind vc_fact_qgroup_kind(const struct btrfs_qgroup_list *list,
+					   const struct btrfs_qgroup *qg,
+					   const struct btrfs_subvol_list *subvols);
 
 /* One limit that applies to writes into a qgroup */
 struct vc_qgroup_limit {

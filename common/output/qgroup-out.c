@@ -20,6 +20,7 @@
 #include "common/output/qgroup-out.h"
 #include "common/output/records.h"
 #include "common/util/units.h"
+#include "kernel-shared/qgroup-list.h"
 
 /* Room below which a set limit counts as full: 1% of it, at least 256 KiB. */
 #define FULL_SLACK_MIN	(256ULL * 1024)

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include "common/output/records.h"
 #include "common/util/quota-types.h"
-#include "kernel-shared/qgroup-list.h"
+#include "kernel-shared/qgroup-types.h"
 #include "kernel-shared/subvol-list.h"
 
 struct vc_config;

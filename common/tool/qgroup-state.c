@@ -8,6 +8,7 @@
 #include <string.h>
 #include "common/backend/facts-qgroup.h"
 #include "common/tool/qgroup-state.h"
+#include "kernel-shared/qgroup-list.h"
 
 static void count_levels(const struct btrfs_qgroup_list *list, struct quota_state *st)
 {
