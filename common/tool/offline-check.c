@@ -30,6 +30,7 @@
 #include "common/tool/offline-check.h"
 #include "common/image/offline-run.h"
 #include "common/backend/offline-write-qgroup.h"
+#include "kernel-shared/accounting.h"
 #include "kernel-shared/alloc.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
