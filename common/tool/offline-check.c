@@ -34,6 +34,7 @@
 #include "kernel-shared/alloc.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
+#include "kernel-shared/fst-check.h"
 #include "kernel-shared/walk.h"
 
 /*

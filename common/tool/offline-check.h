@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "kernel-shared/acct-types.h"
-#include "kernel-shared/fst-check.h"
+#include "kernel-shared/fst-types.h"
 #include "kernel-shared/qgroup-list.h"
 #include "kernel-shared/qgroup-recompute.h"
 #include "kernel-shared/super.h"
