@@ -17,7 +17,7 @@
 #include "kernel-shared/fst-types.h"
 #include "kernel-shared/qgroup-list.h"
 #include "kernel-shared/qgroup-recompute.h"
-#include "kernel-shared/super.h"
+#include "kernel-shared/super-types.h"
 
 struct btrfs_acct;
 
