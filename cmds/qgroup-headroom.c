@@ -61,8 +61,8 @@ static void image_option(const struct vc_ctx *ctx, char *buf, size_t size)
 		snprintf(buf, size, "--image %s ", ctx->cfg->images[0]);
 }
 
-static void lift_command(const struct vc_ctx *ctx, const char *path, const struct vc_qgroup_limit *l,
-			 char *buf, size_t size)
+static void lift_command(const struct vc_ctx *ctx, const char *path,
+			 const struct vc_qgroup_limit *l, char *buf, size_t size)
 {
 	char qb[BTRFS_QGROUPID_BUFSIZE];
 	char image[300];
