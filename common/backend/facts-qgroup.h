@@ -8,10 +8,12 @@
  * reservations come from the backend where it has them (online).  Quiet:
  * 0 or a negative errno.
  *
- * Commands see the records of a list (kernel-shared/qgroup-types.h) and
- * never kernel-shared/qgroup-list.h: the pure helpers they need on a loaded
- * list and on an id are here too (vc_qgroup_find(), vc_qgroups_release(),
- * vc_qgroupid_str()), and tests/check-api.sh refuses qgroup-list.c calls.
+ * Commands see the records of a list (kernel-shared/qgroup-types.h), not
+ * kernel-shared/qgroup-list.h (check.c still does, through the re-export
+ * debt of common/tool/offline-check.h): the pure helpers they need on a
+ * loaded list and on an id are here too (vc_qgroup_find(),
+ * vc_qgroups_release(), vc_qgroupid_str()), and tests/check-api.sh refuses
+ * qgroup-list.c calls in cmds/ but btrfs_qgroupid_str() for check.c.
  */
 #ifndef VOLCTL_COMMON_FACTS_QGROUP_H
 #define VOLCTL_COMMON_FACTS_QGROUP_H
