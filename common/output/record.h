@@ -16,7 +16,9 @@
  * Free-form text (sentences with values in them) is text-only fields too: a
  * REC_LINE's label is a template whose "{}"s take the values of the fields
  * after it (REC_TEXT, REC_V; REC_TEXT_MORE: a part of a line, the next
- * REC_TEXT goes on after it), and REC_WHEN/REC_UNLESS ... REC_WHEN_END
+ * REC_TEXT goes on after it) and whose plural forms "{one|many}" (e.g.
+ * "{} cop{y|ies}", "{} device{|s}") agree with the number of the "{}"
+ * before them on the line, and REC_WHEN/REC_UNLESS ... REC_WHEN_END
  * print the fields between them only when a bool of the record is true
  * (false).  With no keys, such fields leave the JSON as it is.
  *
@@ -78,6 +80,7 @@ enum rec_kind {
 	REC_IF,		/* bool: the fields up to the matching REC_ENDIF only when it
 			 * is true (REC_NOT: false) */
 	REC_ENDIF,	/* end of a REC_IF */
+	REC_S64,	/* int64_t */
 };
 
 enum rec_align { REC_LEFT, REC_RIGHT };
@@ -193,6 +196,12 @@ void rec_print_document(struct kvout *kv, const struct rec_doc *doc, const struc
 			const void *rec);
 /* Print the fields of @rec (a value struct of @d) in @kv's format. */
 void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec);
+/*
+ * The text of @rec (a value struct of @d), as rec_emit() prints it, in a
+ * malloc'ed string without its last newline (a sentence in a JSON string,
+ * e.g.); NULL when out of memory.
+ */
+char *rec_text_string(const struct rec_desc *d, const void *rec, unsigned int units);
 /* Row records, text only: the header line of labels, and one row of @rec. */
 void rec_row_header(struct kvout *kv, const struct rec_desc *d);
 void rec_row(struct kvout *kv, const struct rec_desc *d, const void *rec);

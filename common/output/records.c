@@ -111,13 +111,13 @@ const struct rec_doc rec_doc_dryrun = { "subvolume_delete_dry_run", NULL };
 
 #define S struct set_freed_rec
 static const struct rec_field set_freed_fields[] = {
-	REC_TEXT("{} {} (exclusive bytes of the set of {} subvolume{}; referenced {})"),
+	REC_TEXT("{} {} (exclusive bytes of the set of {} subvolume{|s}; referenced {})"),
 	REC_V(REC_STR, S, verb), REC_V(REC_SIZE, S, excl), REC_V(REC_U64, S, count),
-	REC_V(REC_STR, S, plural), REC_V(REC_SIZE, S, rfer),
+	REC_V(REC_SIZE, S, rfer),
 	REC_TEXT("  data {}, metadata {} (tree blocks, each counted once)"),
 	REC_V(REC_SIZE, S, data), REC_V(REC_SIZE, S, meta),
-	REC_TEXT("Raw device space freed is larger by the metadata profile {} ({} cop{}, data {}): {}"),
-	REC_V(REC_STR, S, profile), REC_V(REC_U64, S, copies), REC_V(REC_STR, S, copies_end),
+	REC_TEXT("Raw device space freed is larger by the metadata profile {} ({} cop{y|ies}, data {}): {}"),
+	REC_V(REC_STR, S, profile), REC_V(REC_U64, S, copies),
 	REC_V(REC_STR, S, data_profile), REC_V(REC_SIZE, S, raw),
 };
 #undef S
@@ -442,16 +442,14 @@ static const struct rec_field check_super_fields[] = {
 #undef C
 #define C struct check_head_rec
 static const struct rec_field check_head_fields[] = {
-	REC_TEXT_MORE("superblocks: {} cop{} on {} device{}, "),
-	REC_V(REC_U64, C, copies), REC_V(REC_STR, C, copies_end),
-	REC_V(REC_U64, C, devices), REC_V(REC_STR, C, devices_end),
+	REC_TEXT_MORE("superblocks: {} cop{y|ies} on {} device{|s}, "),
+	REC_V(REC_U64, C, copies), REC_V(REC_U64, C, devices),
 	REC_UNLESS(C, problems),
 	REC_TEXT("all agree with the primary"),
 	REC_WHEN_END,
 	REC_WHEN(C, problems),
-	REC_TEXT("{} error{}, {} warning{}"),
-	REC_V(REC_U64, C, errors), REC_V(REC_STR, C, errors_end),
-	REC_V(REC_U64, C, warnings), REC_V(REC_STR, C, warnings_end),
+	REC_TEXT("{} error{|s}, {} warning{|s}"),
+	REC_V(REC_U64, C, errors), REC_V(REC_U64, C, warnings),
 	REC_WHEN_END,
 	REC_WHEN(C, trees),
 	REC_TEXT("trees: {} blocks verified"), REC_V(REC_U64, C, walked_blocks),
@@ -459,6 +457,151 @@ static const struct rec_field check_head_fields[] = {
 };
 #undef C
 const struct rec_desc rec_check_head = REC_DESC("check head", check_head_fields);
+
+/* a free space tree finding: the block group (or the stale range) first, then what is wrong */
+#define F struct check_fst_text_rec
+static const struct rec_field check_fst_text_fields[] = {
+	REC_WHEN(F, in_block_group),
+	REC_TEXT_MORE("block group {} length {}: "), REC_V(REC_U64, F, bg_start),
+	REC_V(REC_U64, F, bg_length),
+	REC_WHEN_END,
+	REC_F(NULL, NULL, REC_SUB, F, what),
+};
+const struct rec_desc rec_check_fst_text = REC_DESC("check free space text", check_fst_text_fields);
+#define FST_TEXT(name, tmpl, ...)							\
+	static const struct rec_field name##_fields[] = { REC_TEXT(tmpl), __VA_ARGS__ };	\
+	const struct rec_desc name = REC_DESC(#name, name##_fields)
+#define FV(member) REC_V(REC_U64, F, member)
+#define FS(member) REC_V(REC_STR, F, member)
+FST_TEXT(rec_fst_stale_info, "{} length {}: entries ({} items) for a block group that no longer "
+	 "exists, left by mkfs", FV(start), FV(length), FV(counted));
+FST_TEXT(rec_fst_stale, "{} {} length {}: lies in no block group", FS(entry), FV(start),
+	 FV(length));
+static const struct rec_field rec_fst_no_info_fields[] = { REC_TEXT("no free space info item") };
+const struct rec_desc rec_fst_no_info = REC_DESC("rec_fst_no_info", rec_fst_no_info_fields);
+FST_TEXT(rec_fst_bad_info, "info item {} length {} does not match the block group", FV(start),
+	 FV(length));
+FST_TEXT(rec_fst_count, "info item records {} free {}, counted {}", FV(recorded), FS(unit),
+	 FV(counted));
+FST_TEXT(rec_fst_format, "{} {} length {}, but the info item says {}", FS(entry), FV(start),
+	 FV(length), FS(says));
+FST_TEXT(rec_fst_beyond, "{} {} length {} ends beyond the block group", FS(entry), FV(start),
+	 FV(length));
+FST_TEXT(rec_fst_overlap, "{} {} length {} overlaps the previous entry", FS(entry), FV(start),
+	 FV(length));
+FST_TEXT(rec_fst_unmerged, "free space extent {} length {} is not merged with the previous one",
+	 FV(start), FV(length));
+FST_TEXT(rec_fst_unexpected, "unexpected item type {} at {}", FV(type), FV(start));
+FST_TEXT(rec_fst_free_allocated, "{} length {} is free in the free space tree but allocated in "
+	 "the extent tree", FV(start), FV(length));
+FST_TEXT(rec_fst_not_free, "{} length {} is allocated by no extent item but not free in the "
+	 "free space tree", FV(start), FV(length));
+#undef FS
+#undef FV
+#undef FST_TEXT
+#undef F
+
+static const struct rec_field check_fst_line_fields[] = {
+	REC_TEXT("free space tree: {}"), REC_V(REC_STR, struct check_fst_line_rec, message),
+};
+const struct rec_desc rec_check_fst_line = REC_DESC("check free space line", check_fst_line_fields);
+
+#define F struct check_fst_sum_rec
+static const struct rec_field check_fst_sum_fields[] = {
+	REC_WHEN(F, absent),
+	REC_TEXT("free space tree: not in use (space cache v1 or none), not checked"),
+	REC_WHEN_END,
+	REC_WHEN(F, more),
+	REC_TEXT("free space tree: {} more problems not shown"), REC_V(REC_U64, F, more_nr),
+	REC_WHEN_END,
+	REC_WHEN(F, stale),
+	REC_TEXT("free space tree: mkfs.btrfs 6.2 leaves entries of its temporary chunks; "
+		 "btrfs check 6.19 rejects them, the kernel ignores them, and any volctl "
+		 "offline write drops them"),
+	REC_WHEN_END,
+	REC_WHEN(F, not_valid),
+	REC_TEXT("free space tree: not marked valid (the kernel rebuilds it at the next "
+		 "read-write mount): {} problem{|s} ({} block groups verified), not counted as errors"),
+	REC_V(REC_U64, F, problem_nr), REC_V(REC_U64, F, block_groups),
+	REC_WHEN_END,
+	REC_WHEN(F, problems),
+	REC_TEXT("free space tree: {} problem{|s} ({} block groups verified)"),
+	REC_V(REC_U64, F, problem_nr), REC_V(REC_U64, F, block_groups),
+	REC_WHEN_END,
+	REC_WHEN(F, clean),
+	REC_TEXT("free space tree: {} block groups verified, matches the extent tree"),
+	REC_V(REC_U64, F, block_groups),
+	REC_WHEN_END,
+};
+#undef F
+const struct rec_desc rec_check_fst_sum = REC_DESC("check free space summary", check_fst_sum_fields);
+
+#define C struct check_trees_text_rec
+static const struct rec_field check_trees_text_fields[] = {
+	REC_TEXT("fs trees: {} ({} deleted, not yet cleaned; {} partly dropped), {} blocks, "
+		 "{} data extents"),
+	REC_V(REC_U64, C, roots), REC_V(REC_U64, C, dead), REC_V(REC_U64, C, partly_dropped),
+	REC_V(REC_U64, C, blocks), REC_V(REC_U64, C, data_extents),
+	REC_WHEN(C, has_unresolved),
+	REC_TEXT("back references: {} name a tree, leaf or inode with no matching file extent "
+		 "item: the extent tree does not match the subvolume trees"),
+	REC_V(REC_U64, C, unresolved),
+	REC_WHEN_END,
+	REC_WHEN(C, has_reloc),
+	REC_TEXT("back references: {} belong to a relocation tree (a balance stopped half way), "
+		 "counted in no qgroup"),
+	REC_V(REC_U64, C, reloc),
+	REC_WHEN_END,
+};
+#undef C
+const struct rec_desc rec_check_trees_text = REC_DESC("check trees text", check_trees_text_fields);
+
+#define C struct check_deleted_text_rec
+static const struct rec_field check_deleted_text_fields[] = {
+	REC_WHEN(C, partly_dropped),
+	REC_TEXT("subvolume {}: deleted, cleaning stopped at key ({} {} {}) level {}"),
+	REC_V(REC_U64, C, id), REC_V(REC_U64, C, objectid), REC_V(REC_U64, C, type),
+	REC_V(REC_U64, C, offset), REC_V(REC_U64, C, level),
+	REC_WHEN_END,
+	REC_UNLESS(C, partly_dropped),
+	REC_TEXT("subvolume {}: deleted, not yet cleaned"), REC_V(REC_U64, C, id),
+	REC_WHEN_END,
+};
+#undef C
+const struct rec_desc rec_check_deleted_text =
+	REC_DESC("check deleted subvolume text", check_deleted_text_fields);
+
+#define C struct check_qdiff_rec
+static const struct rec_field check_qdiff_fields[] = {
+	REC_TEXT("qgroup {}: counts differ"), REC_V(REC_QGROUPID, C, qgroupid),
+	REC_TEXT("  referenced  recorded {}, computed {}, difference {}"),
+	REC_V(REC_U64, C, recorded_rfer), REC_V(REC_U64, C, rfer), REC_V(REC_S64, C, rfer_diff),
+	REC_TEXT("  exclusive   recorded {}, computed {}, difference {}"),
+	REC_V(REC_U64, C, recorded_excl), REC_V(REC_U64, C, excl), REC_V(REC_S64, C, excl_diff),
+};
+#undef C
+const struct rec_desc rec_check_qdiff = REC_DESC("check qgroup difference", check_qdiff_fields);
+
+#define C struct check_qsum_rec
+static const struct rec_field check_qsum_fields[] = {
+	REC_WHEN(C, faults),
+	REC_TEXT("qgroups: not compared: the quota status item is invalid"),
+	REC_WHEN_END,
+	REC_WHEN(C, off),
+	REC_TEXT("qgroups: quotas are not enabled, nothing to check"),
+	REC_WHEN_END,
+	REC_WHEN(C, compared),
+	REC_WHEN(C, differ),
+	REC_TEXT("qgroups: {} of {} groups differ"), REC_V(REC_U64, C, differ_nr),
+	REC_V(REC_U64, C, nr),
+	REC_WHEN_END,
+	REC_UNLESS(C, differ),
+	REC_TEXT("qgroups: {} groups verified, all consistent"), REC_V(REC_U64, C, nr),
+	REC_WHEN_END,
+	REC_WHEN_END,
+};
+#undef C
+const struct rec_desc rec_check_qsum = REC_DESC("check qgroups summary", check_qsum_fields);
 
 const struct rec_desc rec_check_super = REC_DESC("check superblock copy", check_super_fields);
 
@@ -725,6 +868,25 @@ const struct rec_desc *const rec_all[] = {
 	&rec_subvol_list_row,
 	&rec_check_super,
 	&rec_check_head,
+	&rec_check_fst_text,
+	&rec_fst_stale_info,
+	&rec_fst_stale,
+	&rec_fst_no_info,
+	&rec_fst_bad_info,
+	&rec_fst_count,
+	&rec_fst_format,
+	&rec_fst_beyond,
+	&rec_fst_overlap,
+	&rec_fst_unmerged,
+	&rec_fst_unexpected,
+	&rec_fst_free_allocated,
+	&rec_fst_not_free,
+	&rec_check_fst_line,
+	&rec_check_fst_sum,
+	&rec_check_trees_text,
+	&rec_check_deleted_text,
+	&rec_check_qdiff,
+	&rec_check_qsum,
 	&rec_check_deleted,
 	&rec_check_qgroup,
 	&rec_check_orphan,

@@ -78,11 +78,9 @@ extern const struct rec_doc rec_doc_dryrun;
 struct set_freed_rec {
 	const char *verb;		/* "Freed", "Would free" */
 	uint64_t excl, rfer, count;
-	const char *plural;		/* after "subvolume": "" or "s" */
 	uint64_t data, meta, raw;
 	const char *profile, *data_profile;
 	uint64_t copies;
-	const char *copies_end;		/* after "cop": "y" or "ies" */
 };
 extern const struct rec_desc rec_set_freed;
 
@@ -351,12 +349,58 @@ struct check_repair_fst_rec {
 /* check, text only: the superblock and tree lines heading the report */
 struct check_head_rec {
 	uint64_t copies, devices, errors, warnings, walked_blocks;
-	const char *copies_end;			/* after "cop": "y" or "ies" */
-	const char *devices_end, *errors_end, *warnings_end;	/* "" or "s" */
 	bool problems;				/* an error or a warning */
 	bool trees;				/* the tree walk's line (not --qgroup-report) */
 };
 extern const struct rec_desc rec_check_head;
+
+/* check, text only: one free space tree finding as a sentence (rec_text_string()) */
+struct check_fst_text_rec {
+	bool in_block_group;			/* not a stale entry: the block group first */
+	uint64_t bg_start, bg_length, start, length, recorded, counted, type;
+	const char *entry;			/* "info item", "free space extent"... */
+	const char *unit;			/* "runs" (bitmaps), "extents" */
+	const char *says;			/* "bitmaps", "extents" */
+	struct rec_sub what;			/* one of the finding texts below, on this record */
+};
+extern const struct rec_desc rec_check_fst_text, rec_fst_stale_info, rec_fst_stale,
+	rec_fst_no_info, rec_fst_bad_info, rec_fst_count, rec_fst_format, rec_fst_beyond,
+	rec_fst_overlap, rec_fst_unmerged, rec_fst_unexpected, rec_fst_free_allocated,
+	rec_fst_not_free;
+
+/* check, text only: the free space tree's lines (one per finding, then the summary) */
+struct check_fst_line_rec {
+	const char *message;			/* rec_check_fst_text */
+};
+struct check_fst_sum_rec {
+	bool absent;				/* no free space tree: the one line */
+	bool more, stale;			/* findings not shown; stale entries among them */
+	bool not_valid, problems, clean;	/* exactly one of them, unless absent */
+	uint64_t more_nr, problem_nr, block_groups;
+};
+extern const struct rec_desc rec_check_fst_line, rec_check_fst_sum;
+
+/* check, text only: the trees, back references and deleted subvolumes */
+struct check_trees_text_rec {
+	uint64_t roots, dead, partly_dropped, blocks, data_extents, unresolved, reloc;
+	bool has_unresolved, has_reloc;
+};
+struct check_deleted_text_rec {
+	uint64_t id, objectid, type, offset, level;
+	bool partly_dropped;			/* cleaning stopped at a key */
+};
+/* check, text only: one qgroup whose counts differ, and the qgroups' summary line */
+struct check_qdiff_rec {
+	uint64_t qgroupid, rfer, excl, recorded_rfer, recorded_excl;
+	int64_t rfer_diff, excl_diff;		/* computed - recorded */
+};
+struct check_qsum_rec {
+	bool faults, off;			/* not compared: a status fault, quotas off */
+	bool compared, differ;
+	uint64_t differ_nr, nr;
+};
+extern const struct rec_desc rec_check_trees_text, rec_check_deleted_text, rec_check_qdiff,
+	rec_check_qsum;
 
 extern const struct rec_desc rec_check_super, rec_check_deleted, rec_check_qgroup, rec_check_orphan,
 	rec_check_fst, rec_check_repair_fst, rec_check,

@@ -499,6 +499,41 @@ static void test_lines(void)
 	free(s);
 }
 
+/* plural forms: "{one|many}" agrees with the number of the "{}" before it */
+struct t_plural {
+	uint64_t copies, devices;
+	int64_t diff;
+};
+
+static const struct rec_field t_plural_fields[] = {
+	REC_TEXT_MORE("{} cop{y|ies} on {} device{|s}"),
+	REC_V(REC_U64, struct t_plural, copies), REC_V(REC_U64, struct t_plural, devices),
+	REC_TEXT(", {} {x} left{|s}"), REC_V(REC_S64, struct t_plural, diff),
+	REC_TEXT("{|none before}{} more"), REC_V(REC_U64, struct t_plural, copies),
+};
+static const struct rec_desc t_plural_desc = REC_DESC("test plural", t_plural_fields);
+
+static void test_plurals(void)
+{
+	static const struct {
+		struct t_plural r;
+		const char *want;
+	} cases[] = {
+		{ { 1, 1, 1 }, "1 copy on 1 device, 1 {x} left\nnone before1 more" },
+		{ { 2, 0, -1 }, "2 copies on 0 devices, -1 {x} lefts\nnone before2 more" },
+		{ { 0, 1, -2 }, "0 copies on 1 device, -2 {x} lefts\nnone before0 more" },
+		{ { 3, 3, 0 }, "3 copies on 3 devices, 0 {x} lefts\nnone before3 more" },
+	};
+	char *s;
+
+	check_desc(&t_plural_desc);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = rec_text_string(&t_plural_desc, &cases[i].r, UNITS_RAW);
+		CHECK_STR(s, cases[i].want);
+		free(s);
+	}
+}
+
 /* vc_dump_rec() in text and JSON of one small record */
 struct t_dump {
 	u32 n;
@@ -584,5 +619,6 @@ int main(void)
 	test_btrfs_progs_tables();
 	test_size_opt();
 	test_lines();
+	test_plurals();
 	return unit_finish();
 }
