@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cmds/commands.h"
 #include "common/util/messages.h"
@@ -158,6 +159,29 @@ void cmd_close(const struct vc_ctx *ctx, struct vc_fs *fs)
 {
 	if (fs)
 		ctx->ops->close(fs);
+}
+
+void cmd_print_text(const struct vc_ctx *ctx, const struct rec_desc *d, const void *rec)
+{
+	struct kvout kv;
+
+	/* with --format json stdout holds the document alone */
+	if (ctx->cfg->quiet || ctx->cfg->format == VC_FORMAT_JSON)
+		return;
+	kvout_init(&kv, ctx->cfg, stdout, 0);
+	rec_emit(&kv, d, rec);
+}
+
+void cmd_note_text(const struct vc_ctx *ctx, const struct rec_desc *d, const void *rec)
+{
+	char *text;
+
+	if (ctx->cfg->quiet)
+		return;
+	text = rec_text_string(d, rec, 0);
+	if (text)
+		pr_note(ctx->cfg, "%s", text);
+	free(text);
 }
 
 void cmd_print_doc(const struct vc_ctx *ctx, const struct rec_doc *doc, const struct rec_desc *d,

@@ -596,9 +596,7 @@ static int delete_all(struct prune_run *r, const u64 *ids, size_t nr)
 		}
 	}
 	if (nr_gone)
-		pr_note(r->ctx->cfg, "%zu snapshot%s of the plan %s deleted already (by another "
-			"process, such as an overlapping prune): done, not counted as freed",
-			nr_gone, nr_gone == 1 ? "" : "s", nr_gone == 1 ? "was" : "were");
+		cmd_note_text(r->ctx, &rec_prune_gone_note, &(struct count_rec){ nr_gone });
 	free(st);
 	/* the cleaner is waited for only where there is something to clean */
 	if (nr_done)

@@ -4,8 +4,9 @@
  * and snapshot made (looked up after the write: id, uuid, parent, level-0
  * qgroup; what cannot be read, unprivileged online, stays null and never
  * fails the command), the subvolumes delete deleted, and offline the bytes
- * the deleted set frees.  The records are described in common/output/records.c;
- * the commands (cmds/subvolume.c) print their text lines themselves.
+ * the deleted set frees.  The records are described in common/output/records.c,
+ * and so are the text lines of the writes (struct write_line_rec), which
+ * cmds/subvolume.c prints with cmd_print_text().
  */
 #include <errno.h>
 #include <stdio.h>

@@ -131,8 +131,11 @@ static char *checked_name(const char *path)
 static void print_created(const struct vc_ctx *ctx, const char *dir, const char *name)
 {
 	/* "/" as the directory (offline paths) must not print "//name" */
-	pr_out(ctx->cfg, "Create subvolume '%s%s%s'\n", dir,
-	       dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+	struct write_line_rec r = {
+		.dir = dir, .name = name, .dir_slash = dir[0] && dir[strlen(dir) - 1] == '/',
+	};
+
+	cmd_print_text(ctx, &rec_line_created, &r);
 }
 
 /*
@@ -481,8 +484,8 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 		cmd_report(ctx, fs, ret, target);
 		goto out;
 	}
-	pr_out(ctx->cfg, "Create %ssnapshot of '%s' in '%s'\n", readonly ? "readonly " : "", src,
-	       target);
+	cmd_print_text(ctx, &rec_line_snapshot,
+		      &(struct write_line_rec){ .source = src, .target = target, .readonly = readonly });
 	if (ctx->cfg->format == VC_FORMAT_JSON)
 		snapshot_print_doc(ctx, fs, target, &ia, source_id, src, readonly);
 out:
@@ -545,6 +548,8 @@ struct delete_opts {
 static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 			       const struct delete_opts *o, u64 id)
 {
+	/* the level-0 group of @id, "0/ID" */
+	const struct write_line_rec line = { .qgroupid = id };
 	bool present;
 	int ret;
 
@@ -566,8 +571,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	ret = vc_fact_qgroup_present(fs, id, &present);
 	/* what became of the group is normal output, like the Delete line */
 	if (ret == -ENOENT) {
-		pr_out(ctx->cfg, "No qgroup 0/%llu to delete: quotas are disabled\n",
-		       (unsigned long long)id);
+		cmd_print_text(ctx, &rec_line_qgroup_off, &line);
 		sv_deleted_qgroup(o->done, id, "quotas_disabled");
 		return 0;
 	}
@@ -576,8 +580,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return ret;
 	}
 	if (!present) {
-		pr_out(ctx->cfg, "Qgroup 0/%llu already removed by the kernel\n",
-		       (unsigned long long)id);
+		cmd_print_text(ctx, &rec_line_qgroup_gone, &line);
 		sv_deleted_qgroup(o->done, id, "removed_by_kernel");
 		return 0;
 	}
@@ -585,8 +588,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	ret = CMD_OP(ctx, qgroup_destroy, fs, id);
 	if (ret == -ENOENT) {
 		/* the kernel removed it between our look and our destroy */
-		pr_out(ctx->cfg, "Qgroup 0/%llu already removed by the kernel\n",
-		       (unsigned long long)id);
+		cmd_print_text(ctx, &rec_line_qgroup_gone, &line);
 		sv_deleted_qgroup(o->done, id, "removed_by_kernel");
 		return 0;
 	}
@@ -594,7 +596,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		cmd_report(ctx, fs, ret, "cannot destroy the qgroup");
 		return ret;
 	}
-	pr_out(ctx->cfg, "Delete qgroup 0/%llu\n", (unsigned long long)id);
+	cmd_print_text(ctx, &rec_line_qgroup_deleted, &line);
 	sv_deleted_qgroup(o->done, id, "deleted");
 	return 0;
 }
@@ -610,8 +612,8 @@ static int delete_one_id(const struct vc_ctx *ctx, struct vc_fs *fs, const struc
 		cmd_report(ctx, fs, ret, path ? path : "delete");
 		return ret;
 	}
-	pr_out(ctx->cfg, "Delete subvolume %llu (%s): '%s'\n", (unsigned long long)id, mode,
-	       path ? path : "");
+	cmd_print_text(ctx, &rec_line_deleted,
+		      &(struct write_line_rec){ .id = id, .mode = mode, .path = path ? path : "" });
 	sv_deleted_add(ctx, o->done, id, path, mode);
 	if (o->commit == VC_COMMIT_EACH) {
 		ret = CMD_OP(ctx, commit, fs, true);
@@ -781,12 +783,8 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 		cmd_report(ctx, fs, ret, arg);
 		goto out;
 	}
-	if (shown)
-		pr_out(ctx->cfg, "Delete subvolume %llu (%s): '%s'\n",
-		       (unsigned long long)o->subvolid, mode, shown);
-	else
-		pr_out(ctx->cfg, "Delete subvolume %llu (%s): subvolid=%llu\n",
-		       (unsigned long long)o->subvolid, mode, (unsigned long long)o->subvolid);
+	cmd_print_text(ctx, &rec_line_deleted, &(struct write_line_rec){
+		.id = o->subvolid, .mode = mode, .path = shown, .by_id = !shown });
 	sv_deleted_add(ctx, o->done, o->subvolid, shown, mode);
 	if (o->commit != VC_COMMIT_NONE) {
 		ret = CMD_OP(ctx, commit, fs, true);
@@ -1217,7 +1215,7 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 	}
 	if (!set.nr)
 		goto print;
-	pr_out(ctx->cfg, "Waiting for %zu subvolume%s\n", set.nr, set.nr == 1 ? "" : "s");
+	cmd_print_text(ctx, &rec_line_waiting, &(struct write_line_rec){ .total = set.nr });
 	/* progress lines reach a pipe before each wait, not at the end */
 	fflush(stdout);
 	for (size_t i = 0; i < set.nr; i++) {
@@ -1228,8 +1226,8 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 			failed++;
 			continue;
 		}
-		pr_out(ctx->cfg, "Subvolume id %llu is gone (%d/%zu)\n",
-		       (unsigned long long)set.ids[i], ++done, set.nr);
+		cmd_print_text(ctx, &rec_line_gone, &(struct write_line_rec){
+			.id = set.ids[i], .done = (u64)++done, .total = set.nr });
 		fflush(stdout);
 		if (id_set_add(&gone, set.ids[i])) {
 			error("out of memory");

@@ -842,6 +842,90 @@ const struct rec_doc rec_doc_quota_enable = { "quota_enable", NULL };
 const struct rec_doc rec_doc_quota_disable = { "quota_disable", NULL };
 const struct rec_doc rec_doc_quota_rescan = { "quota_rescan", NULL };
 
+/* ---- the lines of the subvolume writes (text only) ---- */
+
+#define W struct write_line_rec
+static const struct rec_field line_created_fields[] = {
+	REC_TEXT_MORE("Create subvolume '{}"), REC_V(REC_STR, W, dir),
+	REC_UNLESS(W, dir_slash),
+	REC_TEXT_MORE("/"),
+	REC_WHEN_END,
+	REC_TEXT("{}'"), REC_V(REC_STR, W, name),
+};
+const struct rec_desc rec_line_created = REC_DESC("created line", line_created_fields);
+
+static const struct rec_field line_snapshot_fields[] = {
+	REC_TEXT_MORE("Create "),
+	REC_WHEN(W, readonly),
+	REC_TEXT_MORE("readonly "),
+	REC_WHEN_END,
+	REC_TEXT("snapshot of '{}' in '{}'"), REC_V(REC_STR, W, source), REC_V(REC_STR, W, target),
+};
+const struct rec_desc rec_line_snapshot = REC_DESC("snapshot line", line_snapshot_fields);
+
+static const struct rec_field line_deleted_fields[] = {
+	REC_TEXT_MORE("Delete subvolume {} ({}): "), REC_V(REC_U64, W, id), REC_V(REC_STR, W, mode),
+	REC_UNLESS(W, by_id),
+	REC_TEXT("'{}'"), REC_V(REC_STR, W, path),
+	REC_WHEN_END,
+	REC_WHEN(W, by_id),
+	REC_TEXT("subvolid={}"), REC_V(REC_U64, W, id),
+	REC_WHEN_END,
+};
+const struct rec_desc rec_line_deleted = REC_DESC("deleted line", line_deleted_fields);
+
+static const struct rec_field line_qgroup_deleted_fields[] = {
+	REC_TEXT("Delete qgroup {}"), REC_V(REC_QGROUPID, W, qgroupid),
+};
+const struct rec_desc rec_line_qgroup_deleted =
+	REC_DESC("qgroup deleted line", line_qgroup_deleted_fields);
+static const struct rec_field line_qgroup_gone_fields[] = {
+	REC_TEXT("Qgroup {} already removed by the kernel"), REC_V(REC_QGROUPID, W, qgroupid),
+};
+const struct rec_desc rec_line_qgroup_gone = REC_DESC("qgroup gone line", line_qgroup_gone_fields);
+static const struct rec_field line_qgroup_off_fields[] = {
+	REC_TEXT("No qgroup {} to delete: quotas are disabled"), REC_V(REC_QGROUPID, W, qgroupid),
+};
+const struct rec_desc rec_line_qgroup_off = REC_DESC("qgroup off line", line_qgroup_off_fields);
+
+static const struct rec_field line_waiting_fields[] = {
+	REC_TEXT("Waiting for {} subvolume{|s}"), REC_V(REC_U64, W, total),
+};
+const struct rec_desc rec_line_waiting = REC_DESC("waiting line", line_waiting_fields);
+static const struct rec_field line_gone_fields[] = {
+	REC_TEXT("Subvolume id {} is gone ({}/{})"), REC_V(REC_U64, W, id), REC_V(REC_U64, W, done),
+	REC_V(REC_U64, W, total),
+};
+const struct rec_desc rec_line_gone = REC_DESC("gone line", line_gone_fields);
+#undef W
+
+static const struct rec_field members_label_fields[] = {
+	REC_TEXT("<{} member{|s}>"), REC_V(REC_U64, struct count_rec, n),
+};
+const struct rec_desc rec_members_label = REC_DESC("members label", members_label_fields);
+
+static const struct rec_field prune_gone_note_fields[] = {
+	REC_TEXT("{} snapshot{|s} of the plan {was|were} deleted already (by another process, such "
+		 "as an overlapping prune): done, not counted as freed"),
+	REC_V(REC_U64, struct count_rec, n),
+};
+const struct rec_desc rec_prune_gone_note = REC_DESC("prune gone note", prune_gone_note_fields);
+
+#define S struct space_note_rec
+static const struct rec_field space_note_fields[] = {
+	REC_TEXT_MORE("Space of {} subvolume{|s} computed from {} by the accounting engine (exact, "
+		      "quotas not needed); "),
+	REC_V(REC_U64, S, n), REC_V(REC_STR, S, source),
+	REC_WHEN(S, limits),
+	REC_TEXT("limits from the {} qgroup numbers"), REC_V(REC_STR, S, numbers),
+	REC_WHEN_END,
+	REC_UNLESS(S, limits),
+	REC_TEXT("quotas are off: no limits"),
+	REC_WHEN_END,
+};
+#undef S
+const struct rec_desc rec_space_note = REC_DESC("space note", space_note_fields);
+
 /* ---- the registry, for the naming check ---- */
 
 const struct rec_desc *const rec_all[] = {
@@ -887,6 +971,17 @@ const struct rec_desc *const rec_all[] = {
 	&rec_check_deleted_text,
 	&rec_check_qdiff,
 	&rec_check_qsum,
+	&rec_line_created,
+	&rec_line_snapshot,
+	&rec_line_deleted,
+	&rec_line_qgroup_deleted,
+	&rec_line_qgroup_gone,
+	&rec_line_qgroup_off,
+	&rec_line_waiting,
+	&rec_line_gone,
+	&rec_members_label,
+	&rec_prune_gone_note,
+	&rec_space_note,
 	&rec_check_deleted,
 	&rec_check_qgroup,
 	&rec_check_orphan,

@@ -450,6 +450,44 @@ struct delete_rec {
 extern const struct rec_desc rec_deleted, rec_delete;
 extern const struct rec_doc rec_doc_delete;
 
+/*
+ * Text only: the line a subvolume write prints for each thing it did
+ * (create, snapshot, delete, --delete-qgroup, sync), one description each
+ */
+struct write_line_rec {
+	uint64_t id;
+	const char *dir, *name;		/* create: the new subvolume's directory and name */
+	bool dir_slash;			/* create: @dir ends with "/" (offline "/") */
+	const char *source, *target;	/* snapshot */
+	bool readonly;
+	const char *mode;		/* delete: "commit", "no-commit" */
+	const char *path;		/* delete: as given */
+	bool by_id;			/* delete: no path shown, "subvolid=ID" */
+	uint64_t qgroupid;		/* --delete-qgroup: 0/ID */
+	uint64_t done, total;		/* sync: the count of gone, of waited for */
+};
+extern const struct rec_desc rec_line_created, rec_line_snapshot, rec_line_deleted,
+	rec_line_qgroup_deleted, rec_line_qgroup_gone, rec_line_qgroup_off, rec_line_waiting,
+	rec_line_gone;
+
+/* Text only: a count in a sentence (qgroup show's "<N members>") */
+struct count_rec {
+	uint64_t n;
+};
+extern const struct rec_desc rec_members_label;
+
+/* subvolume prune, a note: snapshots of the plan another process deleted first */
+extern const struct rec_desc rec_prune_gone_note;
+
+/* subvolume space, the note above the table */
+struct space_note_rec {
+	uint64_t n;			/* subvolumes */
+	const char *source;		/* the image, or a snapshot of the mounted filesystem */
+	const char *numbers;		/* the qgroup numbers the limits come from; NULL: quotas off */
+	bool limits;
+};
+extern const struct rec_desc rec_space_note;
+
 /* subvolume sync */
 struct sync_rec {
 	struct rec_u64s subvolumes;	/* the ids waited for */
