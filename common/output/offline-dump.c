@@ -360,10 +360,12 @@ static size_t skip_block(const struct vc_dump_desc *desc, size_t i, size_t nr)
 	return nr;
 }
 
-static void dump_field(struct vc_dump *d, const struct vc_dump_field *f, const void *rec)
+/* A field of one integer (in any base, as a flag word or a name); false for the other kinds */
+static bool dump_number(struct vc_dump *d, const struct vc_dump_field *f, const void *rec)
 {
 	bool le = f->flags & VC_DF_LE;
-	char buf[BTRFS_LABEL_SIZE + 1];
+	const struct vc_dump_enum *e = f->aux;
+	char buf[32];
 	u64 v;
 
 	switch (f->kind) {
@@ -395,10 +397,29 @@ static void dump_field(struct vc_dump *d, const struct vc_dump_field *f, const v
 	case VC_DK_BIT:
 		vc_dump_bool(d, f->name, get_uint(rec, f->off, f->size, le) & f->mask);
 		break;
-	case VC_DK_CHARS:
-	case VC_DK_ASCII: {
-		size_t n = f->size < sizeof(buf) - 1 ? f->size : sizeof(buf) - 1;
+	case VC_DK_FLAGS:
+		dump_flags(d, f->name, get_uint(rec, f->off, f->size, le), f->aux);
+		break;
+	case VC_DK_ENUM:
+		v = get_uint(rec, f->off, f->size, le);
+		vc_dump_str(d, f->name, v < e->nr ? e->names[v] : e->other);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
 
+/* A field printed as a string; false for the other kinds */
+static bool dump_text(struct vc_dump *d, const struct vc_dump_field *f, const void *rec)
+{
+	bool le = f->flags & VC_DF_LE;
+	char buf[BTRFS_LABEL_SIZE + 1];
+	size_t n = f->size < sizeof(buf) - 1 ? f->size : sizeof(buf) - 1;
+
+	switch (f->kind) {
+	case VC_DK_CHARS:
+	case VC_DK_ASCII:
 		for (size_t i = 0; i < n; i++) {
 			char c = (char)AT(rec, f->off)[i];
 
@@ -409,13 +430,32 @@ static void dump_field(struct vc_dump *d, const struct vc_dump_field *f, const v
 		buf[n] = '\0';
 		vc_dump_str(d, f->name, buf);
 		break;
-	}
 	case VC_DK_STR:
 		vc_dump_str(d, f->name, *(const char *const *)AT(rec, f->off));
 		break;
 	case VC_DK_NOTE:
 		vc_dump_str(d, f->name, f->aux);
 		break;
+	case VC_DK_TYPESTR:
+		vc_dump_str(d, f->name, vc_dump_type_str((u8)get_uint(rec, f->off, 1, le), buf, sizeof(buf)));
+		break;
+	case VC_DK_TYPENAME:
+		vc_dump_str(d, f->name, btrfs_item_type_name((u8)get_uint(rec, f->off, 1, le)));
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* A field: numbers and strings through dump_number() and dump_text(), structures here */
+static void dump_field(struct vc_dump *d, const struct vc_dump_field *f, const void *rec)
+{
+	bool le = f->flags & VC_DF_LE;
+
+	if (dump_number(d, f, rec) || dump_text(d, f, rec))
+		return;
+	switch (f->kind) {
 	case VC_DK_UUID:
 		vc_dump_uuid(d, f->name, AT(rec, f->off));
 		break;
@@ -425,9 +465,6 @@ static void dump_field(struct vc_dump *d, const struct vc_dump_field *f, const v
 	case VC_DK_TIME:
 		dump_time(d, f->name, (const struct btrfs_time *)AT(rec, f->off));
 		break;
-	case VC_DK_FLAGS:
-		dump_flags(d, f->name, get_uint(rec, f->off, f->size, le), f->aux);
-		break;
 	case VC_DK_CSUM:
 		dump_csum(d, f->name, AT(rec, f->off), (u16)get_uint(rec, f->off2, 2, le));
 		break;
@@ -435,27 +472,13 @@ static void dump_field(struct vc_dump *d, const struct vc_dump_field *f, const v
 		vc_dump_bytes(d, f->name, *(const u8 *const *)AT(rec, f->off),
 			      (u32)get_uint(rec, f->off2, f->size, le));
 		break;
-	case VC_DK_ENUM: {
-		const struct vc_dump_enum *e = f->aux;
-
-		v = get_uint(rec, f->off, f->size, le);
-		vc_dump_str(d, f->name, v < e->nr ? e->names[v] : e->other);
-		break;
-	}
-	case VC_DK_TYPESTR:
-		vc_dump_str(d, f->name, vc_dump_type_str((u8)get_uint(rec, f->off, 1, le), buf, sizeof(buf)));
-		break;
-	case VC_DK_TYPENAME:
-		vc_dump_str(d, f->name, btrfs_item_type_name((u8)get_uint(rec, f->off, 1, le)));
-		break;
 	case VC_DK_SUB:
 		vc_dump_rec(d, f->aux, AT(rec, f->off));
 		break;
 	case VC_DK_OBJECT:
 		vc_dump_open(d, f->name, f->title);
 		break;
-	case VC_DK_IF:
-	case VC_DK_END:
+	default:
 		break;
 	}
 }
