@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/subvolume.h"
+#include "common/backend/subvol-plan.h"
 #include "common/util/messages.h"
 #include "common/util/parse-utils.h"
 #include "common/util/path-utils.h"
@@ -625,52 +626,22 @@ static int delete_one_id(const struct vc_ctx *ctx, struct vc_fs *fs, const struc
 	return ret;
 }
 
-static int cmp_path_len_desc(const void *a, const void *b)
-{
-	const struct btrfs_subvol *const *x = a, *const *y = b;
-	size_t lx = strlen((*x)->path), ly = strlen((*y)->path);
-
-	return lx < ly ? 1 : lx > ly ? -1 : 0;
-}
-
-/* -R: the nested subvolumes of @top, deepest first. */
+/* -R: the nested subvolumes of @top (common/backend/subvol-plan.h), deepest first. */
 static int delete_nested(const struct vc_ctx *ctx, struct vc_fs *fs, const struct delete_opts *o,
 			 const char *arg, u64 top, const char *mode)
 {
 	struct btrfs_subvol_list l;
-	const struct btrfs_subvol *t, **below = NULL;
-	size_t nr = 0, toplen;
+	struct vc_nested *plan = NULL;
+	size_t nr = 0;
 	int ret;
 
 	ret = sv_load_list(ctx, fs, &l);
 	if (ret)
 		return ret;
-	t = btrfs_subvol_list_find(&l, top);
-	if (!t || !t->path)
-		goto out;
-	toplen = strlen(t->path);
-	below = calloc(l.nr ? l.nr : 1, sizeof(*below));
-	if (!below) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < l.nr; i++)
-		if (l.subvols[i].path && vc_subvol_below(&l, &l.subvols[i], top))
-			below[nr++] = &l.subvols[i];
-	qsort(below, nr, sizeof(*below), cmp_path_len_desc);
-	for (size_t i = 0; i < nr && !ret; i++) {
-		const char *rel = below[i]->path + toplen + (toplen ? 1 : 0);
-		char *p = path_join2(arg, rel);
-
-		if (!p) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = delete_one_id(ctx, fs, o, p, below[i]->id, mode);
-		free(p);
-	}
-out:
-	free(below);
+	ret = vc_nested_plan(&l, top, arg, &plan, &nr);
+	for (size_t i = 0; i < nr && !ret; i++)
+		ret = delete_one_id(ctx, fs, o, plan[i].path, plan[i].id, mode);
+	vc_nested_release(plan, nr);
 	btrfs_subvol_list_release(&l);
 	return ret;
 }
@@ -742,7 +713,6 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 			const char *mode)
 {
 	struct btrfs_subvol_list l = { 0 };
-	const struct btrfs_subvol *s;
 	struct vc_path_info info;
 	struct vc_fs *fs = NULL;
 	char *shown = NULL;
@@ -761,22 +731,8 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 	 * (the mount cannot reach it).  Without privilege, or for a subvolume
 	 * no directory refers to any more, the id is enough.
 	 */
-	if (sv_path_info(ctx, fs, arg, &info) == 0 && vc_facts_subvols(fs, &l) == 0) {
-		const struct btrfs_subvol *top = btrfs_subvol_list_find(&l, info.subvolid);
-
-		s = btrfs_subvol_list_find(&l, o->subvolid);
-		if (s && s->path && top && top->path &&
-		    (top->id == BTRFS_FS_TREE_OBJECTID || vc_subvol_below(&l, s, top->id))) {
-			const char *rel = s->path + strlen(top->path) + (top->path[0] ? 1 : 0);
-			char *dir = info.is_dir ? strdup(arg) : path_dirname(arg);
-
-			if (dir)
-				shown = path_join2(dir, rel);
-			free(dir);
-		} else if (s && s->path && s->path[0]) {
-			shown = path_join2(arg, s->path);
-		}
-	}
+	if (sv_path_info(ctx, fs, arg, &info) == 0 && vc_facts_subvols(fs, &l) == 0)
+		shown = vc_subvol_shown_path(&l, info.subvolid, info.is_dir, arg, o->subvolid);
 	vc_fs_clear_error(fs);
 	ret = CMD_OP(ctx, subvol_delete, fs, arg, o->subvolid);
 	if (ret) {

@@ -52,6 +52,8 @@ backend.c		backend/backend.c
 backend.h		backend/backend.h
 facts.c			backend/facts.c
 facts.h			backend/facts.h
+subvol-plan.c		backend/subvol-plan.c
+subvol-plan.h		backend/subvol-plan.h
 online.c		backend/online.c
 online-acct.c		backend/online-acct.c
 online-delete.c		backend/online-delete.c
