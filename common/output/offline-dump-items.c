@@ -185,7 +185,7 @@ static int dump_extent_item(struct vc_dump *d, u8 type, const u8 *data, u32 len)
 	pos = r.inline_start;
 	vc_dump_list_begin(d, &vc_dump_inline_refs);
 	while ((ret = btrfs_extent_inline_ref_next(data, len, &pos, &ref)) == 0) {
-		const struct vc_dump_desc *rd = vc_dump_ref_desc(ref.type);
+		const struct rec_desc *rd = vc_dump_ref_desc(ref.type);
 
 		/* titled by its type in text */
 		vc_dump_open(d, NULL, vc_dump_type_str(ref.type, tb, sizeof(tb)));
@@ -201,7 +201,7 @@ static int dump_extent_item(struct vc_dump *d, u8 type, const u8 *data, u32 len)
 static int dump_keyed_ref(struct vc_dump *d, const struct btrfs_key *key, const u8 *data, u32 len)
 {
 	struct btrfs_extent_ref_rec r;
-	const struct vc_dump_desc *rd;
+	const struct rec_desc *rd;
 	int ret = btrfs_decode_keyed_ref(key, data, len, &r);
 
 	if (ret)
