@@ -9,6 +9,7 @@
 #include "cmds/commands.h"
 #include "common/util/messages.h"
 #include "common/output/record.h"
+#include "common/output/records.h"
 
 void cmd_print_usage(const struct cmd_struct *cmd, const char *prog, FILE *out, bool full)
 {
@@ -52,10 +53,16 @@ int cmd_usage_error(const struct vc_ctx *ctx, const char *fmt, ...)
 
 int cmd_check_argc_exact(const struct vc_ctx *ctx, int nargs, int expected)
 {
+	struct argc_msg_rec r = { (uint64_t)expected, (uint64_t)nargs };
+	char *text;
+	int ret;
+
 	if (nargs == expected)
 		return 0;
-	return cmd_usage_error(ctx, "exactly %d argument%s expected, %d given", expected,
-			       expected == 1 ? "" : "s", nargs);
+	text = rec_text_string(&rec_argc_exact_msg, &r, 0);
+	ret = cmd_usage_error(ctx, "%s", text ? text : "wrong number of arguments");
+	free(text);
+	return ret;
 }
 
 int cmd_check_argc_min(const struct vc_ctx *ctx, int nargs, int expected)

@@ -904,6 +904,20 @@ static const struct rec_field members_label_fields[] = {
 };
 const struct rec_desc rec_members_label = REC_DESC("members label", members_label_fields);
 
+static const struct rec_field argc_exact_msg_fields[] = {
+	REC_TEXT("exactly {} argument{|s} expected, {} given"),
+	REC_V(REC_U64, struct argc_msg_rec, expected), REC_V(REC_U64, struct argc_msg_rec, given),
+};
+const struct rec_desc rec_argc_exact_msg = REC_DESC("argc exact message", argc_exact_msg_fields);
+
+static const struct rec_field fst_other_msg_fields[] = {
+	REC_TEXT("{}: free space tree: {} problem{|s} besides entries of block groups that do not "
+		 "exist (see volctl check): a rebuild is not implemented, nothing written"),
+	REC_V(REC_STR, struct fst_other_msg_rec, image),
+	REC_V(REC_U64, struct fst_other_msg_rec, other),
+};
+const struct rec_desc rec_fst_other_msg = REC_DESC("free space other message", fst_other_msg_fields);
+
 static const struct rec_field prune_gone_note_fields[] = {
 	REC_TEXT("{} snapshot{|s} of the plan {was|were} deleted already (by another process, such "
 		 "as an overlapping prune): done, not counted as freed"),
@@ -980,6 +994,8 @@ const struct rec_desc *const rec_all[] = {
 	&rec_line_waiting,
 	&rec_line_gone,
 	&rec_members_label,
+	&rec_argc_exact_msg,
+	&rec_fst_other_msg,
 	&rec_prune_gone_note,
 	&rec_space_note,
 	&rec_check_deleted,

@@ -476,6 +476,17 @@ struct count_rec {
 };
 extern const struct rec_desc rec_members_label;
 
+/* Messages with a count (text only, through rec_text_string()) */
+struct argc_msg_rec {
+	uint64_t expected, given;
+};
+extern const struct rec_desc rec_argc_exact_msg;
+struct fst_other_msg_rec {
+	const char *image;
+	uint64_t other;			/* problems besides stale entries */
+};
+extern const struct rec_desc rec_fst_other_msg;
+
 /* subvolume prune, a note: snapshots of the plan another process deleted first */
 extern const struct rec_desc rec_prune_gone_note;
 
