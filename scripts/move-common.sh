@@ -45,6 +45,7 @@ records-inspect.c	output/records-inspect.c
 records-inspect.h	output/records-inspect.h
 qgroup-out.c		output/qgroup-out.c
 qgroup-out.h		output/qgroup-out.h
+records-text.c		output/records-text.c
 offline-dump.c		output/offline-dump.c
 offline-dump.h		output/offline-dump.h
 offline-dump-items.c	output/offline-dump-items.c

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The records volctl prints: each one's value struct, filled by the command,
- * and its description (common/output/records.c), the one place that names its text
- * labels and JSON keys.  Print them with common/output/record.h.
+ * and its description (common/output/records.c; the text-only sentences in
+ * common/output/records-text.c), the one place that names its text labels
+ * and JSON keys.  Print them with common/output/record.h.
  */
 #ifndef VOLCTL_COMMON_RECORDS_H
 #define VOLCTL_COMMON_RECORDS_H
