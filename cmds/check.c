@@ -430,45 +430,9 @@ static void warn_anomalies(const struct check_opts *o, const struct vc_check_res
 			o->image);
 }
 
-static const char *flags_cleared(u64 flags)
-{
-	flags &= BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT | BTRFS_QGROUP_STATUS_FLAG_RESCAN;
-	if (flags == (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT | BTRFS_QGROUP_STATUS_FLAG_RESCAN))
-		return "inconsistent and rescan flags cleared";
-	if (flags == BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT)
-		return "inconsistent flag cleared";
-	if (flags == BTRFS_QGROUP_STATUS_FLAG_RESCAN)
-		return "rescan flag cleared";
-	return NULL;
-}
-
-static void print_repair_text(const struct vc_ctx *ctx, const struct btrfs_qgroup_repair_result *r,
-			      bool written)
-{
-	char qb[BTRFS_QGROUPID_BUFSIZE];
-	const char *cleared = flags_cleared(r->old_flags);
-
-	if (ctx->cfg->quiet)
-		return;
-	for (size_t i = 0; i < r->nr_fixes; i++) {
-		const struct btrfs_qgroup_fix *f = &r->fixes[i];
-
-		printf("qgroup %s: repaired\n", btrfs_qgroupid_str(f->qgroupid, qb));
-		printf("  %-11s recorded %" PRIu64 ", written %" PRIu64 "\n", "referenced",
-		       f->old_rfer, f->rfer);
-		printf("  %-11s recorded %" PRIu64 ", written %" PRIu64 "\n", "exclusive",
-		       f->old_excl, f->excl);
-	}
-	if (!written)
-		printf("qgroups: %zu groups verified, all consistent, nothing written\n",
-		       r->nr_groups);
-	else
-		printf("qgroups: %zu of %zu groups repaired%s%s\n", r->nr_fixes, r->nr_groups,
-		       cleared ? "; " : "", cleared ? cleared : "");
-}
-
-static int print_repair_json(const struct vc_ctx *ctx, const struct check_opts *o,
-			     const struct btrfs_qgroup_repair_result *r, bool written)
+/* The repair (common/output/records.c): JSON, the document; text, each group's lines, the summary */
+static int print_repair(const struct vc_ctx *ctx, const struct check_opts *o,
+			const struct btrfs_qgroup_repair_result *r, bool written)
 {
 	struct check_fix_rec *fix = calloc(r->nr_fixes + 1, sizeof(*fix));
 	struct check_repair_rec rep = {
@@ -479,6 +443,7 @@ static int print_repair_json(const struct vc_ctx *ctx, const struct check_opts *
 					(r->old_flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT),
 		.rescan_cleared = written && (r->old_flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN),
 		.repaired = { &rec_check_fix, fix, r->nr_fixes, sizeof(*fix) },
+		.repaired_nr = r->nr_fixes,
 	};
 	struct kvout kv;
 
@@ -491,8 +456,14 @@ static int print_repair_json(const struct vc_ctx *ctx, const struct check_opts *
 						 f->excl };
 	}
 	kvout_init(&kv, ctx->cfg, stdout, 0);
-	kv.quiet = false;	/* the document is printed under -q too, as it always was */
-	rec_print_document(&kv, &rec_doc_check, &rec_check_repair, &rep);
+	if (kv.json) {
+		kv.quiet = false;	/* the document is printed under -q too, as it always was */
+		rec_print_document(&kv, &rec_doc_check, &rec_check_repair, &rep);
+	} else {
+		for (size_t i = 0; i < r->nr_fixes; i++)
+			rec_emit(&kv, &rec_check_fix, &fix[i]);
+		rec_emit(&kv, &rec_check_repair, &rep);
+	}
 	free(fix);
 	return 0;
 }
@@ -517,12 +488,11 @@ static int run_repair(const struct vc_ctx *ctx, struct check_opts *o)
 	int ret;
 
 	ret = vc_check_repair(&a, &r, &written);
-	if (!ret && ctx->cfg->format == VC_FORMAT_JSON) {
-		ret = print_repair_json(ctx, o, &r, written);
+	if (!ret) {
+		ret = print_repair(ctx, o, &r, written);
 		if (ret)
 			error("%s: cannot print the report: %s", o->image, strerror(-ret));
-	} else if (!ret)
-		print_repair_text(ctx, &r, written);
+	}
 	free(r.fixes);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
@@ -538,16 +508,12 @@ static int run_repair_fst(const struct vc_ctx *ctx, struct check_opts *o)
 	ret = vc_check_repair_fst(&a, &rep.dropped, &rep.written);
 	if (ret)
 		return VC_EXIT_FAILURE;
-	if (ctx->cfg->format == VC_FORMAT_JSON) {
-		kvout_init(&kv, ctx->cfg, stdout, 0);
-		kv.quiet = false;
+	kvout_init(&kv, ctx->cfg, stdout, 0);
+	if (kv.json) {
+		kv.quiet = false;	/* the document is printed under -q too */
 		rec_print_document(&kv, &rec_doc_check, &rec_check_repair_fst, &rep);
-	} else if (!ctx->cfg->quiet && rep.written) {
-		printf("free space tree: %" PRIu64 " items of block groups that do not exist "
-		       "deleted\n", rep.dropped);
-	} else if (!ctx->cfg->quiet) {
-		printf("free space tree: no items of block groups that do not exist, nothing "
-		       "written\n");
+	} else {
+		rec_emit(&kv, &rec_check_repair_fst, &rep);
 	}
 	return VC_EXIT_OK;
 }

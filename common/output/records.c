@@ -551,6 +551,11 @@ static const struct rec_field check_fix_fields[] = {
 	REC_F(NULL, "recorded_exclusive", REC_U64, C, recorded_excl),
 	REC_F(NULL, "referenced", REC_U64, C, rfer),
 	REC_F(NULL, "exclusive", REC_U64, C, excl),
+	REC_TEXT("qgroup {}: repaired"), REC_V(REC_QGROUPID, C, qgroupid),
+	REC_TEXT("  referenced  recorded {}, written {}"), REC_V(REC_U64, C, recorded_rfer),
+	REC_V(REC_U64, C, rfer),
+	REC_TEXT("  exclusive   recorded {}, written {}"), REC_V(REC_U64, C, recorded_excl),
+	REC_V(REC_U64, C, excl),
 };
 #undef C
 const struct rec_desc rec_check_fix = REC_DESC("check repaired qgroup", check_fix_fields);
@@ -565,6 +570,30 @@ static const struct rec_field check_repair_fields[] = {
 	REC_F(NULL, "rescan_cleared", REC_BOOL, C, rescan_cleared),
 	REC_F(NULL, "repaired", REC_TABLE, C, repaired),
 	REC_OBJ_END,
+	/* text: the line after the groups' (rec_check_fix) */
+	REC_UNLESS(C, written),
+	REC_TEXT("qgroups: {} groups verified, all consistent, nothing written"),
+	REC_V(REC_U64, C, groups),
+	REC_WHEN_END,
+	REC_WHEN(C, written),
+	REC_TEXT_MORE("qgroups: {} of {} groups repaired"), REC_V(REC_U64, C, repaired_nr),
+	REC_V(REC_U64, C, groups),
+	REC_WHEN(C, inconsistent_cleared),
+	REC_TEXT_MORE("; inconsistent"),
+	REC_WHEN(C, rescan_cleared),
+	REC_TEXT_MORE(" and rescan flags cleared"),
+	REC_WHEN_END,
+	REC_UNLESS(C, rescan_cleared),
+	REC_TEXT_MORE(" flag cleared"),
+	REC_WHEN_END,
+	REC_WHEN_END,
+	REC_UNLESS(C, inconsistent_cleared),
+	REC_WHEN(C, rescan_cleared),
+	REC_TEXT_MORE("; rescan flag cleared"),
+	REC_WHEN_END,
+	REC_WHEN_END,
+	REC_TEXT(""),
+	REC_WHEN_END,
 };
 #undef C
 const struct rec_desc rec_check_repair = REC_DESC("check repair", check_repair_fields);
@@ -575,6 +604,13 @@ static const struct rec_field check_repair_fst_fields[] = {
 	REC_F(NULL, "written", REC_BOOL, C, written),
 	REC_F(NULL, "dropped", REC_U64, C, dropped),
 	REC_OBJ_END,
+	REC_WHEN(C, written),
+	REC_TEXT("free space tree: {} items of block groups that do not exist deleted"),
+	REC_V(REC_U64, C, dropped),
+	REC_WHEN_END,
+	REC_UNLESS(C, written),
+	REC_TEXT("free space tree: no items of block groups that do not exist, nothing written"),
+	REC_WHEN_END,
 };
 #undef C
 const struct rec_desc rec_check_repair_fst = REC_DESC("check repair free space",

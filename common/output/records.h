@@ -340,6 +340,7 @@ struct check_repair_rec {
 	uint64_t groups;
 	bool inconsistent_cleared, rescan_cleared;
 	struct rec_table repaired;		/* of struct check_fix_rec */
+	uint64_t repaired_nr;			/* text: the count of @repaired */
 };
 /* check --repair-free-space: the report */
 struct check_repair_fst_rec {
