@@ -430,7 +430,7 @@ static void warn_anomalies(const struct check_opts *o, const struct vc_check_res
 			o->image);
 }
 
-/* The repair (common/output/records.c): JSON, the document; text, each group's lines, the summary */
+/* The repair (common/output/records.c): JSON the document; text each group, the summary */
 static int print_repair(const struct vc_ctx *ctx, const struct check_opts *o,
 			const struct btrfs_qgroup_repair_result *r, bool written)
 {

@@ -486,7 +486,7 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 		goto out;
 	}
 	cmd_print_text(ctx, &rec_line_snapshot,
-		      &(struct write_line_rec){ .source = src, .target = target, .readonly = readonly });
+		       &(struct write_line_rec){ .source = src, .target = target, .readonly = readonly });
 	if (ctx->cfg->format == VC_FORMAT_JSON)
 		snapshot_print_doc(ctx, fs, target, &ia, source_id, src, readonly);
 out:
@@ -614,7 +614,7 @@ static int delete_one_id(const struct vc_ctx *ctx, struct vc_fs *fs, const struc
 		return ret;
 	}
 	cmd_print_text(ctx, &rec_line_deleted,
-		      &(struct write_line_rec){ .id = id, .mode = mode, .path = path ? path : "" });
+		       &(struct write_line_rec){ .id = id, .mode = mode, .path = path ? path : "" });
 	sv_deleted_add(ctx, o->done, id, path, mode);
 	if (o->commit == VC_COMMIT_EACH) {
 		ret = CMD_OP(ctx, commit, fs, true);

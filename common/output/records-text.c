@@ -88,7 +88,8 @@ static const struct rec_field check_fst_sum_fields[] = {
 	REC_WHEN_END,
 };
 #undef F
-const struct rec_desc rec_check_fst_sum = REC_DESC("check free space summary", check_fst_sum_fields);
+const struct rec_desc rec_check_fst_sum =
+	REC_DESC("check free space summary", check_fst_sum_fields);
 
 #define C struct check_trees_text_rec
 static const struct rec_field check_trees_text_fields[] = {
@@ -233,7 +234,8 @@ static const struct rec_field fst_other_msg_fields[] = {
 	REC_V(REC_STR, struct fst_other_msg_rec, image),
 	REC_V(REC_U64, struct fst_other_msg_rec, other),
 };
-const struct rec_desc rec_fst_other_msg = REC_DESC("free space other message", fst_other_msg_fields);
+const struct rec_desc rec_fst_other_msg =
+	REC_DESC("free space other message", fst_other_msg_fields);
 
 static const struct rec_field prune_gone_note_fields[] = {
 	REC_TEXT("{} snapshot{|s} of the plan {was|were} deleted already (by another process, such "

@@ -116,7 +116,8 @@ static const struct rec_field set_freed_fields[] = {
 	REC_V(REC_SIZE, S, rfer),
 	REC_TEXT("  data {}, metadata {} (tree blocks, each counted once)"),
 	REC_V(REC_SIZE, S, data), REC_V(REC_SIZE, S, meta),
-	REC_TEXT("Raw device space freed is larger by the metadata profile {} ({} cop{y|ies}, data {}): {}"),
+	REC_TEXT("Raw device space freed is larger by the metadata profile {} ({} cop{y|ies}, "
+		 "data {}): {}"),
 	REC_V(REC_STR, S, profile), REC_V(REC_U64, S, copies),
 	REC_V(REC_STR, S, data_profile), REC_V(REC_SIZE, S, raw),
 };
