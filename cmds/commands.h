@@ -121,6 +121,14 @@ struct rec_desc;
  */
 void cmd_print_doc(const struct vc_ctx *ctx, const struct rec_doc *doc, const struct rec_desc *d,
 		   const void *rec);
+/*
+ * cmd_print_text - in text, the lines of the text-only record @rec
+ * (described by @d) on stdout, as pr_out(): nothing with --format json or
+ * quiet.  cmd_note_text - the same sentence as a note on stderr, as
+ * pr_note() (not quiet).
+ */
+void cmd_print_text(const struct vc_ctx *ctx, const struct rec_desc *d, const void *rec);
+void cmd_note_text(const struct vc_ctx *ctx, const struct rec_desc *d, const void *rec);
 
 /*
  * CMD_OP - the one way a command calls a backend op: -EOPNOTSUPP when the

@@ -385,17 +385,10 @@ static int space_print(const struct vc_ctx *ctx, struct space_run *s,
 {
 	if (ctx->cfg->format == VC_FORMAT_JSON)
 		return print_json(ctx, s->rows, s->nr_rows, res, &s->st, s->limit_numbers, units);
-	if (s->limit_numbers)
-		pr_note(ctx->cfg, "Space of %zu subvolume%s computed from %s by the accounting "
-			"engine (exact, quotas not needed); limits from the %s qgroup numbers",
-			s->nr_rows, s->nr_rows == 1 ? "" : "s",
-			res->live ? "a committed snapshot of the mounted filesystem" : "the image",
-			s->limit_numbers);
-	else
-		pr_note(ctx->cfg, "Space of %zu subvolume%s computed from %s by the accounting "
-			"engine (exact, quotas not needed); quotas are off: no limits",
-			s->nr_rows, s->nr_rows == 1 ? "" : "s",
-			res->live ? "a committed snapshot of the mounted filesystem" : "the image");
+	cmd_note_text(ctx, &rec_space_note, &(struct space_note_rec){
+		.n = s->nr_rows, .numbers = s->limit_numbers, .limits = s->limit_numbers != NULL,
+		.source = res->live ? "a committed snapshot of the mounted filesystem" : "the image",
+	});
 	return print_text(ctx, s->rows, s->nr_rows, units);
 }
 

@@ -47,6 +47,7 @@ records-inspect.c	output/records-inspect.c
 records-inspect.h	output/records-inspect.h
 qgroup-out.c		output/qgroup-out.c
 qgroup-out.h		output/qgroup-out.h
+records-text.c		output/records-text.c
 offline-dump.c		output/offline-dump.c
 offline-dump.h		output/offline-dump.h
 offline-dump-items.c	output/offline-dump-items.c
@@ -56,6 +57,8 @@ facts.c			backend/facts.c
 facts.h			backend/facts.h
 facts-qgroup.c		backend/facts-qgroup.c
 facts-qgroup.h		backend/facts-qgroup.h
+subvol-plan.c		backend/subvol-plan.c
+subvol-plan.h		backend/subvol-plan.h
 online.c		backend/online.c
 online-acct.c		backend/online-acct.c
 online-delete.c		backend/online-delete.c

@@ -60,7 +60,8 @@ static bool has_max_excl(const struct btrfs_qgroup *qg)
 
 const char *qgroup_row_label(const struct qgroup_row *row, char *buf, size_t size)
 {
-	size_t n;
+	struct count_rec n;
+	char *text;
 
 	switch (row->kind) {
 	case BTRFS_QGROUP_KIND_TOPLEVEL:
@@ -75,8 +76,10 @@ const char *qgroup_row_label(const struct qgroup_row *row, char *buf, size_t siz
 		return "<squota space holder>";
 	case BTRFS_QGROUP_KIND_GROUP:
 	default:
-		n = row->qg->nr_children;
-		snprintf(buf, size, "<%zu member%s>", n, n == 1 ? "" : "s");
+		n.n = row->qg->nr_children;
+		text = rec_text_string(&rec_members_label, &n, 0);
+		snprintf(buf, size, "%s", text ? text : "");
+		free(text);
 		return buf;
 	}
 }
