@@ -44,12 +44,6 @@ struct check_opts {
 	int nr_images;
 };
 
-static void print_diff_line(const char *what, u64 recorded, u64 computed)
-{
-	printf("  %-11s recorded %" PRIu64 ", computed %" PRIu64 ", difference %" PRId64 "\n",
-	       what, recorded, computed, (int64_t)(computed - recorded));
-}
-
 static const char *fst_entry_name(u8 type)
 {
 	switch (type) {
@@ -84,119 +78,139 @@ static const char *fst_kind_name(enum btrfs_fst_kind kind)
 	return (size_t)kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "";
 }
 
-/* One line for a finding: the block group (or the stale range) first, then what is wrong */
+/* The sentence of a finding (common/output/records.c) in @buf */
 static void fst_problem_text(const struct btrfs_fst_problem *p, char *buf, size_t size)
 {
-	unsigned long long s = p->start, l = p->length;
-	int n = 0;
+	static const struct rec_desc *const texts[] = {
+		[BTRFS_FST_NO_INFO] = &rec_fst_no_info,
+		[BTRFS_FST_BAD_INFO] = &rec_fst_bad_info,
+		[BTRFS_FST_COUNT] = &rec_fst_count,
+		[BTRFS_FST_FORMAT] = &rec_fst_format,
+		[BTRFS_FST_BEYOND] = &rec_fst_beyond,
+		[BTRFS_FST_OVERLAP] = &rec_fst_overlap,
+		[BTRFS_FST_UNMERGED] = &rec_fst_unmerged,
+		[BTRFS_FST_UNEXPECTED] = &rec_fst_unexpected,
+		[BTRFS_FST_FREE_ALLOCATED] = &rec_fst_free_allocated,
+		[BTRFS_FST_NOT_FREE] = &rec_fst_not_free,
+	};
+	bool stale = p->kind == BTRFS_FST_STALE;
+	struct check_fst_text_rec r = {
+		.in_block_group = !stale, .bg_start = p->bg_start, .bg_length = p->bg_length,
+		.start = p->start, .length = p->length, .recorded = p->recorded,
+		.counted = p->counted, .type = p->type, .entry = fst_entry_name(p->type),
+		.unit = p->bitmaps ? "runs" : "extents", .says = p->bitmaps ? "bitmaps" : "extents",
+	};
+	char *text;
 
-	if (p->kind != BTRFS_FST_STALE)
-		n = snprintf(buf, size, "block group %llu length %llu: ",
-			     (unsigned long long)p->bg_start, (unsigned long long)p->bg_length);
-	if (n < 0 || (size_t)n >= size)
-		return;
-	buf += n;
-	size -= n;
-	switch (p->kind) {
-	case BTRFS_FST_STALE:
-		if (p->type == BTRFS_FREE_SPACE_INFO_KEY)
-			snprintf(buf, size, "%llu length %llu: entries (%llu items) for a block group "
-				 "that no longer exists, left by mkfs", s, l,
-				 (unsigned long long)p->counted);
-		else
-			snprintf(buf, size, "%s %llu length %llu: lies in no block group", 
-				 fst_entry_name(p->type), s, l);
-		break;
-	case BTRFS_FST_NO_INFO:
-		snprintf(buf, size, "no free space info item");
-		break;
-	case BTRFS_FST_BAD_INFO:
-		snprintf(buf, size, "info item %llu length %llu does not match the block group", s, l);
-		break;
-	case BTRFS_FST_COUNT:
-		snprintf(buf, size, "info item records %llu free %s, counted %llu",
-			 (unsigned long long)p->recorded, p->bitmaps ? "runs" : "extents",
-			 (unsigned long long)p->counted);
-		break;
-	case BTRFS_FST_FORMAT:
-		snprintf(buf, size, "%s %llu length %llu, but the info item says %s", 
-			 fst_entry_name(p->type), s, l, p->bitmaps ? "bitmaps" : "extents");
-		break;
-	case BTRFS_FST_BEYOND:
-		snprintf(buf, size, "%s %llu length %llu ends beyond the block group",
-			 fst_entry_name(p->type), s, l);
-		break;
-	case BTRFS_FST_OVERLAP:
-		snprintf(buf, size, "%s %llu length %llu overlaps the previous entry",
-			 fst_entry_name(p->type), s, l);
-		break;
-	case BTRFS_FST_UNMERGED:
-		snprintf(buf, size, "free space extent %llu length %llu is not merged with the "
-			 "previous one", s, l);
-		break;
-	case BTRFS_FST_UNEXPECTED:
-		snprintf(buf, size, "unexpected item type %u at %llu", p->type, s);
-		break;
-	case BTRFS_FST_FREE_ALLOCATED:
-		snprintf(buf, size, "%llu length %llu is free in the free space tree but allocated "
-			 "in the extent tree", s, l);
-		break;
-	case BTRFS_FST_NOT_FREE:
-		snprintf(buf, size, "%llu length %llu is allocated by no extent item but not free "
-			 "in the free space tree", s, l);
-		break;
+	r.what.rec = &r;
+	if (stale)
+		r.what.desc = p->type == BTRFS_FREE_SPACE_INFO_KEY ? &rec_fst_stale_info : &rec_fst_stale;
+	else if ((size_t)p->kind < sizeof(texts) / sizeof(texts[0]))
+		r.what.desc = texts[p->kind];
+	if (!r.what.desc) {
+		r.in_block_group = false;
+		r.what.desc = &rec_fst_no_info;
 	}
+	text = rec_text_string(&rec_check_fst_text, &r, 0);
+	snprintf(buf, size, "%s", text ? text : "");
+	free(text);
 }
 
-static void print_fst_text(const struct vc_check_result *res)
+static void print_fst_text(struct kvout *kv, const struct vc_check_result *res)
 {
+	struct check_fst_sum_rec sum = {
+		.absent = res->fst.state == BTRFS_FST_STATE_ABSENT,
+		.more = res->fst.problems > res->nr_fst_problems,
+		.more_nr = res->fst.problems - res->nr_fst_problems,
+		.problem_nr = res->fst.problems, .block_groups = res->fst.block_groups,
+	};
 	char line[256];
-	bool stale = false;
 
 	if (!res->fst_checked)
 		return;
-	switch (res->fst.state) {
-	case BTRFS_FST_STATE_ABSENT:
-		printf("free space tree: not in use (space cache v1 or none), not checked\n");
-		return;
-	case BTRFS_FST_STATE_NOT_VALID:
-	case BTRFS_FST_STATE_CHECKED:
-		break;
-	}
-	for (size_t i = 0; i < res->nr_fst_problems; i++) {
+	for (size_t i = 0; !sum.absent && i < res->nr_fst_problems; i++) {
+		struct check_fst_line_rec l = { line };
+
 		fst_problem_text(&res->fst_problems[i], line, sizeof(line));
-		printf("free space tree: %s\n", line);
-		stale |= res->fst_problems[i].kind == BTRFS_FST_STALE;
+		rec_emit(kv, &rec_check_fst_line, &l);
+		sum.stale |= res->fst_problems[i].kind == BTRFS_FST_STALE;
 	}
-	if (res->fst.problems > res->nr_fst_problems)
-		printf("free space tree: %" PRIu64 " more problems not shown\n",
-		       res->fst.problems - res->nr_fst_problems);
-	if (stale)
-		printf("free space tree: mkfs.btrfs 6.2 leaves entries of its temporary chunks; "
-		       "btrfs check 6.19 rejects them, the kernel ignores them, and any volctl "
-		       "offline write drops them\n");
-	if (res->fst.state == BTRFS_FST_STATE_NOT_VALID)
-		printf("free space tree: not marked valid (the kernel rebuilds it at the next "
-		       "read-write mount): %" PRIu64 " problem%s (%" PRIu64 " block groups "
-		       "verified), not counted as errors\n", res->fst.problems,
-		       res->fst.problems == 1 ? "" : "s", res->fst.block_groups);
-	else if (res->fst.problems)
-		printf("free space tree: %" PRIu64 " problem%s (%" PRIu64 " block groups verified)\n",
-		       res->fst.problems, res->fst.problems == 1 ? "" : "s", res->fst.block_groups);
-	else
-		printf("free space tree: %" PRIu64 " block groups verified, matches the extent tree\n",
-		       res->fst.block_groups);
+	if (sum.absent) {
+		sum.more = false;
+	} else {
+		sum.not_valid = res->fst.state == BTRFS_FST_STATE_NOT_VALID;
+		sum.problems = !sum.not_valid && res->fst.problems;
+		sum.clean = !sum.not_valid && !res->fst.problems;
+	}
+	rec_emit(kv, &rec_check_fst_sum, &sum);
 }
 
+/* The trees, the back references and the deleted subvolumes */
+static void print_trees_text(struct kvout *kv, const struct vc_check_result *res)
+{
+	const struct btrfs_acct_stats *st = &res->stats;
+	struct check_trees_text_rec t = {
+		st->roots, st->dead_roots, st->partly_dropped, st->tree_blocks, st->data_extents,
+		st->unresolved_refs, st->reloc_refs, st->unresolved_refs != 0, st->reloc_refs != 0,
+	};
+
+	rec_emit(kv, &rec_check_trees_text, &t);
+	for (size_t i = 0; i < res->nr_roots; i++) {
+		const struct btrfs_acct_root *r = &res->roots[i];
+		struct check_deleted_text_rec d = {
+			r->id, r->drop_progress.objectid, r->drop_progress.type,
+			r->drop_progress.offset, r->drop_level, r->partly_dropped,
+		};
+
+		if (r->partly_dropped || r->dead)
+			rec_emit(kv, &rec_check_deleted_text, &d);
+	}
+}
+
+/* The qgroups: --show's table, each group that differs, the summary line */
+static void print_qgroups_text(struct kvout *kv, const struct check_opts *o,
+			       const struct vc_check_result *res)
+{
+	struct check_qsum_rec sum = {
+		.faults = res->status_faults, .off = !res->status_faults && !res->quotas,
+		.differ = res->differ != 0, .differ_nr = res->differ, .nr = res->list.nr,
+	};
+
+	sum.compared = !sum.faults && !sum.off;
+	if (sum.compared && o->show) {
+		rec_row_header(kv, &rec_check_qgroup);
+		for (size_t i = 0; i < res->list.nr; i++) {
+			const struct btrfs_qgroup *qg = &res->list.groups[i];
+			struct check_qgroup_rec row = {
+				.qgroupid = qg->qgroupid, .rfer = res->counts[i].rfer,
+				.excl = res->counts[i].excl, .recorded_rfer = qg->info.rfer,
+				.recorded_excl = qg->info.excl,
+			};
+
+			rec_row(kv, &rec_check_qgroup, &row);
+		}
+	}
+	for (size_t i = 0; sum.compared && i < res->list.nr; i++) {
+		const struct btrfs_qgroup *qg = &res->list.groups[i];
+		struct check_qdiff_rec d = {
+			qg->qgroupid, res->counts[i].rfer, res->counts[i].excl, qg->info.rfer,
+			qg->info.excl, (int64_t)(res->counts[i].rfer - qg->info.rfer),
+			(int64_t)(res->counts[i].excl - qg->info.excl),
+		};
+
+		if (qg->info.rfer != res->counts[i].rfer || qg->info.excl != res->counts[i].excl)
+			rec_emit(kv, &rec_check_qdiff, &d);
+	}
+	rec_emit(kv, &rec_check_qsum, &sum);
+}
+
+/* The text report: every line from a description of common/output/records.c */
 static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
 		       const struct vc_check_result *res)
 {
-	char qb[BTRFS_QGROUPID_BUFSIZE];
 	struct check_head_rec head = {
-		.copies = res->super_copies, .copies_end = res->super_copies == 1 ? "y" : "ies",
-		.devices = res->nr_supers, .devices_end = res->nr_supers == 1 ? "" : "s",
-		.errors = res->super_errors, .errors_end = res->super_errors == 1 ? "" : "s",
-		.warnings = res->super_warnings, .warnings_end = res->super_warnings == 1 ? "" : "s",
+		.copies = res->super_copies, .devices = res->nr_supers,
+		.errors = res->super_errors, .warnings = res->super_warnings,
 		.problems = res->super_errors || res->super_warnings,
 		.trees = !o->qgroup_report, .walked_blocks = res->walked_blocks,
 	};
@@ -206,62 +220,9 @@ static void print_text(const struct vc_ctx *ctx, const struct check_opts *o,
 		return;
 	kvout_init(&kv, ctx->cfg, stdout, 0);
 	rec_emit(&kv, &rec_check_head, &head);
-	print_fst_text(res);
-	printf("fs trees: %" PRIu64 " (%" PRIu64 " deleted, not yet cleaned; %" PRIu64
-	       " partly dropped), %" PRIu64 " blocks, %" PRIu64 " data extents\n",
-	       res->stats.roots, res->stats.dead_roots, res->stats.partly_dropped,
-	       res->stats.tree_blocks, res->stats.data_extents);
-	if (res->stats.unresolved_refs)
-		printf("back references: %" PRIu64 " name a tree, leaf or inode with no matching file "
-		       "extent item: the extent tree does not match the subvolume trees\n",
-		       res->stats.unresolved_refs);
-	if (res->stats.reloc_refs)
-		printf("back references: %" PRIu64 " belong to a relocation tree (a balance stopped "
-		       "half way), counted in no qgroup\n", res->stats.reloc_refs);
-	for (size_t i = 0; i < res->nr_roots; i++) {
-		const struct btrfs_acct_root *r = &res->roots[i];
-
-		if (r->partly_dropped)
-			printf("subvolume %" PRIu64 ": deleted, cleaning stopped at key (%" PRIu64
-			       " %u %" PRIu64 ") level %u\n", r->id, r->drop_progress.objectid,
-			       r->drop_progress.type, r->drop_progress.offset, r->drop_level);
-		else if (r->dead)
-			printf("subvolume %" PRIu64 ": deleted, not yet cleaned\n", r->id);
-	}
-	if (res->status_faults) {
-		printf("qgroups: not compared: the quota status item is invalid\n");
-		return;
-	}
-	if (!res->quotas) {
-		printf("qgroups: quotas are not enabled, nothing to check\n");
-		return;
-	}
-	if (o->show) {
-		rec_row_header(&kv, &rec_check_qgroup);
-		for (size_t i = 0; i < res->list.nr; i++) {
-			const struct btrfs_qgroup *qg = &res->list.groups[i];
-			struct check_qgroup_rec row = {
-				.qgroupid = qg->qgroupid, .rfer = res->counts[i].rfer,
-				.excl = res->counts[i].excl, .recorded_rfer = qg->info.rfer,
-				.recorded_excl = qg->info.excl,
-			};
-
-			rec_row(&kv, &rec_check_qgroup, &row);
-		}
-	}
-	for (size_t i = 0; i < res->list.nr; i++) {
-		const struct btrfs_qgroup *qg = &res->list.groups[i];
-
-		if (qg->info.rfer == res->counts[i].rfer && qg->info.excl == res->counts[i].excl)
-			continue;
-		printf("qgroup %s: counts differ\n", btrfs_qgroupid_str(qg->qgroupid, qb));
-		print_diff_line("referenced", qg->info.rfer, res->counts[i].rfer);
-		print_diff_line("exclusive", qg->info.excl, res->counts[i].excl);
-	}
-	if (res->differ)
-		printf("qgroups: %zu of %zu groups differ\n", res->differ, res->list.nr);
-	else
-		printf("qgroups: %zu groups verified, all consistent\n", res->list.nr);
+	print_fst_text(&kv, res);
+	print_trees_text(&kv, res);
+	print_qgroups_text(&kv, o, res);
 }
 
 static const char *finding_name(enum btrfs_super_finding f)
@@ -469,45 +430,9 @@ static void warn_anomalies(const struct check_opts *o, const struct vc_check_res
 			o->image);
 }
 
-static const char *flags_cleared(u64 flags)
-{
-	flags &= BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT | BTRFS_QGROUP_STATUS_FLAG_RESCAN;
-	if (flags == (BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT | BTRFS_QGROUP_STATUS_FLAG_RESCAN))
-		return "inconsistent and rescan flags cleared";
-	if (flags == BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT)
-		return "inconsistent flag cleared";
-	if (flags == BTRFS_QGROUP_STATUS_FLAG_RESCAN)
-		return "rescan flag cleared";
-	return NULL;
-}
-
-static void print_repair_text(const struct vc_ctx *ctx, const struct btrfs_qgroup_repair_result *r,
-			      bool written)
-{
-	char qb[BTRFS_QGROUPID_BUFSIZE];
-	const char *cleared = flags_cleared(r->old_flags);
-
-	if (ctx->cfg->quiet)
-		return;
-	for (size_t i = 0; i < r->nr_fixes; i++) {
-		const struct btrfs_qgroup_fix *f = &r->fixes[i];
-
-		printf("qgroup %s: repaired\n", btrfs_qgroupid_str(f->qgroupid, qb));
-		printf("  %-11s recorded %" PRIu64 ", written %" PRIu64 "\n", "referenced",
-		       f->old_rfer, f->rfer);
-		printf("  %-11s recorded %" PRIu64 ", written %" PRIu64 "\n", "exclusive",
-		       f->old_excl, f->excl);
-	}
-	if (!written)
-		printf("qgroups: %zu groups verified, all consistent, nothing written\n",
-		       r->nr_groups);
-	else
-		printf("qgroups: %zu of %zu groups repaired%s%s\n", r->nr_fixes, r->nr_groups,
-		       cleared ? "; " : "", cleared ? cleared : "");
-}
-
-static int print_repair_json(const struct vc_ctx *ctx, const struct check_opts *o,
-			     const struct btrfs_qgroup_repair_result *r, bool written)
+/* The repair (common/output/records.c): JSON the document; text each group, the summary */
+static int print_repair(const struct vc_ctx *ctx, const struct check_opts *o,
+			const struct btrfs_qgroup_repair_result *r, bool written)
 {
 	struct check_fix_rec *fix = calloc(r->nr_fixes + 1, sizeof(*fix));
 	struct check_repair_rec rep = {
@@ -518,6 +443,7 @@ static int print_repair_json(const struct vc_ctx *ctx, const struct check_opts *
 					(r->old_flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT),
 		.rescan_cleared = written && (r->old_flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN),
 		.repaired = { &rec_check_fix, fix, r->nr_fixes, sizeof(*fix) },
+		.repaired_nr = r->nr_fixes,
 	};
 	struct kvout kv;
 
@@ -530,8 +456,14 @@ static int print_repair_json(const struct vc_ctx *ctx, const struct check_opts *
 						 f->excl };
 	}
 	kvout_init(&kv, ctx->cfg, stdout, 0);
-	kv.quiet = false;	/* the document is printed under -q too, as it always was */
-	rec_print_document(&kv, &rec_doc_check, &rec_check_repair, &rep);
+	if (kv.json) {
+		kv.quiet = false;	/* the document is printed under -q too, as it always was */
+		rec_print_document(&kv, &rec_doc_check, &rec_check_repair, &rep);
+	} else {
+		for (size_t i = 0; i < r->nr_fixes; i++)
+			rec_emit(&kv, &rec_check_fix, &fix[i]);
+		rec_emit(&kv, &rec_check_repair, &rep);
+	}
 	free(fix);
 	return 0;
 }
@@ -556,12 +488,11 @@ static int run_repair(const struct vc_ctx *ctx, struct check_opts *o)
 	int ret;
 
 	ret = vc_check_repair(&a, &r, &written);
-	if (!ret && ctx->cfg->format == VC_FORMAT_JSON) {
-		ret = print_repair_json(ctx, o, &r, written);
+	if (!ret) {
+		ret = print_repair(ctx, o, &r, written);
 		if (ret)
 			error("%s: cannot print the report: %s", o->image, strerror(-ret));
-	} else if (!ret)
-		print_repair_text(ctx, &r, written);
+	}
 	free(r.fixes);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
@@ -577,16 +508,12 @@ static int run_repair_fst(const struct vc_ctx *ctx, struct check_opts *o)
 	ret = vc_check_repair_fst(&a, &rep.dropped, &rep.written);
 	if (ret)
 		return VC_EXIT_FAILURE;
-	if (ctx->cfg->format == VC_FORMAT_JSON) {
-		kvout_init(&kv, ctx->cfg, stdout, 0);
-		kv.quiet = false;
+	kvout_init(&kv, ctx->cfg, stdout, 0);
+	if (kv.json) {
+		kv.quiet = false;	/* the document is printed under -q too */
 		rec_print_document(&kv, &rec_doc_check, &rec_check_repair_fst, &rep);
-	} else if (!ctx->cfg->quiet && rep.written) {
-		printf("free space tree: %" PRIu64 " items of block groups that do not exist "
-		       "deleted\n", rep.dropped);
-	} else if (!ctx->cfg->quiet) {
-		printf("free space tree: no items of block groups that do not exist, nothing "
-		       "written\n");
+	} else {
+		rec_emit(&kv, &rec_check_repair_fst, &rep);
 	}
 	return VC_EXIT_OK;
 }

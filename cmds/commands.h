@@ -111,26 +111,6 @@ int cmd_not_offline(const struct vc_ctx *ctx);
  */
 int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *what,
 		      const char *dir);
-struct btrfs_qgroup_list;
-
-/* The limit that binds first for writes into a qgroup (qgroup headroom) */
-struct qgroup_binding {
-	u64 qgroupid;			/* the group whose limit it is */
-	bool exclusive;			/* max_excl, else max_rfer */
-	u64 limit;
-	u64 left;			/* limit - (used + reserved), 0 below */
-};
-
-/**
- * qgroup_binding_limit - of every referenced and exclusive limit of
- * @qgroupid and of the groups above it in @list (with its numbers, recorded
- * or computed), the one that leaves the least room; online the kernel's
- * reservations count as used, as in qgroup headroom
- * Return: 1 with *@b, 0 when no limit applies, or a negative errno.
- */
-int qgroup_binding_limit(const struct vc_ctx *ctx, struct vc_fs *fs,
-			 const struct btrfs_qgroup_list *list, u64 qgroupid,
-			 struct qgroup_binding *b);
 struct rec_doc;
 struct rec_desc;
 /*
@@ -141,6 +121,14 @@ struct rec_desc;
  */
 void cmd_print_doc(const struct vc_ctx *ctx, const struct rec_doc *doc, const struct rec_desc *d,
 		   const void *rec);
+/*
+ * cmd_print_text - in text, the lines of the text-only record @rec
+ * (described by @d) on stdout, as pr_out(): nothing with --format json or
+ * quiet.  cmd_note_text - the same sentence as a note on stderr, as
+ * pr_note() (not quiet).
+ */
+void cmd_print_text(const struct vc_ctx *ctx, const struct rec_desc *d, const void *rec);
+void cmd_note_text(const struct vc_ctx *ctx, const struct rec_desc *d, const void *rec);
 
 /*
  * CMD_OP - the one way a command calls a backend op: -EOPNOTSUPP when the

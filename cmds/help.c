@@ -4,10 +4,12 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cmds/commands.h"
 #include "common/util/messages.h"
 #include "common/output/record.h"
+#include "common/output/records.h"
 
 void cmd_print_usage(const struct cmd_struct *cmd, const char *prog, FILE *out, bool full)
 {
@@ -51,10 +53,16 @@ int cmd_usage_error(const struct vc_ctx *ctx, const char *fmt, ...)
 
 int cmd_check_argc_exact(const struct vc_ctx *ctx, int nargs, int expected)
 {
+	struct argc_msg_rec r = { (uint64_t)expected, (uint64_t)nargs };
+	char *text;
+	int ret;
+
 	if (nargs == expected)
 		return 0;
-	return cmd_usage_error(ctx, "exactly %d argument%s expected, %d given", expected,
-			       expected == 1 ? "" : "s", nargs);
+	text = rec_text_string(&rec_argc_exact_msg, &r, 0);
+	ret = cmd_usage_error(ctx, "%s", text ? text : "wrong number of arguments");
+	free(text);
+	return ret;
 }
 
 int cmd_check_argc_min(const struct vc_ctx *ctx, int nargs, int expected)
@@ -158,6 +166,29 @@ void cmd_close(const struct vc_ctx *ctx, struct vc_fs *fs)
 {
 	if (fs)
 		ctx->ops->close(fs);
+}
+
+void cmd_print_text(const struct vc_ctx *ctx, const struct rec_desc *d, const void *rec)
+{
+	struct kvout kv;
+
+	/* with --format json stdout holds the document alone */
+	if (ctx->cfg->quiet || ctx->cfg->format == VC_FORMAT_JSON)
+		return;
+	kvout_init(&kv, ctx->cfg, stdout, 0);
+	rec_emit(&kv, d, rec);
+}
+
+void cmd_note_text(const struct vc_ctx *ctx, const struct rec_desc *d, const void *rec)
+{
+	char *text;
+
+	if (ctx->cfg->quiet)
+		return;
+	text = rec_text_string(d, rec, 0);
+	if (text)
+		pr_note(ctx->cfg, "%s", text);
+	free(text);
 }
 
 void cmd_print_doc(const struct vc_ctx *ctx, const struct rec_doc *doc, const struct rec_desc *d,

@@ -363,7 +363,7 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 		.tree = walk_tree_cb, .block = walk_block_cb, .priv = &w,
 	};
 	struct tree_opts o;
-	struct vc_image img;
+	struct vc_image *img;
 	struct vc_dump d;
 	const char *const *paths;
 	int ret, nr_paths;
@@ -373,25 +373,31 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 		return ret;
 	paths = argc > optind ? (const char *const *)argv + optind : ctx->cfg->images;
 	nr_paths = argc > optind ? argc - optind : ctx->cfg->nr_images;
-	ret = vc_image_open(&img, &(struct vc_image_args){ .paths = paths, .nr_paths = nr_paths,
+	img = vc_image_new();
+	if (!img) {
+		error("%s", strerror(ENOMEM));
+		return VC_EXIT_FAILURE;
+	}
+	ret = vc_image_open(img, &(struct vc_image_args){ .paths = paths, .nr_paths = nr_paths,
 			    .mirror = ctx->cfg->super_mirror, .cache_blocks = WALK_CACHE_BLOCKS,
 			    .mode = VC_IMAGE_READ });
 	if (ret) {
-		error("%s", img.err);
+		error("%s", vc_image_error(img));
+		vc_image_free(img);
 		return VC_EXIT_FAILURE;
 	}
-	vc_image_warn(&img);
+	vc_image_warn(img);
 	vc_dump_init(&d, stdout, ctx->cfg->format == VC_FORMAT_JSON);
-	d.csum_type = vc_image_csum_type(&img);
+	d.csum_type = vc_image_csum_type(img);
 	w.d = &d;
 	w.walk_only = o.walk_only;
 	vc_dump_list_begin(&d, &vc_dump_trees);
 	if (o.has_block)
-		ret = vc_inspect_block(&img, o.bytenr, o.follow, &visitor);
+		ret = vc_inspect_block(img, o.bytenr, o.follow, &visitor);
 	else if (o.walk_only)
-		ret = walk_verify(&img, &w, o.has_tree ? &o.tree_id : NULL);
+		ret = walk_verify(img, &w, o.has_tree ? &o.tree_id : NULL);
 	else
-		ret = vc_inspect_walk(&img, o.has_tree ? &o.tree_id : NULL, &visitor);
+		ret = vc_inspect_walk(img, o.has_tree ? &o.tree_id : NULL, &visitor);
 	walk_close_tree(&w);
 	vc_dump_list_close(&d);
 	if (o.walk_only && !ret) {
@@ -410,10 +416,10 @@ static int cmd_inspect_tree(const struct cmd_struct *cmd, const struct vc_ctx *c
 	}
 	vc_dump_finish(&d);
 	if (ret) {
-		vc_image_set_error(&img, ret);
-		error("%s", img.err);
+		vc_image_set_error(img, ret);
+		error("%s", vc_image_error(img));
 	}
-	vc_image_close(&img);
+	vc_image_free(img);
 	return ret ? VC_EXIT_FAILURE : VC_EXIT_OK;
 }
 

@@ -30,6 +30,7 @@
 #include "cmds/commands.h"
 #include "common/backend/acct-run.h"
 #include "common/backend/facts.h"
+#include "common/backend/facts-qgroup.h"
 #include "common/util/messages.h"
 #include "common/output/output.h"
 #include "common/util/parse-utils.h"
@@ -39,20 +40,10 @@
 #include "common/output/records.h"
 #include "common/util/units.h"
 
-struct headroom_limit {
-	const struct btrfs_qgroup *qg;
-	bool exclusive;			/* max_excl, else max_rfer */
-	u64 limit;
-	u64 used;
-	u64 reserved;			/* online: the kernel's reservations */
-	bool has_reserved;
-	u64 left;			/* limit - (used + reserved), 0 below */
-};
-
 struct headroom {
 	u64 qgroupid;			/* where it starts */
 	const char *numbers;		/* "recorded" or "computed" */
-	struct headroom_limit *limits;
+	struct vc_qgroup_limit *limits;
 	size_t nr;
 	ssize_t binding;		/* index of the first limit to bind, -1: none */
 	char lift[512];			/* the command that lifts it */
@@ -70,15 +61,15 @@ static void image_option(const struct vc_ctx *ctx, char *buf, size_t size)
 		snprintf(buf, size, "--image %s ", ctx->cfg->images[0]);
 }
 
-static void lift_command(const struct vc_ctx *ctx, const char *path, const struct headroom_limit *l,
-			 char *buf, size_t size)
+static void lift_command(const struct vc_ctx *ctx, const char *path,
+			 const struct vc_qgroup_limit *l, char *buf, size_t size)
 {
 	char qb[BTRFS_QGROUPID_BUFSIZE];
 	char image[300];
 
 	image_option(ctx, image, sizeof(image));
 	snprintf(buf, size, "volctl %sqgroup limit %snone %s %s", image,
-		 l->exclusive ? "-e " : "", btrfs_qgroupid_str(l->qg->qgroupid, qb), path);
+		 l->exclusive ? "-e " : "", vc_qgroupid_str(l->qg->qgroupid, qb), path);
 }
 
 /* Quotas off: the two commands that would set a limit on @qgroupid */
@@ -90,72 +81,22 @@ static void set_command(const struct vc_ctx *ctx, const char *path, u64 qgroupid
 
 	image_option(ctx, image, sizeof(image));
 	snprintf(buf, size, "volctl %squota enable %s, then volctl %sqgroup limit <size> %s %s",
-		 image, path, image, btrfs_qgroupid_str(qgroupid, qb), path);
+		 image, path, image, vc_qgroupid_str(qgroupid, qb), path);
 }
 
-static int collect(const struct vc_ctx *ctx, struct vc_fs *fs,
-		   const struct btrfs_qgroup_list *list, struct headroom *h)
+/* The limits on h->qgroupid and the groups above it, and the one that binds first */
+static int collect(struct vc_fs *fs, const struct btrfs_qgroup_list *list, struct headroom *h)
 {
-	bool *mark = calloc(list->nr ? list->nr : 1, sizeof(*mark));
+	struct vc_qgroup_limits ls;
+	int ret = vc_fact_qgroup_limits(fs, list, h->qgroupid, &ls);
 
-	if (!mark)
-		return -ENOMEM;
-	h->limits = calloc(2 * (list->nr ? list->nr : 1), sizeof(*h->limits));
-	if (!h->limits) {
-		free(mark);
-		return -ENOMEM;
-	}
-	h->binding = -1;
-	btrfs_qgroup_list_mark(list, h->qgroupid, true, mark);
-	for (size_t i = 0; i < list->nr; i++) {
-		const struct btrfs_qgroup *qg = &list->groups[i];
-		struct vc_qgroup_rsv rsv = { 0 };
-		bool has_rsv = false;
-
-		if (!mark[i])
-			continue;
-		if (h->online && (qg->limit.flags & (BTRFS_QGROUP_LIMIT_MAX_RFER |
-						     BTRFS_QGROUP_LIMIT_MAX_EXCL)))
-			has_rsv = !ctx->ops->qgroup_reserved(fs, qg->qgroupid, &rsv);
-		for (int excl = 0; excl < 2; excl++) {
-			u64 flag = excl ? BTRFS_QGROUP_LIMIT_MAX_EXCL : BTRFS_QGROUP_LIMIT_MAX_RFER;
-			struct headroom_limit *l = &h->limits[h->nr];
-
-			if (!(qg->limit.flags & flag))
-				continue;
-			l->qg = qg;
-			l->exclusive = excl;
-			l->limit = excl ? qg->limit.max_excl : qg->limit.max_rfer;
-			l->used = excl ? qg->info.excl : qg->info.rfer;
-			l->has_reserved = has_rsv;
-			l->reserved = rsv.data + rsv.meta_pertrans + rsv.meta_prealloc;
-			l->left = l->limit > l->used + l->reserved ?
-				  l->limit - (l->used + l->reserved) : 0;
-			if (h->binding < 0 || l->left < h->limits[h->binding].left)
-				h->binding = (ssize_t)h->nr;
-			h->nr++;
-		}
-	}
-	free(mark);
+	if (ret)
+		return ret;
+	h->limits = ls.limits;
+	h->nr = ls.nr;
+	h->binding = ls.binding;
 	h->full = h->binding >= 0 && h->limits[h->binding].left < h->one_write;
 	return 0;
-}
-
-int qgroup_binding_limit(const struct vc_ctx *ctx, struct vc_fs *fs,
-			 const struct btrfs_qgroup_list *list, u64 qgroupid,
-			 struct qgroup_binding *b)
-{
-	struct headroom h = { .qgroupid = qgroupid, .online = ctx->ops->qgroup_reserved != NULL };
-	const struct headroom_limit *l;
-	int ret = collect(ctx, fs, list, &h);
-
-	if (!ret && h.binding >= 0) {
-		l = &h.limits[h.binding];
-		*b = (struct qgroup_binding){ l->qg->qgroupid, l->exclusive, l->limit, l->left };
-		ret = 1;
-	}
-	free(h.limits);
-	return ret;
 }
 
 _Static_assert(sizeof(((struct headroom_row_rec *)0)->qgid) >= BTRFS_QGROUPID_BUFSIZE,
@@ -166,9 +107,9 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 {
 	struct headroom_row_rec *rows = calloc(h->nr ? h->nr : 1, sizeof(*rows));
 	char qb[BTRFS_QGROUPID_BUFSIZE];
-	const struct headroom_limit *bind = h->binding >= 0 ? &h->limits[h->binding] : NULL;
+	const struct vc_qgroup_limit *bind = h->binding >= 0 ? &h->limits[h->binding] : NULL;
 	struct headroom_rec r = {
-		.qgroupid = btrfs_qgroupid_str(h->qgroupid, qb),
+		.qgroupid = vc_qgroupid_str(h->qgroupid, qb),
 		.numbers = h->numbers,
 		.limits = { &rec_headroom_row, rows, h->nr, sizeof(*rows) },
 		.headroom = bind ? &bind->left : NULL,
@@ -189,10 +130,10 @@ static int print_result(const struct vc_ctx *ctx, const struct headroom *h, unsi
 	if (!rows)
 		return -ENOMEM;
 	for (size_t i = 0; i < h->nr; i++) {
-		const struct headroom_limit *l = &h->limits[i];
+		const struct vc_qgroup_limit *l = &h->limits[i];
 		struct headroom_row_rec *row = &rows[i];
 
-		btrfs_qgroupid_str(l->qg->qgroupid, row->qgid);
+		vc_qgroupid_str(l->qg->qgroupid, row->qgid);
 		row->qgroupid = row->qgid;
 		row->level = btrfs_qgroup_level(l->qg->qgroupid);
 		row->type = l->exclusive ? "exclusive" : "referenced";
@@ -251,7 +192,7 @@ static int headroom_numbers(const struct vc_ctx *ctx, struct vc_fs *fs, const ch
 	} else if (st->enabled) {
 		ret = vc_acct_fill_qgroups(&res, list);
 	} else {
-		btrfs_qgroup_list_release(list);
+		vc_qgroups_release(list);
 		ret = vc_acct_subvol_qgroups(&res, &subvols, list);
 	}
 	vc_acct_release(ctx->ops, fs, &res);
@@ -289,9 +230,9 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	}
 	h.quota_enabled = st.enabled;
 	/* quotas off: only a live subvolume's level-0 group has numbers (computed) */
-	if (st.enabled ? !btrfs_qgroup_list_find(&list, h.qgroupid) :
+	if (st.enabled ? !vc_qgroup_find(&list, h.qgroupid) :
 	    btrfs_qgroup_level(h.qgroupid) != 0) {
-		error("qgroup %s: not found%s", btrfs_qgroupid_str(h.qgroupid, qb),
+		error("qgroup %s: not found%s", vc_qgroupid_str(h.qgroupid, qb),
 		      st.enabled ? "" : " (quotas are disabled: there are no qgroups)");
 		ret = VC_EXIT_FAILURE;
 		goto out;
@@ -299,10 +240,10 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	ret = headroom_numbers(ctx, fs, path, &st, compute, &list, &h);
 	if (ret)
 		goto out;
-	start = btrfs_qgroup_list_find(&list, h.qgroupid);
+	start = vc_qgroup_find(&list, h.qgroupid);
 	if (!start) {
 		error("qgroup %s: not found (quotas are disabled, and no live subvolume has "
-		      "id %llu)", btrfs_qgroupid_str(h.qgroupid, qb),
+		      "id %llu)", vc_qgroupid_str(h.qgroupid, qb),
 		      (unsigned long long)btrfs_qgroup_subvolid(h.qgroupid));
 		ret = VC_EXIT_FAILURE;
 		goto out;
@@ -313,7 +254,7 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	if (ctx->ops->block_sizes)
 		ctx->ops->block_sizes(fs, &sectorsize, &nodesize);
 	h.one_write = (u64)sectorsize + nodesize;
-	ret = collect(ctx, fs, &list, &h);
+	ret = collect(fs, &list, &h);
 	if (ret) {
 		ret = cmd_report(ctx, NULL, ret, path);
 		goto out;
@@ -326,7 +267,7 @@ static int headroom_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	ret = ret ? cmd_report(ctx, NULL, ret, path) : VC_EXIT_OK;
 out:
 	free(h.limits);
-	btrfs_qgroup_list_release(&list);
+	vc_qgroups_release(&list);
 	return ret;
 }
 
@@ -335,7 +276,7 @@ int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *wh
 {
 	struct btrfs_qgroup_list list = { 0 };
 	struct headroom h = { .binding = -1 };
-	const struct headroom_limit *l;
+	const struct vc_qgroup_limit *l;
 	struct vc_path_info info;
 	struct quota_state st;
 	char qb[BTRFS_QGROUPID_BUFSIZE], b1[UNITS_BUFSIZE], b2[UNITS_BUFSIZE];
@@ -362,8 +303,8 @@ int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *wh
 	}
 	vc_fs_clear_error(fs);
 	ret = quota_state_read(ctx->ops, fs, &list, &st);
-	if (ret || !st.enabled || !btrfs_qgroup_list_find(&list, h.qgroupid) ||
-	    collect(ctx, fs, &list, &h) || h.binding < 0)
+	if (ret || !st.enabled || !vc_qgroup_find(&list, h.qgroupid) ||
+	    collect(fs, &list, &h) || h.binding < 0)
 		goto fallback;
 	for (size_t i = 0; named && i < h.nr; i++)
 		if (h.limits[i].qg->qgroupid == refused.qgroupid &&
@@ -379,17 +320,17 @@ int cmd_report_edquot(const struct vc_ctx *ctx, struct vc_fs *fs, const char *wh
 	/* the command suggested is clean: "a//b/" is "a/b" */
 	shown = path_clean(dir);
 	error("%s: %s: qgroup %s limit %s %s (used %s%s); raise it with: volctl %sqgroup limit "
-	      "%s<size>|none %s %s", what, strerror(EDQUOT), btrfs_qgroupid_str(l->qg->qgroupid, qb),
+	      "%s<size>|none %s %s", what, strerror(EDQUOT), vc_qgroupid_str(l->qg->qgroupid, qb),
 	      l->exclusive ? "exclusive" : "referenced", pretty_size(l->limit, UNITS_DEFAULT, b1),
 	      pretty_size(l->used, UNITS_DEFAULT, b2), rsv, image, l->exclusive ? "-e " : "",
 	      qb, shown ? shown : dir);
 	free(shown);
 	free(h.limits);
-	btrfs_qgroup_list_release(&list);
+	vc_qgroups_release(&list);
 	return VC_EXIT_FAILURE;
 fallback:
 	free(h.limits);
-	btrfs_qgroup_list_release(&list);
+	vc_qgroups_release(&list);
 	vc_fs_clear_error(fs);
 	if (msg)
 		vc_fs_set_error(fs, "%s", msg);

@@ -23,6 +23,7 @@
 #include "common/util/parse-utils.h"
 #include "common/backend/acct-run.h"
 #include "common/backend/facts.h"
+#include "common/backend/facts-qgroup.h"
 #include "common/output/qgroup-out.h"
 #include "common/tool/qgroup-state.h"
 #include "common/output/records.h"
@@ -94,7 +95,7 @@ static int qgid_resolve(const struct vc_ctx *ctx, struct vc_fs *fs, struct qgid_
 
 static const char *qgid(u64 id, char *buf)
 {
-	return btrfs_qgroupid_str(id, buf);
+	return vc_qgroupid_str(id, buf);
 }
 
 /* Whether a subvolume can have @qgroupid as its level-0 group: 0/5 or 0/256 and up. */
@@ -513,7 +514,8 @@ static int build_view(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 		      struct qgroup_view *view)
 {
 	const struct btrfs_qgroup_list *list = view->list;
-	bool *mark = NULL;
+	const struct btrfs_qgroup **chain = NULL;
+	size_t nr = list->nr;
 
 	view->rows = calloc(list->nr ? list->nr : 1, sizeof(*view->rows));
 	if (!view->rows)
@@ -522,21 +524,19 @@ static int build_view(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 		struct vc_path_info info;
 		int ret = CMD_OP(ctx, path_info, fs, path, &info);
 
+		if (!ret)
+			ret = vc_fact_qgroup_chain(list, info.subvolid, opts->filter ==
+						   FILTER_ANCESTORS ? VC_QGROUPS_ABOVE : 0,
+						   &chain, &nr);
 		if (ret)
 			return ret;
-		mark = calloc(list->nr ? list->nr : 1, sizeof(*mark));
-		if (!mark)
-			return -ENOMEM;
-		btrfs_qgroup_list_mark(list, info.subvolid, opts->filter == FILTER_ANCESTORS, mark);
 	}
-	for (size_t i = 0; i < list->nr; i++) {
+	for (size_t i = 0; i < nr; i++) {
 		struct qgroup_row *row = &view->rows[view->nr];
 		const struct btrfs_subvol *sv;
 
-		if (mark && !mark[i])
-			continue;
-		row->qg = &list->groups[i];
-		row->kind = btrfs_qgroup_kind(list, row->qg, subvols);
+		row->qg = chain ? chain[i] : &list->groups[i];
+		row->kind = vc_fact_qgroup_kind(list, row->qg, subvols);
 		row->path = NULL;
 		if (row->kind == BTRFS_QGROUP_KIND_SUBVOL ||
 		    row->kind == BTRFS_QGROUP_KIND_TOPLEVEL) {
@@ -549,7 +549,7 @@ static int build_view(const struct vc_ctx *ctx, struct vc_fs *fs, const char *pa
 		}
 		view->nr++;
 	}
-	free(mark);
+	free(chain);
 	qsort_r(view->rows, view->nr, sizeof(*view->rows), row_cmp, (void *)&opts->sort);
 	return 0;
 }
@@ -589,7 +589,7 @@ static int show_compute(const struct vc_ctx *ctx, struct vc_fs *fs, const char *
 	if (view->quota.enabled) {
 		ret = vc_acct_fill_qgroups(&res, list);
 	} else {
-		btrfs_qgroup_list_release(list);
+		vc_qgroups_release(list);
 		ret = vc_acct_subvol_qgroups(&res, subvols, list);
 	}
 	view->computed = res.live ? "live_snapshot" : "image";
@@ -657,7 +657,7 @@ out:
 		free(view.rows[i].abs);
 	free(view.rows);
 	btrfs_subvol_list_release(&subvols);
-	btrfs_qgroup_list_release(&list);
+	vc_qgroups_release(&list);
 	return ret;
 }
 
@@ -844,7 +844,7 @@ static int clear_stale_run(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
 
 		if (btrfs_qgroup_level(row.qg->qgroupid))
 			continue;
-		row.kind = btrfs_qgroup_kind(&list, row.qg, &subvols);
+		row.kind = vc_fact_qgroup_kind(&list, row.qg, &subvols);
 		if (row.kind == BTRFS_QGROUP_KIND_STALE)
 			nr_stale++;
 		if (clear_one(ctx, fs, &row, st.inconsistent, &sd))
@@ -860,7 +860,7 @@ out:
 	free(sd.destroyed);
 	free(sd.skipped);
 	btrfs_subvol_list_release(&subvols);
-	btrfs_qgroup_list_release(&list);
+	vc_qgroups_release(&list);
 	return ret;
 }
 

@@ -19,11 +19,9 @@
 /* 0 when quotas are on, else the error is printed and VC_EXIT_FAILURE returned. */
 static int require_enabled(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path)
 {
-	struct btrfs_qgroup_list list;
 	struct quota_state st;
-	int ret = quota_state_read(ctx->ops, fs, &list, &st);
+	int ret = quota_state_read(ctx->ops, fs, NULL, &st);
 
-	btrfs_qgroup_list_release(&list);
 	if (ret)
 		return cmd_report(ctx, fs, ret, path);
 	if (!st.enabled) {
@@ -41,7 +39,6 @@ static int require_enabled(const struct vc_ctx *ctx, struct vc_fs *fs, const cha
  */
 static void print_result(const struct vc_ctx *ctx, const char *path, const struct rec_doc *doc)
 {
-	struct btrfs_qgroup_list list = { 0 };
 	struct quota_state st;
 	struct vc_fs *fs = NULL;
 	int ret;
@@ -50,13 +47,12 @@ static void print_result(const struct vc_ctx *ctx, const char *path, const struc
 		return;
 	ret = ctx->ops->open(&fs, ctx->cfg, path, false);
 	if (!ret)
-		ret = quota_state_read_status(ctx->ops, fs, &list, &st);
+		ret = quota_state_read_status(ctx->ops, fs, NULL, &st);
 	if (ret)
 		warning("%s: done, but the quota state cannot be read back: %s", path,
 			fs && vc_fs_error(fs) ? vc_fs_error(fs) : strerror(-ret));
 	else
 		quota_print_result(stdout, path, &st, doc);
-	btrfs_qgroup_list_release(&list);
 	cmd_close(ctx, fs);
 }
 
@@ -69,14 +65,12 @@ static void print_result(const struct vc_ctx *ctx, const char *path, const struc
 static int check_mode_switch(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 			     enum vc_quota_mode mode)
 {
-	struct btrfs_qgroup_list list;
 	struct quota_state st;
 	int ret;
 
 	if (mode == VC_QUOTA_DISABLE)
 		return 0;
-	ret = quota_state_read(ctx->ops, fs, &list, &st);
-	btrfs_qgroup_list_release(&list);
+	ret = quota_state_read(ctx->ops, fs, NULL, &st);
 	vc_fs_clear_error(fs);
 	if (ret || !st.enabled)
 		return 0;	/* let the kernel decide and report */
@@ -262,7 +256,6 @@ static int cmd_quota_status(const struct cmd_struct *cmd, const struct vc_ctx *c
 		{ "is-enabled", no_argument, NULL, OPT_IS_ENABLED },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct btrfs_qgroup_list list;
 	struct quota_state st;
 	bool is_enabled = false;
 	struct vc_fs *fs;
@@ -285,7 +278,7 @@ static int cmd_quota_status(const struct cmd_struct *cmd, const struct vc_ctx *c
 	ret = cmd_open(ctx, path, false, &fs);
 	if (ret)
 		return ret;
-	ret = quota_state_read_status(ctx->ops, fs, &list, &st);
+	ret = quota_state_read_status(ctx->ops, fs, NULL, &st);
 	if (ret) {
 		ret = cmd_report(ctx, fs, ret, path);
 	} else if (is_enabled) {
@@ -293,7 +286,6 @@ static int cmd_quota_status(const struct cmd_struct *cmd, const struct vc_ctx *c
 	} else if (!ctx->cfg->quiet || ctx->cfg->format == VC_FORMAT_JSON) {
 		quota_print_status(stdout, path, &st, ctx->cfg);
 	}
-	btrfs_qgroup_list_release(&list);
 	ctx->ops->close(fs);
 	return ret;
 }

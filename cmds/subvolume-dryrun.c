@@ -55,14 +55,12 @@ void sv_print_set_freed(const struct vc_acct_delete *set, size_t n, unsigned int
 		.excl = set->all.excl,
 		.rfer = set->all.rfer,
 		.count = n,
-		.plural = n == 1 ? "" : "s",
 		.data = set->data,
 		.meta = set->meta,
 		.raw = set->raw,
 		.profile = set->profile,
 		.data_profile = set->data_profile,
 		.copies = (u64)set->copies,
-		.copies_end = set->copies == 1 ? "y" : "ies",
 	};
 	struct kvout kv;
 

@@ -36,6 +36,7 @@
 #include <time.h>
 #include "cmds/subvolume.h"
 #include "common/backend/acct-run.h"
+#include "common/backend/subvol-plan.h"
 #include "common/util/messages.h"
 #include "common/output/output.h"
 #include "common/util/parse-utils.h"
@@ -133,9 +134,7 @@ struct prune_run {
 /* DIR as a path from the top level, for comparing with the snapshots' */
 static int resolve_dir(struct prune_run *r, const char *dir)
 {
-	const struct btrfs_subvol *holder;
 	struct vc_path_info info;
-	char *rel = NULL;
 	int ret;
 
 	ret = sv_path_info(r->ctx, r->fs, dir, &info);
@@ -147,90 +146,41 @@ static int resolve_dir(struct prune_run *r, const char *dir)
 		error("%s: not a directory", dir);
 		return -ENOTDIR;
 	}
-	holder = btrfs_subvol_list_find(&r->l, info.subvolid);
-	if (!holder || !holder->path) {
+	ret = vc_dir_path_from_top(r->fs, &r->l, info.subvolid, info.ino, &r->dir_path);
+	if (ret == 1) {
 		error("%s: its subvolume cannot be reached from the top level", dir);
 		return -ENOENT;
 	}
-	ret = vc_fact_inode_path(r->fs, info.subvolid, info.ino, &rel);
-	if (ret) {
+	if (ret && ret != -ENOMEM)
 		error("%s: cannot find its path: %s", dir, strerror(-ret));
-		return ret;
-	}
-	if (!holder->path[0])
-		r->dir_path = strdup(rel);
-	else if (!rel[0])
-		r->dir_path = strdup(holder->path);
-	else
-		r->dir_path = path_join2(holder->path, rel);
-	free(rel);
-	return r->dir_path ? 0 : -ENOMEM;
-}
-
-static bool below_dir(const char *dir, const char *path)
-{
-	size_t len = strlen(dir);
-
-	if (!path)
-		return false;
-	if (!len)
-		return true;
-	return !strncmp(path, dir, len) && path[len] == '/';
-}
-
-static bool id_in(const u64 *ids, size_t nr, u64 id)
-{
-	for (size_t i = 0; i < nr; i++)
-		if (ids[i] == id)
-			return true;
-	return false;
+	return ret;
 }
 
 /* The snapshots of SOURCE (below DIR), and why any may never go */
 static int collect(struct prune_run *r)
 {
-	const struct btrfs_subvol **snaps = NULL;
-	u64 def = 0, *mounted = NULL;
-	size_t nr_mounted = 0, nr = 0;
+	struct vc_prune_cand *c;
+	bool mounts_unknown;
+	size_t nr;
+	int ret;
 
-	if (vc_fact_default_subvol(r->fs, &def))
-		def = BTRFS_FS_TREE_OBJECTID;
-	vc_fs_clear_error(r->fs);
-	if (r->ctx->ops->mounted_subvols &&
-	    r->ctx->ops->mounted_subvols(r->fs, &mounted, &nr_mounted))
+	ret = vc_prune_candidates(r->fs, &r->l, r->src, r->dir_path, &c, &nr, &mounts_unknown);
+	if (mounts_unknown)
 		warning("cannot read the mount table: mounted snapshots are left to the kernel");
-	if (vc_fact_snapshots_of(&r->l, r->src, VC_SNAPS_NO_SELF | VC_SNAPS_NO_DELETED, &snaps,
-				 &nr)) {
-		free(mounted);
-		return -ENOMEM;
-	}
+	if (ret)
+		return ret;
 	r->rs = calloc(nr ? nr : 1, sizeof(*r->rs));
 	r->ps = calloc(nr ? nr : 1, sizeof(*r->ps));
-	if (!r->rs || !r->ps) {
-		free(snaps);
-		free(mounted);
-		return -ENOMEM;
+	for (size_t i = 0; r->rs && r->ps && i < nr; i++) {
+		r->ps[i].sv = c[i].sv;
+		r->rs[i] = (struct vc_ret_snap){
+			.id = c[i].sv->id, .otime = (int64_t)c[i].sv->root.otime.sec,
+			.name = c[i].sv->name, .protect = c[i].protect,
+		};
 	}
-	for (size_t i = 0; i < nr; i++) {
-		const struct btrfs_subvol *s = snaps[i];
-		struct vc_ret_snap *rs = &r->rs[r->n];
-		struct prune_snap *ps = &r->ps[r->n];
-
-		if (r->dir_path && !below_dir(r->dir_path, s->path))
-			continue;
-		ps->sv = s;
-		rs->id = s->id;
-		rs->otime = (int64_t)s->root.otime.sec;
-		rs->name = s->name;
-		if (s->id == def)
-			rs->protect = "default subvolume";
-		else if (id_in(mounted, nr_mounted, s->id))
-			rs->protect = "mounted";
-		r->n++;
-	}
-	free(snaps);
-	free(mounted);
-	return 0;
+	r->n = r->rs && r->ps ? nr : 0;
+	free(c);
+	return r->rs && r->ps ? 0 : -ENOMEM;
 }
 
 /* The ids to delete: the rules' and --free's; @extra more from @order */
@@ -596,9 +546,7 @@ static int delete_all(struct prune_run *r, const u64 *ids, size_t nr)
 		}
 	}
 	if (nr_gone)
-		pr_note(r->ctx->cfg, "%zu snapshot%s of the plan %s deleted already (by another "
-			"process, such as an overlapping prune): done, not counted as freed",
-			nr_gone, nr_gone == 1 ? "" : "s", nr_gone == 1 ? "was" : "were");
+		cmd_note_text(r->ctx, &rec_prune_gone_note, &(struct count_rec){ nr_gone });
 	free(st);
 	/* the cleaner is waited for only where there is something to clean */
 	if (nr_done)

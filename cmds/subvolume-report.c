@@ -4,8 +4,9 @@
  * and snapshot made (looked up after the write: id, uuid, parent, level-0
  * qgroup; what cannot be read, unprivileged online, stays null and never
  * fails the command), the subvolumes delete deleted, and offline the bytes
- * the deleted set frees.  The records are described in common/output/records.c;
- * the commands (cmds/subvolume.c) print their text lines themselves.
+ * the deleted set frees.  The records are described in common/output/records.c,
+ * and so are the text lines of the writes (struct write_line_rec), which
+ * cmds/subvolume.c prints with cmd_print_text().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include "cmds/subvolume.h"
 #include "common/backend/acct-run.h"
+#include "common/backend/subvol-plan.h"
 #include "common/output/records.h"
 
 /* ---- create, snapshot ---- */
@@ -170,10 +172,15 @@ int sv_delete_plan(const struct vc_ctx *ctx, char **args, int nargs, u64 subvoli
 	if (!ret && recursive)
 		ret = vc_facts_subvols(fs, &l);
 	given = p->nr;
-	for (size_t i = 0; !ret && recursive && i < given; i++)
-		for (size_t j = 0; !ret && j < l.nr; j++)
-			if (l.subvols[j].path && vc_subvol_below(&l, &l.subvols[j], p->ids[i]))
-				ret = plan_add(p, l.subvols[j].id);
+	for (size_t i = 0; !ret && recursive && i < given; i++) {
+		const struct btrfs_subvol **below;
+		size_t nb;
+
+		ret = vc_nested_below(&l, p->ids[i], &below, &nb);
+		for (size_t j = 0; !ret && j < nb; j++)
+			ret = plan_add(p, below[j]->id);
+		free(below);
+	}
 	alone = ret ? NULL : calloc(p->nr ? p->nr : 1, sizeof(*alone));
 	if (!ret && !alone)
 		ret = -ENOMEM;

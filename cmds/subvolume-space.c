@@ -21,7 +21,7 @@
  * and not yet cleaned hold their bytes and belong to no set.
  *
  * The limit is the one qgroup headroom finds binding first
- * (qgroup_binding_limit(), reservations counted online), on the engine's
+ * (vc_fact_qgroup_binding(), reservations counted online), on the engine's
  * numbers (full quotas) or the recorded ones (simple quotas, which are
  * exact by construction).
  *
@@ -35,6 +35,7 @@
 #include <string.h>
 #include "cmds/subvolume.h"
 #include "common/backend/acct-run.h"
+#include "common/backend/facts-qgroup.h"
 #include "common/util/messages.h"
 #include "common/output/output.h"
 #include "common/util/parse-utils.h"
@@ -73,7 +74,7 @@ struct space_row {
 	u64 snapshot_of;		/* 0: none known */
 	u64 snapshots;
 	bool has_limit;
-	struct qgroup_binding bind;
+	struct vc_qgroup_limit bind;
 	char *abs;
 	char bound[BTRFS_QGROUPID_BUFSIZE + 8];
 	char qgid[BTRFS_QGROUPID_BUFSIZE];
@@ -352,13 +353,13 @@ static int space_rows(const struct vc_ctx *ctx, struct vc_fs *fs, u64 top,
 		r->snapshots = s->nsnaps[i];
 		if (ctx->cfg->format == VC_FORMAT_JSON && sv->path && ctx->ops->absolute_path)
 			r->abs = ctx->ops->absolute_path(fs, sv->path);
-		if (!s->st.enabled || !btrfs_qgroup_list_find(&s->qgroups, sv->id))
+		if (!s->st.enabled || !vc_qgroup_find(&s->qgroups, sv->id))
 			continue;
-		ret = qgroup_binding_limit(ctx, fs, &s->qgroups, sv->id, &r->bind);
+		ret = vc_fact_qgroup_binding(fs, &s->qgroups, sv->id, &r->bind);
 		if (ret < 0)
 			return ret;
 		r->has_limit = ret;
-		btrfs_qgroupid_str(r->bind.qgroupid, r->qgid);
+		vc_qgroupid_str(r->has_limit ? r->bind.qg->qgroupid : 0, r->qgid);
 		snprintf(r->bound, sizeof(r->bound), "%s %s", r->qgid,
 			 r->bind.exclusive ? "excl" : "rfer");	/* not a column label */
 	}
@@ -375,7 +376,7 @@ static void space_release(struct space_run *s)
 	free(s->origin);
 	free(s->ids);
 	free(s->live);
-	btrfs_qgroup_list_release(&s->qgroups);
+	vc_qgroups_release(&s->qgroups);
 	btrfs_subvol_list_release(&s->list);
 }
 
@@ -384,17 +385,10 @@ static int space_print(const struct vc_ctx *ctx, struct space_run *s,
 {
 	if (ctx->cfg->format == VC_FORMAT_JSON)
 		return print_json(ctx, s->rows, s->nr_rows, res, &s->st, s->limit_numbers, units);
-	if (s->limit_numbers)
-		pr_note(ctx->cfg, "Space of %zu subvolume%s computed from %s by the accounting "
-			"engine (exact, quotas not needed); limits from the %s qgroup numbers",
-			s->nr_rows, s->nr_rows == 1 ? "" : "s",
-			res->live ? "a committed snapshot of the mounted filesystem" : "the image",
-			s->limit_numbers);
-	else
-		pr_note(ctx->cfg, "Space of %zu subvolume%s computed from %s by the accounting "
-			"engine (exact, quotas not needed); quotas are off: no limits",
-			s->nr_rows, s->nr_rows == 1 ? "" : "s",
-			res->live ? "a committed snapshot of the mounted filesystem" : "the image");
+	cmd_note_text(ctx, &rec_space_note, &(struct space_note_rec){
+		.n = s->nr_rows, .numbers = s->limit_numbers, .limits = s->limit_numbers != NULL,
+		.source = res->live ? "a committed snapshot of the mounted filesystem" : "the image",
+	});
 	return print_text(ctx, s->rows, s->nr_rows, units);
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds/subvolume.h"
+#include "common/backend/subvol-plan.h"
 #include "common/util/messages.h"
 #include "common/util/parse-utils.h"
 #include "common/util/path-utils.h"
@@ -131,8 +132,11 @@ static char *checked_name(const char *path)
 static void print_created(const struct vc_ctx *ctx, const char *dir, const char *name)
 {
 	/* "/" as the directory (offline paths) must not print "//name" */
-	pr_out(ctx->cfg, "Create subvolume '%s%s%s'\n", dir,
-	       dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+	struct write_line_rec r = {
+		.dir = dir, .name = name, .dir_slash = dir[0] && dir[strlen(dir) - 1] == '/',
+	};
+
+	cmd_print_text(ctx, &rec_line_created, &r);
 }
 
 /*
@@ -481,8 +485,8 @@ static int cmd_subvolume_snapshot(const struct cmd_struct *cmd, const struct vc_
 		cmd_report(ctx, fs, ret, target);
 		goto out;
 	}
-	pr_out(ctx->cfg, "Create %ssnapshot of '%s' in '%s'\n", readonly ? "readonly " : "", src,
-	       target);
+	cmd_print_text(ctx, &rec_line_snapshot,
+		       &(struct write_line_rec){ .source = src, .target = target, .readonly = readonly });
 	if (ctx->cfg->format == VC_FORMAT_JSON)
 		snapshot_print_doc(ctx, fs, target, &ia, source_id, src, readonly);
 out:
@@ -545,6 +549,8 @@ struct delete_opts {
 static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 			       const struct delete_opts *o, u64 id)
 {
+	/* the level-0 group of @id, "0/ID" */
+	const struct write_line_rec line = { .qgroupid = id };
 	bool present;
 	int ret;
 
@@ -566,8 +572,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	ret = vc_fact_qgroup_present(fs, id, &present);
 	/* what became of the group is normal output, like the Delete line */
 	if (ret == -ENOENT) {
-		pr_out(ctx->cfg, "No qgroup 0/%llu to delete: quotas are disabled\n",
-		       (unsigned long long)id);
+		cmd_print_text(ctx, &rec_line_qgroup_off, &line);
 		sv_deleted_qgroup(o->done, id, "quotas_disabled");
 		return 0;
 	}
@@ -576,8 +581,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		return ret;
 	}
 	if (!present) {
-		pr_out(ctx->cfg, "Qgroup 0/%llu already removed by the kernel\n",
-		       (unsigned long long)id);
+		cmd_print_text(ctx, &rec_line_qgroup_gone, &line);
 		sv_deleted_qgroup(o->done, id, "removed_by_kernel");
 		return 0;
 	}
@@ -585,8 +589,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 	ret = CMD_OP(ctx, qgroup_destroy, fs, id);
 	if (ret == -ENOENT) {
 		/* the kernel removed it between our look and our destroy */
-		pr_out(ctx->cfg, "Qgroup 0/%llu already removed by the kernel\n",
-		       (unsigned long long)id);
+		cmd_print_text(ctx, &rec_line_qgroup_gone, &line);
 		sv_deleted_qgroup(o->done, id, "removed_by_kernel");
 		return 0;
 	}
@@ -594,7 +597,7 @@ static int delete_qgroup_after(const struct vc_ctx *ctx, struct vc_fs *fs,
 		cmd_report(ctx, fs, ret, "cannot destroy the qgroup");
 		return ret;
 	}
-	pr_out(ctx->cfg, "Delete qgroup 0/%llu\n", (unsigned long long)id);
+	cmd_print_text(ctx, &rec_line_qgroup_deleted, &line);
 	sv_deleted_qgroup(o->done, id, "deleted");
 	return 0;
 }
@@ -610,8 +613,8 @@ static int delete_one_id(const struct vc_ctx *ctx, struct vc_fs *fs, const struc
 		cmd_report(ctx, fs, ret, path ? path : "delete");
 		return ret;
 	}
-	pr_out(ctx->cfg, "Delete subvolume %llu (%s): '%s'\n", (unsigned long long)id, mode,
-	       path ? path : "");
+	cmd_print_text(ctx, &rec_line_deleted,
+		       &(struct write_line_rec){ .id = id, .mode = mode, .path = path ? path : "" });
 	sv_deleted_add(ctx, o->done, id, path, mode);
 	if (o->commit == VC_COMMIT_EACH) {
 		ret = CMD_OP(ctx, commit, fs, true);
@@ -623,52 +626,22 @@ static int delete_one_id(const struct vc_ctx *ctx, struct vc_fs *fs, const struc
 	return ret;
 }
 
-static int cmp_path_len_desc(const void *a, const void *b)
-{
-	const struct btrfs_subvol *const *x = a, *const *y = b;
-	size_t lx = strlen((*x)->path), ly = strlen((*y)->path);
-
-	return lx < ly ? 1 : lx > ly ? -1 : 0;
-}
-
-/* -R: the nested subvolumes of @top, deepest first. */
+/* -R: the nested subvolumes of @top (common/backend/subvol-plan.h), deepest first. */
 static int delete_nested(const struct vc_ctx *ctx, struct vc_fs *fs, const struct delete_opts *o,
 			 const char *arg, u64 top, const char *mode)
 {
 	struct btrfs_subvol_list l;
-	const struct btrfs_subvol *t, **below = NULL;
-	size_t nr = 0, toplen;
+	struct vc_nested *plan = NULL;
+	size_t nr = 0;
 	int ret;
 
 	ret = sv_load_list(ctx, fs, &l);
 	if (ret)
 		return ret;
-	t = btrfs_subvol_list_find(&l, top);
-	if (!t || !t->path)
-		goto out;
-	toplen = strlen(t->path);
-	below = calloc(l.nr ? l.nr : 1, sizeof(*below));
-	if (!below) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < l.nr; i++)
-		if (l.subvols[i].path && vc_subvol_below(&l, &l.subvols[i], top))
-			below[nr++] = &l.subvols[i];
-	qsort(below, nr, sizeof(*below), cmp_path_len_desc);
-	for (size_t i = 0; i < nr && !ret; i++) {
-		const char *rel = below[i]->path + toplen + (toplen ? 1 : 0);
-		char *p = path_join2(arg, rel);
-
-		if (!p) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = delete_one_id(ctx, fs, o, p, below[i]->id, mode);
-		free(p);
-	}
-out:
-	free(below);
+	ret = vc_nested_plan(&l, top, arg, &plan, &nr);
+	for (size_t i = 0; i < nr && !ret; i++)
+		ret = delete_one_id(ctx, fs, o, plan[i].path, plan[i].id, mode);
+	vc_nested_release(plan, nr);
 	btrfs_subvol_list_release(&l);
 	return ret;
 }
@@ -740,7 +713,6 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 			const char *mode)
 {
 	struct btrfs_subvol_list l = { 0 };
-	const struct btrfs_subvol *s;
 	struct vc_path_info info;
 	struct vc_fs *fs = NULL;
 	char *shown = NULL;
@@ -759,34 +731,16 @@ static int delete_by_id(const struct vc_ctx *ctx, const struct delete_opts *o, c
 	 * (the mount cannot reach it).  Without privilege, or for a subvolume
 	 * no directory refers to any more, the id is enough.
 	 */
-	if (sv_path_info(ctx, fs, arg, &info) == 0 && vc_facts_subvols(fs, &l) == 0) {
-		const struct btrfs_subvol *top = btrfs_subvol_list_find(&l, info.subvolid);
-
-		s = btrfs_subvol_list_find(&l, o->subvolid);
-		if (s && s->path && top && top->path &&
-		    (top->id == BTRFS_FS_TREE_OBJECTID || vc_subvol_below(&l, s, top->id))) {
-			const char *rel = s->path + strlen(top->path) + (top->path[0] ? 1 : 0);
-			char *dir = info.is_dir ? strdup(arg) : path_dirname(arg);
-
-			if (dir)
-				shown = path_join2(dir, rel);
-			free(dir);
-		} else if (s && s->path && s->path[0]) {
-			shown = path_join2(arg, s->path);
-		}
-	}
+	if (sv_path_info(ctx, fs, arg, &info) == 0 && vc_facts_subvols(fs, &l) == 0)
+		shown = vc_subvol_shown_path(&l, info.subvolid, info.is_dir, arg, o->subvolid);
 	vc_fs_clear_error(fs);
 	ret = CMD_OP(ctx, subvol_delete, fs, arg, o->subvolid);
 	if (ret) {
 		cmd_report(ctx, fs, ret, arg);
 		goto out;
 	}
-	if (shown)
-		pr_out(ctx->cfg, "Delete subvolume %llu (%s): '%s'\n",
-		       (unsigned long long)o->subvolid, mode, shown);
-	else
-		pr_out(ctx->cfg, "Delete subvolume %llu (%s): subvolid=%llu\n",
-		       (unsigned long long)o->subvolid, mode, (unsigned long long)o->subvolid);
+	cmd_print_text(ctx, &rec_line_deleted, &(struct write_line_rec){
+		.id = o->subvolid, .mode = mode, .path = shown, .by_id = !shown });
 	sv_deleted_add(ctx, o->done, o->subvolid, shown, mode);
 	if (o->commit != VC_COMMIT_NONE) {
 		ret = CMD_OP(ctx, commit, fs, true);
@@ -1217,7 +1171,7 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 	}
 	if (!set.nr)
 		goto print;
-	pr_out(ctx->cfg, "Waiting for %zu subvolume%s\n", set.nr, set.nr == 1 ? "" : "s");
+	cmd_print_text(ctx, &rec_line_waiting, &(struct write_line_rec){ .total = set.nr });
 	/* progress lines reach a pipe before each wait, not at the end */
 	fflush(stdout);
 	for (size_t i = 0; i < set.nr; i++) {
@@ -1228,8 +1182,8 @@ static int cmd_subvolume_sync(const struct cmd_struct *cmd, const struct vc_ctx 
 			failed++;
 			continue;
 		}
-		pr_out(ctx->cfg, "Subvolume id %llu is gone (%d/%zu)\n",
-		       (unsigned long long)set.ids[i], ++done, set.nr);
+		cmd_print_text(ctx, &rec_line_gone, &(struct write_line_rec){
+			.id = set.ids[i], .done = (u64)++done, .total = set.nr });
 		fflush(stdout);
 		if (id_set_add(&gone, set.ids[i])) {
 			error("out of memory");

@@ -42,6 +42,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "acct-types.h"
 #include "format.h"
 #include "u64map.h"
 
@@ -167,37 +168,6 @@ struct btrfs_acct_options {
 	void *progress_priv;
 };
 
-/* One fs tree the engine found in the root tree */
-struct btrfs_acct_root {
-	u64 id;
-	u64 bytenr;
-	u64 generation;
-	u8 level;
-	bool dead;			/* refs 0 or SUBVOL_DEAD: unlinked, not yet dropped */
-	bool partly_dropped;		/* drop_progress set: the cleaner stopped half way */
-	struct btrfs_key drop_progress;
-	u8 drop_level;
-};
-
-struct btrfs_acct_stats {
-	u64 roots;			/* fs trees */
-	u64 dead_roots;
-	u64 partly_dropped;
-	u64 tree_blocks;		/* distinct fs tree blocks */
-	u64 leaves_read;
-	u64 data_extents;
-	u64 data_refs;			/* back refs resolved */
-	u64 searches;			/* EXTENT_DATA_REF searches that missed the path cache */
-	u64 unresolved_refs;		/* refs naming a tree that is gone, a leaf no fs tree reaches, or
-					   a tree and inode with no matching file extent item: the
-					   extent tree disagrees with the fs trees */
-	u64 reloc_refs;			/* SHARED_DATA_REFs naming a leaf of a relocation tree (an
-					   interrupted balance): no subvolume, no qgroup */
-	u64 root_sets;			/* distinct root sets */
-	u64 unions, union_memo_hits;
-	u64 data_bytes, meta_bytes;	/* counted toward some fs tree */
-};
-
 struct btrfs_acct;
 
 /**
@@ -217,11 +187,6 @@ void btrfs_acct_get_stats(const struct btrfs_acct *acct, struct btrfs_acct_stats
 
 /** btrfs_acct_roots - the fs trees found, sorted by id */
 const struct btrfs_acct_root *btrfs_acct_roots(const struct btrfs_acct *acct, size_t *nr);
-
-struct btrfs_acct_counts {
-	u64 rfer;
-	u64 excl;
-};
 
 /**
  * btrfs_acct_qgroups - numbers of every qgroup of @list
@@ -243,12 +208,6 @@ int btrfs_acct_qgroups(const struct btrfs_acct *acct, const struct btrfs_qgroup_
  */
 void btrfs_acct_subvols(const struct btrfs_acct *acct, const u64 *ids, size_t n,
 			struct btrfs_acct_counts *counts);
-
-/* A QGROUP_RELATION item one of whose ends has no INFO/LIMIT items */
-struct btrfs_acct_orphan_rel {
-	u64 child;
-	u64 parent;
-};
 
 /**
  * btrfs_acct_orphan_relations - relation items naming a qgroup that is gone

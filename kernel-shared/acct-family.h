@@ -12,15 +12,7 @@
 
 #include <stddef.h>
 #include "accounting.h"
-
-#define BTRFS_ACCT_NO_ORIGIN	((size_t)-1)
-
-struct btrfs_acct_family {
-	u64 rfer;		/* reachable from the subvolume */
-	u64 excl;		/* from it alone */
-	u64 snap_excl;		/* from its snapshots only: what deleting all of them frees */
-	u64 family_excl;	/* from it and its snapshots only, together */
-};
+#include "acct-types.h"
 
 /**
  * btrfs_acct_families - the numbers of every subvolume of @ids

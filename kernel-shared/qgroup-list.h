@@ -6,14 +6,7 @@
  * (0, 240, 0), QGROUP_INFO (0, 242, qgroupid), QGROUP_LIMIT (0, 244, qgroupid)
  * and the QGROUP_RELATION pairs (parent, 246, child) / (child, 246, parent).
  * Never issues an ioctl, never prints; both backends feed it the same items.
- *
- * Invariants of a loaded list:
- *  - groups[] is sorted by qgroupid and holds every qgroup with an INFO or a
- *    LIMIT item (a group with only one of them gets zeros for the other);
- *  - parents[] and children[] of each group are sorted and free of
- *    duplicates; a relation naming a qgroup without items is dropped;
- *  - a relation is only taken from the (parent, 246, child) item, parent >
- *    child, as the kernel writes both directions.
+ * The list and its records are in qgroup-types.h.
  */
 #ifndef VOLCTL_KSHARED_QGROUP_LIST_H
 #define VOLCTL_KSHARED_QGROUP_LIST_H
@@ -23,37 +16,9 @@
 #include "format.h"
 #include "items.h"
 #include "itemsrc.h"
+#include "qgroup-types.h"
 
 struct btrfs_subvol_list;
-
-struct btrfs_qgroup {
-	u64 qgroupid;
-	struct btrfs_qgroup_info_rec info;	/* zeros when the INFO item is missing */
-	struct btrfs_qgroup_limit_rec limit;	/* zeros when the LIMIT item is missing */
-	bool has_info;
-	bool has_limit;
-	size_t nr_parents;
-	u64 *parents;		/* higher-level groups this one is a member of */
-	size_t nr_children;
-	u64 *children;		/* members of this group */
-};
-
-struct btrfs_qgroup_list {
-	bool has_status;
-	struct btrfs_qgroup_status_rec status;
-	size_t nr;
-	struct btrfs_qgroup *groups;	/* sorted by qgroupid */
-};
-
-/* What a qgroup stands for, as qgroup show labels it. */
-enum btrfs_qgroup_kind {
-	BTRFS_QGROUP_KIND_GROUP,		/* level > 0 */
-	BTRFS_QGROUP_KIND_TOPLEVEL,		/* 0/5 */
-	BTRFS_QGROUP_KIND_SUBVOL,		/* level 0, live subvolume */
-	BTRFS_QGROUP_KIND_UNDER_DELETION,	/* level 0, ROOT_ITEM of a deleted subvolume */
-	BTRFS_QGROUP_KIND_STALE,		/* level 0, no ROOT_ITEM left */
-	BTRFS_QGROUP_KIND_SQUOTA_HOLDER,	/* stale, but keeps a simple-quota charge */
-};
 
 /**
  * btrfs_qgroup_list_load - read the whole quota tree
@@ -106,19 +71,8 @@ enum btrfs_qgroup_kind btrfs_qgroup_kind(const struct btrfs_qgroup_list *list,
  * Not a fault: SIMPLE_QUOTA set with a full-mode (or no) quota tree.  The
  * kernel's quota disable keeps the incompat bit and its quota enable does
  * not look at it, so "enable -s, disable, enable" leaves exactly that.
+ * The fault bits (BTRFS_QSTATUS_FAULT_*) are in qgroup-types.h.
  */
-#define BTRFS_QSTATUS_FAULT_VERSION		(1U << 0)	/* version != 1 */
-#define BTRFS_QSTATUS_FAULT_UNKNOWN_FLAGS	(1U << 1)	/* bits outside the mask */
-#define BTRFS_QSTATUS_FAULT_SIMPLE_NO_FEATURE	(1U << 2)	/* SIMPLE_MODE, no SIMPLE_QUOTA */
-#define BTRFS_QSTATUS_FAULT_NO_ENABLE_GEN	(1U << 3)	/* SIMPLE_MODE, item < 40 bytes */
-#define BTRFS_QSTATUS_FAULT_ENABLE_GEN		(1U << 4)	/* enable_gen > super generation + 1 */
-#define BTRFS_QSTATUS_FAULT_ALL			((1U << 5) - 1)
-
-/* The superblock a STATUS item is judged against; NULL: unknown (online) */
-struct btrfs_qstatus_super {
-	u64 incompat;		/* incompat feature flags */
-	u64 generation;		/* the committed generation */
-};
 
 /**
  * btrfs_qgroup_status_faults - the BTRFS_QSTATUS_FAULT_* bits of @st
@@ -152,7 +106,6 @@ const char *btrfs_qgroup_status_reason(unsigned int faults,
 				       size_t size);
 
 /* "L/ID" into @buf of at least BTRFS_QGROUPID_BUFSIZE bytes; returns @buf. */
-#define BTRFS_QGROUPID_BUFSIZE 32
 const char *btrfs_qgroupid_str(u64 qgroupid, char *buf);
 
 #endif

@@ -25,8 +25,10 @@ clock.c		util/clock.c
 clock.h		util/clock.h
 retention.c		util/retention.c
 retention.h		util/retention.h
+quota-types.h		util/quota-types.h
 image.c			image/image.c
 image.h			image/image.h
+image-handle.h		image/image-handle.h
 storage.c		image/storage.c
 storage.h		image/storage.h
 test-io.c		image/test-io.c
@@ -47,6 +49,7 @@ records-inspect.c	output/records-inspect.c
 records-inspect.h	output/records-inspect.h
 qgroup-out.c		output/qgroup-out.c
 qgroup-out.h		output/qgroup-out.h
+records-text.c		output/records-text.c
 offline-dump.c		output/offline-dump.c
 offline-dump.h		output/offline-dump.h
 offline-dump-items.c	output/offline-dump-items.c
@@ -54,6 +57,10 @@ backend.c		backend/backend.c
 backend.h		backend/backend.h
 facts.c			backend/facts.c
 facts.h			backend/facts.h
+facts-qgroup.c		backend/facts-qgroup.c
+facts-qgroup.h		backend/facts-qgroup.h
+subvol-plan.c		backend/subvol-plan.c
+subvol-plan.h		backend/subvol-plan.h
 online.c		backend/online.c
 online-acct.c		backend/online-acct.c
 online-delete.c		backend/online-delete.c

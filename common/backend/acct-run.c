@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/backend/acct-run.h"
+#include "kernel-shared/qgroup-list.h"
+#include "kernel-shared/accounting.h"
+#include "kernel-shared/acct-family.h"
 #include "kernel-shared/acct-split.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/volumes.h"

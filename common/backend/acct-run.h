@@ -14,10 +14,11 @@
 
 #include <stdbool.h>
 #include "common/backend/backend.h"
-#include "kernel-shared/accounting.h"
-#include "kernel-shared/acct-family.h"
-#include "kernel-shared/qgroup-list.h"
+#include "kernel-shared/acct-types.h"
 #include "kernel-shared/subvol-list.h"
+
+struct btrfs_acct;
+struct btrfs_qgroup_list;
 
 struct vc_acct_result {
 	struct btrfs_acct *acct;

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include "kernel-shared/format.h"
 #include "kernel-shared/itemsrc.h"
+#include "common/util/quota-types.h"
 
 struct vc_fs;
 struct vc_config;
@@ -67,19 +68,6 @@ enum vc_commit {
 	VC_COMMIT_AFTER,		/* delete -c: commit once at the end */
 };
 
-#define VC_QUOTA_MAX_LEVELS 8
-
-/* What the running kernel says about quotas (sysfs), readable without privilege. */
-struct vc_quota_runtime {
-	bool enabled;
-	bool simple;
-	bool inconsistent;
-	int override_limits;		/* quota_override: 0 or 1 */
-	long long drop_threshold;	/* qgroups/drop_subtree_threshold, -1 if absent */
-	size_t total;			/* qgroups/L_ID entries */
-	size_t levels[VC_QUOTA_MAX_LEVELS];	/* per level; the last counts all above */
-};
-
 /*
  * What the kernel holds reserved for a qgroup (sysfs qgroups/L_ID/rsv_*):
  * data of writes not yet committed and metadata reserved ahead.  It
@@ -107,11 +95,6 @@ struct vc_delete_status {
 	int err;			/* 0 or a negative errno */
 	bool gone;			/* err 0: it was deleted already (by someone else) */
 	char msg[512];			/* why, naming the subvolume; "" when deleted */
-};
-
-struct vc_rescan_status {
-	bool running;
-	u64 progress;			/* objectid the rescan has reached */
 };
 
 /* What a path inside the filesystem names. */

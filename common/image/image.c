@@ -614,3 +614,21 @@ void vc_image_close(struct vc_image *img)
 	img->mounted = NULL;
 	img->nr_devs = 0;
 }
+
+struct vc_image *vc_image_new(void)
+{
+	return calloc(1, sizeof(struct vc_image));
+}
+
+void vc_image_free(struct vc_image *img)
+{
+	if (!img)
+		return;
+	vc_image_close(img);
+	free(img);
+}
+
+const char *vc_image_error(const struct vc_image *img)
+{
+	return img->err;
+}

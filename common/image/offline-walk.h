@@ -7,7 +7,7 @@
 #define VOLCTL_COMMON_OFFLINE_H
 
 #include <stddef.h>
-#include "common/image/image.h"
+#include "kernel-shared/format.h"
 
 struct btrfs_fs;
 

@@ -185,7 +185,7 @@ static int dump_extent_item(struct vc_dump *d, u8 type, const u8 *data, u32 len)
 	pos = r.inline_start;
 	vc_dump_list_begin(d, &vc_dump_inline_refs);
 	while ((ret = btrfs_extent_inline_ref_next(data, len, &pos, &ref)) == 0) {
-		const struct vc_dump_desc *rd = vc_dump_ref_desc(ref.type);
+		const struct rec_desc *rd = vc_dump_ref_desc(ref.type);
 
 		/* titled by its type in text */
 		vc_dump_open(d, NULL, vc_dump_type_str(ref.type, tb, sizeof(tb)));
@@ -201,7 +201,7 @@ static int dump_extent_item(struct vc_dump *d, u8 type, const u8 *data, u32 len)
 static int dump_keyed_ref(struct vc_dump *d, const struct btrfs_key *key, const u8 *data, u32 len)
 {
 	struct btrfs_extent_ref_rec r;
-	const struct vc_dump_desc *rd;
+	const struct rec_desc *rd;
 	int ret = btrfs_decode_keyed_ref(key, data, len, &r);
 
 	if (ret)
@@ -273,21 +273,13 @@ static bool empty_body_type(u8 type)
 	dr_ret;									\
 })
 
-static int dump_body(struct vc_dump *d, const struct btrfs_key *key, const u8 *data, u32 len)
+/* An item whose whole body one decoder reads into one described record; 1: not such an item */
+static int dump_decoded_body(struct vc_dump *d, u8 type, const u8 *data, u32 len)
 {
-	switch (key->type) {
+	switch (type) {
 	case BTRFS_INODE_ITEM_KEY:
 		return DUMP_DECODED(d, &vc_dump_inode, struct btrfs_inode_rec,
 				    btrfs_decode_inode_item, data, len);
-	case BTRFS_INODE_REF_KEY:
-		return dump_inode_refs(d, data, len, false);
-	case BTRFS_INODE_EXTREF_KEY:
-		return dump_inode_refs(d, data, len, true);
-	case BTRFS_DIR_ITEM_KEY:
-	case BTRFS_DIR_INDEX_KEY:
-		return dump_dir_items(d, data, len, false);
-	case BTRFS_XATTR_ITEM_KEY:
-		return dump_dir_items(d, data, len, true);
 	case BTRFS_ROOT_ITEM_KEY:
 		return DUMP_DECODED(d, &vc_dump_root_item, struct btrfs_root_rec,
 				    btrfs_decode_root_item, data, len);
@@ -295,14 +287,6 @@ static int dump_body(struct vc_dump *d, const struct btrfs_key *key, const u8 *d
 	case BTRFS_ROOT_BACKREF_KEY:
 		return DUMP_DECODED(d, &vc_dump_root_ref, struct btrfs_root_ref_rec,
 				    btrfs_decode_root_ref, data, len);
-	case BTRFS_CHUNK_ITEM_KEY: {
-		struct btrfs_chunk_rec c;
-		int ret = btrfs_decode_chunk(data, len, &c);
-
-		if (!ret)
-			dump_chunk_body(d, &c);
-		return ret;
-	}
 	case BTRFS_DEV_ITEM_KEY:
 		return DUMP_DECODED(d, &vc_dump_dev_item_obj, struct btrfs_dev_item_rec,
 				    btrfs_decode_dev_item, data, len);
@@ -315,6 +299,54 @@ static int dump_body(struct vc_dump *d, const struct btrfs_key *key, const u8 *d
 	case BTRFS_FREE_SPACE_INFO_KEY:
 		return DUMP_DECODED(d, &vc_dump_free_space_info, struct btrfs_free_space_info_rec,
 				    btrfs_decode_free_space_info, data, len);
+	case BTRFS_QGROUP_STATUS_KEY:
+		return DUMP_DECODED(d, &vc_dump_qgroup_status, struct btrfs_qgroup_status_rec,
+				    btrfs_decode_qgroup_status, data, len);
+	case BTRFS_QGROUP_INFO_KEY:
+		return DUMP_DECODED(d, &vc_dump_qgroup_info, struct btrfs_qgroup_info_rec,
+				    btrfs_decode_qgroup_info, data, len);
+	case BTRFS_QGROUP_LIMIT_KEY:
+		return DUMP_DECODED(d, &vc_dump_qgroup_limit, struct btrfs_qgroup_limit_rec,
+				    btrfs_decode_qgroup_limit, data, len);
+	}
+	return 1;
+}
+
+/* The checksums of an EXTENT_CSUM item: their count */
+static int dump_csum_body(struct vc_dump *d, u32 len)
+{
+	int cs = btrfs_csum_size(d->csum_type);
+	struct vc_dump_csums_rec r;
+
+	if (cs <= 0 || len % cs)
+		return -EUCLEAN;
+	r.csums = len / cs;
+	vc_dump_rec(d, &vc_dump_csums, &r);
+	return 0;
+}
+
+static int dump_body(struct vc_dump *d, const struct btrfs_key *key, const u8 *data, u32 len)
+{
+	struct btrfs_chunk_rec c;
+	int ret = dump_decoded_body(d, key->type, data, len);
+
+	if (ret <= 0)
+		return ret;
+	switch (key->type) {
+	case BTRFS_INODE_REF_KEY:
+		return dump_inode_refs(d, data, len, false);
+	case BTRFS_INODE_EXTREF_KEY:
+		return dump_inode_refs(d, data, len, true);
+	case BTRFS_DIR_ITEM_KEY:
+	case BTRFS_DIR_INDEX_KEY:
+		return dump_dir_items(d, data, len, false);
+	case BTRFS_XATTR_ITEM_KEY:
+		return dump_dir_items(d, data, len, true);
+	case BTRFS_CHUNK_ITEM_KEY:
+		ret = btrfs_decode_chunk(data, len, &c);
+		if (!ret)
+			dump_chunk_body(d, &c);
+		return ret;
 	case BTRFS_EXTENT_ITEM_KEY:
 	case BTRFS_METADATA_ITEM_KEY:
 		return dump_extent_item(d, key->type, data, len);
@@ -328,27 +360,10 @@ static int dump_body(struct vc_dump *d, const struct btrfs_key *key, const u8 *d
 	case BTRFS_UUID_KEY_SUBVOL:
 	case BTRFS_UUID_KEY_RECEIVED_SUBVOL:
 		return dump_uuid_item(d, data, len);
-	case BTRFS_QGROUP_STATUS_KEY:
-		return DUMP_DECODED(d, &vc_dump_qgroup_status, struct btrfs_qgroup_status_rec,
-				    btrfs_decode_qgroup_status, data, len);
-	case BTRFS_QGROUP_INFO_KEY:
-		return DUMP_DECODED(d, &vc_dump_qgroup_info, struct btrfs_qgroup_info_rec,
-				    btrfs_decode_qgroup_info, data, len);
-	case BTRFS_QGROUP_LIMIT_KEY:
-		return DUMP_DECODED(d, &vc_dump_qgroup_limit, struct btrfs_qgroup_limit_rec,
-				    btrfs_decode_qgroup_limit, data, len);
 	case BTRFS_PERSISTENT_ITEM_KEY:
 		return dump_dev_stats(d, key, data, len);
-	case BTRFS_EXTENT_CSUM_KEY: {
-		int cs = btrfs_csum_size(d->csum_type);
-		struct vc_dump_csums_rec r;
-
-		if (cs <= 0 || len % cs)
-			return -EUCLEAN;
-		r.csums = len / cs;
-		vc_dump_rec(d, &vc_dump_csums, &r);
-		return 0;
-	}
+	case BTRFS_EXTENT_CSUM_KEY:
+		return dump_csum_body(d, len);
 	}
 	if (empty_body_type(key->type))
 		return len ? -EUCLEAN : 0;

@@ -303,7 +303,7 @@ static void dump_flags(struct vc_dump *d, const char *name, u64 v, const struct 
 
 #define AT(rec, off) ((const u8 *)(rec) + (off))
 
-/* An integer of @size bytes at @off, host order or (VC_DF_LE) little-endian */
+/* An integer of @size bytes at @off, host order or (REC_LE) little-endian */
 static u64 get_uint(const void *rec, size_t off, size_t size, bool le)
 {
 	const u8 *p = AT(rec, off);
@@ -345,122 +345,145 @@ static s64 get_sint(const void *rec, size_t off, size_t size, bool le)
 }
 
 /* The index of the END matching the OBJECT or IF at @i */
-static size_t skip_block(const struct vc_dump_desc *desc, size_t i, size_t nr)
+static size_t skip_block(const struct rec_desc *desc, size_t i, size_t nr)
 {
 	int depth = 0;
 
 	for (; i < nr; i++) {
-		enum vc_dump_kind k = desc->fields[i].kind;
+		enum rec_kind k = desc->fields[i].kind;
 
-		if (k == VC_DK_OBJECT || k == VC_DK_IF)
+		if (k == REC_DK_OBJECT || k == REC_DK_IF)
 			depth++;
-		else if (k == VC_DK_END && --depth == 0)
+		else if (k == REC_DK_END && --depth == 0)
 			return i;
 	}
 	return nr;
 }
 
-static void dump_field(struct vc_dump *d, const struct vc_dump_field *f, const void *rec)
+/* A field of one integer (in any base, as a flag word or a name); false for the other kinds */
+static bool dump_number(struct vc_dump *d, const struct rec_field *f, const void *rec)
 {
-	bool le = f->flags & VC_DF_LE;
-	char buf[BTRFS_LABEL_SIZE + 1];
+	bool le = f->flags & REC_LE;
+	const struct vc_dump_enum *e = f->aux;
+	char buf[32];
 	u64 v;
 
 	switch (f->kind) {
-	case VC_DK_UINT:
-		vc_dump_u64(d, f->name, get_uint(rec, f->off, f->size, le));
+	case REC_DK_UINT:
+		vc_dump_u64(d, f->key, get_uint(rec, f->off, f->size, le));
 		break;
-	case VC_DK_SINT:
+	case REC_DK_SINT:
 		if (d->json)
-			json_s64(&d->jw, f->name, get_sint(rec, f->off, f->size, le));
+			json_s64(&d->jw, f->key, get_sint(rec, f->off, f->size, le));
 		else
-			fprintf(d->out, "%*s%s %" PRId64 "\n", d->level * 2, "", f->name,
+			fprintf(d->out, "%*s%s %" PRId64 "\n", d->level * 2, "", f->key,
 				get_sint(rec, f->off, f->size, le));
 		break;
-	case VC_DK_HEX:
-		vc_dump_hex(d, f->name, get_uint(rec, f->off, f->size, le));
+	case REC_DK_HEX:
+		vc_dump_hex(d, f->key, get_uint(rec, f->off, f->size, le));
 		break;
-	case VC_DK_OCT:
+	case REC_DK_OCT:
 		v = get_uint(rec, f->off, f->size, le);
 		if (d->json) {
-			vc_dump_u64(d, f->name, v);
+			vc_dump_u64(d, f->key, v);
 		} else {
 			snprintf(buf, sizeof(buf), "0%" PRIo64, v);
-			vc_dump_str(d, f->name, buf);
+			vc_dump_str(d, f->key, buf);
 		}
 		break;
-	case VC_DK_BOOL:
-		vc_dump_bool(d, f->name, get_uint(rec, f->off, f->size, le) != 0);
+	case REC_DK_BOOL:
+		vc_dump_bool(d, f->key, get_uint(rec, f->off, f->size, le) != 0);
 		break;
-	case VC_DK_BIT:
-		vc_dump_bool(d, f->name, get_uint(rec, f->off, f->size, le) & f->mask);
+	case REC_DK_BIT:
+		vc_dump_bool(d, f->key, get_uint(rec, f->off, f->size, le) & f->mask);
 		break;
-	case VC_DK_CHARS:
-	case VC_DK_ASCII: {
-		size_t n = f->size < sizeof(buf) - 1 ? f->size : sizeof(buf) - 1;
+	case REC_DK_FLAGS:
+		dump_flags(d, f->key, get_uint(rec, f->off, f->size, le), f->aux);
+		break;
+	case REC_DK_ENUM:
+		v = get_uint(rec, f->off, f->size, le);
+		vc_dump_str(d, f->key, v < e->nr ? e->names[v] : e->other);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
 
+/* A field printed as a string; false for the other kinds */
+static bool dump_text(struct vc_dump *d, const struct rec_field *f, const void *rec)
+{
+	bool le = f->flags & REC_LE;
+	char buf[BTRFS_LABEL_SIZE + 1];
+	size_t n = f->size < sizeof(buf) - 1 ? f->size : sizeof(buf) - 1;
+
+	switch (f->kind) {
+	case REC_DK_CHARS:
+	case REC_DK_ASCII:
 		for (size_t i = 0; i < n; i++) {
 			char c = (char)AT(rec, f->off)[i];
 
-			if (f->kind == VC_DK_ASCII && !(c >= 0x20 && c < 0x7f))
+			if (f->kind == REC_DK_ASCII && !(c >= 0x20 && c < 0x7f))
 				c = '.';
 			buf[i] = c;
 		}
 		buf[n] = '\0';
-		vc_dump_str(d, f->name, buf);
+		vc_dump_str(d, f->key, buf);
 		break;
+	case REC_DK_STR:
+		vc_dump_str(d, f->key, *(const char *const *)AT(rec, f->off));
+		break;
+	case REC_DK_NOTE:
+		vc_dump_str(d, f->key, f->aux);
+		break;
+	case REC_DK_TYPESTR:
+		vc_dump_str(d, f->key, vc_dump_type_str((u8)get_uint(rec, f->off, 1, le), buf, sizeof(buf)));
+		break;
+	case REC_DK_TYPENAME:
+		vc_dump_str(d, f->key, btrfs_item_type_name((u8)get_uint(rec, f->off, 1, le)));
+		break;
+	default:
+		return false;
 	}
-	case VC_DK_STR:
-		vc_dump_str(d, f->name, *(const char *const *)AT(rec, f->off));
+	return true;
+}
+
+/* A field: numbers and strings through dump_number() and dump_text(), structures here */
+static void dump_field(struct vc_dump *d, const struct rec_field *f, const void *rec)
+{
+	bool le = f->flags & REC_LE;
+
+	if (dump_number(d, f, rec) || dump_text(d, f, rec))
+		return;
+	switch (f->kind) {
+	case REC_DK_UUID:
+		vc_dump_uuid(d, f->key, AT(rec, f->off));
 		break;
-	case VC_DK_NOTE:
-		vc_dump_str(d, f->name, f->aux);
+	case REC_DK_KEY:
+		vc_dump_key(d, f->key, (const struct btrfs_key *)AT(rec, f->off));
 		break;
-	case VC_DK_UUID:
-		vc_dump_uuid(d, f->name, AT(rec, f->off));
+	case REC_DK_TIME:
+		dump_time(d, f->key, (const struct btrfs_time *)AT(rec, f->off));
 		break;
-	case VC_DK_KEY:
-		vc_dump_key(d, f->name, (const struct btrfs_key *)AT(rec, f->off));
+	case REC_DK_CSUM:
+		dump_csum(d, f->key, AT(rec, f->off), (u16)get_uint(rec, f->off2, 2, le));
 		break;
-	case VC_DK_TIME:
-		dump_time(d, f->name, (const struct btrfs_time *)AT(rec, f->off));
-		break;
-	case VC_DK_FLAGS:
-		dump_flags(d, f->name, get_uint(rec, f->off, f->size, le), f->aux);
-		break;
-	case VC_DK_CSUM:
-		dump_csum(d, f->name, AT(rec, f->off), (u16)get_uint(rec, f->off2, 2, le));
-		break;
-	case VC_DK_BYTES:
-		vc_dump_bytes(d, f->name, *(const u8 *const *)AT(rec, f->off),
+	case REC_DK_BYTES:
+		vc_dump_bytes(d, f->key, *(const u8 *const *)AT(rec, f->off),
 			      (u32)get_uint(rec, f->off2, f->size, le));
 		break;
-	case VC_DK_ENUM: {
-		const struct vc_dump_enum *e = f->aux;
-
-		v = get_uint(rec, f->off, f->size, le);
-		vc_dump_str(d, f->name, v < e->nr ? e->names[v] : e->other);
-		break;
-	}
-	case VC_DK_TYPESTR:
-		vc_dump_str(d, f->name, vc_dump_type_str((u8)get_uint(rec, f->off, 1, le), buf, sizeof(buf)));
-		break;
-	case VC_DK_TYPENAME:
-		vc_dump_str(d, f->name, btrfs_item_type_name((u8)get_uint(rec, f->off, 1, le)));
-		break;
-	case VC_DK_SUB:
+	case REC_DK_SUB:
 		vc_dump_rec(d, f->aux, AT(rec, f->off));
 		break;
-	case VC_DK_OBJECT:
-		vc_dump_open(d, f->name, f->title);
+	case REC_DK_OBJECT:
+		vc_dump_open(d, f->key, f->label);
 		break;
-	case VC_DK_IF:
-	case VC_DK_END:
+	default:
 		break;
 	}
 }
 
-void vc_dump_rec_part(struct vc_dump *d, const struct vc_dump_desc *desc, const void *rec,
+void vc_dump_rec_part(struct vc_dump *d, const struct rec_desc *desc, const void *rec,
 		      size_t nr)
 {
 	bool is_object[16];	/* per open OBJECT or IF: which */
@@ -469,27 +492,27 @@ void vc_dump_rec_part(struct vc_dump *d, const struct vc_dump_desc *desc, const 
 	if (nr > desc->nr)
 		nr = desc->nr;
 	for (size_t i = 0; i < nr; i++) {
-		const struct vc_dump_field *f = &desc->fields[i];
+		const struct rec_field *f = &desc->fields[i];
 
-		if ((f->flags & VC_DF_JSON) && !d->json)
+		if ((f->flags & REC_JSON_ONLY) && !d->json)
 			continue;
-		if (f->kind == VC_DK_IF && !get_uint(rec, f->off, f->size, f->flags & VC_DF_LE)) {
+		if (f->kind == REC_DK_IF && !get_uint(rec, f->off, f->size, f->flags & REC_LE)) {
 			i = skip_block(desc, i, nr);
 			continue;
 		}
-		if (f->kind == VC_DK_END) {
+		if (f->kind == REC_DK_END) {
 			if (depth > 0 && is_object[--depth])
 				vc_dump_close(d);
 			continue;
 		}
-		if ((f->kind == VC_DK_OBJECT || f->kind == VC_DK_IF) &&
+		if ((f->kind == REC_DK_OBJECT || f->kind == REC_DK_IF) &&
 		    depth < (int)(sizeof(is_object) / sizeof(is_object[0])))
-			is_object[depth++] = f->kind == VC_DK_OBJECT;
+			is_object[depth++] = f->kind == REC_DK_OBJECT;
 		dump_field(d, f, rec);
 	}
 }
 
-void vc_dump_rec(struct vc_dump *d, const struct vc_dump_desc *desc, const void *rec)
+void vc_dump_rec(struct vc_dump *d, const struct rec_desc *desc, const void *rec)
 {
 	vc_dump_rec_part(d, desc, rec, desc->nr);
 }

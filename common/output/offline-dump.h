@@ -9,7 +9,8 @@
  * number plus a "<name>_names" array of the bits set.
  *
  * One printer per record (common/output/record.h): every structure the dump
- * prints is described once, as a table of fields (struct vc_dump_desc), in
+ * prints is described once, in the record scheme (struct rec_desc, with the
+ * dump's field kinds REC_DK_*), in
  * common/output/records-inspect.c, the one place that names its members; a field
  * name is both the text label and the JSON key.  vc_dump_rec() prints a
  * described structure, vc_dump_list_begin() and vc_dump_elem() the
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "common/output/output.h"
+#include "common/output/record.h"
 #include "kernel-shared/format.h"
 
 struct btrfs_fs;
@@ -51,55 +53,14 @@ void vc_dump_list_open(struct vc_dump *d, const char *name, const char *title);
 void vc_dump_list_close(struct vc_dump *d);
 
 /*
- * Field kinds.  A value sits at @off in the described struct; integers are
- * @size bytes wide, in host order, or little-endian with VC_DF_LE (a field
- * of an on-disk struct such as struct btrfs_super_block).
+ * The dump's descriptions are record descriptions (struct rec_desc of
+ * common/output/record.h) with the dump's field kinds (REC_DK_*): a value
+ * sits at @off in the described struct; integers are @size bytes wide, in
+ * host order, or little-endian with REC_LE (a field of an on-disk struct
+ * such as struct btrfs_super_block).  A field's key is its JSON name and
+ * its text label alike; an OBJECT's label is its text line.  The VC_DF*
+ * macros below fill them in.
  */
-enum vc_dump_kind {
-	VC_DK_UINT,	/* unsigned integer */
-	VC_DK_SINT,	/* signed integer */
-	VC_DK_HEX,	/* unsigned: text 0x.., JSON number */
-	VC_DK_OCT,	/* unsigned: text 0<octal>, JSON number */
-	VC_DK_BOOL,	/* integer, non-zero is yes */
-	VC_DK_BIT,	/* integer & @mask, as a bool */
-	VC_DK_CHARS,	/* char[@size], NUL-terminated or full */
-	VC_DK_ASCII,	/* u8[@size]: printable bytes as they are, the others '.' */
-	VC_DK_STR,	/* const char *; NULL: text "-", JSON null */
-	VC_DK_NOTE,	/* no value: the constant string @aux */
-	VC_DK_UUID,	/* u8[16] */
-	VC_DK_KEY,	/* struct btrfs_key: text "(objectid type offset)", JSON object */
-	VC_DK_TIME,	/* struct btrfs_time: text "sec.nsec", JSON object */
-	VC_DK_FLAGS,	/* unsigned, decoded with the struct vc_dump_flags @aux */
-	VC_DK_CSUM,	/* u8[BTRFS_CSUM_SIZE]; its algorithm the u16 at @off2 */
-	VC_DK_BYTES,	/* const u8 * at @off, its length the @size-byte integer at @off2 */
-	VC_DK_ENUM,	/* unsigned, named by the struct vc_dump_enum @aux */
-	VC_DK_TYPESTR,	/* u8 key type: its name, or the number */
-	VC_DK_TYPENAME,	/* u8 key type: its name; unknown: NULL */
-	VC_DK_SUB,	/* the struct vc_dump_desc @aux of the struct at @off, in place */
-	VC_DK_OBJECT,	/* container: JSON object @name, text line @title, up to its END */
-	VC_DK_IF,	/* the fields up to its END only if the @size-byte value is non-zero */
-	VC_DK_END,	/* end of an OBJECT or IF */
-};
-
-#define VC_DF_LE	0x1	/* integer stored little-endian */
-#define VC_DF_JSON	0x2	/* JSON only (text shows it elsewhere, or not at all) */
-
-struct vc_dump_field {
-	const char *name;	/* text label and JSON key */
-	const char *title;	/* OBJECT: the text line (NULL: none) */
-	enum vc_dump_kind kind;
-	unsigned int flags;	/* VC_DF_* */
-	size_t off, size;
-	size_t off2;		/* CSUM, BYTES: the second member */
-	u64 mask;		/* BIT */
-	const void *aux;	/* FLAGS, ENUM, SUB, NOTE */
-};
-
-struct vc_dump_desc {
-	const char *name;	/* the structure, for messages */
-	const struct vc_dump_field *fields;
-	size_t nr;
-};
 
 /* A flag word's names: a table (terminated by a NULL name) or a function */
 struct vc_dump_flag_name {
@@ -131,39 +92,46 @@ struct vc_dump_list {
 	const char *title;
 	const char *elem;
 	bool numbered, bare, object;
-	const struct vc_dump_desc *desc;
+	const struct rec_desc *desc;
 };
 
 #define VC_DUMP_SIZEOF(type, member) sizeof(((type *)0)->member)
+/* a dump field: text label and JSON key @name, and the dump's members */
+#define VC_DUMP_FIELD(label, key, kind, flags, off, size, off2, mask, aux) \
+	{ (label), (key), (kind), (off), 0, REC_LEFT, 0, (flags), 0, (size), (off2), (mask), (aux) }
 #define VC_DF(name, kind, type, member) \
-	{ (name), NULL, (kind), 0, offsetof(type, member), VC_DUMP_SIZEOF(type, member), 0, 0, NULL }
+	VC_DUMP_FIELD(name, name, kind, 0, offsetof(type, member), VC_DUMP_SIZEOF(type, member), \
+		      0, 0, NULL)
 #define VC_DF_F(name, kind, flags, type, member) \
-	{ (name), NULL, (kind), (flags), offsetof(type, member), VC_DUMP_SIZEOF(type, member), 0, 0, NULL }
+	VC_DUMP_FIELD(name, name, kind, flags, offsetof(type, member), \
+		      VC_DUMP_SIZEOF(type, member), 0, 0, NULL)
 #define VC_DF_AUX(name, kind, type, member, aux) \
-	{ (name), NULL, (kind), 0, offsetof(type, member), VC_DUMP_SIZEOF(type, member), 0, 0, (aux) }
+	VC_DUMP_FIELD(name, name, kind, 0, offsetof(type, member), VC_DUMP_SIZEOF(type, member), \
+		      0, 0, aux)
 #define VC_DF_LE_AUX(name, kind, type, member, aux) \
-	{ (name), NULL, (kind), VC_DF_LE, offsetof(type, member), VC_DUMP_SIZEOF(type, member), \
-	  0, 0, (aux) }
+	VC_DUMP_FIELD(name, name, kind, REC_LE, offsetof(type, member), \
+		      VC_DUMP_SIZEOF(type, member), 0, 0, aux)
 #define VC_DF_BIT(name, type, member, bit) \
-	{ (name), NULL, VC_DK_BIT, 0, offsetof(type, member), VC_DUMP_SIZEOF(type, member), \
-	  0, (bit), NULL }
+	VC_DUMP_FIELD(name, name, REC_DK_BIT, 0, offsetof(type, member), \
+		      VC_DUMP_SIZEOF(type, member), 0, bit, NULL)
 #define VC_DF_CSUM(name, type, member, csum_type) \
-	{ (name), NULL, VC_DK_CSUM, 0, offsetof(type, member), 0, offsetof(type, csum_type), 0, NULL }
+	VC_DUMP_FIELD(name, name, REC_DK_CSUM, 0, offsetof(type, member), 0, \
+		      offsetof(type, csum_type), 0, NULL)
 #define VC_DF_BYTES(name, type, ptr, len) \
-	{ (name), NULL, VC_DK_BYTES, 0, offsetof(type, ptr), VC_DUMP_SIZEOF(type, len), \
-	  offsetof(type, len), 0, NULL }
-#define VC_DF_NOTE(name, text) { (name), NULL, VC_DK_NOTE, 0, 0, 0, 0, 0, (text) }
-#define VC_DF_OBJECT(name, title) { (name), (title), VC_DK_OBJECT, 0, 0, 0, 0, 0, NULL }
+	VC_DUMP_FIELD(name, name, REC_DK_BYTES, 0, offsetof(type, ptr), VC_DUMP_SIZEOF(type, len), \
+		      offsetof(type, len), 0, NULL)
+#define VC_DF_NOTE(name, text) VC_DUMP_FIELD(name, name, REC_DK_NOTE, 0, 0, 0, 0, 0, text)
+#define VC_DF_OBJECT(name, title) VC_DUMP_FIELD(title, name, REC_DK_OBJECT, 0, 0, 0, 0, 0, NULL)
 #define VC_DF_IF(type, member) \
-	{ NULL, NULL, VC_DK_IF, 0, offsetof(type, member), VC_DUMP_SIZEOF(type, member), 0, 0, NULL }
+	VC_DUMP_FIELD(NULL, NULL, REC_DK_IF, 0, offsetof(type, member), \
+		      VC_DUMP_SIZEOF(type, member), 0, 0, NULL)
 #define VC_DF_SUB(type, member, desc) \
-	{ NULL, NULL, VC_DK_SUB, 0, offsetof(type, member), 0, 0, 0, (desc) }
-#define VC_DF_END { NULL, NULL, VC_DK_END, 0, 0, 0, 0, 0, NULL }
-#define VC_DUMP_DESC(name, fields) { (name), (fields), sizeof(fields) / sizeof((fields)[0]) }
+	VC_DUMP_FIELD(NULL, NULL, REC_DK_SUB, 0, offsetof(type, member), 0, 0, 0, desc)
+#define VC_DF_END VC_DUMP_FIELD(NULL, NULL, REC_DK_END, 0, 0, 0, 0, 0, NULL)
 
 /* Print the fields of @rec, a struct described by @desc (the first @nr of them) */
-void vc_dump_rec(struct vc_dump *d, const struct vc_dump_desc *desc, const void *rec);
-void vc_dump_rec_part(struct vc_dump *d, const struct vc_dump_desc *desc, const void *rec,
+void vc_dump_rec(struct vc_dump *d, const struct rec_desc *desc, const void *rec);
+void vc_dump_rec_part(struct vc_dump *d, const struct rec_desc *desc, const void *rec,
 		      size_t nr);
 /* Containers of a description: a list, its elements, a list's element by hand */
 void vc_dump_list_begin(struct vc_dump *d, const struct vc_dump_list *l);

@@ -20,6 +20,7 @@
 #include "common/output/qgroup-out.h"
 #include "common/output/records.h"
 #include "common/util/units.h"
+#include "kernel-shared/qgroup-list.h"
 
 /* Room below which a set limit counts as full: 1% of it, at least 256 KiB. */
 #define FULL_SLACK_MIN	(256ULL * 1024)
@@ -59,7 +60,8 @@ static bool has_max_excl(const struct btrfs_qgroup *qg)
 
 const char *qgroup_row_label(const struct qgroup_row *row, char *buf, size_t size)
 {
-	size_t n;
+	struct count_rec n;
+	char *text;
 
 	switch (row->kind) {
 	case BTRFS_QGROUP_KIND_TOPLEVEL:
@@ -74,8 +76,10 @@ const char *qgroup_row_label(const struct qgroup_row *row, char *buf, size_t siz
 		return "<squota space holder>";
 	case BTRFS_QGROUP_KIND_GROUP:
 	default:
-		n = row->qg->nr_children;
-		snprintf(buf, size, "<%zu member%s>", n, n == 1 ? "" : "s");
+		n.n = row->qg->nr_children;
+		text = rec_text_string(&rec_members_label, &n, 0);
+		snprintf(buf, size, "%s", text ? text : "");
+		free(text);
 		return buf;
 	}
 }

@@ -13,10 +13,12 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "common/backend/backend.h"
 #include "common/output/records.h"
-#include "kernel-shared/qgroup-list.h"
+#include "common/util/quota-types.h"
+#include "kernel-shared/qgroup-types.h"
 #include "kernel-shared/subvol-list.h"
+
+struct vc_config;
 
 #define QUOTA_MAX_LEVELS VC_QUOTA_MAX_LEVELS
 /* the kernel's drop subtree threshold when a filesystem is mounted */

@@ -36,6 +36,19 @@ static void emit_size_opt(struct kvout *kv, const struct rec_field *f, const uin
 		kvout_str(kv, f->label, f->key, NULL, "none");
 }
 
+static void emit_s64(struct kvout *kv, const struct rec_field *f, int64_t v)
+{
+	char buf[24];
+
+	if (kv->json) {
+		if (f->key && !kv->quiet)
+			json_s64(&kv->jw, f->key, v);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%" PRId64, v);
+	kvout_str(kv, f->label, NULL, buf, "-");
+}
+
 static void emit_table(struct kvout *kv, const struct rec_field *f, const struct rec_table *t)
 {
 	const char *row = t->rows;
@@ -71,27 +84,85 @@ void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec)
 	kv->label_width = width;
 }
 
+/* The count a plural form "{one|many}" agrees with: the value of number field @f */
+static bool field_count(const struct rec_field *f, const void *rec, uint64_t *n)
+{
+	switch (f->kind) {
+	case REC_U64:
+	case REC_U64_SET:
+	case REC_S64:
+	case REC_SIZE:
+	case REC_LIMIT:
+		*n = VAL(rec, f, uint64_t);
+		return true;
+	case REC_U64_OPT:
+	case REC_U64_IF:
+	case REC_SIZE_OPT:
+		if (!VAL(rec, f, const uint64_t *))
+			return false;
+		*n = *VAL(rec, f, const uint64_t *);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The text of the "{...}" at @open (up to @close) of a template: "{}" the
+ * text of field @f (its number, when it has one, becomes *@count), a plural
+ * form "{one|many}" @one when *@count is 1, @many otherwise.  Anything else
+ * is printed as it is.  Whether it took a value field.
+ */
+static bool put_slot(struct kvout *kv, struct rec_text *cell, const char *open,
+		     const char *close, const struct rec_field *f, const void *rec,
+		     uint64_t *count)
+{
+	const char *bar = memchr(open, '|', (size_t)(close - open));
+	bool print = !kv->json && !kv->quiet;
+	const char *v;
+
+	if (close == open + 1) {
+		if (!f)
+			return false;
+		v = rec_cell(cell, f, rec, kv->units);
+		field_count(f, rec, count);
+		if (print)
+			fputs(v ? v : "", kv->out);
+		return true;
+	}
+	if (!print)
+		return false;
+	if (!bar)
+		fprintf(kv->out, "%.*s", (int)(close - open + 1), open);
+	else if (*count == 1)
+		fprintf(kv->out, "%.*s", (int)(bar - open - 1), open + 1);
+	else
+		fprintf(kv->out, "%.*s", (int)(close - bar - 1), bar + 1);
+	return false;
+}
+
 /*
  * The REC_LINE d->fields[i]: text, its template with each "{}" the text of
- * the next field, then a newline unless the line goes on (REC_MORE);
- * either way, the number of value fields it takes.
+ * the next field and each "{one|many}" agreeing with the number before it,
+ * then a newline unless the line goes on (REC_MORE); either way, the number
+ * of value fields it takes.
  */
 static size_t emit_line(struct kvout *kv, const struct rec_desc *d, size_t i, const void *rec)
 {
-	const char *t = d->fields[i].label, *mark;
+	const char *t = d->fields[i].label, *open, *close;
+	bool print = !kv->json && !kv->quiet;
 	struct rec_text cell = { 0 };
+	uint64_t count = 0;
 	size_t nr = 0;
 
-	for (; (mark = strstr(t, "{}")); t = mark + 2, nr++) {
-		const char *v;
+	for (; (open = strchr(t, '{')) && (close = strchr(open, '}')); t = close + 1) {
+		const struct rec_field *f = i + 1 + nr < d->nr ? &d->fields[i + 1 + nr] : NULL;
 
-		if (i + 1 + nr >= d->nr)
-			break;
-		v = rec_cell(&cell, &d->fields[i + 1 + nr], rec, kv->units);
-		if (!kv->json && !kv->quiet)
-			fprintf(kv->out, "%.*s%s", (int)(mark - t), t, v ? v : "");
+		if (print)
+			fprintf(kv->out, "%.*s", (int)(open - t), t);
+		nr += put_slot(kv, &cell, open, close, f, rec, &count);
 	}
-	if (!kv->json && !kv->quiet)
+	if (print)
 		fprintf(kv->out, "%s%s", t, d->fields[i].flags & REC_MORE ? "" : "\n");
 	rec_text_release(&cell);
 	return nr;
@@ -109,78 +180,108 @@ static size_t skip_block(const struct rec_desc *d, size_t i)
 	return i;
 }
 
-static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *rec)
+/* A field of one number, string or flag; false for the other kinds */
+static bool emit_scalar(struct kvout *kv, const struct rec_field *f, const void *rec)
 {
 	char qb[BTRFS_QGROUPID_BUFSIZE];
 
+	switch (f->kind) {
+	case REC_U64:
+		kvout_u64(kv, f->label, f->key, VAL(rec, f, uint64_t));
+		break;
+	case REC_U64_SET:
+		kvout_u64_set(kv, f->label, f->key, VAL(rec, f, uint64_t),
+			      VAL(rec, f, uint64_t) != 0);
+		break;
+	case REC_U64_OPT:
+		emit_opt(kv, f, VAL(rec, f, const uint64_t *));
+		break;
+	case REC_U64_IF:
+		if (VAL(rec, f, const uint64_t *))
+			kvout_u64(kv, f->label, f->key, *VAL(rec, f, const uint64_t *));
+		break;
+	case REC_S64:
+		emit_s64(kv, f, VAL(rec, f, int64_t));
+		break;
+	case REC_STR:
+		kvout_str(kv, f->label, f->key, VAL(rec, f, const char *), "-");
+		break;
+	case REC_BOOL:
+		kvout_bool(kv, f->label, f->key, VAL(rec, f, bool));
+		break;
+	case REC_BOOL_OPT:
+		if (VAL(rec, f, const bool *))
+			kvout_bool(kv, f->label, f->key, *VAL(rec, f, const bool *));
+		else
+			kvout_str(kv, f->label, f->key, NULL, "-");
+		break;
+	case REC_UUID:
+		kvout_uuid(kv, f->label, f->key, VAL(rec, f, const uint8_t *));
+		break;
+	case REC_TIME:
+		kvout_time(kv, f->label, f->key, VAL(rec, f, int64_t));
+		break;
+	case REC_SIZE:
+	case REC_LIMIT:
+		kvout_size(kv, f->label, f->key, VAL(rec, f, uint64_t), f->kind == REC_LIMIT);
+		break;
+	case REC_SIZE_OPT:
+		emit_size_opt(kv, f, VAL(rec, f, const uint64_t *));
+		break;
+	case REC_QGROUPID:
+		kvout_str(kv, f->label, f->key, btrfs_qgroupid_str(VAL(rec, f, uint64_t), qb), "-");
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* A field of a list of values; false for the other kinds */
+static bool emit_list(struct kvout *kv, const struct rec_field *f, const void *rec)
+{
+	char qb[BTRFS_QGROUPID_BUFSIZE];
+
+	switch (f->kind) {
+	case REC_STRS:
+		emit_strs(kv, f, VAL(rec, f, const char *const *));
+		break;
+	case REC_QGROUPIDS:
+		kvout_array_open(kv, f->key);
+		for (size_t j = 0; j < VAL(rec, f, struct rec_u64s).nr; j++)
+			kvout_item(kv, f->label,
+				   btrfs_qgroupid_str(VAL(rec, f, struct rec_u64s).v[j], qb));
+		kvout_array_close(kv);
+		break;
+	case REC_U64S:
+		kvout_array_open(kv, f->key);
+		for (size_t j = 0; j < VAL(rec, f, struct rec_u64s).nr; j++)
+			kvout_u64_item(kv, VAL(rec, f, struct rec_u64s).v[j]);
+		kvout_array_close(kv);
+		break;
+	case REC_TABLE:
+		emit_table(kv, f, &VAL(rec, f, struct rec_table));
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The fields of @d: values through emit_scalar() and emit_list(), the
+ * structure (nested records and objects, text lines, conditional blocks) here.
+ */
+static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *rec)
+{
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct rec_field *f = &d->fields[i];
 
+		if (emit_scalar(kv, f, rec) || emit_list(kv, f, rec))
+			continue;
 		switch (f->kind) {
-		case REC_U64:
-			kvout_u64(kv, f->label, f->key, VAL(rec, f, uint64_t));
-			break;
-		case REC_U64_SET:
-			kvout_u64_set(kv, f->label, f->key, VAL(rec, f, uint64_t),
-				      VAL(rec, f, uint64_t) != 0);
-			break;
-		case REC_U64_OPT:
-			emit_opt(kv, f, VAL(rec, f, const uint64_t *));
-			break;
-		case REC_STR:
-			kvout_str(kv, f->label, f->key, VAL(rec, f, const char *), "-");
-			break;
-		case REC_BOOL_OPT:
-			if (VAL(rec, f, const bool *))
-				kvout_bool(kv, f->label, f->key, *VAL(rec, f, const bool *));
-			else
-				kvout_str(kv, f->label, f->key, NULL, "-");
-			break;
-		case REC_UUID:
-			kvout_uuid(kv, f->label, f->key, VAL(rec, f, const uint8_t *));
-			break;
-		case REC_TIME:
-			kvout_time(kv, f->label, f->key, VAL(rec, f, int64_t));
-			break;
-		case REC_SIZE:
-		case REC_LIMIT:
-			kvout_size(kv, f->label, f->key, VAL(rec, f, uint64_t), f->kind == REC_LIMIT);
-			break;
-		case REC_SIZE_OPT:
-			emit_size_opt(kv, f, VAL(rec, f, const uint64_t *));
-			break;
-		case REC_BOOL:
-			kvout_bool(kv, f->label, f->key, VAL(rec, f, bool));
-			break;
-		case REC_STRS:
-			emit_strs(kv, f, VAL(rec, f, const char *const *));
-			break;
-		case REC_QGROUPID:
-			kvout_str(kv, f->label, f->key,
-				  btrfs_qgroupid_str(VAL(rec, f, uint64_t), qb), "-");
-			break;
-		case REC_QGROUPIDS:
-			kvout_array_open(kv, f->key);
-			for (size_t j = 0; j < VAL(rec, f, struct rec_u64s).nr; j++)
-				kvout_item(kv, f->label,
-					   btrfs_qgroupid_str(VAL(rec, f, struct rec_u64s).v[j], qb));
-			kvout_array_close(kv);
-			break;
-		case REC_U64_IF:
-			if (VAL(rec, f, const uint64_t *))
-				kvout_u64(kv, f->label, f->key, *VAL(rec, f, const uint64_t *));
-			break;
-		case REC_U64S:
-			kvout_array_open(kv, f->key);
-			for (size_t j = 0; j < VAL(rec, f, struct rec_u64s).nr; j++)
-				kvout_u64_item(kv, VAL(rec, f, struct rec_u64s).v[j]);
-			kvout_array_close(kv);
-			break;
 		case REC_SUB:
 			rec_emit(kv, VAL(rec, f, struct rec_sub).desc, VAL(rec, f, struct rec_sub).rec);
-			break;
-		case REC_TABLE:
-			emit_table(kv, f, &VAL(rec, f, struct rec_table));
 			break;
 		case REC_OBJECT:
 			kvout_object_open(kv, f->key);
@@ -195,7 +296,7 @@ static void emit_fields(struct kvout *kv, const struct rec_desc *d, const void *
 			if (VAL(rec, f, bool) == !!(f->flags & REC_NOT))
 				i = skip_block(d, i);
 			break;
-		case REC_ENDIF:
+		default:
 			break;
 		}
 	}
@@ -263,6 +364,9 @@ const char *rec_cell(struct rec_text *t, const struct rec_field *f, const void *
 		return buf;
 	case REC_QGROUPID:
 		return btrfs_qgroupid_str(VAL(rec, f, uint64_t), buf);
+	case REC_S64:
+		snprintf(buf, 24, "%" PRId64, VAL(rec, f, int64_t));
+		return buf;
 	case REC_U64_OPT:
 		if (!VAL(rec, f, const uint64_t *))
 			return "-";
@@ -430,6 +534,26 @@ void rec_autotab_release(struct rec_autotab *t)
 	free(t->width);
 	t->width = NULL;
 	rec_text_release(&t->cell);
+}
+
+char *rec_text_string(const struct rec_desc *d, const void *rec, unsigned int units)
+{
+	struct kvout kv = { .units = units, .indent = "\t" };
+	char *buf = NULL;
+	size_t len = 0;
+
+	kv.out = open_memstream(&buf, &len);
+	if (!kv.out)
+		return NULL;
+	rec_emit(&kv, d, rec);
+	if (fclose(kv.out)) {
+		free(buf);
+		return NULL;
+	}
+	/* a one-line text without its newline */
+	if (len && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	return buf;
 }
 
 void rec_print_document(struct kvout *kv, const struct rec_doc *doc, const struct rec_desc *d,

@@ -16,7 +16,9 @@
  * Free-form text (sentences with values in them) is text-only fields too: a
  * REC_LINE's label is a template whose "{}"s take the values of the fields
  * after it (REC_TEXT, REC_V; REC_TEXT_MORE: a part of a line, the next
- * REC_TEXT goes on after it), and REC_WHEN/REC_UNLESS ... REC_WHEN_END
+ * REC_TEXT goes on after it) and whose plural forms "{one|many}" (e.g.
+ * "{} cop{y|ies}", "{} device{|s}") agree with the number of the "{}"
+ * before them on the line, and REC_WHEN/REC_UNLESS ... REC_WHEN_END
  * print the fields between them only when a bool of the record is true
  * (false).  With no keys, such fields leave the JSON as it is.
  *
@@ -34,11 +36,14 @@
  * names are the version-1 document names kept for one release
  * (tests/unit/test-records.c).
  *
- * `volctl inspect`'s dumps of on-disk structures follow the same rule with
- * their own writer (indented "name value" text, a field's name being both
- * label and key): their descriptions are in common/output/records-inspect.c
- * (struct vc_dump_desc of common/output/offline-dump.h, every name in vc_dump_all[]
- * and vc_dump_all_lists[] checked by the same test).  tests/check-api.sh
+ * `volctl inspect`'s dumps of on-disk structures are described in the same
+ * scheme, with the dump's field kinds (REC_DK_*: raw integers of a width,
+ * little-endian or not, flag words, keys...) and printed by the dump's
+ * writer (indented "name value" text, a field's key being its text label
+ * too; vc_dump_rec() of common/output/offline-dump.h): their descriptions
+ * are in common/output/records-inspect.c, every name in vc_dump_all[] and
+ * vc_dump_all_lists[] checked by the same test.  rec_emit() leaves the
+ * dump's kinds out, and vc_dump_rec() the others.  tests/check-api.sh
  * holds every other file to no key or label literal in a writer call.
  */
 #ifndef VOLCTL_COMMON_RECORD_H
@@ -78,6 +83,34 @@ enum rec_kind {
 	REC_IF,		/* bool: the fields up to the matching REC_ENDIF only when it
 			 * is true (REC_NOT: false) */
 	REC_ENDIF,	/* end of a REC_IF */
+	REC_S64,	/* int64_t */
+	/*
+	 * The dump's kinds (`volctl inspect`, common/output/offline-dump.h):
+	 * an integer is @size bytes at @off, host order or REC_LE
+	 */
+	REC_DK_UINT,	/* unsigned integer */
+	REC_DK_SINT,	/* signed integer */
+	REC_DK_HEX,	/* unsigned: text 0x.., JSON number */
+	REC_DK_OCT,	/* unsigned: text 0<octal>, JSON number */
+	REC_DK_BOOL,	/* integer, non-zero is yes */
+	REC_DK_BIT,	/* integer & @mask, as a bool */
+	REC_DK_CHARS,	/* char[@size], NUL-terminated or full */
+	REC_DK_ASCII,	/* u8[@size]: printable bytes as they are, the others '.' */
+	REC_DK_STR,	/* const char *; NULL: text "-", JSON null */
+	REC_DK_NOTE,	/* no value: the constant string @aux */
+	REC_DK_UUID,	/* u8[16] */
+	REC_DK_KEY,	/* struct btrfs_key: text "(objectid type offset)", JSON object */
+	REC_DK_TIME,	/* struct btrfs_time: text "sec.nsec", JSON object */
+	REC_DK_FLAGS,	/* unsigned, decoded with the struct vc_dump_flags @aux */
+	REC_DK_CSUM,	/* u8[BTRFS_CSUM_SIZE]; its algorithm the u16 at @off2 */
+	REC_DK_BYTES,	/* const u8 * at @off, its length the @size-byte integer at @off2 */
+	REC_DK_ENUM,	/* unsigned, named by the struct vc_dump_enum @aux */
+	REC_DK_TYPESTR,	/* u8 key type: its name, or the number */
+	REC_DK_TYPENAME, /* u8 key type: its name; unknown: NULL */
+	REC_DK_SUB,	/* the struct rec_desc @aux of the struct at @off, in place */
+	REC_DK_OBJECT,	/* container: JSON object @key, text line @label, up to its END */
+	REC_DK_IF,	/* the fields up to its END only if the @size-byte value is non-zero */
+	REC_DK_END,	/* end of an OBJECT or IF */
 };
 
 enum rec_align { REC_LEFT, REC_RIGHT };
@@ -88,6 +121,8 @@ enum {
 	REC_TAB2 = 1 << 1,	/* tab tables: two tabs after a row's cell (btrfs-progs) */
 	REC_NOT = 1 << 2,	/* REC_IF: when the bool is false */
 	REC_MORE = 1 << 3,	/* REC_LINE: the line goes on (no newline after it) */
+	REC_LE = 1 << 4,	/* REC_DK_*: the integer is stored little-endian */
+	REC_JSON_ONLY = 1 << 5,	/* REC_DK_*: JSON only (text shows it elsewhere, or not at all) */
 };
 
 /* Table flags (struct rec_desc.table) */
@@ -106,6 +141,11 @@ struct rec_field {
 	int gap;		/* row records: spaces before the column (not the first) */
 	unsigned int flags;	/* row records: REC_AUTO, REC_TAB2 */
 	unsigned int show;	/* row records: shown when a bit is asked for; 0: always */
+	/* the dump's kinds (REC_DK_*) */
+	size_t size;		/* integers: their width in bytes */
+	size_t off2;		/* CSUM, BYTES: the second member */
+	uint64_t mask;		/* BIT */
+	const void *aux;	/* FLAGS, ENUM, SUB, NOTE */
 };
 
 /* The values of a REC_QGROUPIDS field */
@@ -136,25 +176,29 @@ struct rec_desc {
 	unsigned int table;	/* row records: REC_TAB_RULE, REC_TAB_TAIL */
 };
 
+/* a field of the record kinds (the dump's members zero) */
+#define REC_FIELD(label, key, kind, off, width, align, gap, flags, show) \
+	{ (label), (key), (kind), (off), (width), (align), (gap), (flags), (show), 0, 0, 0, NULL }
 #define REC_F(label, key, kind, type, member) \
-	{ (label), (key), (kind), offsetof(type, member), 0, REC_LEFT, 0, 0, 0 }
+	REC_FIELD(label, key, kind, offsetof(type, member), 0, REC_LEFT, 0, 0, 0)
 #define REC_COL(label, key, kind, type, member, width, align, gap) \
-	{ (label), (key), (kind), offsetof(type, member), (width), (align), (gap), 0, 0 }
+	REC_FIELD(label, key, kind, offsetof(type, member), width, align, gap, 0, 0)
 /* a column with flags and a show mask */
 #define REC_COLX(label, key, kind, type, member, width, align, gap, flags, show) \
-	{ (label), (key), (kind), offsetof(type, member), (width), (align), (gap), (flags), (show) }
-#define REC_OBJ(key) { NULL, (key), REC_OBJECT, 0, 0, REC_LEFT, 0, 0, 0 }
-#define REC_OBJ_END { NULL, NULL, REC_END, 0, 0, REC_LEFT, 0, 0, 0 }
+	REC_FIELD(label, key, kind, offsetof(type, member), width, align, gap, flags, show)
+#define REC_OBJ(key) REC_FIELD(NULL, key, REC_OBJECT, 0, 0, REC_LEFT, 0, 0, 0)
+#define REC_OBJ_END REC_FIELD(NULL, NULL, REC_END, 0, 0, REC_LEFT, 0, 0, 0)
 /* free-form text: a line, its values, and a block printed on a condition */
-#define REC_TEXT(tmpl) { (tmpl), NULL, REC_LINE, 0, 0, REC_LEFT, 0, 0, 0 }
+#define REC_TEXT(tmpl) REC_FIELD(tmpl, NULL, REC_LINE, 0, 0, REC_LEFT, 0, 0, 0)
 /* a part of a line: the next REC_TEXT (or REC_TEXT_MORE) goes on after it */
-#define REC_TEXT_MORE(tmpl) { (tmpl), NULL, REC_LINE, 0, 0, REC_LEFT, 0, REC_MORE, 0 }
+#define REC_TEXT_MORE(tmpl) REC_FIELD(tmpl, NULL, REC_LINE, 0, 0, REC_LEFT, 0, REC_MORE, 0)
 #define REC_V(kind, type, member) \
-	{ NULL, NULL, (kind), offsetof(type, member), 0, REC_LEFT, 0, 0, 0 }
-#define REC_WHEN(type, member) { NULL, NULL, REC_IF, offsetof(type, member), 0, REC_LEFT, 0, 0, 0 }
+	REC_FIELD(NULL, NULL, kind, offsetof(type, member), 0, REC_LEFT, 0, 0, 0)
+#define REC_WHEN(type, member) \
+	REC_FIELD(NULL, NULL, REC_IF, offsetof(type, member), 0, REC_LEFT, 0, 0, 0)
 #define REC_UNLESS(type, member) \
-	{ NULL, NULL, REC_IF, offsetof(type, member), 0, REC_LEFT, 0, REC_NOT, 0 }
-#define REC_WHEN_END { NULL, NULL, REC_ENDIF, 0, 0, REC_LEFT, 0, 0, 0 }
+	REC_FIELD(NULL, NULL, REC_IF, offsetof(type, member), 0, REC_LEFT, 0, REC_NOT, 0)
+#define REC_WHEN_END REC_FIELD(NULL, NULL, REC_ENDIF, 0, 0, REC_LEFT, 0, 0, 0)
 #define REC_DESC(name, fields) \
 	{ (name), (fields), sizeof(fields) / sizeof((fields)[0]), NULL, 0, 0 }
 #define REC_DESC_TEXT(name, fields, indent, label_width) \
@@ -193,6 +237,12 @@ void rec_print_document(struct kvout *kv, const struct rec_doc *doc, const struc
 			const void *rec);
 /* Print the fields of @rec (a value struct of @d) in @kv's format. */
 void rec_emit(struct kvout *kv, const struct rec_desc *d, const void *rec);
+/*
+ * The text of @rec (a value struct of @d), as rec_emit() prints it, in a
+ * malloc'ed string without its last newline (a sentence in a JSON string,
+ * e.g.); NULL when out of memory.
+ */
+char *rec_text_string(const struct rec_desc *d, const void *rec, unsigned int units);
 /* Row records, text only: the header line of labels, and one row of @rec. */
 void rec_row_header(struct kvout *kv, const struct rec_desc *d);
 void rec_row(struct kvout *kv, const struct rec_desc *d, const void *rec);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The records volctl prints: each one's value struct, filled by the command,
- * and its description (common/output/records.c), the one place that names its text
- * labels and JSON keys.  Print them with common/output/record.h.
+ * and its description (common/output/records.c; the text-only sentences in
+ * common/output/records-text.c), the one place that names its text labels
+ * and JSON keys.  Print them with common/output/record.h.
  */
 #ifndef VOLCTL_COMMON_RECORDS_H
 #define VOLCTL_COMMON_RECORDS_H
@@ -78,11 +79,9 @@ extern const struct rec_doc rec_doc_dryrun;
 struct set_freed_rec {
 	const char *verb;		/* "Freed", "Would free" */
 	uint64_t excl, rfer, count;
-	const char *plural;		/* after "subvolume": "" or "s" */
 	uint64_t data, meta, raw;
 	const char *profile, *data_profile;
 	uint64_t copies;
-	const char *copies_end;		/* after "cop": "y" or "ies" */
 };
 extern const struct rec_desc rec_set_freed;
 
@@ -341,6 +340,7 @@ struct check_repair_rec {
 	uint64_t groups;
 	bool inconsistent_cleared, rescan_cleared;
 	struct rec_table repaired;		/* of struct check_fix_rec */
+	uint64_t repaired_nr;			/* text: the count of @repaired */
 };
 /* check --repair-free-space: the report */
 struct check_repair_fst_rec {
@@ -351,12 +351,58 @@ struct check_repair_fst_rec {
 /* check, text only: the superblock and tree lines heading the report */
 struct check_head_rec {
 	uint64_t copies, devices, errors, warnings, walked_blocks;
-	const char *copies_end;			/* after "cop": "y" or "ies" */
-	const char *devices_end, *errors_end, *warnings_end;	/* "" or "s" */
 	bool problems;				/* an error or a warning */
 	bool trees;				/* the tree walk's line (not --qgroup-report) */
 };
 extern const struct rec_desc rec_check_head;
+
+/* check, text only: one free space tree finding as a sentence (rec_text_string()) */
+struct check_fst_text_rec {
+	bool in_block_group;			/* not a stale entry: the block group first */
+	uint64_t bg_start, bg_length, start, length, recorded, counted, type;
+	const char *entry;			/* "info item", "free space extent"... */
+	const char *unit;			/* "runs" (bitmaps), "extents" */
+	const char *says;			/* "bitmaps", "extents" */
+	struct rec_sub what;			/* one of the finding texts below, on this record */
+};
+extern const struct rec_desc rec_check_fst_text, rec_fst_stale_info, rec_fst_stale,
+	rec_fst_no_info, rec_fst_bad_info, rec_fst_count, rec_fst_format, rec_fst_beyond,
+	rec_fst_overlap, rec_fst_unmerged, rec_fst_unexpected, rec_fst_free_allocated,
+	rec_fst_not_free;
+
+/* check, text only: the free space tree's lines (one per finding, then the summary) */
+struct check_fst_line_rec {
+	const char *message;			/* rec_check_fst_text */
+};
+struct check_fst_sum_rec {
+	bool absent;				/* no free space tree: the one line */
+	bool more, stale;			/* findings not shown; stale entries among them */
+	bool not_valid, problems, clean;	/* exactly one of them, unless absent */
+	uint64_t more_nr, problem_nr, block_groups;
+};
+extern const struct rec_desc rec_check_fst_line, rec_check_fst_sum;
+
+/* check, text only: the trees, back references and deleted subvolumes */
+struct check_trees_text_rec {
+	uint64_t roots, dead, partly_dropped, blocks, data_extents, unresolved, reloc;
+	bool has_unresolved, has_reloc;
+};
+struct check_deleted_text_rec {
+	uint64_t id, objectid, type, offset, level;
+	bool partly_dropped;			/* cleaning stopped at a key */
+};
+/* check, text only: one qgroup whose counts differ, and the qgroups' summary line */
+struct check_qdiff_rec {
+	uint64_t qgroupid, rfer, excl, recorded_rfer, recorded_excl;
+	int64_t rfer_diff, excl_diff;		/* computed - recorded */
+};
+struct check_qsum_rec {
+	bool faults, off;			/* not compared: a status fault, quotas off */
+	bool compared, differ;
+	uint64_t differ_nr, nr;
+};
+extern const struct rec_desc rec_check_trees_text, rec_check_deleted_text, rec_check_qdiff,
+	rec_check_qsum;
 
 extern const struct rec_desc rec_check_super, rec_check_deleted, rec_check_qgroup, rec_check_orphan,
 	rec_check_fst, rec_check_repair_fst, rec_check,
@@ -423,6 +469,55 @@ struct delete_rec {
 };
 extern const struct rec_desc rec_deleted, rec_delete;
 extern const struct rec_doc rec_doc_delete;
+
+/*
+ * Text only: the line a subvolume write prints for each thing it did
+ * (create, snapshot, delete, --delete-qgroup, sync), one description each
+ */
+struct write_line_rec {
+	uint64_t id;
+	const char *dir, *name;		/* create: the new subvolume's directory and name */
+	bool dir_slash;			/* create: @dir ends with "/" (offline "/") */
+	const char *source, *target;	/* snapshot */
+	bool readonly;
+	const char *mode;		/* delete: "commit", "no-commit" */
+	const char *path;		/* delete: as given */
+	bool by_id;			/* delete: no path shown, "subvolid=ID" */
+	uint64_t qgroupid;		/* --delete-qgroup: 0/ID */
+	uint64_t done, total;		/* sync: the count of gone, of waited for */
+};
+extern const struct rec_desc rec_line_created, rec_line_snapshot, rec_line_deleted,
+	rec_line_qgroup_deleted, rec_line_qgroup_gone, rec_line_qgroup_off, rec_line_waiting,
+	rec_line_gone;
+
+/* Text only: a count in a sentence (qgroup show's "<N members>") */
+struct count_rec {
+	uint64_t n;
+};
+extern const struct rec_desc rec_members_label;
+
+/* Messages with a count (text only, through rec_text_string()) */
+struct argc_msg_rec {
+	uint64_t expected, given;
+};
+extern const struct rec_desc rec_argc_exact_msg;
+struct fst_other_msg_rec {
+	const char *image;
+	uint64_t other;			/* problems besides stale entries */
+};
+extern const struct rec_desc rec_fst_other_msg;
+
+/* subvolume prune, a note: snapshots of the plan another process deleted first */
+extern const struct rec_desc rec_prune_gone_note;
+
+/* subvolume space, the note above the table */
+struct space_note_rec {
+	uint64_t n;			/* subvolumes */
+	const char *source;		/* the image, or a snapshot of the mounted filesystem */
+	const char *numbers;		/* the qgroup numbers the limits come from; NULL: quotas off */
+	bool limits;
+};
+extern const struct rec_desc rec_space_note;
 
 /* subvolume sync */
 struct sync_rec {

@@ -28,11 +28,14 @@
 #include "common/image/image.h"
 #include "common/util/messages.h"
 #include "common/tool/offline-check.h"
+#include "common/output/records.h"
 #include "common/image/offline-run.h"
 #include "common/backend/offline-write-qgroup.h"
+#include "kernel-shared/accounting.h"
 #include "kernel-shared/alloc.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
+#include "kernel-shared/fst-check.h"
 #include "kernel-shared/walk.h"
 
 /*
@@ -440,9 +443,11 @@ int vc_check_repair_fst(const struct vc_check_args *a, u64 *dropped, bool *writt
 		goto out;
 	}
 	if (other) {
-		error("%s: free space tree: %llu problem%s besides entries of block groups that do "
-		      "not exist (see volctl check): a rebuild is not implemented, nothing written",
-		      a->images[0], (unsigned long long)other, other == 1 ? "" : "s");
+		struct fst_other_msg_rec m = { a->images[0], other };
+		char *text = rec_text_string(&rec_fst_other_msg, &m, 0);
+
+		error("%s", text ? text : "free space tree: problems not repaired");
+		free(text);
 		ret = -EUCLEAN;
 		goto out;
 	}

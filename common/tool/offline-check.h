@@ -13,11 +13,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "kernel-shared/accounting.h"
-#include "kernel-shared/fst-check.h"
+#include "kernel-shared/acct-types.h"
+#include "kernel-shared/fst-types.h"
 #include "kernel-shared/qgroup-list.h"
 #include "kernel-shared/qgroup-recompute.h"
-#include "kernel-shared/super.h"
+#include "kernel-shared/super-types.h"
+
+struct btrfs_acct;
 
 #define VC_CHECK_MAX_ORPHANS	64
 /* Free space tree findings kept for the report (all are counted) */

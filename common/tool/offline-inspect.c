@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/util/messages.h"
+#include "common/image/image.h"
 #include "common/tool/offline-inspect.h"
 #include "common/output/records-inspect.h"
 #include "kernel-shared/ctree.h"

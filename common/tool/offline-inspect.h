@@ -9,7 +9,7 @@
 #define VOLCTL_COMMON_OFFLINE_INSPECT_H
 
 #include <stdbool.h>
-#include "common/image/image.h"
+#include "common/image/image-handle.h"
 #include "common/image/offline-walk.h"
 #include "common/output/offline-dump.h"
 

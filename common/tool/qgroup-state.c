@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <string.h>
+#include "common/backend/facts-qgroup.h"
 #include "common/tool/qgroup-state.h"
+#include "kernel-shared/qgroup-list.h"
 
 static void count_levels(const struct btrfs_qgroup_list *list, struct quota_state *st)
 {
@@ -32,20 +34,15 @@ static void apply_runtime(const struct vc_backend_ops *ops, struct vc_fs *fs,
 	st->drop_threshold = rt.drop_threshold;
 }
 
-int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
-		     struct btrfs_qgroup_list *list, struct quota_state *st)
+static int state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
+		      struct btrfs_qgroup_list *list, struct quota_state *st)
 {
-	struct btrfs_item_source src = vc_fs_item_source(fs);
 	struct vc_rescan_status rs = { 0 };
 	int ret;
 
-	memset(st, 0, sizeof(*st));
-	st->override_limits = -1;
-	st->drop_threshold = -1;
-	memset(list, 0, sizeof(*list));
 	if (!ops->tree_search)
 		return -EOPNOTSUPP;
-	ret = btrfs_qgroup_list_load(&src, list);
+	ret = vc_facts_qgroups(fs, list);
 	if (ret == -ENOENT)
 		return 0;		/* no quota tree: disabled */
 	if (ret)
@@ -88,6 +85,24 @@ int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
 	}
 	vc_fs_clear_error(fs);
 	return 0;
+}
+
+int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,
+		     struct btrfs_qgroup_list *list, struct quota_state *st)
+{
+	struct btrfs_qgroup_list own;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	st->override_limits = -1;
+	st->drop_threshold = -1;
+	if (!list)
+		list = &own;
+	memset(list, 0, sizeof(*list));
+	ret = state_read(ops, fs, list, st);
+	if (list == &own)
+		btrfs_qgroup_list_release(&own);
+	return ret;
 }
 
 int quota_state_read_status(const struct vc_backend_ops *ops, struct vc_fs *fs,

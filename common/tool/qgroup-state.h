@@ -10,9 +10,10 @@
 #include "common/output/qgroup-out.h"
 
 /*
- * Read the quota tree into @list and the quota state into @st through the
- * backend.  Quotas being disabled (no quota tree, or the status not ON) is
- * not an error: st->enabled is false.  Returns 0 or a negative errno (the
+ * Read the quota tree into @list (vc_facts_qgroups(); NULL: the state
+ * only) and the quota state into @st through the backend.  Quotas being
+ * disabled (no quota tree, or the status not ON) is not an error:
+ * st->enabled is false.  Returns 0 or a negative errno (the
  * backend may have left a message in fs->err).
  */
 int quota_state_read(const struct vc_backend_ops *ops, struct vc_fs *fs,

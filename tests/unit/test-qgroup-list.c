@@ -3,12 +3,15 @@
  * Unit tests for kernel-shared/qgroup-list.c over an in-memory item source:
  * status, info, limit and relation items, ancestors marking, kinds (stale,
  * under deletion, squota holder), a missing quota tree and a truncated item.
+ * The qgroup facts of common/backend/facts-qgroup.c over a loaded list: the
+ * chain of groups above one, the limits on writes into it and the binding one.
  * Also renders a list through common/output/qgroup-out.c and compares the text table
  * byte for byte with what btrfs-progs 6.2 printed for the same qgroups.
  */
 #include <errno.h>
 #include <stdlib.h>
 
+#include "common/backend/facts-qgroup.h"
 #include "common/output/qgroup-out.h"
 #include "common/util/units.h"
 #include "kernel-shared/qgroup-list.h"
@@ -509,12 +512,87 @@ static void test_status_faults(void)
 	CHECK_EQ_INT(strlen(buf), 9);
 }
 
+/*
+ * vc_fact_qgroup_chain(), vc_fact_qgroup_limits() and vc_fact_qgroup_binding()
+ * (common/backend/facts-qgroup.c) over a loaded list, without a backend (no
+ * reservations):
+ *   256 (rfer 5M, limit rfer 5M) -> 1/1 (rfer 6M, limit rfer 10M)
+ *   257 (no limit)              -> 1/1 -> 2/1 (rfer 6M excl 6M, limit rfer 20M excl 7M)
+ *   258 (no limit, no parent)
+ */
+static void test_facts(void)
+{
+	static struct fake_tree t = { .tree_id = BTRFS_QUOTA_TREE_OBJECTID };
+	struct btrfs_item_source src = source(&t);
+	const struct btrfs_qgroup **chain;
+	struct btrfs_qgroup_list list;
+	struct vc_qgroup_limits ls;
+	struct vc_qgroup_limit b;
+	size_t nr = 99;
+
+	add_status(&t, BTRFS_QGROUP_STATUS_FLAG_ON);
+	add_info(&t, 5, 16384, 16384);
+	add_info(&t, 256, 5 << 20, 5 << 20);
+	add_info(&t, 257, 1 << 20, 1 << 20);
+	add_info(&t, 258, 16384, 16384);
+	add_info(&t, L1(1), 6 << 20, 6 << 20);
+	add_info(&t, L2(1), 6 << 20, 6 << 20);
+	add_limit(&t, 256, BTRFS_QGROUP_LIMIT_MAX_RFER, 5 << 20, 0);
+	add_limit(&t, L1(1), BTRFS_QGROUP_LIMIT_MAX_RFER, 10 << 20, 0);
+	add_limit(&t, L2(1), BTRFS_QGROUP_LIMIT_MAX_RFER | BTRFS_QGROUP_LIMIT_MAX_EXCL, 20 << 20,
+		  7 << 20);
+	add_relation(&t, L1(1), 256);
+	add_relation(&t, L1(1), 257);
+	add_relation(&t, L2(1), L1(1));
+	CHECK_EQ_INT(btrfs_qgroup_list_load(&src, &list), 0);
+
+	CHECK_EQ_INT(vc_fact_qgroup_chain(&list, 257, VC_QGROUPS_ABOVE, &chain, &nr), 0);
+	CHECK_EQ_U64(nr, 3);
+	if (nr == 3)
+		CHECK(chain[0]->qgroupid == 257 && chain[1]->qgroupid == L1(1) &&
+		      chain[2]->qgroupid == L2(1));
+	free(chain);
+	CHECK_EQ_INT(vc_fact_qgroup_chain(&list, 257, 0, &chain, &nr), 0);
+	CHECK(nr == 1 && chain[0]->qgroupid == 257);
+	free(chain);
+	CHECK_EQ_INT(vc_fact_qgroup_chain(&list, 999, VC_QGROUPS_ABOVE, &chain, &nr), 0);
+	CHECK_EQ_U64(nr, 0);
+	free(chain);
+
+	/* referenced before exclusive, in qgroupid order; 2/1 excl leaves the least */
+	CHECK_EQ_INT(vc_fact_qgroup_limits(NULL, &list, 257, &ls), 0);
+	CHECK_EQ_U64(ls.nr, 3);
+	if (ls.nr == 3) {
+		CHECK(ls.limits[0].qg->qgroupid == L1(1) && !ls.limits[0].exclusive);
+		CHECK_EQ_U64(ls.limits[0].left, 4 << 20);
+		CHECK(ls.limits[1].qg->qgroupid == L2(1) && !ls.limits[1].exclusive);
+		CHECK_EQ_U64(ls.limits[1].left, 14 << 20);
+		CHECK(ls.limits[2].qg->qgroupid == L2(1) && ls.limits[2].exclusive);
+		CHECK_EQ_U64(ls.limits[2].used, 6 << 20);
+		CHECK_EQ_U64(ls.limits[2].left, 1 << 20);
+		CHECK(!ls.limits[2].has_reserved && ls.limits[2].reserved == 0);
+	}
+	CHECK_EQ_INT((int)ls.binding, 2);
+	free(ls.limits);
+	/* used == limit: nothing left, and that one binds */
+	CHECK_EQ_INT(vc_fact_qgroup_binding(NULL, &list, 256, &b), 1);
+	CHECK(b.qg && b.qg->qgroupid == 256 && !b.exclusive && b.left == 0 &&
+	      b.limit == 5 << 20);
+	/* no limit on 258 nor above it */
+	CHECK_EQ_INT(vc_fact_qgroup_limits(NULL, &list, 258, &ls), 0);
+	CHECK(ls.nr == 0 && ls.binding == -1);
+	free(ls.limits);
+	CHECK_EQ_INT(vc_fact_qgroup_binding(NULL, &list, 258, &b), 0);
+	btrfs_qgroup_list_release(&list);
+}
+
 int main(void)
 {
 	test_status_faults();
 	test_render();
 	test_limit_math();
 	test_hierarchy();
+	test_facts();
 	test_kinds();
 	test_errors();
 	test_many();

@@ -119,58 +119,63 @@ static void check_doc(const struct rec_doc *doc)
 			doc->key, doc->v1_key, v1);
 }
 
-static bool dump_int_kind(enum vc_dump_kind k)
+static bool dump_int_kind(enum rec_kind k)
 {
 	switch (k) {
-	case VC_DK_UINT:
-	case VC_DK_SINT:
-	case VC_DK_HEX:
-	case VC_DK_OCT:
-	case VC_DK_BOOL:
-	case VC_DK_BIT:
-	case VC_DK_FLAGS:
-	case VC_DK_ENUM:
-	case VC_DK_TYPESTR:
-	case VC_DK_TYPENAME:
-	case VC_DK_BYTES:	/* its length */
-	case VC_DK_IF:
+	case REC_DK_UINT:
+	case REC_DK_SINT:
+	case REC_DK_HEX:
+	case REC_DK_OCT:
+	case REC_DK_BOOL:
+	case REC_DK_BIT:
+	case REC_DK_FLAGS:
+	case REC_DK_ENUM:
+	case REC_DK_TYPESTR:
+	case REC_DK_TYPENAME:
+	case REC_DK_BYTES:	/* its length */
+	case REC_DK_IF:
 		return true;
 	default:
 		return false;
 	}
 }
 
-static void check_dump_desc(const struct vc_dump_desc *d)
+static void check_dump_desc(const struct rec_desc *d)
 {
 	int depth = 0;
 
 	CHECK(d->name && d->nr > 0);
 	for (size_t i = 0; i < d->nr; i++) {
-		const struct vc_dump_field *f = &d->fields[i];
+		const struct rec_field *f = &d->fields[i];
 		size_t sz = f->size;
 
 		switch (f->kind) {
-		case VC_DK_END:
+		case REC_DK_END:
 			depth--;
 			continue;
-		case VC_DK_IF:
+		case REC_DK_IF:
 			depth++;
 			break;
-		case VC_DK_SUB:
+		case REC_DK_SUB:
 			CHECK(f->aux != NULL);
 			continue;
 		default:
 			/* an OBJECT's name too is a JSON key */
-			depth += f->kind == VC_DK_OBJECT;
-			check_key(d->name, f->name);
+			depth += f->kind == REC_DK_OBJECT;
+			check_key(d->name, f->key);
+			/* one scheme: a dump kind; the text label is the key (an OBJECT's: its line) */
+			CHECK(f->kind >= REC_DK_UINT);
+			if (f->kind != REC_DK_OBJECT && !unit_check(f->label == f->key, __FILE__,
+								    __LINE__, "dump label"))
+				fprintf(stderr, "  dump \"%s\": field %zu\n", d->name, i);
 			break;
 		}
 		if (dump_int_kind(f->kind) &&
 		    !unit_check(sz == 1 || sz == 2 || sz == 4 || sz == 8, __FILE__, __LINE__,
 				"integer width"))
 			fprintf(stderr, "  dump \"%s\": field %zu (%s) is %zu bytes wide\n", d->name, i,
-				f->name ? f->name : "IF", sz);
-		if (f->kind == VC_DK_FLAGS || f->kind == VC_DK_ENUM || f->kind == VC_DK_NOTE)
+				f->key ? f->key : "IF", sz);
+		if (f->kind == REC_DK_FLAGS || f->kind == REC_DK_ENUM || f->kind == REC_DK_NOTE)
 			CHECK(f->aux != NULL);
 		if (!unit_check(depth >= 0, __FILE__, __LINE__, "END without OBJECT or IF"))
 			fprintf(stderr, "  dump \"%s\": field %zu\n", d->name, i);
@@ -499,6 +504,41 @@ static void test_lines(void)
 	free(s);
 }
 
+/* plural forms: "{one|many}" agrees with the number of the "{}" before it */
+struct t_plural {
+	uint64_t copies, devices;
+	int64_t diff;
+};
+
+static const struct rec_field t_plural_fields[] = {
+	REC_TEXT_MORE("{} cop{y|ies} on {} device{|s}"),
+	REC_V(REC_U64, struct t_plural, copies), REC_V(REC_U64, struct t_plural, devices),
+	REC_TEXT(", {} {x} left{|s}"), REC_V(REC_S64, struct t_plural, diff),
+	REC_TEXT("{|none before}{} more"), REC_V(REC_U64, struct t_plural, copies),
+};
+static const struct rec_desc t_plural_desc = REC_DESC("test plural", t_plural_fields);
+
+static void test_plurals(void)
+{
+	static const struct {
+		struct t_plural r;
+		const char *want;
+	} cases[] = {
+		{ { 1, 1, 1 }, "1 copy on 1 device, 1 {x} left\nnone before1 more" },
+		{ { 2, 0, -1 }, "2 copies on 0 devices, -1 {x} lefts\nnone before2 more" },
+		{ { 0, 1, -2 }, "0 copies on 1 device, -2 {x} lefts\nnone before0 more" },
+		{ { 3, 3, 0 }, "3 copies on 3 devices, 0 {x} lefts\nnone before3 more" },
+	};
+	char *s;
+
+	check_desc(&t_plural_desc);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = rec_text_string(&t_plural_desc, &cases[i].r, UNITS_RAW);
+		CHECK_STR(s, cases[i].want);
+		free(s);
+	}
+}
+
 /* vc_dump_rec() in text and JSON of one small record */
 struct t_dump {
 	u32 n;
@@ -513,17 +553,17 @@ static const struct vc_dump_flag_name t_flag_names[] = {
 };
 static const struct vc_dump_flags t_flags = { t_flag_names, NULL };
 
-static const struct vc_dump_field t_dump_fields[] = {
-	VC_DF("n", VC_DK_UINT, struct t_dump, n),
-	VC_DF_AUX("flags", VC_DK_FLAGS, struct t_dump, flags, &t_flags),
+static const struct rec_field t_dump_fields[] = {
+	VC_DF("n", REC_DK_UINT, struct t_dump, n),
+	VC_DF_AUX("flags", REC_DK_FLAGS, struct t_dump, flags, &t_flags),
 	VC_DF_IF(struct t_dump, on),
 	VC_DF_OBJECT("o", "o"),
-	VC_DF_F("hidden", VC_DK_HEX, VC_DF_JSON, struct t_dump, n),
-	VC_DF("key", VC_DK_KEY, struct t_dump, key),
+	VC_DF_F("hidden", REC_DK_HEX, REC_JSON_ONLY, struct t_dump, n),
+	VC_DF("key", REC_DK_KEY, struct t_dump, key),
 	VC_DF_END,
 	VC_DF_END,
 };
-static const struct vc_dump_desc t_dump_desc = VC_DUMP_DESC("test dump", t_dump_fields);
+static const struct rec_desc t_dump_desc = REC_DESC("test dump", t_dump_fields);
 
 static char *dump(bool json, u8 on)
 {
@@ -584,5 +624,6 @@ int main(void)
 	test_btrfs_progs_tables();
 	test_size_opt();
 	test_lines();
+	test_plurals();
 	return unit_finish();
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "common/backend/facts.h"
+#include "common/backend/subvol-plan.h"
 #include "kernel-shared/subvol-list.h"
 #include "unit.h"
 
@@ -549,6 +550,68 @@ static void test_snapshots_of(void)
 	btrfs_subvol_list_release(&l);
 }
 
+/*
+ * The plans of common/backend/subvol-plan.c over a loaded list:
+ *   256 a, 257 a/b, 258 a/b/c, 259 a/d, 260 e (all below the top level)
+ */
+static bool nested_has(const struct vc_nested *n, size_t nr, u64 id, const char *path)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (n[i].id == id)
+			return n[i].path && !strcmp(n[i].path, path);
+	return false;
+}
+
+static void check_shown(const struct btrfs_subvol_list *l, u64 arg_subvol, bool is_dir,
+			const char *arg, u64 id, const char *want)
+{
+	char *s = vc_subvol_shown_path(l, arg_subvol, is_dir, arg, id);
+
+	CHECK_STR(s ? s : "(null)", want);
+	free(s);
+}
+
+static void test_plans(void)
+{
+	struct btrfs_item_source src;
+	struct btrfs_subvol_list l;
+	struct vc_nested *n;
+	size_t nr = 99;
+
+	src_reset();
+	add_root(5, 0, 3, 0x05, 0, 0);
+	for (u64 id = 256; id <= 260; id++)
+		add_root(id, 0, 7, (u8)id, 0, 0);
+	add_link(256, 5, 256, "a");
+	add_link(257, 256, 256, "b");
+	add_link(258, 257, 256, "c");
+	add_link(259, 256, 256, "d");
+	add_link(260, 5, 256, "e");
+	finish();
+	src = source();
+	CHECK_EQ_INT(btrfs_subvol_list_load(&src, &l), 0);
+
+	/* delete -R a: deepest first, each through the argument */
+	CHECK_EQ_INT(vc_nested_plan(&l, 256, "/mnt/x", &n, &nr), 0);
+	CHECK_EQ_U64(nr, 3);
+	if (nr == 3) {
+		CHECK(n[0].id == 258 && !strcmp(n[0].path, "/mnt/x/b/c"));
+		CHECK(nested_has(n, nr, 257, "/mnt/x/b") && nested_has(n, nr, 259, "/mnt/x/d"));
+	}
+	vc_nested_release(n, nr);
+	CHECK_EQ_INT(vc_nested_plan(&l, 260, "/mnt/e", &n, &nr), 0);
+	CHECK_EQ_U64(nr, 0);
+	vc_nested_release(n, nr);
+
+	/* delete by id: the path it is named by */
+	check_shown(&l, 256, true, "/mnt/x", 258, "/mnt/x/b/c");
+	check_shown(&l, 256, false, "/mnt/x/file", 258, "/mnt/x/b/c");
+	check_shown(&l, 5, true, "/mnt", 259, "/mnt/a/d");
+	check_shown(&l, 260, true, "/mnt/e", 258, "/mnt/e/a/b/c");
+	check_shown(&l, 256, true, "/mnt/x", 999, "(null)");
+	btrfs_subvol_list_release(&l);
+}
+
 int main(void)
 {
 	ms = calloc(1, sizeof(*ms));
@@ -563,6 +626,7 @@ int main(void)
 	test_deep_nesting();
 	test_long_names_chunks();
 	test_snapshots_of();
+	test_plans();
 	src_reset();
 	free(ms);
 	return unit_finish();
