@@ -54,6 +54,8 @@ static const char *const cmd_mkfs_details[] = {
 	OPTLINE("--gid-map FROM:TO:COUNT", "with --rootdir: the same for gids"),
 	OPTLINE("--default-subvol PATH", "make subvolume PATH (one of --subvol) the default"),
 	OPTLINE("-f|--force", "overwrite an existing filesystem"),
+	OPTLINE("-q|--quiet", "print nothing but errors (as volctl -q)"),
+	OPTLINE("-K|--nodiscard", "accepted for mkfs.btrfs callers: volctl never discards the target"),
 	NULL,
 };
 
@@ -143,6 +145,7 @@ struct mkfs_args {
 	size_t nr_limits;
 	struct vc_inode_flags *iflags;
 	size_t nr_iflags;
+	bool quiet;
 	char **strs;			/* every path the two above point at */
 	size_t nr_strs, strs_cap;
 };
@@ -486,6 +489,11 @@ static int mkfs_parse_layout(const struct vc_ctx *ctx, int c, struct vc_mkfs_opt
 	case 'f':
 		o->force = true;
 		return 0;
+	case 'q':
+		m->quiet = true;
+		return 0;
+	case 'K':
+		return 0;	/* nothing is discarded anyway */
 	case OPT_CSUM:
 		if (parse_csum(optarg, &o->csum_type))
 			return cmd_usage_error(ctx, "unknown checksum '%s': use crc32c, xxhash, sha256 or blake2",
@@ -589,6 +597,8 @@ static const struct option mkfs_longopts[] = {
 	{ "qgroup", required_argument, NULL, OPT_QGROUP },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "inode-flags", required_argument, NULL, OPT_INODE_FLAGS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "nodiscard", no_argument, NULL, 'K' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -673,7 +683,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	m.snap_paths = calloc(2 * (size_t)argc, sizeof(*m.snap_paths));
 	if (!m.subvols || !m.ro || !m.snaps || !m.snap_paths)
 		goto out;
-	while ((c = cmd_getopt(ctx, argc, argv, "s:n:L:U:fr:", mkfs_longopts)) != -1) {
+	while ((c = cmd_getopt(ctx, argc, argv, "s:n:L:U:fr:qK", mkfs_longopts)) != -1) {
 		ret = mkfs_parse_opt(ctx, c, &o, &m);
 		if (ret)
 			goto out;
@@ -699,7 +709,8 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	}
 	if (ctx->cfg->format == VC_FORMAT_JSON)
 		print_json(ctx, &o, &res, &stats);
-	print_text(ctx, &o, &stats);
+	if (!m.quiet)
+		print_text(ctx, &o, &stats);
 	ret = VC_EXIT_OK;
 out:
 	mkfs_args_release(&o, &m);

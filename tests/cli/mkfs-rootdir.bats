@@ -410,3 +410,18 @@ make_tree() {
 	assert_status 0
 	[ "$(cat "$OUT/inner/f300")" = "file 300" ]
 }
+
+@test "mkfs: systemd-repart's mkfs.btrfs call works unchanged (-q -L -U IMG --nodiscard -r --subvol --shrink)" {
+	make_tree
+	truncate -s 256M "$IMG"
+	run_volctl mkfs -q -L root-x86-64 -U 0b9a7c2e-1234-4f00-8000-00000000abcd "$IMG" --nodiscard \
+		-r "$SRC" --subvol rw:sub --shrink
+	assert_status 0
+	[ -z "$output" ]
+	check_clean
+	run btrfs inspect-internal dump-super "$IMG"
+	assert_output_contains "label			root-x86-64"
+	assert_output_contains "fsid			0b9a7c2e-1234-4f00-8000-00000000abcd"
+	run_volctl --image "$IMG" subvolume list /
+	assert_output_contains "path sub"
+}
