@@ -29,6 +29,7 @@
 #include "cmds/commands.h"
 #include "common/util/messages.h"
 #include "common/tool/offline-check.h"
+#include "common/backend/facts-qgroup.h"
 #include "common/output/output.h"
 #include "common/output/qgroup-out.h"
 #include "common/output/records.h"
@@ -419,8 +420,8 @@ static void warn_anomalies(const struct check_opts *o, const struct vc_check_res
 
 	for (size_t i = 0; i < res->nr_orphans && i < VC_CHECK_MAX_ORPHANS; i++)
 		warning("qgroup relation %s -> %s: names a qgroup that no longer exists",
-			btrfs_qgroupid_str(res->orphans[i].child, qa),
-			btrfs_qgroupid_str(res->orphans[i].parent, qb));
+			vc_qgroupid_str(res->orphans[i].child, qa),
+			vc_qgroupid_str(res->orphans[i].parent, qb));
 	if (!res->differ)
 		return;
 	if (res->list.status.flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN)

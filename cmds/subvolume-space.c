@@ -80,56 +80,6 @@ struct space_row {
 	char qgid[BTRFS_QGROUPID_BUFSIZE];
 };
 
-static int cmp_uuid_of(const void *a, const void *b, void *priv)
-{
-	const struct btrfs_subvol *const *live = priv;
-
-	return memcmp(live[*(const size_t *)a]->root.uuid, live[*(const size_t *)b]->root.uuid,
-		      BTRFS_UUID_SIZE);
-}
-
-/*
- * origin[i]: the index in @live of the subvolume whose uuid is the parent
- * uuid of live[i], or BTRFS_ACCT_NO_ORIGIN; by a binary search over the
- * uuids, so thousands of snapshots cost n log n, not n^2.  The rule is
- * vc_fact_snapshots_of()'s with VC_SNAPS_NO_SELF | VC_SNAPS_NO_DELETED, asked
- * the other way round for every subvolume at once: one fact call per origin
- * would scan the list n times.
- */
-static int find_origins(const struct btrfs_subvol **live, size_t n, size_t *origin)
-{
-	size_t *by_uuid = malloc((n ? n : 1) * sizeof(*by_uuid));
-
-	if (!by_uuid)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		by_uuid[i] = i;
-	qsort_r(by_uuid, n, sizeof(*by_uuid), cmp_uuid_of, live);
-	for (size_t i = 0; i < n; i++) {
-		const u8 *want = live[i]->root.parent_uuid;
-		size_t lo = 0, hi = n;
-
-		origin[i] = BTRFS_ACCT_NO_ORIGIN;
-		if (vc_uuid_is_zero(want))
-			continue;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			int c = memcmp(live[by_uuid[mid]]->root.uuid, want, BTRFS_UUID_SIZE);
-
-			if (!c) {
-				origin[i] = by_uuid[mid] != i ? by_uuid[mid] : BTRFS_ACCT_NO_ORIGIN;
-				break;
-			}
-			if (c < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-	}
-	free(by_uuid);
-	return 0;
-}
-
 static int cmp_u64(u64 a, u64 b)
 {
 	return a < b ? -1 : a > b;
@@ -308,7 +258,7 @@ static int space_alloc(struct space_run *s)
 		s->live[s->n] = &s->list.subvols[i];
 		s->ids[s->n++] = s->list.subvols[i].id;
 	}
-	ret = find_origins(s->live, s->n, s->origin);
+	ret = vc_fact_snapshot_origins(s->live, s->n, s->origin);
 	for (size_t i = 0; !ret && i < s->n; i++)
 		if (s->origin[i] != BTRFS_ACCT_NO_ORIGIN)
 			s->nsnaps[s->origin[i]]++;

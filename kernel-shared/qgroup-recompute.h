@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include "format.h"
+#include "qgroup-types.h"
 
 struct btrfs_trans_handle;
 
@@ -53,20 +54,6 @@ int btrfs_qgroup_commit_check_limits(struct btrfs_trans_handle *trans);
 /** btrfs_qgroup_trans_end - free what btrfs_qgroup_trans_begin() kept */
 void btrfs_qgroup_trans_end(struct btrfs_trans_handle *trans);
 
-/* One qgroup whose recorded numbers were not the computed ones */
-struct btrfs_qgroup_fix {
-	u64 qgroupid;
-	u64 old_rfer, old_excl;		/* recorded */
-	u64 rfer, excl;			/* written */
-};
-
-/* What btrfs_qgroup_repair() found and wrote */
-struct btrfs_qgroup_repair_result {
-	struct btrfs_qgroup_fix *fixes;	/* groups whose rfer or excl changed; free() it */
-	size_t nr_fixes;
-	size_t nr_groups;		/* INFO items written */
-	u64 old_flags;			/* STATUS flags found */
-};
 
 /**
  * btrfs_qgroup_repair - write the engine's numbers into every INFO item

@@ -66,4 +66,20 @@ struct btrfs_qstatus_super {
 /* "L/ID" of btrfs_qgroupid_str() (qgroup-list.h) fits this many bytes */
 #define BTRFS_QGROUPID_BUFSIZE 32
 
+/* What btrfs_qgroup_repair() (qgroup-recompute.h) changed */
+/* One qgroup whose recorded numbers were not the computed ones */
+struct btrfs_qgroup_fix {
+	u64 qgroupid;
+	u64 old_rfer, old_excl;		/* recorded */
+	u64 rfer, excl;			/* written */
+};
+
+/* What btrfs_qgroup_repair() found and wrote */
+struct btrfs_qgroup_repair_result {
+	struct btrfs_qgroup_fix *fixes;	/* groups whose rfer or excl changed; free() it */
+	size_t nr_fixes;
+	size_t nr_groups;		/* INFO items written */
+	u64 old_flags;			/* STATUS flags found */
+};
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/backend/facts.h"
+#include "kernel-shared/acct-types.h"
 #include "kernel-shared/items.h"
 
 bool vc_uuid_is_zero(const u8 *u)
@@ -59,6 +60,49 @@ int vc_fact_snapshots_of(const struct btrfs_subvol_list *l, const struct btrfs_s
 	}
 	*out = snaps;
 	*nr = n;
+	return 0;
+}
+
+static int cmp_uuid_of(const void *a, const void *b, void *priv)
+{
+	const struct btrfs_subvol *const *live = priv;
+
+	return memcmp(live[*(const size_t *)a]->root.uuid, live[*(const size_t *)b]->root.uuid,
+		      BTRFS_UUID_SIZE);
+}
+
+/* By a binary search over the uuids: thousands of snapshots cost n log n, not n^2 */
+int vc_fact_snapshot_origins(const struct btrfs_subvol *const *live, size_t n, size_t *origin)
+{
+	size_t *by_uuid = malloc((n ? n : 1) * sizeof(*by_uuid));
+
+	if (!by_uuid)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		by_uuid[i] = i;
+	qsort_r(by_uuid, n, sizeof(*by_uuid), cmp_uuid_of, (void *)live);
+	for (size_t i = 0; i < n; i++) {
+		const u8 *want = live[i]->root.parent_uuid;
+		size_t lo = 0, hi = n;
+
+		origin[i] = BTRFS_ACCT_NO_ORIGIN;
+		if (vc_uuid_is_zero(want))
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int c = memcmp(live[by_uuid[mid]]->root.uuid, want, BTRFS_UUID_SIZE);
+
+			if (!c) {
+				origin[i] = by_uuid[mid] != i ? by_uuid[mid] : BTRFS_ACCT_NO_ORIGIN;
+				break;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	free(by_uuid);
 	return 0;
 }
 

@@ -35,6 +35,16 @@ bool vc_subvol_below(const struct btrfs_subvol_list *l, const struct btrfs_subvo
 int vc_fact_snapshots_of(const struct btrfs_subvol_list *l, const struct btrfs_subvol *s,
 			 unsigned int flags, const struct btrfs_subvol ***out, size_t *nr);
 
+/*
+ * The same rule asked the other way round, for every subvolume at once:
+ * origin[i] is the index in @live of the subvolume whose uuid is the
+ * parent uuid of live[i] (never i itself), or BTRFS_ACCT_NO_ORIGIN; @live
+ * as the caller filtered it (subvolume space: no deleted ones).  One
+ * vc_fact_snapshots_of() call per subvolume would scan the list n times.
+ * Return: 0 or -ENOMEM.
+ */
+int vc_fact_snapshot_origins(const struct btrfs_subvol *const *live, size_t n, size_t *origin);
+
 /* The id of the default subvolume */
 int vc_fact_default_subvol(struct vc_fs *fs, u64 *id);
 

@@ -28,6 +28,8 @@
 #include "common/image/image.h"
 #include "common/util/messages.h"
 #include "common/tool/offline-check.h"
+#include "kernel-shared/qgroup-list.h"
+#include "kernel-shared/qgroup-recompute.h"
 #include "common/output/records.h"
 #include "common/image/offline-run.h"
 #include "common/backend/offline-write-qgroup.h"

@@ -15,8 +15,7 @@
 #include <stddef.h>
 #include "kernel-shared/acct-types.h"
 #include "kernel-shared/fst-types.h"
-#include "kernel-shared/qgroup-list.h"
-#include "kernel-shared/qgroup-recompute.h"
+#include "kernel-shared/qgroup-types.h"
 #include "kernel-shared/super-types.h"
 
 struct btrfs_acct;

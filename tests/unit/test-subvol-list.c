@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "common/backend/facts.h"
+#include "kernel-shared/acct-types.h"
 #include "common/backend/subvol-plan.h"
 #include "kernel-shared/subvol-list.h"
 #include "unit.h"
@@ -547,6 +548,23 @@ static void test_snapshots_of(void)
 	CHECK_EQ_INT(vc_fact_snapshots_of(&l, btrfs_subvol_list_find(&l, 262), 0, &snaps, &nr), 0);
 	CHECK_EQ_U64(nr, 0);
 	free(snaps);
+
+	/* the same rule for all at once: each one's origin, never itself */
+	{
+		const struct btrfs_subvol *live[16];
+		size_t origin[16], n = 0;
+
+		for (size_t i = 0; i < l.nr && n < 16; i++)
+			live[n++] = &l.subvols[i];
+		CHECK_EQ_INT(vc_fact_snapshot_origins(live, n, origin), 0);
+		for (size_t i = 0; i < n; i++) {
+			u64 id = live[i]->id;
+			u64 want = id == 257 ? 261 : id >= 258 && id <= 260 ? 256 : 0;
+			u64 got = origin[i] == BTRFS_ACCT_NO_ORIGIN ? 0 : live[origin[i]]->id;
+
+			CHECK_EQ_U64(got, want);
+		}
+	}
 	btrfs_subvol_list_release(&l);
 }
 
