@@ -3,7 +3,8 @@
 #
 # The volctl demo: make an image, then lay out subvolumes and a qgroup
 # hierarchy with limits in it OFFLINE (no mount, no kernel, no root), show
-# the hierarchy, and check the image.  Every step is a real volctl command
+# the hierarchy, and check the image; then build an image from a directory
+# tree in one mkfs call (owners, subvolumes, a snapshot, a limit, shrunk).  Every step is a real volctl command
 # on the image; the output is whatever they print.
 #
 #   scripts/demo.sh [IMAGE]     (make demo runs it on a temporary image)
@@ -60,5 +61,21 @@ run "$V" inspect super "$img" >"${img}.super.txt" && head -n 25 "${img}.super.tx
 if command -v btrfs >/dev/null; then
 	run btrfs check --readonly "$img"
 fi
+
+# an image built from a directory tree, rootless: owners, layout, snapshot
+tree=${img%.img}-tree
+rm -rf "$tree" "${img%.img}-tree.img"
+mkdir -p "$tree/@/etc" "$tree/@/home/user" "$tree/@/usr/bin"
+printf 'demo\n' >"$tree/@/etc/hostname"
+printf 'notes\n' >"$tree/@/home/user/notes.txt"
+head -c 200000 /dev/urandom >"$tree/@/usr/bin/tool"
+ln -s ../usr/bin/tool "$tree/@/etc/tool-link"
+timg=${img%.img}-tree.img
+run "$V" mkfs -s 256M -r "$tree" --owner 0:0 --quota --subvol @ --subvol @/home \
+	--snapshot @:@/.snapshots/1/snapshot:ro --limit 10M:@/home --default-subvol @ --shrink "$timg"
+run "$V" --image "$timg" subvolume list /
+run "$V" --image "$timg" qgroup show --raw /
+run "$V" check "$timg"
+rm -rf "$tree"
 echo
 echo "demo: done; with root, 'mount -o loop $img /mnt' shows the same layout in the kernel"
