@@ -63,9 +63,8 @@ check "a B-tree key or search in cmds/ (ask common/backend/facts.h)" \
 # counts in, what one stands for, the limits on writes into it) and the pure
 # helpers on a loaded list are common/backend/facts-qgroup.h's: cmds/ call
 # none of the functions that kernel-shared/qgroup-list.h declares (they see
-# only its records, kernel-shared/qgroup-types.h), but for the one listed
-# here, which check.c still reaches through common/tool/offline-check.h.
-qgroup_list_ok="btrfs_qgroupid_str"
+# only its records, kernel-shared/qgroup-types.h); none is excepted.
+qgroup_list_ok=""
 qgroup_list_fns=$(grep -vE '^\s*(/?\*|#)' kernel-shared/qgroup-list.h |
 	grep -oE '\bbtrfs_\w+\s*\(' | sed -E 's/\s*\($//' | sort -u)
 qgroup_list_refused=$(for f in $qgroup_list_fns; do
