@@ -719,8 +719,12 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		ret = truncate_target(o, &img, err, errlen);
 	if (!ret && o->result)
 		ret = read_result(&img, o->result, err, errlen);
-	/* a failure after the base: no half-made filesystem that looks whole */
-	if (ret < 0 && based && !created)
+	/*
+	 * a failure while a tree is copied: no half-copied filesystem that looks
+	 * whole (the layout's own steps each leave a whole filesystem, as the
+	 * crash tests hold them to)
+	 */
+	if (ret < 0 && based && !created && rd)
 		wipe_supers(&img);
 out:
 	vc_rootdir_free(rd);
