@@ -41,9 +41,17 @@
  *   sectorsize, <= the largest inline item and <= max_inline (2048 by
  *   default) (btrfs_compress_inline_ok()); otherwise it follows the
  *   uncompressed rules (inline when at most max_inline bytes);
- * - the algorithms give up on data that grows (zlib.c, zstd.c: output not
- *   smaller than the input is -E2BIG); btrfs_compress() returns -E2BIG
- *   for such data, for every algorithm.
+ * - zlib and zstd give up on data that does not shrink (zlib.c, zstd.c:
+ *   output not smaller than the input is -E2BIG); lzo only after two
+ *   sectors that grew (lzo.c), so the kernel keeps a 2000-byte random file
+ *   as a 2020-byte inline lzo extent.  btrfs_compress() returns -E2BIG for
+ *   output not smaller than the input for every algorithm, so volctl
+ *   stores that file plain;
+ * - the bytes: zstd gives the kernel's bytes (same level, window and
+ *   pledged size; seen on linux 6.18 with libzstd 1.5.4, file by file);
+ *   the kernel's own LZO1X and zlib code choose some matches differently
+ *   from liblzo2 and zlib, so those streams differ from the kernel's in a
+ *   few bytes and lengths, and both sides read each other's.
  * - with `mount -o compress` (not compress-force) the kernel also runs a
  *   sampling heuristic first (compression.c, btrfs_compress_heuristic())
  *   and, after one chunk that did not shrink, marks the inode NOCOMPRESS
