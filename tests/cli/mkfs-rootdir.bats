@@ -574,3 +574,16 @@ for i in range(8000):
 	small=$(stat -c %s "$IMG")
 	[ "$small" -lt "$plain" ] || { echo "compressed $small, plain $plain" >&2; false; }
 }
+
+@test "mkfs --rootdir --compress: SOURCE_DATE_EPOCH and -U give identical compressed images" {
+	make_compress_tree
+	for alg in zstd lzo zlib; do
+		for n in 1 2; do
+			SOURCE_DATE_EPOCH=1700000000 run_volctl mkfs -s 256M -U 0b7c2f1e-5d3a-4c2b-9e8f-1a2b3c4d5e6f \
+				-r "$SRC" --compress "$alg" "$IMG.$n"
+			assert_status 0
+		done
+		cmp "$IMG.1" "$IMG.2"
+		rm "$IMG.1" "$IMG.2"
+	done
+}
