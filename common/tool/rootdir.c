@@ -1133,7 +1133,7 @@ static int copy_range_compressed(struct btrfs_trans_handle *trans, struct vc_roo
 /*
  * --compress, a file of at most one sector: an inline compressed extent
  * when the kernel would make one
- * Return: 0 done, 1 not (the uncompressed rules apply), <0.
+ * Return: 1 done, 0 not (the uncompressed rules apply), <0.
  */
 static int copy_small_compressed(struct btrfs_trans_handle *trans, struct vc_rootdir *rd,
 				 uint32_t idx, int fd, struct btrfs_root *root, uint64_t *nbytes)
@@ -1142,8 +1142,9 @@ static int copy_small_compressed(struct btrfs_trans_handle *trans, struct vc_roo
 	long c;
 	int ret;
 
-	if (lseek(fd, 0, SEEK_DATA) < 0 && errno == ENXIO)
-		return 1;
+	if (!compress_node(rd, n) || n->size > rd->o.sectorsize ||
+	    (lseek(fd, 0, SEEK_DATA) < 0 && errno == ENXIO))
+		return 0;
 	ret = read_chunk(rd, idx, fd, 0, rd->buf, (size_t)n->size);
 	if (ret < 0)
 		return ret;
@@ -1152,14 +1153,23 @@ static int copy_small_compressed(struct btrfs_trans_handle *trans, struct vc_roo
 		return fail(rd, idx, (int)c, "compression failed");
 	if (c < 0 || !btrfs_compress_inline_ok(rd->o.nodesize, rd->o.sectorsize, n->size,
 					       (size_t)c))
-		return 1;
+		return 0;
 	ret = btrfs_insert_inline_compressed(trans, root, n->bino, rd->cbuf, (size_t)c, n->size,
 					     rd->cctx.type);
 	if (ret < 0)
 		return fail(rd, idx, ret, NULL);
 	*nbytes = n->size;
 	rd->st->inline_bytes += n->size;
-	return 0;
+	return 1;
+}
+
+/* Bytes [@start, @end) of @fd as data extents, compressed or not */
+static int copy_data(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, uint32_t idx,
+		     int fd, struct btrfs_root *root, uint64_t start, uint64_t end, uint64_t *nbytes)
+{
+	if (compress_node(rd, &rd->nodes[idx]))
+		return copy_range_compressed(trans, rd, idx, fd, root, start, end, nbytes);
+	return copy_range(trans, rd, idx, fd, root, start, end, nbytes);
 }
 
 /* The data of regular file node @idx; its nbytes in *@nbytes */
@@ -1181,13 +1191,12 @@ static int copy_file(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, ui
 		ret = fail(rd, idx, -EAGAIN, "changed since it was read (copy it again)");
 		goto out;
 	}
-	if (compress_node(rd, n) && n->size <= ss) {
-		ret = copy_small_compressed(trans, rd, idx, fd, root, nbytes);
-		if (ret < 0)
-			goto out;
-		if (!ret)
-			goto check;
+	ret = copy_small_compressed(trans, rd, idx, fd, root, nbytes);
+	if (ret < 0)
+		goto out;
+	if (ret > 0) {
 		ret = 0;
+		goto check;
 	}
 	if (n->size <= btrfs_max_inline(rd->o.nodesize, rd->o.sectorsize)) {
 		ssize_t r = pread(fd, rd->buf, n->size, 0);
@@ -1231,12 +1240,7 @@ static int copy_file(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, ui
 			ds = (off_t)off;
 		if (ds >= de)
 			break;
-		if (compress_node(rd, n))
-			ret = copy_range_compressed(trans, rd, idx, fd, root, (uint64_t)ds,
-						    (uint64_t)de, nbytes);
-		else
-			ret = copy_range(trans, rd, idx, fd, root, (uint64_t)ds, (uint64_t)de,
-					 nbytes);
+		ret = copy_data(trans, rd, idx, fd, root, (uint64_t)ds, (uint64_t)de, nbytes);
 		if (ret < 0)
 			goto out;
 		off = (uint64_t)de;
