@@ -52,6 +52,7 @@ static const char *const cmd_mkfs_details[] = {
 	OPTLINE("--owner UID:GID", "with --rootdir: every inode owned by UID:GID"),
 	OPTLINE("--uid-map FROM:TO:COUNT", "with --rootdir: map source uids FROM.. to TO.. (repeatable)"),
 	OPTLINE("--gid-map FROM:TO:COUNT", "with --rootdir: the same for gids"),
+	OPTLINE("--compress ALG[:LEVEL]", "with --rootdir: compress file data with zstd (level 1-15, default 3), lzo or zlib (1-9, default 3); data that does not shrink is stored plain"),
 	OPTLINE("--default-subvol PATH", "make subvolume PATH (one of --subvol) the default"),
 	OPTLINE("-f|--force", "overwrite an existing filesystem"),
 	OPTLINE("-q|--quiet", "print nothing but errors (as volctl -q)"),
@@ -67,7 +68,7 @@ static const struct cmd_help mkfs_help = {
 
 enum { OPT_CSUM = 256, OPT_QUOTA, OPT_SIMPLE_QUOTA, OPT_SUBVOL, OPT_DEFAULT_SUBVOL, OPT_OWNER,
        OPT_UID_MAP, OPT_GID_MAP, OPT_SNAPSHOT, OPT_SHRINK, OPT_QGROUP, OPT_LIMIT,
-       OPT_INODE_FLAGS };
+       OPT_INODE_FLAGS, OPT_COMPRESS };
 
 static int parse_csum(const char *s, u16 *out)
 {
@@ -494,6 +495,9 @@ static int mkfs_parse_layout(const struct vc_ctx *ctx, int c, struct vc_mkfs_opt
 		return 0;
 	case 'K':
 		return 0;	/* nothing is discarded anyway */
+	case OPT_COMPRESS:
+		o->compress = optarg;
+		return 0;
 	case OPT_CSUM:
 		if (parse_csum(optarg, &o->csum_type))
 			return cmd_usage_error(ctx, "unknown checksum '%s': use crc32c, xxhash, sha256 or blake2",
@@ -599,6 +603,7 @@ static const struct option mkfs_longopts[] = {
 	{ "inode-flags", required_argument, NULL, OPT_INODE_FLAGS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "nodiscard", no_argument, NULL, 'K' },
+	{ "compress", required_argument, NULL, OPT_COMPRESS },
 	{ NULL, 0, NULL, 0 },
 };
 

@@ -253,8 +253,17 @@ u32 btrfs_max_inline(u32 nodesize, u32 sectorsize)
 	return max < item ? max : item;
 }
 
-int btrfs_insert_inline_extent(struct btrfs_trans_handle *trans, struct btrfs_root *root,
-			       u64 ino, const void *data, size_t len)
+/* lzo and zstd extents need their incompat bit (zlib is in every kernel) */
+static void note_compression(struct btrfs_trans_handle *trans, u8 type)
+{
+	if (type == BTRFS_COMPRESS_LZO)
+		trans->incompat_set |= BTRFS_FEATURE_INCOMPAT_COMPRESS_LZO;
+	else if (type == BTRFS_COMPRESS_ZSTD)
+		trans->incompat_set |= BTRFS_FEATURE_INCOMPAT_COMPRESS_ZSTD;
+}
+
+static int insert_inline(struct btrfs_trans_handle *trans, struct btrfs_root *root, u64 ino,
+			 const void *data, size_t len, u64 ram_bytes, u8 type)
 {
 	struct btrfs_key key = { ino, BTRFS_EXTENT_DATA_KEY, 0 };
 	u32 size = BTRFS_FILE_EXTENT_INLINE_DATA_START + (u32)len;
@@ -269,16 +278,34 @@ int btrfs_insert_inline_extent(struct btrfs_trans_handle *trans, struct btrfs_ro
 		return -ENOMEM;
 	fi = (struct btrfs_file_extent_item *)buf;
 	btrfs_set_file_extent_generation(fi, trans->transid);
-	btrfs_set_file_extent_ram_bytes(fi, len);
+	btrfs_set_file_extent_ram_bytes(fi, ram_bytes);
+	btrfs_set_file_extent_compression(fi, type);
 	btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_INLINE);
 	memcpy(buf + BTRFS_FILE_EXTENT_INLINE_DATA_START, data, len);
 	ret = btrfs_insert_item(trans, root, &key, buf, size);
 	free(buf);
+	if (!ret)
+		note_compression(trans, type);
 	return ret;
 }
 
-int btrfs_insert_file_extent(struct btrfs_trans_handle *trans, struct btrfs_root *root, u64 ino,
-			     u64 file_off, u64 disk_bytenr, u64 disk_len, u64 num_bytes)
+int btrfs_insert_inline_extent(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			       u64 ino, const void *data, size_t len)
+{
+	return insert_inline(trans, root, ino, data, len, len, BTRFS_COMPRESS_NONE);
+}
+
+int btrfs_insert_inline_compressed(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+				   u64 ino, const void *data, size_t len, u64 ram_bytes, u8 type)
+{
+	if (type == BTRFS_COMPRESS_NONE || type > BTRFS_COMPRESS_ZSTD)
+		return -EINVAL;
+	return insert_inline(trans, root, ino, data, len, ram_bytes, type);
+}
+
+static int insert_reg(struct btrfs_trans_handle *trans, struct btrfs_root *root, u64 ino,
+		      u64 file_off, u64 disk_bytenr, u64 disk_len, u64 ram_bytes, u64 num_bytes,
+		      u8 type)
 {
 	struct btrfs_key key = { ino, BTRFS_EXTENT_DATA_KEY, file_off };
 	struct btrfs_file_extent_item fi;
@@ -286,7 +313,8 @@ int btrfs_insert_file_extent(struct btrfs_trans_handle *trans, struct btrfs_root
 
 	memset(&fi, 0, sizeof(fi));
 	btrfs_set_file_extent_generation(&fi, trans->transid);
-	btrfs_set_file_extent_ram_bytes(&fi, disk_len);
+	btrfs_set_file_extent_ram_bytes(&fi, ram_bytes);
+	btrfs_set_file_extent_compression(&fi, type);
 	btrfs_set_file_extent_type(&fi, BTRFS_FILE_EXTENT_REG);
 	btrfs_set_file_extent_disk_bytenr(&fi, disk_bytenr);
 	btrfs_set_file_extent_disk_num_bytes(&fi, disk_len);
@@ -295,5 +323,27 @@ int btrfs_insert_file_extent(struct btrfs_trans_handle *trans, struct btrfs_root
 	ret = btrfs_insert_item(trans, root, &key, &fi, sizeof(fi));
 	if (!ret)
 		ret = btrfs_add_data_extent(trans, disk_bytenr, disk_len, root->id, ino, file_off);
+	if (!ret)
+		note_compression(trans, type);
 	return ret;
+}
+
+int btrfs_insert_file_extent(struct btrfs_trans_handle *trans, struct btrfs_root *root, u64 ino,
+			     u64 file_off, u64 disk_bytenr, u64 disk_len, u64 num_bytes)
+{
+	return insert_reg(trans, root, ino, file_off, disk_bytenr, disk_len, disk_len, num_bytes,
+			  BTRFS_COMPRESS_NONE);
+}
+
+int btrfs_insert_compressed_extent(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+				   u64 ino, u64 file_off, u64 disk_bytenr, u64 disk_len,
+				   u64 ram_bytes, u8 type)
+{
+	u64 ss = trans->fs->sectorsize;
+
+	if (type == BTRFS_COMPRESS_NONE || type > BTRFS_COMPRESS_ZSTD || (ram_bytes & (ss - 1)) ||
+	    !ram_bytes || ram_bytes > 128 * 1024 || (disk_len & (ss - 1)) || disk_len >= ram_bytes)
+		return -EINVAL;
+	return insert_reg(trans, root, ino, file_off, disk_bytenr, disk_len, ram_bytes, ram_bytes,
+			  type);
 }

@@ -13,7 +13,9 @@
  *   (P DIR_ITEM hash)         btrfs_insert_dir_entry(): names with the same
  *   (P DIR_INDEX index)         hash share one DIR_ITEM, as in the kernel
  *   (I XATTR_ITEM hash)       btrfs_insert_xattr()
- *   (I EXTENT_DATA off)       btrfs_insert_inline_extent(), btrfs_insert_file_extent()
+ *   (I EXTENT_DATA off)       btrfs_insert_inline_extent(), btrfs_insert_file_extent(),
+ *                             and compressed: btrfs_insert_inline_compressed(),
+ *                             btrfs_insert_compressed_extent()
  * Sizes, link counts and nbytes are the caller's: it knows the whole file.
  */
 #ifndef VOLCTL_KERNEL_SHARED_INODE_WRITE_H
@@ -114,5 +116,27 @@ int btrfs_insert_inline_extent(struct btrfs_trans_handle *trans, struct btrfs_ro
  */
 int btrfs_insert_file_extent(struct btrfs_trans_handle *trans, struct btrfs_root *root, u64 ino,
 			     u64 file_off, u64 disk_bytenr, u64 disk_len, u64 num_bytes);
+
+/**
+ * btrfs_insert_inline_compressed - an inline extent holding @len bytes of
+ * @data, the first @ram_bytes bytes of the file compressed with @type
+ * (BTRFS_COMPRESS_*, compress.h's format); lzo and zstd set their incompat
+ * bit at commit
+ */
+int btrfs_insert_inline_compressed(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+				   u64 ino, const void *data, size_t len, u64 ram_bytes, u8 type);
+
+/**
+ * btrfs_insert_compressed_extent - EXTENT_DATA (REG, compressed with @type)
+ * of @ino at @file_off for the data extent [@disk_bytenr, + @disk_len)
+ * (the compressed bytes rounded up to the sector, written and checksummed
+ * by btrfs_data_write()), holding @ram_bytes (sector aligned, at most
+ * 128 KiB, = num_bytes) of the file; queues its extent item like
+ * btrfs_insert_file_extent(); lzo and zstd set their incompat bit at commit
+ * Return: 0, -EINVAL (sizes the kernel would not write), <0.
+ */
+int btrfs_insert_compressed_extent(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+				   u64 ino, u64 file_off, u64 disk_bytenr, u64 disk_len,
+				   u64 ram_bytes, u8 type);
 
 #endif /* VOLCTL_KERNEL_SHARED_INODE_WRITE_H */

@@ -10,7 +10,8 @@
 set -euo pipefail
 
 build=(build-essential autoconf pkg-config libmount-dev libblkid-dev uuid-dev libsmartcols-dev
-       libxxhash-dev libsodium-dev linux-libc-dev btrfs-progs zstd)
+       libxxhash-dev libsodium-dev zlib1g-dev liblzo2-dev libzstd-dev
+       linux-libc-dev btrfs-progs zstd)
 ci=(bats jq util-linux xz-utils groff-base man-db python3 python3-jsonschema debhelper dpkg-dev lintian)
 
 pkgs=("${build[@]}")

@@ -28,6 +28,7 @@
 #include "common/backend/offline-write-qgroup.h"
 #include "common/backend/offline-write-subvol.h"
 #include "common/image/storage.h"
+#include "kernel-shared/compress.h"
 #include "kernel-shared/default-subvol.h"
 #include "kernel-shared/errmsg.h"
 #include "kernel-shared/fs.h"
@@ -226,6 +227,26 @@ static int check_subvol_order(const char *const *subvols, size_t nr, bool rootdi
 	return -1;
 }
 
+/* --compress ALG[:LEVEL]: with --rootdir, a known algorithm, a level in its range */
+static int check_compress(const struct vc_mkfs_opts *o, char *err, size_t errlen)
+{
+	uint8_t type;
+	int level;
+
+	if (!o->compress)
+		return 0;
+	if (!o->rootdir) {
+		snprintf(err, errlen, "--compress needs --rootdir");
+		return -EINVAL;
+	}
+	if (btrfs_compress_parse(o->compress, &type, &level) < 0) {
+		snprintf(err, errlen, "invalid --compress '%s': want zstd[:1-%d], lzo or zlib[:1-%d]",
+			 o->compress, BTRFS_ZSTD_MAX_LEVEL, BTRFS_ZLIB_MAX_LEVEL);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int vc_mkfs_check_layout(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 {
 	const char *why;
@@ -236,6 +257,8 @@ int vc_mkfs_check_layout(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--quota and --simple-quota: use only one");
 		return -EINVAL;
 	}
+	if (check_compress(o, err, errlen) < 0)
+		return -EINVAL;
 	bad = check_subvol_order(o->subvols, o->nr_subvols, o->rootdir != NULL, &why);
 	if (bad >= 0) {
 		snprintf(err, errlen, "--subvol %s: %s", o->subvols[bad], why);
@@ -295,7 +318,11 @@ static void scan_opts(const struct vc_mkfs_opts *o, struct vc_rootdir_opts *r, i
 	r->nodesize = o->nodesize ? o->nodesize : 16384;
 	r->sectorsize = 4096;
 	r->skipped = o->skipped;
+	if (o->compress)
+		btrfs_compress_parse(o->compress, &r->compress, &r->compress_level);
 }
+
+
 
 /* Each --subvol not made from a directory of DIR needs its parent in DIR or among them */
 static int check_rootdir_subvols(const struct vc_mkfs_opts *o, const struct vc_rootdir *rd,

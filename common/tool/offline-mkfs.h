@@ -70,6 +70,7 @@ struct vc_mkfs_opts {
 	uint32_t owner_uid, owner_gid;
 	const struct vc_id_map *uid_map, *gid_map;
 	size_t nr_uid_map, nr_gid_map;
+	const char *compress;		/* --compress ALG[:LEVEL], with @rootdir; NULL: none */
 	bool epoch_set;			/* SOURCE_DATE_EPOCH: the time of every new record */
 	int64_t epoch;
 	void (*skipped)(void *priv, const char *path);	/* a mount point not crossed */

@@ -13,7 +13,12 @@
  * - files of at most btrfs_max_inline() bytes are inline; larger ones are
  *   written in extents of at most 128 MiB over the data the source has
  *   (SEEK_DATA/SEEK_HOLE), holes left out (the image has no-holes);
- * - a mount point inside DIR is not crossed, and the caller is told.
+ * - a mount point inside DIR is not crossed, and the caller is told;
+ * - with --compress, data is compressed as the kernel does
+ *   (kernel-shared/compress.h): chunks of 128 KiB, each kept compressed
+ *   only when it frees a sector (plain neighbours share extents of up to
+ *   1 MiB), files of at most a sector inline compressed when they fit,
+ *   everything else plain.
  * The source is walked through directory file descriptors, never by full
  * paths, so depth is limited only by the source; a file's status is read
  * again when it is copied and after, and a change fails the whole mkfs.
@@ -33,6 +38,7 @@
 #include "kernel-shared/fs.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/alloc.h"
+#include "kernel-shared/compress.h"
 #include "kernel-shared/data-write.h"
 #include "kernel-shared/inode-write.h"
 #include "kernel-shared/subvol-create.h"
@@ -63,6 +69,7 @@ struct rd_node {
 	uint64_t dir_size;		/* directories: 2 * names of the same subvolume */
 	uint64_t sv_names;		/* directories: 2 * names of subvolumes in it */
 	uint64_t iflags;		/* BTRFS_INODE_* (--inode-flags) */
+	uint32_t inline_c;		/* --compress: its inline compressed length, 0: not inline */
 };
 
 struct rd_subvol {
@@ -96,6 +103,9 @@ struct vc_rootdir {
 	size_t nr_sv_order;
 	size_t w_j, w_k;		/* where the next transaction goes on */
 	bool w_done;
+	struct btrfs_compress_ctx cctx;	/* --compress */
+	uint8_t *cbuf;			/* one compressed chunk */
+	size_t cbuf_cap;
 	struct vc_rootdir_stats *st;
 };
 
@@ -275,6 +285,64 @@ static int add_name(struct vc_rootdir *rd, const char *s, size_t len, uint32_t *
 	return 0;
 }
 
+/* --compress: the compressor, a buffer for one compressed chunk */
+static int compress_init(struct vc_rootdir *rd)
+{
+	int ret;
+
+	if (!rd->o.compress)
+		return 0;
+	ret = btrfs_compress_ctx_init(&rd->cctx, rd->o.compress, rd->o.compress_level,
+				      rd->o.sectorsize);
+	if (ret < 0)
+		return ret;
+	rd->cbuf_cap = btrfs_compress_bound(&rd->cctx, BTRFS_MAX_UNCOMPRESSED);
+	rd->cbuf = malloc(rd->cbuf_cap);
+	if (!rd->cbuf) {
+		btrfs_compress_ctx_release(&rd->cctx);
+		rd->o.compress = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Whether the data of node @n is compressed: with --compress, unless nodatasum or nodatacow */
+static bool compress_node(const struct vc_rootdir *rd, const struct rd_node *n)
+{
+	return rd->o.compress && !(n->iflags & (BTRFS_INODE_NODATASUM | BTRFS_INODE_NODATACOW));
+}
+
+/*
+ * --compress, a file of more than max_inline bytes but at most a sector:
+ * whether it becomes an inline compressed extent (the writer decides the
+ * same on the same bytes), so the plan counts it in metadata, not data.
+ * Return: its compressed length, or -1 (data; also when it cannot be read:
+ * the scan refuses that file next).
+ */
+static long scan_inline_compressed(struct vc_rootdir *rd, const struct rd_node *n, int dirfd,
+				   const char *name)
+{
+	uint8_t *buf = malloc(n->size ? n->size : 1);
+	ssize_t got = -1;
+	long c = -1;
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && buf && !(lseek(fd, 0, SEEK_DATA) < 0 && errno == ENXIO))
+		got = pread(fd, buf, n->size, 0);
+	if (got >= 0 && (uint64_t)got == n->size)
+		c = btrfs_compress(&rd->cctx, buf, n->size, rd->cbuf, rd->cbuf_cap);
+	if (c >= 0 && !btrfs_compress_inline_ok(rd->o.nodesize, rd->o.sectorsize, n->size,
+						(size_t)c))
+		c = -1;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return c < 0 ? -1 : c;
+}
+
 /* Status of @name in @dirfd (or @dirfd itself) into node @idx; 1: a mount point */
 static int stat_node(struct vc_rootdir *rd, uint32_t idx, int dirfd, const char *name)
 {
@@ -304,6 +372,13 @@ static int stat_node(struct vc_rootdir *rd, uint32_t idx, int dirfd, const char 
 	n->src_ctime = (struct btrfs_time){ sx.stx_ctime.tv_sec, sx.stx_ctime.tv_nsec };
 	/* the names: an inode's own items are counted once, in size_inode() */
 	rd->meta_bytes += 3 * (30 + 25 + 2 * (uint64_t)n->name_len);
+	/* --compress: a file of one sector may go inline compressed (size_inode()) */
+	if (rd->o.compress && S_ISREG(n->mode) && n->size <= rd->o.sectorsize &&
+	    n->size > btrfs_max_inline(rd->o.nodesize, rd->o.sectorsize)) {
+		long c = scan_inline_compressed(rd, n, dirfd, name);
+
+		n->inline_c = c < 0 ? 0 : (uint32_t)c;
+	}
 	return 0;
 }
 
@@ -563,12 +638,16 @@ static void size_inode(struct vc_rootdir *rd, const struct rd_node *n)
 	uint64_t ss = rd->o.sectorsize;
 
 	rd->meta_bytes += 160 + 25;
-	if (S_ISREG(n->mode) && n->size > btrfs_max_inline(rd->o.nodesize, rd->o.sectorsize)) {
+	if (S_ISREG(n->mode) && n->inline_c && compress_node(rd, n)) {
+		/* --compress: inline compressed, the writer decides the same */
+		rd->meta_bytes += n->inline_c + 21;
+	} else if (S_ISREG(n->mode) && n->size > btrfs_max_inline(rd->o.nodesize, rd->o.sectorsize)) {
 		uint64_t data = (n->size + ss - 1) / ss * ss;
 
 		rd->data_bytes += data;
-		/* extent items, file extent items, checksums */
-		rd->meta_bytes += (data / MAX_EXTENT + 1) * (53 + 25 + 53 + 25) +
+		/* extent items, file extent items, checksums (--compress: 128 KiB extents) */
+		rd->meta_bytes += (data / (compress_node(rd, n) ? BTRFS_MAX_UNCOMPRESSED : MAX_EXTENT) +
+				   1) * (53 + 25 + 53 + 25) +
 				  data / ss * (uint64_t)32;
 	} else if (S_ISREG(n->mode) || S_ISLNK(n->mode)) {
 		rd->meta_bytes += n->size + 21;
@@ -705,12 +784,19 @@ int vc_rootdir_scan(const struct vc_rootdir_opts *o, struct vc_rootdir **out, ch
 	rd->o = *o;
 	rd->err = err;
 	rd->errlen = errlen;
+	ret = compress_init(rd);
+	if (ret < 0) {
+		snprintf(err, errlen, "--compress: %s", strerror(-ret));
+		free(rd);
+		return ret;
+	}
 	rd->root_fd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rd->root_fd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "--rootdir %s: %s", o->dir,
 			 ret == -ENOTDIR ? "not a directory" : strerror(-ret));
-		free(rd);
+		rd->root_fd = -1;
+		vc_rootdir_free(rd);
 		return ret;
 	}
 	ret = grow((void **)&rd->nodes, &rd->cap, 1, sizeof(*rd->nodes));
@@ -784,6 +870,9 @@ void vc_rootdir_free(struct vc_rootdir *rd)
 	free(rd->xattrs);
 	free(rd->order);
 	free(rd->svs);
+	if (rd->o.compress)
+		btrfs_compress_ctx_release(&rd->cctx);
+	free(rd->cbuf);
 	free(rd);
 }
 
@@ -935,6 +1024,154 @@ static int copy_range(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, u
 	return 0;
 }
 
+/* @len bytes of @fd at @off into @buf, zeros after the end of the file */
+static int read_chunk(struct vc_rootdir *rd, uint32_t idx, int fd, uint64_t off, uint8_t *buf,
+		      size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = pread(fd, buf + got, len - got, (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return fail(rd, idx, -errno, NULL);
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	if (got < len && off + got < rd->nodes[idx].size)
+		return fail(rd, idx, -EIO, "changed while it was copied (shorter)");
+	memset(buf + got, 0, len - got);
+	return 0;
+}
+
+/* One data extent of @len bytes from @buf (@disk bytes of it on disk) */
+static int write_extent(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, uint32_t idx,
+			struct btrfs_root *root, uint64_t file_off, const uint8_t *buf,
+			uint64_t len, uint64_t disk, uint8_t type)
+{
+	uint64_t ss = rd->o.sectorsize, alloc = (disk + ss - 1) / ss * ss, bytenr;
+	int ret;
+
+	ret = btrfs_alloc_data(trans, alloc, &bytenr);
+	if (ret < 0)
+		return fail(rd, idx, ret, trans->fs->errmsg[0] ? trans->fs->errmsg : NULL);
+	/* a measuring run (--shrink): the same items, nothing on the device */
+	ret = btrfs_data_write(trans, bytenr, rd->dry ? NULL : buf, disk);
+	if (!ret && type)
+		ret = btrfs_insert_compressed_extent(trans, root, rd->nodes[idx].bino, file_off,
+						     bytenr, alloc, len, type);
+	else if (!ret)
+		ret = btrfs_insert_file_extent(trans, root, rd->nodes[idx].bino, file_off, bytenr,
+					       alloc, len);
+	if (ret < 0)
+		return fail(rd, idx, ret, NULL);
+	rd->st->data_bytes += alloc;
+	return 0;
+}
+
+/*
+ * --compress: bytes [@start, @end) of @fd in chunks of 128 KiB, each its own
+ * extent when it is compressed (it frees a sector: kernel-shared/compress.h);
+ * chunks stored plain next to each other share one extent of up to IO_CHUNK
+ * bytes, gathered in rd->buf.  A measuring run (--shrink) reads and
+ * compresses too: the extents it counts are the ones the real run makes.
+ */
+static int copy_range_compressed(struct btrfs_trans_handle *trans, struct vc_rootdir *rd,
+				 uint32_t idx, int fd, struct btrfs_root *root, uint64_t start,
+				 uint64_t end, uint64_t *nbytes)
+{
+	const struct rd_node *n = &rd->nodes[idx];
+	uint64_t plain = 0;		/* the run [start - plain, start) in rd->buf */
+	int ret = 0;
+
+	while (start < end && !ret) {
+		uint64_t len = end - start < BTRFS_MAX_UNCOMPRESSED ? end - start :
+			       BTRFS_MAX_UNCOMPRESSED;
+		/* the file's bytes only: the rest of its last sector is no input */
+		uint64_t in = n->size - start < len ? n->size - start : len;
+		uint8_t *at = rd->buf + plain;
+		long c;
+
+		ret = read_chunk(rd, idx, fd, start, at, (size_t)len);
+		if (ret < 0)
+			return ret;
+		c = btrfs_compress(&rd->cctx, at, (size_t)in, rd->cbuf, rd->cbuf_cap);
+		if (c < 0 && c != -E2BIG)
+			return fail(rd, idx, (int)c, "compression failed");
+		*nbytes += len;
+		if (c > 0 && btrfs_compress_keep(rd->o.sectorsize, len, (uint64_t)c)) {
+			if (plain)
+				ret = write_extent(trans, rd, idx, root, start - plain, rd->buf,
+						   plain, plain, 0);
+			plain = 0;
+			if (!ret)
+				ret = write_extent(trans, rd, idx, root, start, rd->cbuf, len,
+						   (uint64_t)c, rd->cctx.type);
+			if (!ret && !start)
+				test_change(rd, idx);
+			start += len;
+			continue;
+		}
+		plain += len;
+		start += len;
+		if (start == len)
+			test_change(rd, idx);
+		if (plain + BTRFS_MAX_UNCOMPRESSED > IO_CHUNK) {
+			ret = write_extent(trans, rd, idx, root, start - plain, rd->buf, plain,
+					   plain, 0);
+			plain = 0;
+		}
+	}
+	if (!ret && plain)
+		ret = write_extent(trans, rd, idx, root, start - plain, rd->buf, plain, plain, 0);
+	return ret;
+}
+
+/*
+ * --compress, a file of at most one sector: an inline compressed extent
+ * when the kernel would make one
+ * Return: 1 done, 0 not (the uncompressed rules apply), <0.
+ */
+static int copy_small_compressed(struct btrfs_trans_handle *trans, struct vc_rootdir *rd,
+				 uint32_t idx, int fd, struct btrfs_root *root, uint64_t *nbytes)
+{
+	const struct rd_node *n = &rd->nodes[idx];
+	long c;
+	int ret;
+
+	if (!compress_node(rd, n) || n->size > rd->o.sectorsize ||
+	    (lseek(fd, 0, SEEK_DATA) < 0 && errno == ENXIO))
+		return 0;
+	ret = read_chunk(rd, idx, fd, 0, rd->buf, (size_t)n->size);
+	if (ret < 0)
+		return ret;
+	c = btrfs_compress(&rd->cctx, rd->buf, (size_t)n->size, rd->cbuf, rd->cbuf_cap);
+	if (c < 0 && c != -E2BIG)
+		return fail(rd, idx, (int)c, "compression failed");
+	if (c < 0 || !btrfs_compress_inline_ok(rd->o.nodesize, rd->o.sectorsize, n->size,
+					       (size_t)c))
+		return 0;
+	ret = btrfs_insert_inline_compressed(trans, root, n->bino, rd->cbuf, (size_t)c, n->size,
+					     rd->cctx.type);
+	if (ret < 0)
+		return fail(rd, idx, ret, NULL);
+	*nbytes = n->size;
+	rd->st->inline_bytes += n->size;
+	return 1;
+}
+
+/* Bytes [@start, @end) of @fd as data extents, compressed or not */
+static int copy_data(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, uint32_t idx,
+		     int fd, struct btrfs_root *root, uint64_t start, uint64_t end, uint64_t *nbytes)
+{
+	if (compress_node(rd, &rd->nodes[idx]))
+		return copy_range_compressed(trans, rd, idx, fd, root, start, end, nbytes);
+	return copy_range(trans, rd, idx, fd, root, start, end, nbytes);
+}
+
 /* The data of regular file node @idx; its nbytes in *@nbytes */
 static int copy_file(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, uint32_t idx,
 		     struct btrfs_root *root, uint64_t *nbytes)
@@ -953,6 +1190,13 @@ static int copy_file(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, ui
 	if (fstat(fd, &st) < 0 || !same_status(n, &st)) {
 		ret = fail(rd, idx, -EAGAIN, "changed since it was read (copy it again)");
 		goto out;
+	}
+	ret = copy_small_compressed(trans, rd, idx, fd, root, nbytes);
+	if (ret < 0)
+		goto out;
+	if (ret > 0) {
+		ret = 0;
+		goto check;
 	}
 	if (n->size <= btrfs_max_inline(rd->o.nodesize, rd->o.sectorsize)) {
 		ssize_t r = pread(fd, rd->buf, n->size, 0);
@@ -996,7 +1240,7 @@ static int copy_file(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, ui
 			ds = (off_t)off;
 		if (ds >= de)
 			break;
-		ret = copy_range(trans, rd, idx, fd, root, (uint64_t)ds, (uint64_t)de, nbytes);
+		ret = copy_data(trans, rd, idx, fd, root, (uint64_t)ds, (uint64_t)de, nbytes);
 		if (ret < 0)
 			goto out;
 		off = (uint64_t)de;

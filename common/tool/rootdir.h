@@ -48,6 +48,8 @@ struct vc_rootdir_opts {
 	int64_t now_sec;		/* otime of every inode, times of new subvolumes */
 	uint32_t now_nsec;
 	uint32_t nodesize, sectorsize;
+	uint8_t compress;		/* --compress: BTRFS_COMPRESS_*, 0 none */
+	int compress_level;		/* its level, 0 the default */
 	/* told of each mount point inside DIR that is not copied; may be NULL */
 	void (*skipped)(void *priv, const char *path);
 	void *priv;

@@ -425,3 +425,180 @@ make_tree() {
 	run_volctl --image "$IMG" subvolume list /
 	assert_output_contains "path sub"
 }
+
+# A tree for --compress: text that shrinks, random bytes that do not, small
+# files on both sides of the inline limits, a hole
+make_compress_tree() {
+	mkdir -p "$SRC/c"
+	seq 1 200000 >"$SRC/c/text"				# 1.2 MB: ten 128 KiB chunks
+	head -c 300000 /dev/urandom >"$SRC/c/random"
+	yes 'a line of text' | head -c 3000 >"$SRC/c/small-text"	# inline compressed
+	head -c 3000 /dev/urandom >"$SRC/c/small-random"	# > 2048, does not shrink: an extent
+	head -c 100 /dev/urandom >"$SRC/c/tiny-random"		# inline plain
+	{ head -c 262144 /dev/urandom; seq 1 100000; } >"$SRC/c/mixed"
+	yes 'one more line' | head -c 131172 >"$SRC/c/u-tail"	# 128 KiB + 100 bytes
+	truncate -s 2M "$SRC/c/holes"
+	seq 1 30000 | dd of="$SRC/c/holes" bs=4096 seek=100 conv=notrunc status=none
+}
+
+# "TYPE COMPRESSION" of each EXTENT_DATA item of inode $2 in tree dump $1
+extents_of() {
+	awk -v ino="$2" '
+		$3 == "key" && $4 == "(" ino { on = ($5 == "EXTENT_DATA"); next }
+		on && /type 0 \(inline\)/ { t = "inline" }
+		on && /type 1 \(regular\)/ { t = "regular" }
+		on && /inline extent data size/ { print "inline", $NF; on = 0 }
+		on && /extent compression/ { print t, $NF; on = 0 }' "$1"
+}
+
+@test "mkfs --rootdir --compress zstd|lzo|zlib: restore and check agree, text compressed, random plain" {
+	make_compress_tree
+	for alg in zstd lzo zlib zstd:15 zlib:1; do
+		rm -rf "$IMG" "$OUT"
+		mkdir -p "$OUT"
+		run_volctl mkfs -s 256M --rootdir "$SRC" --compress "$alg" "$IMG"
+		assert_status 0
+		check_clean
+		run btrfs restore "$IMG" "$OUT"
+		assert_status 0
+		run diff -r "$SRC" "$OUT"
+		[ "$status" -eq 0 ] || { echo "$alg: $output" >&2; false; }
+		btrfs inspect-internal dump-tree -t 5 "$IMG" >"$BATS_TEST_TMPDIR/dump"
+		name=${alg%%:*}
+		# inode numbers in name order from 257: c, then holes 258, mixed,
+		# random, small-random, small-text, text, tiny-random, u-tail 265
+		got=$(extents_of "$BATS_TEST_TMPDIR/dump" 263 | sort | uniq -c | tr -s ' ')
+		[ "$got" = " 10 regular ($name)" ] || { echo "$alg text: $got" >&2; false; }
+		# random: plain chunks next to each other share one extent
+		got=$(extents_of "$BATS_TEST_TMPDIR/dump" 260)
+		[ "$got" = "regular (none)" ] || { echo "$alg random: $got" >&2; false; }
+		got=$(extents_of "$BATS_TEST_TMPDIR/dump" 262)
+		[ "$got" = "inline ($name)" ] || { echo "$alg small-text: $got" >&2; false; }
+		got=$(extents_of "$BATS_TEST_TMPDIR/dump" 261)
+		[ "$got" = "regular (none)" ] || { echo "$alg small-random: $got" >&2; false; }
+		got=$(extents_of "$BATS_TEST_TMPDIR/dump" 264)
+		[ "$got" = "inline (none)" ] || { echo "$alg tiny-random: $got" >&2; false; }
+		# mixed: two chunks of random bytes in one plain extent, the text
+		# after them compressed
+		got=$(extents_of "$BATS_TEST_TMPDIR/dump" 259 | tr '\n' ' ')
+		c="regular ($name)"
+		[ "$got" = "regular (none) $c $c $c $c $c " ] ||
+			{ echo "$alg mixed: $got" >&2; false; }
+		# a last chunk of one sector cannot free one: plain
+		got=$(extents_of "$BATS_TEST_TMPDIR/dump" 265 | tr '\n' ' ')
+		[ "$got" = "$c regular (none) " ] || { echo "$alg u-tail: $got" >&2; false; }
+		grep -A3 "key (259 EXTENT_DATA 0)" "$BATS_TEST_TMPDIR/dump" |
+			grep -q "extent data offset 0 nr 262144 ram 262144"
+		# the hole stays a hole: one compressed extent at 400 KiB
+		run grep -c "key (258 EXTENT_DATA 409600)" "$BATS_TEST_TMPDIR/dump"
+		assert_output_contains 1
+		# lzo and zstd set their incompat bit, zlib none
+		run btrfs inspect-internal dump-super "$IMG"
+		case $name in
+		zstd) assert_output_contains COMPRESS_ZSTD ;;
+		lzo) assert_output_contains COMPRESS_LZO ;;
+		zlib) [[ "$output" != *COMPRESS_* ]] ;;
+		esac
+	done
+}
+
+@test "mkfs --rootdir --compress: disk bytes are the compressed ones, ram bytes the chunk" {
+	seq 1 200000 >"$SRC/text"
+	run_volctl mkfs -s 256M --rootdir "$SRC" --compress zstd "$IMG"
+	assert_status 0
+	run btrfs inspect-internal dump-tree -t 5 "$IMG"
+	assert_status 0
+	# every chunk 128 KiB of the file (the last one its rest, sector aligned), a few sectors on disk
+	chunks=$(echo "$output" | grep -c "extent data offset 0 nr 131072 ram 131072")
+	[ "$chunks" -eq 9 ]
+	echo "$output" | grep -q "extent data offset 0 nr 110592 ram 110592"
+	big=$(echo "$output" | awk '/extent data disk byte/ && $NF > 65536' | wc -l)
+	[ "$big" -eq 0 ]
+	# nbytes: the uncompressed bytes of the extents
+	echo "$output" | grep -q "size 1288895 nbytes 1290240"
+}
+
+@test "mkfs --compress: levels checked, needs --rootdir, bad names refused before anything is written" {
+	mkdir -p "$SRC/x"
+	for bad in zstd:0 zstd:16 zlib:10 zlib: lzo:1 lz4 zstd:x; do
+		run_volctl mkfs -s 256M -r "$SRC" --compress "$bad" "$IMG"
+		assert_status 2
+		assert_output_contains "invalid --compress '$bad'"
+		[ ! -e "$IMG" ]
+	done
+	run_volctl mkfs -s 256M --compress zstd "$IMG"
+	assert_status 2
+	assert_output_contains "--compress needs --rootdir"
+	[ ! -e "$IMG" ]
+}
+
+@test "mkfs --rootdir --compress: files of one sector that go inline compressed are planned as metadata, no data chunk for them" {
+	python3 -c "
+import sys
+for i in range(8000):
+    open('$SRC/f%05d' % i, 'w').write(('file %05d ' % i) * 360)
+"
+	run_volctl mkfs -s 256M --rootdir "$SRC" --compress zstd "$IMG"
+	assert_status 0
+	assert_output_contains "0 bytes of data"
+	check_clean
+	# 8000 files of 3960 bytes would want 32 MiB of data chunks: none reserved for them
+	data=$(btrfs inspect-internal dump-tree -t chunk "$IMG" |
+		awk '/CHUNK_ITEM/ { getline; if ($0 ~ /type DATA/) s += $2 } END { print s + 0 }')
+	[ "$data" -lt $((32 << 20)) ] || { echo "data chunks: $data" >&2; false; }
+}
+
+@test "mkfs --rootdir --compress --inode-flags: nodatasum and nodatacow files are never compressed" {
+	mkdir -p "$SRC/sum" "$SRC/nosum" "$SRC/nocow"
+	for d in sum nosum nocow; do
+		seq 1 100000 >"$SRC/$d/text"
+		yes 'small text' | head -c 3000 >"$SRC/$d/small"
+	done
+	run_volctl mkfs -s 256M -r "$SRC" --compress zstd --inode-flags nodatasum:/nosum \
+		--inode-flags nodatacow:/nocow "$IMG"
+	assert_status 0
+	check_clean
+	run btrfs restore "$IMG" "$OUT"
+	assert_status 0
+	run diff -r "$SRC" "$OUT"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	btrfs inspect-internal dump-tree -t 5 "$IMG" >"$BATS_TEST_TMPDIR/dump"
+	# inodes: nocow 257 (small 258, text 259), nosum 260 (261, 262), sum 263 (264, 265)
+	[ "$(extents_of "$BATS_TEST_TMPDIR/dump" 259 | sort -u)" = "regular (none)" ]
+	[ "$(extents_of "$BATS_TEST_TMPDIR/dump" 258)" = "regular (none)" ]
+	[ "$(extents_of "$BATS_TEST_TMPDIR/dump" 262 | sort -u)" = "regular (none)" ]
+	[ "$(extents_of "$BATS_TEST_TMPDIR/dump" 261)" = "regular (none)" ]
+	[ "$(extents_of "$BATS_TEST_TMPDIR/dump" 265 | sort -u)" = "regular (zstd)" ]
+	[ "$(extents_of "$BATS_TEST_TMPDIR/dump" 264)" = "inline (zstd)" ]
+}
+
+@test "mkfs --rootdir --compress --shrink: the measuring run compresses too, the image holds the compressed tree" {
+	make_compress_tree
+	run_volctl mkfs -s 256M -r "$SRC" --shrink "$IMG"
+	assert_status 0
+	plain=$(stat -c %s "$IMG")
+	rm "$IMG"
+	run_volctl mkfs -s 256M -r "$SRC" --shrink --compress zstd "$IMG"
+	assert_status 0
+	check_clean
+	run btrfs restore "$IMG" "$OUT"
+	assert_status 0
+	run diff -r "$SRC" "$OUT"
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
+	# the text files (2.6 MB) shrink to a few hundred KiB
+	small=$(stat -c %s "$IMG")
+	[ "$small" -lt "$plain" ] || { echo "compressed $small, plain $plain" >&2; false; }
+}
+
+@test "mkfs --rootdir --compress: SOURCE_DATE_EPOCH and -U give identical compressed images" {
+	make_compress_tree
+	for alg in zstd lzo zlib; do
+		for n in 1 2; do
+			SOURCE_DATE_EPOCH=1700000000 run_volctl mkfs -s 256M -U 0b7c2f1e-5d3a-4c2b-9e8f-1a2b3c4d5e6f \
+				-r "$SRC" --compress "$alg" "$IMG.$n"
+			assert_status 0
+		done
+		cmp "$IMG.1" "$IMG.2"
+		rm "$IMG.1" "$IMG.2"
+	done
+}

@@ -95,3 +95,13 @@ diffs() {
 	assert_status 0
 	assert_output_contains "soak-rootdir: 3 seeds, 3 passed, 0 failed"
 }
+
+@test "rootdir-oracle: volctl mkfs --rootdir --compress equals the kernel on a seed per algorithm" {
+	for alg in zstd lzo zlib; do
+		run "$ORACLE/soak.sh" --workdir "$WORK" --size 0 \
+			--tool "$VOLCTL mkfs --rootdir {DIR} -s {SIZE} --compress $alg --quota {IMG}" 5 1
+		echo "$output"
+		assert_status 0
+		assert_output_contains "soak-rootdir: 1 seeds, 1 passed, 0 failed"
+	done
+}
