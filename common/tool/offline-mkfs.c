@@ -115,6 +115,7 @@ static int prepare_target(const struct vc_mkfs_opts *o, int fd, char *err, size_
 /* Chunk sizes for --shrink (from a measuring run), or none */
 struct mkfs_sizes {
 	bool shrink;
+	bool exact;			/* @data and @meta measured, the usual layout */
 	u64 data, meta;
 };
 
@@ -153,8 +154,8 @@ static int write_base(const struct vc_mkfs_opts *o, struct vc_image *img,
 	a.quota = o->quota || o->simple_quota;
 	a.simple_quota = o->simple_quota;
 	a.now_sec = o->epoch_set ? (u64)o->epoch : (u64)time(NULL);
-	if (sz->shrink) {
-		a.shrink = true;
+	if (sz->shrink || sz->exact) {
+		a.shrink = sz->shrink;
 		a.data_size = sz->data;
 		a.meta_size = sz->meta;
 	} else if (rd) {
@@ -583,7 +584,7 @@ static int measure(const struct vc_mkfs_opts *o, struct vc_rootdir *rd, struct m
 	const char *dir = getenv("TMPDIR");
 	struct vc_mkfs_opts m = *o;
 	struct vc_image img = { 0 };
-	struct mkfs_sizes big = { true, 0, 0 };
+	struct mkfs_sizes big = { true, false, 0, 0 };
 	char path[4096];
 	bool created = false, based = false;
 	u64 data = 0, meta = 0;
@@ -626,6 +627,28 @@ static int measure(const struct vc_mkfs_opts *o, struct vc_rootdir *rd, struct m
 	/* slack for the kernel's first writes: 1 MiB and 1/32 of what was measured */
 	sz->meta = ROUND_MB(meta + meta / 32 + SZ_1M);
 	return 0;
+}
+
+/*
+ * Whether the estimate of the tree (an upper bound, loose for metadata:
+ * leaves may be half full) comes near the target's size: then a measuring
+ * run says exactly whether it fits, before anything is written
+ */
+static bool tight(const struct vc_mkfs_opts *o, const struct vc_rootdir *rd)
+{
+	u64 size = o->size, need;
+	int fd;
+
+	if (!size) {
+		fd = open(o->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+		size = (u64)lseek(fd, 0, SEEK_END);
+		close(fd);
+	}
+	/* system chunks, the first MiB, a superblock window, metadata twice (DUP) */
+	need = 32 * SZ_1M + vc_rootdir_data_bytes(rd) + 2 * (vc_rootdir_meta_bytes(rd) * 3 + 8 * SZ_1M);
+	return need > size;
 }
 
 /* The target ends where the filesystem does (a regular file only) */
@@ -714,7 +737,7 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 	struct vc_image img = { 0 };
 	struct vc_rootdir *rd = NULL;
 	struct vc_rootdir_opts ro;
-	struct mkfs_sizes sz = { false, 0, 0 };
+	struct mkfs_sizes sz = { false, false, 0, 0 };
 	bool created = false, based = false;
 	int ret;
 
@@ -732,9 +755,10 @@ int vc_mkfs(const struct vc_mkfs_opts *o, char *err, size_t errlen)
 		ret = vc_rootdir_scan(&ro, &rd, err, errlen);
 		if (!ret)
 			ret = check_rootdir_subvols(o, rd, err, errlen);
-		if (!ret && (o->shrink || o->nr_limits)) {
+		if (!ret && (o->shrink || o->nr_limits || tight(o, rd))) {
 			ret = measure(o, rd, &sz, err, errlen);
 			sz.shrink = o->shrink;
+			sz.exact = !o->shrink;
 		}
 		if (ret < 0)
 			goto out;
