@@ -476,35 +476,79 @@ int btrfs_alloc_metadata(struct btrfs_trans_handle *trans, u64 owner, u64 *byten
 	return -ENOSPC;
 }
 
+static int load_data_free(struct btrfs_trans_handle *trans)
+{
+	struct btrfs_alloc_ctx *ctx = &trans->alloc;
+	int ret;
+
+	if (ctx->data_loaded)
+		return 0;
+	/* read on first use: most transactions never write file data */
+	ret = load_free(trans, BTRFS_BLOCK_GROUP_DATA, &ctx->data_free, &ctx->nr_data_free, NULL);
+	if (ret < 0)
+		return ret;
+	ctx->data_loaded = true;
+	return 0;
+}
+
+/* [start, start + len) of range @r taken */
+static void take_range(struct btrfs_free_range *r, u64 start, u64 len)
+{
+	r->len -= start + len - r->start;
+	r->start = start + len;
+}
+
 int btrfs_alloc_data(struct btrfs_trans_handle *trans, u64 len, u64 *bytenr)
+{
+	u64 got;
+	int ret = btrfs_alloc_data_upto(trans, len, len, bytenr, &got);
+
+	if (!ret && got != len)
+		return -EUCLEAN;	/* cannot happen: @min is @len */
+	return ret;
+}
+
+int btrfs_alloc_data_upto(struct btrfs_trans_handle *trans, u64 len, u64 min, u64 *bytenr,
+			  u64 *got)
 {
 	struct btrfs_alloc_ctx *ctx = &trans->alloc;
 	u64 ss = trans->fs->sectorsize;
+	struct btrfs_free_range *best = NULL;
+	u64 best_start = 0, best_len = 0;
 	int ret;
 
-	if (!len || (len & (ss - 1)))
+	if (!len || (len & (ss - 1)) || !min || min > len || (min & (ss - 1)))
 		return -EINVAL;
-	if (!ctx->data_loaded) {
-		/* read on first use: most transactions never write file data */
-		ret = load_free(trans, BTRFS_BLOCK_GROUP_DATA, &ctx->data_free, &ctx->nr_data_free,
-				NULL);
-		if (ret < 0)
-			return ret;
-		ctx->data_loaded = true;
-	}
+	ret = load_data_free(trans);
+	if (ret < 0)
+		return ret;
 	for (size_t i = 0; i < ctx->nr_data_free; i++) {
 		struct btrfs_free_range *r = &ctx->data_free[i];
 		u64 start = (r->start + ss - 1) & ~(ss - 1);
+		u64 room = start < r->start + r->len ? (r->start + r->len - start) & ~(ss - 1) : 0;
 
-		if (start + len > r->start + r->len)
-			continue;
-		*bytenr = start;
-		r->len -= start + len - r->start;
-		r->start = start + len;
+		if (room >= len) {
+			/* first fit of the whole length */
+			*bytenr = start;
+			*got = len;
+			take_range(r, start, len);
+			return 0;
+		}
+		if (room >= min && !best) {
+			best = r;
+			best_start = start;
+			best_len = room;
+		}
+	}
+	if (best) {
+		/* no room for all of it: the first range that takes @min, to its end */
+		*bytenr = best_start;
+		*got = best_len;
+		take_range(best, best_start, best_len);
 		return 0;
 	}
 	btrfs_fs_set_error(trans->fs, "no room for a %llu-byte data extent in the data block groups",
-			   (unsigned long long)len);
+			   (unsigned long long)min);
 	return -ENOSPC;
 }
 

@@ -108,6 +108,16 @@ int btrfs_alloc_metadata(struct btrfs_trans_handle *trans, u64 owner, u64 *byten
  */
 int btrfs_alloc_data(struct btrfs_trans_handle *trans, u64 len, u64 *bytenr);
 
+/**
+ * btrfs_alloc_data_upto - btrfs_alloc_data() of at most @len bytes and at
+ * least @min: the whole @len where a free range holds it (first fit), else
+ * all of the first free range that holds @min, so that extents fill the
+ * ends of the block groups instead of leaving them unused
+ * Return: 0 with *@bytenr and *@got, -EINVAL, -ENOSPC with fs->errmsg.
+ */
+int btrfs_alloc_data_upto(struct btrfs_trans_handle *trans, u64 len, u64 min, u64 *bytenr,
+			  u64 *got);
+
 /** btrfs_bg_lookup - block group containing @bytenr, or NULL */
 struct btrfs_bg *btrfs_bg_lookup(struct btrfs_alloc_ctx *ctx, u64 bytenr);
 

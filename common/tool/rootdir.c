@@ -978,7 +978,8 @@ static int copy_range(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, u
 		uint64_t bytenr, done = 0;
 		int ret;
 
-		ret = btrfs_alloc_data(trans, len, &bytenr);
+		/* a shorter extent where a block group ends: data packs them full */
+		ret = btrfs_alloc_data_upto(trans, len, rd->o.sectorsize, &bytenr, &len);
 		if (ret < 0)
 			return fail(rd, idx, ret, trans->fs->errmsg[0] ? trans->fs->errmsg : NULL);
 		while (done < len && rd->dry) {
