@@ -39,6 +39,9 @@
 #include "kernel-shared/subvol-create.h"
 #include "kernel-shared/transaction.h"
 
+/* Clean tree blocks mkfs keeps cached */
+#define MKFS_CACHE_BYTES	(8U << 20)
+
 /*
  * Create a missing target file when -s is given (*@created: remove it if
  * mkfs fails), then claim every name of its storage through the image
@@ -69,8 +72,10 @@ static int open_target(const struct vc_mkfs_opts *o, struct vc_image *img, bool 
 		close(fd);
 		*created = true;
 	}
+	/* a new tree is written once and seldom read again: a small block cache */
 	ret = vc_image_open(img, &(struct vc_image_args){ .paths = &o->path, .nr_paths = 1,
-			    .mirror = BTRFS_SUPER_PRIMARY, .mode = VC_IMAGE_CLAIM, .wait_ms = o->wait_ms });
+			    .mirror = BTRFS_SUPER_PRIMARY, .mode = VC_IMAGE_CLAIM, .wait_ms = o->wait_ms,
+			    .cache_blocks = MKFS_CACHE_BYTES / (o->nodesize ? o->nodesize : 16384) });
 	if (ret < 0)
 		snprintf(err, errlen, "%s", img->err);
 	return ret;
