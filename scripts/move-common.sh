@@ -83,6 +83,8 @@ qgroup-state.c	tool/qgroup-state.c
 qgroup-state.h	tool/qgroup-state.h
 rootdir.c	tool/rootdir.c
 rootdir.h	tool/rootdir.h
+rootdir-internal.h	tool/rootdir-internal.h
+rootdir-write.c	tool/rootdir-write.c
 '
 
 declare -A NEW
