@@ -111,6 +111,37 @@ static struct btrfs_time src_time(const struct vc_rootdir *rd, const struct stat
 	return bt;
 }
 
+/* POSIX ACL xattrs: a u32 version, then entries of u16 tag, u16 perm, u32 id (little endian) */
+#define ACL_ENTRY_SIZE	8
+#define ACL_TAG_USER	0x02
+#define ACL_TAG_GROUP	0x08
+
+/*
+ * --uid-map/--gid-map in a POSIX ACL too: its named users and groups are
+ * ids like an owner's, and a user namespace maps them the same way
+ */
+static void map_acl(const struct vc_rootdir *rd, const char *name, uint8_t *v, size_t len)
+{
+	if (strcmp(name, "system.posix_acl_access") && strcmp(name, "system.posix_acl_default"))
+		return;
+	if (!rd->o.nr_uid_map && !rd->o.nr_gid_map)
+		return;
+	for (size_t off = 4; off + ACL_ENTRY_SIZE <= len; off += ACL_ENTRY_SIZE) {
+		uint16_t tag = (uint16_t)(v[off] | v[off + 1] << 8);
+		uint32_t id = (uint32_t)v[off + 4] | (uint32_t)v[off + 5] << 8 |
+			      (uint32_t)v[off + 6] << 16 | (uint32_t)v[off + 7] << 24;
+
+		if (tag == ACL_TAG_USER)
+			id = map_id(rd->o.uid_map, rd->o.nr_uid_map, id);
+		else if (tag == ACL_TAG_GROUP)
+			id = map_id(rd->o.gid_map, rd->o.nr_gid_map, id);
+		else
+			continue;
+		for (int i = 0; i < 4; i++)
+			v[off + 4 + i] = (uint8_t)(id >> (8 * i));
+	}
+}
+
 static int name_cmp(const void *a, const void *b);
 
 /* The names of an llistxattr() list, sorted: the same order whatever the source's */
@@ -192,6 +223,7 @@ static int read_xattrs(struct vc_rootdir *rd, uint32_t idx, int dirfd, const cha
 		at[1] = (uint8_t)(nl >> 8);
 		memcpy(at + 2, &(uint32_t){ (uint32_t)vl }, 4);
 		memcpy(at + 6, p, nl);
+		map_acl(rd, p, at + 6 + nl, (size_t)vl);
 		rd->xattrs_len += 6 + nl + (size_t)vl;
 		rd->meta_bytes += 30 + 25 + nl + (size_t)vl;
 	}

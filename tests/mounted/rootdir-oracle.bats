@@ -84,16 +84,22 @@ diffs() {
 }
 
 @test "rootdir-oracle: volctl mkfs --rootdir equals the kernel on seeds 1-3 (small)" {
-	# a missing prerequisite of the build, not a pass: volctl has no
-	# mkfs --rootdir yet (issue 21); the test runs as soon as it has
-	if ! "$VOLCTL" mkfs --help 2>&1 | grep -q -- '--rootdir'; then
-		skip "volctl mkfs --rootdir not built yet"
-	fi
 	run "$ORACLE/soak.sh" --workdir "$WORK" --size 0 \
 		--tool "$VOLCTL mkfs --rootdir {DIR} -s {SIZE} {IMG}" 1 3
 	echo "$output"
 	assert_status 0
 	assert_output_contains "soak-rootdir: 3 seeds, 3 passed, 0 failed"
+}
+
+@test "rootdir-oracle: --uid-map/--gid-map map owners and the ids in POSIX ACLs, as a user namespace (seed 7)" {
+	local maps="--uid-map 0:100000:65536 --gid-map 0:200000:65536"
+	run_seed --size 0 --tool "$VOLCTL mkfs $maps --rootdir {DIR} -s {SIZE} {IMG}" \
+		--treecmp "$maps" 7
+	echo "$output"
+	assert_status 0
+	assert_output_contains "all stages passed"
+	# the seed has ACLs with named users or groups: without the map in them it fails
+	grep -rlq 'system.posix_acl' "$WORK"/seed7.*/manifest.json
 }
 
 @test "rootdir-oracle: volctl mkfs --rootdir --compress equals the kernel on a seed per algorithm" {
