@@ -123,6 +123,6 @@ progs_uuid() {
 		jq -e . "$f" >/dev/null || { echo "$f: not one JSON document"; return 1; }
 	done
 	json_validate_all
-	# check and inspect read unmounted images only: tests/cli/json-schema.bats
-	json_all_covered check "inspect super" "inspect tree"
+	# check, mkfs and inspect work on unmounted images only: tests/cli/json-schema.bats
+	json_all_covered check mkfs "inspect super" "inspect tree"
 }
