@@ -466,11 +466,12 @@ static int write_refs(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, u
 		members[nr++] = m;
 	/* group by parent directory: members are few per parent, quadratic is fine */
 	for (size_t i = 0; i < nr && !ret; i++) {
-		uint32_t parent = rd->nodes[members[i]].parent;
+		uint32_t parent;
 		size_t k = 0;
 
 		if (members[i] == NONE)
-			continue;
+			continue;	/* written with an earlier name in its directory */
+		parent = rd->nodes[members[i]].parent;
 		for (size_t j = i; j < nr; j++) {
 			const struct rd_node *n;
 
