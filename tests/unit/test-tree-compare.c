@@ -8,7 +8,8 @@
  * The oracle is a naive comparison: every item of both trees read through
  * btrfs_iterate_items() and merged by key.  Block counts prove the shared
  * subtrees are skipped: identical trees read their two roots only, one
- * changed item its path in each tree.  Randomized trees (seeded, 200 seeds
+ * changed item its path in each tree, N changes at most a leaf and a node
+ * each (N = 1, 10, 100, 1000, the counts printed).  Randomized trees (seeded, 200 seeds
  * by default, or the count given: sizes from one leaf to three levels,
  * random inserts, deletes, rewrites with the same and with other bytes and
  * sizes, in two rounds with a snapshot between) compare every pair both
@@ -759,6 +760,64 @@ out:
 	env_close(&e);
 }
 
+/*
+ * Cost grows with the change: N items rewritten (other bytes, same size)
+ * in a 3-level tree of 6000 items, against a snapshot taken before.
+ * Each change costs at most its leaf and its level-1 node per side.
+ */
+static void test_scaling(void)
+{
+	static const u32 counts[] = { 1, 10, 100, 1000 };
+	struct btrfs_compare_stats st;
+	struct btrfs_root *a, *s;
+	struct diffs d;
+	struct env e;
+	u64 ida, ids, blocks;
+	char name[16];
+
+	memset(present, 0, sizeof(present));
+	if (!CHECK_EQ_INT(env_open(&e), 0))
+		goto out;
+	CHECK_EQ_INT(new_subvol(&e, "a", 0, &ida), 0);
+	CHECK_EQ_INT(insert_range(&e, ida, present, 0, 6000, 150), 0);
+	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		u8 data[MAX_ITEM];
+		u32 len, n = 0;
+
+		snprintf(name, sizeof(name), "s%zu", c);
+		CHECK_EQ_INT(new_subvol(&e, name, ida, &ids), 0);
+		a = root_of(&e, ida);
+		CHECK_EQ_INT(begin(&e), 0);
+		for (u32 i = 0; i < counts[c]; i++) {
+			/* spread over the tree, distinct keys */
+			struct btrfs_key k = key_of((u32)((u64)i * 5987 % 6000));
+
+			if (btrfs_lookup_item(a, &k, data, sizeof(data), &len))
+				continue;
+			data[len - 1] ^= 0x40;
+			n += btrfs_update_item(e.trans, a, &k, data, len) == 0;
+		}
+		CHECK_EQ_INT(commit(&e), 0);
+		CHECK_EQ_U64(n, counts[c]);
+		a = root_of(&e, ida);
+		s = root_of(&e, ids);
+		if (!CHECK(a && s))
+			break;
+		CHECK(compare_checked(s, a, &d, &st));
+		CHECK_EQ_U64(d.nr, counts[c]);
+		blocks = tree_blocks(a);
+		CHECK(st.blocks_read[0] <= 1 + 2 * (u64)counts[c]);
+		CHECK(st.blocks_read[1] <= 1 + 2 * (u64)counts[c]);
+		printf("# %u items changed: blocks read %llu + %llu of %llu + %llu, %llu subtrees skipped\n",
+		       counts[c], (unsigned long long)st.blocks_read[0],
+		       (unsigned long long)st.blocks_read[1], (unsigned long long)tree_blocks(s),
+		       (unsigned long long)blocks, (unsigned long long)st.shared_skipped);
+		diffs_release(&d);
+	}
+out:
+	env_close(&e);
+}
+
 /* Roots of two filesystems are refused */
 static void test_two_fs(void)
 {
@@ -831,6 +890,7 @@ int main(int argc, char **argv)
 	test_shapes();
 	test_two_fs();
 	test_corrupt();
+	test_scaling();
 	for (u64 seed = 1; seed <= seeds; seed++)
 		test_random(seed);
 	printf("# random: seeds 1-%llu, %llu comparisons, %llu differences, %llu of %llu blocks read, levels up to %llu\n",
