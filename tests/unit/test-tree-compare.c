@@ -14,7 +14,8 @@
  * random inserts, deletes, rewrites with the same and with other bytes and
  * sizes, in two rounds with a snapshot between) compare every pair both
  * ways against the oracle.  Blocks are verified as the reader does: a bad
- * block reached is -EUCLEAN, a bad block in a shared subtree is not read.
+ * block reached is -EUCLEAN (a checksum, a leaf reaching its parent's next
+ * key), a bad block in a shared subtree is not read.
  * The kernel's trees are compared in tests/mounted/tree-compare.bats.
  */
 #include <errno.h>
@@ -31,6 +32,7 @@
 #include "kernel-shared/ctree-write.h"
 #include "kernel-shared/walk.h"
 #include "kernel-shared/volumes.h"
+#include "kernel-shared/csum.h"
 #include "kernel-shared/tree-compare.h"
 
 #define IMG_SIZE	(128ULL << 20)
@@ -139,6 +141,32 @@ static int corrupt_block(struct env *e, u64 bytenr)
 		if (btrfs_map_block(e->fs, bytenr, NODESIZE, m, &st))
 			return -EIO;
 		((u8 *)e->buf)[st.physical + 200] ^= 0xff;
+	}
+	return copies > 0 ? 0 : -EIO;
+}
+
+/*
+ * In every copy of leaf @bytenr, the last item's key becomes @key (still
+ * sorted inside the leaf), checksum recomputed: only the range check
+ * against the parent's next key can tell
+ */
+static int rekey_last_item(struct env *e, u64 bytenr, const struct btrfs_key *key)
+{
+	int copies = btrfs_num_copies(e->fs, bytenr, NODESIZE);
+
+	for (int m = 1; m <= copies; m++) {
+		struct btrfs_io_stripe st;
+		u8 *blk, c[BTRFS_CSUM_MAX_SIZE];
+		u32 nr;
+
+		if (btrfs_map_block(e->fs, bytenr, NODESIZE, m, &st))
+			return -EIO;
+		blk = (u8 *)e->buf + st.physical;
+		nr = btrfs_header_nritems((struct btrfs_header *)blk);
+		btrfs_set_item_key((struct btrfs_item *)(blk + sizeof(struct btrfs_header) +
+							 (nr - 1) * sizeof(struct btrfs_item)), key);
+		btrfs_csum_data(e->fs->csum_type, blk + BTRFS_CSUM_SIZE, NODESIZE - BTRFS_CSUM_SIZE, c);
+		memcpy(blk, c, BTRFS_CSUM_SIZE);
 	}
 	return copies > 0 ? 0 : -EIO;
 }
@@ -734,6 +762,36 @@ static void test_corrupt(void)
 	changed = leaf_of(a, 3001);
 	if (!CHECK(shared && changed && shared != changed))
 		goto out;
+
+	/* the changed leaf reaching its parent's next key: refused, not followed */
+	{
+		struct btrfs_path p;
+		struct btrfs_key next;
+		u8 *save = malloc(IMG_SIZE);
+
+		btrfs_path_init(&p);
+		CHECK_EQ_INT(btrfs_search_slot(NULL, a, &k, &p, 0, 0), 0);
+		CHECK((u32)p.slots[1] + 1 < btrfs_eb_nritems(p.nodes[1]));
+		btrfs_eb_node_key(p.nodes[1], (u32)p.slots[1] + 1, &next);
+		btrfs_path_release(&p);
+		if (CHECK(save)) {
+			memcpy(save, e.buf, IMG_SIZE);
+			CHECK_EQ_INT(rekey_last_item(&e, changed, &next), 0);
+			CHECK_EQ_INT(env_reopen(&e), 0);
+			a = root_of(&e, ida);
+			s = root_of(&e, ids);
+			if (CHECK(a && s)) {
+				struct diffs d = { 0 };
+
+				CHECK_EQ_INT(btrfs_compare_trees(s, a, diff_cb, &d, NULL), -EUCLEAN);
+				CHECK(strstr(btrfs_fs_error(e.fs), "beyond its parent's range") != NULL);
+				diffs_release(&d);
+			}
+			memcpy(e.buf, save, IMG_SIZE);
+			free(save);
+			CHECK_EQ_INT(env_reopen(&e), 0);
+		}
+	}
 	CHECK_EQ_INT(corrupt_block(&e, shared), 0);
 	CHECK_EQ_INT(env_reopen(&e), 0);
 	a = root_of(&e, ida);
