@@ -453,7 +453,7 @@ static u64 tree_blocks(struct btrfs_root *root)
 static int insert_random(struct env *e, u64 id, bool *present, u32 n, u32 salt)
 {
 	struct btrfs_root *root;
-	u8 data[MAX_ITEM];
+	u8 data[MAX_ITEM] = { 0 };
 	int ret = begin(e);
 
 	if (ret)
@@ -479,7 +479,7 @@ static int insert_random(struct env *e, u64 id, bool *present, u32 n, u32 salt)
 static int insert_range(struct env *e, u64 id, bool *present, u32 first, u32 n, u32 len)
 {
 	struct btrfs_root *root;
-	u8 data[MAX_ITEM];
+	u8 data[MAX_ITEM] = { 0 };
 	int ret = begin(e);
 
 	if (ret)
@@ -513,7 +513,7 @@ static u32 pick_present(const bool *present)
 static int edit_random(struct env *e, u64 id, bool *present, u32 n, u32 salt)
 {
 	struct btrfs_root *root;
-	u8 data[MAX_ITEM];
+	u8 data[MAX_ITEM] = { 0 };
 	int ret = begin(e);
 
 	if (ret)
@@ -592,7 +592,7 @@ static void test_one_change(void)
 	struct diffs d;
 	struct env e;
 	u64 ida, ids;
-	u8 data[MAX_ITEM];
+	u8 data[MAX_ITEM] = { 0 };
 	u32 len;
 
 	if (!build_base(&e, &ida, &ids))
@@ -782,7 +782,7 @@ static void test_corrupt(void)
 	struct btrfs_root *a, *s;
 	struct env e;
 	u64 ida, ids, shared, changed;
-	u8 data[MAX_ITEM];
+	u8 data[MAX_ITEM] = { 0 };
 	u32 len;
 	struct btrfs_key k = key_of(3001);
 
