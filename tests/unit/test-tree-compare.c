@@ -731,6 +731,55 @@ out:
 	env_close(&e);
 }
 
+/*
+ * A whole leaf deleted between shared leaves: its items, and no read of
+ * the shared leaf after it (the kernel's walk goes down into it on both
+ * sides, because the other cursor is lower by then)
+ */
+static void test_leaf_gone(void)
+{
+	struct btrfs_compare_stats st;
+	struct btrfs_root *a, *s;
+	struct btrfs_path p;
+	struct diffs d;
+	struct env e;
+	u64 ida, ids;
+	struct btrfs_key key = key_of(3001);
+	u32 nr = 0;
+
+	btrfs_path_init(&p);
+	if (!build_base(&e, &ida, &ids))
+		goto out;
+	a = root_of(&e, ida);
+	if (!CHECK(a) || !CHECK_EQ_INT(btrfs_search_slot(NULL, a, &key, &p, 0, 0), 0))
+		goto out;
+	nr = btrfs_eb_nritems(p.nodes[0]);
+	CHECK(p.slots[1] > 0 && (u32)p.slots[1] + 1 < btrfs_eb_nritems(p.nodes[1]));
+	CHECK_EQ_INT(begin(&e), 0);
+	for (u32 i = 0; i < nr; i++) {
+		struct btrfs_key k;
+
+		btrfs_eb_item_key(p.nodes[0], i, &k);
+		CHECK_EQ_INT(btrfs_delete_key(e.trans, a, &k), 0);
+	}
+	btrfs_path_release(&p);
+	CHECK_EQ_INT(commit(&e), 0);
+	a = root_of(&e, ida);
+	s = root_of(&e, ids);
+	if (CHECK(a && s)) {
+		CHECK(compare_checked(s, a, &d, &st));
+		CHECK_EQ_U64(d.nr, nr);
+		CHECK_EQ_U64(st.blocks_read[0], 3);	/* root, node, the leaf */
+		CHECK_EQ_U64(st.blocks_read[1], 2);	/* root, node */
+		printf("# a leaf of %u items gone: blocks read %llu + %llu\n", nr,
+		       (unsigned long long)st.blocks_read[0], (unsigned long long)st.blocks_read[1]);
+		diffs_release(&d);
+	}
+out:
+	btrfs_path_release(&p);
+	env_close(&e);
+}
+
 /* Trees of other heights, both ways */
 static void test_heights(void)
 {
@@ -989,6 +1038,7 @@ int main(int argc, char **argv)
 	test_one_change();
 	test_edges();
 	test_heights();
+	test_leaf_gone();
 	test_two_fs();
 	test_corrupt();
 	test_scaling();
