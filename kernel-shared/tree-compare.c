@@ -6,10 +6,11 @@
  * level, the slot taken in each, and the current key (a node key above
  * the leaves, an item key in a leaf).  A cursor moves in two ways: down
  * into the child at its slot, or on to the next slot, going up while a
- * block is used up.  Both only ever move to a larger key, since every
- * child read starts at its parent's key (first key check) and ends below
- * the parent's next key (bound check), so each step of the loop below
- * moves at least one cursor forward and the loop ends.
+ * block is used up.  A step down keeps the key (the child starts at its
+ * parent's key: first key check) one level lower (level check), a step on
+ * goes to a larger key (keys sorted in each block, every child below its
+ * parent's next key: bound check), and each turn of the loop below moves
+ * at least one cursor, so the loop ends on any image.
  *
  * The merge (merge_step()): every key below both cursors' keys is done,
  * and the side ahead has nothing between the two keys.  So the cursor
