@@ -61,6 +61,7 @@ CMDS_OBJ    = $(CMDS_SRC:%.c=$(O)/%.o)
 MAIN_OBJ    = $(O)/volctl.o
 UNIT_BIN    = $(UNIT_SRC:%.c=$(O)/%)
 POWERCUT    = $(O)/tests/powercut/powercut
+TREE_COMPARE = $(O)/tests/tree-compare/tree-compare
 LIB_OBJ     = $(KSHARED_OBJ) $(COMMON_OBJ)
 
 ALL_LIBS = $(LIBS_COMMON) $(LIBS_SHARED)
@@ -94,6 +95,12 @@ $(POWERCUT): tests/powercut/powercut.c
 	@echo "    [LD]     $@"
 	$(Q)$(CC) $(CPPFLAGS_ALL) -std=gnu11 $(WARNINGS) $(OPT) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
+# the tree comparison engine and a naive comparison on an image (tests/mounted/tree-compare.bats)
+$(TREE_COMPARE): tests/tree-compare/tree-compare.c $(LIB_OBJ)
+	@$(MKDIR_P) $(dir $@)
+	@echo "    [LD]     $@"
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -MF $@.d -o $@ $< $(LIB_OBJ) $(LDFLAGS_ALL) $(ALL_LIBS)
+
 # -MMD: a test is rebuilt when a header it includes (unit.h, ...) changes
 $(O)/tests/unit/test-%: tests/unit/test-%.c $(LIB_OBJ)
 	@$(MKDIR_P) $(dir $@)
@@ -113,8 +120,9 @@ check-cli: $(O)/volctl $(POWERCUT)
 	$(Q)VOLCTL=$(abspath $(O)/volctl) POWERCUT=$(abspath $(POWERCUT)) \
 		tests/run-bats.sh cli tests/cli $(BATS_FLAGS)
 
-check-mounted: $(O)/volctl $(POWERCUT)
+check-mounted: $(O)/volctl $(POWERCUT) $(TREE_COMPARE)
 	$(Q)VOLCTL=$(abspath $(O)/volctl) POWERCUT=$(abspath $(POWERCUT)) \
+		TREE_COMPARE=$(abspath $(TREE_COMPARE)) \
 		tests/run-bats.sh mounted tests/mounted $(BATS_FLAGS)
 
 # the release and the build: version, COPYING, quick start in a tarball,
@@ -138,7 +146,7 @@ check-asan:
 build-asan:
 	$(ASAN_MAKE) check-build
 # everything the tests run, built
-check-build: $(O)/volctl $(UNIT_BIN) $(POWERCUT)
+check-build: $(O)/volctl $(UNIT_BIN) $(POWERCUT) $(TREE_COMPARE)
 check-asan-offline:
 	$(ASAN_MAKE) check-api check-unit check-cli
 check-asan-mounted:
@@ -205,7 +213,7 @@ uninstall:
 
 clean:
 	find . -name '*.o' -o -name '*.d' | grep -v '^./.git' | xargs rm -f
-	rm -f volctl $(UNIT_BIN) $(POWERCUT)
+	rm -f volctl $(UNIT_BIN) $(POWERCUT) $(TREE_COMPARE)
 	rm -rf build-asan build-fuzz
 
 # distclean leaves ./configure, which a release tarball ships; maintainer-clean
