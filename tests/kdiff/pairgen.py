@@ -81,6 +81,15 @@ def dedupe(src, dst, soff, n, doff):
         os.close(fd)
 
 
+def esc(b):
+    """As walkdiff prints paths: \\n \\t \\\\ and \\ooo for other non-printable bytes."""
+    out = []
+    for c in b:
+        out.append("\\n" if c == 10 else "\\t" if c == 9 else "\\\\" if c == 92 else
+                   "\\%03o" % c if c < 32 or c >= 127 else chr(c))
+    return "".join(out)
+
+
 # names with bytes the diff must escape
 ODD = ["new\nline", "tab\there", "back\\slash", "ctl\x01x", "caf\u00e9", "sp ace", "a -> b"]
 
@@ -95,7 +104,7 @@ class Gen:
 
     # ---- helpers ---------------------------------------------------------------------------
     def log(self, *what):
-        line = " ".join(repr(w) if isinstance(w, str) and not w.isprintable() else str(w) for w in what)
+        line = " ".join(esc(os.fsencode(str(w))) for w in what)
         self.logf.write(line + "\n")
 
     def p(self, rel):

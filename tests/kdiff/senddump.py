@@ -239,6 +239,18 @@ def ident_at(ni, npath, p):
     return name_owner(ni)[n]
 
 
+def all_paths(p, oldtree, newtree):
+    """Every path, old and new, of the inode at @p in NEW (for finding it in the log)."""
+    (oi, op), (ni, np) = oldtree, newtree
+    byp = {v: k for k, v in np.items()}
+    ident = name_owner(ni).get(byp.get(p))
+    out = {p}
+    for tree_i, tree_p in ((oi, op), (ni, np)):
+        if ident in tree_i:
+            out |= {tree_p[n] for n in tree_i[ident].names}
+    return sorted(out)
+
+
 def items(entries):
     """Entries as comparable items: M split into one item per field."""
     out = {}
@@ -306,8 +318,9 @@ def main():
         classes.setdefault(c, []).append(k[1])
         why = ""
         if ops:
-            rel = walkdiff.esc(k[1])
-            why = "\t" + "; ".join(o for o in ops if (" " + rel + " ") in (" " + o + " "))[:300]
+            rels = [walkdiff.esc(x) for x in all_paths(k[1], old, new)]
+            why = "\t" + "; ".join(o for o in ops if any((" " + r + " ") in (" " + o + " ")
+                                                          for r in rels))[:400]
         print("false: %s\t%s\t%s\t%s%s" % (k[0], walkdiff.esc(k[1]), k[2] if k[0] == "M" else "", c, why))
     miss = sorted((k for k in wi if k not in si), key=lambda k: (k[1], k[0], str(k[2])))
     for k in miss:
