@@ -97,6 +97,7 @@ REUSED=$(sed -n 's/^#reused //p' "$W/expect.txt")
 
 python3 "$HERE/senddump.py" --log "$W/ops.log" "$OLD" "$NEW" >"$W/senddump.txt" 2>"$W/senddump.err" ||
 	fail senddump "$(tail -1 "$W/senddump.err")"
+[ -s "$W/senddump.err" ] && sed 's/^/run-pair: /' "$W/senddump.err"     # a send tried again
 SD=$(sed -n 's/^senddump: //p' "$W/senddump.txt")
 "$HERE/sendsize.sh" "$OLD" "$NEW" >"$W/sendsize.txt" 2>&1 || fail sendsize "$(grep -E 'DIFFER|failed' "$W/sendsize.txt" | head -1)"
 SS=$(awk '/^sendsize: [0-9.]+ / && !seen[$3 $4]++ {printf "%s%s %s %s", sep, $3, $4, $5; sep=", "}' "$W/sendsize.txt")

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """senddump.py [--log OPS] [--dump-btrfs BIN] [--json FILE] OLD NEW: the send stream's view of a pair.
 
-Runs `btrfs send --no-data -p OLD NEW | BIN receive --dump` (BIN: --dump-btrfs,
+Runs `btrfs send --no-data -p OLD NEW >FILE; BIN receive --dump <FILE` (BIN: --dump-btrfs,
 default /work/progs619/btrfs when it is there, else btrfs: Debian's 6.2 prints
 xattr values and clone sources unescaped, which can break a line), replays
 the dump on the names of OLD (mkfile/mkdir/symlink/mknod/... create,
@@ -80,14 +80,15 @@ def strip_top(p):
 
 
 def run_dump(old, new, dumpbin):
+    """The dump lines; the stream goes through a file, not a pipe: receive
+    --dump may exit at the end command while send still writes (SIGPIPE)."""
     for attempt in range(3):
-        with subprocess_tmp() as errf:
-            send = subprocess.Popen(["btrfs", "send", "--no-data", "-p", old, new], stdout=subprocess.PIPE,
-                                    stderr=errf)
-            recv = subprocess.run([dumpbin, "receive", "--dump"], stdin=send.stdout, stdout=subprocess.PIPE,
+        with subprocess_tmp() as stream, subprocess_tmp() as errf:
+            rc = subprocess.run(["btrfs", "send", "--no-data", "-p", old, new], stdout=stream,
+                                stderr=errf).returncode
+            stream.seek(0)
+            recv = subprocess.run([dumpbin, "receive", "--dump"], stdin=stream, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE)
-            send.stdout.close()
-            rc = send.wait()
             errf.seek(0)
             err = errf.read()
         if rc == 0 and recv.returncode == 0:
@@ -100,7 +101,7 @@ def run_dump(old, new, dumpbin):
 
 
 def subprocess_tmp():
-    return tempfile.TemporaryFile()
+    return tempfile.TemporaryFile(dir=os.environ.get("TMPDIR") or "/tmp")
 
 
 def replay(lines, oldtree, newtree):
