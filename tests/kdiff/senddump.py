@@ -109,11 +109,10 @@ def replay(lines, oldtree, newtree):
     oi, op = oldtree
     ni, np = newtree
     cur = {}                                   # path bytes (no leading /) -> object
+    owner = name_owner(oi)
     for name, p in op.items():
-        ident = oi_ident(oi, name, op)
-        cur[p.lstrip(b"/")] = ("old", ident)
-    cur[b""] = ("old", [i for i in oi.values() if None in i.names][0].ident)
-    touched, created, unparsed, nnew, ends = {}, set(), 0, 0, {}
+        cur[p.lstrip(b"/")] = ("old", owner[name])
+    touched, unparsed, nnew, ends = {}, 0, 0, {}
     for line in lines:
         if not line.strip():
             continue
@@ -133,7 +132,6 @@ def replay(lines, oldtree, newtree):
             if cmd in CREATE:
                 nnew += 1
                 cur[path] = ("new", nnew)
-                created.add(("new", nnew))
             elif cmd == "rename":
                 dst = strip_top(kv["dest"])
                 moved = {k: v for k, v in cur.items() if k == path or k.startswith(path + b"/")}
@@ -215,12 +213,6 @@ def replay(lines, oldtree, newtree):
 
 def field_rank(f):
     return walkdiff.FIELDS.index(f) if f in walkdiff.FIELDS else 99
-
-
-def oi_ident(oi, name, op):
-    if name is None:
-        return None
-    return name_owner(oi)[name]
 
 
 _owner_cache = {}

@@ -32,7 +32,7 @@ pair() {
 check_seed() {
 	pair "$1"
 	assert_status 0
-	assert_output_contains "markers 12/12"
+	assert_output_contains "markers 14/14"
 	assert_output_contains "inode reused: yes"
 	assert_output_contains "run-pair: seed $1: ok"
 	w="$D/walk.txt"
@@ -45,6 +45,8 @@ check_seed() {
 	# the newest inode deleted and its number taken again: replaced
 	grep -qxF -- "$(printf -- '-\t/m/newest')" "$w"
 	grep -qxF -- "$(printf '+\t/m/newest')" "$w"
+	# the parents of created, removed and renamed entries: no line
+	run ! grep -qE "^M$(printf '\t')/m2?$(printf '\t')" "$w"
 	# a hard link added: + for the name, links for the other one
 	grep -qxF -- "$(printf 'M\t/m/link1\t(links)')" "$w"
 	# -H has the same lines as fields
