@@ -16,6 +16,9 @@
 #                        (root; SEEDS=200 ROOTDIR_SCALE=small|large FIRST=1,
 #                        ROOTDIR_TOOL='CMD {DIR} {IMG} {SIZE}', ROOTDIR_ARGS=more
 #                        run-seed.sh options, tests/rootdir/README.md)
+#   make soak-diff       the subvolume diff / send-size oracle on SEEDS kernel-made snapshot
+#                        pairs (root; SEEDS=200 FIRST=1, DIFF_TOOL='CMD {OLD} {NEW} [{IMG}]'
+#                        to hold a tool to it, tests/kdiff/README.md)
 #   make fuzz            build and run the libFuzzer targets for FUZZ_SECONDS each
 #   make install         DESTDIR, prefix, sbindir, mandir, docdir honoured
 #   make dist            volctl-VERSION.tar.gz, configure included
@@ -70,7 +73,7 @@ MANPAGES = $(sort $(wildcard Documentation/*.8))
 
 .PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api check-powercut \
 	build-asan check-build check-asan-offline check-asan-mounted check-release \
-	install uninstall fuzz bench soak soak-rootdir dist distcheck maintainer-clean
+	install uninstall fuzz bench soak soak-rootdir soak-diff dist distcheck maintainer-clean
 all: $(O)/volctl
 
 $(O)/volctl: $(MAIN_OBJ) $(CMDS_OBJ) $(LIB_OBJ)
@@ -161,6 +164,14 @@ FIRST ?= 1
 soak: $(O)/volctl
 	$(Q)python3 tests/kdiff/kdiff.py --volctl $(abspath $(O)/volctl) --size $(SIZE) \
 		$$(seq $(FIRST) $$(($(FIRST) + $(SEEDS) - 1)))
+
+# the subvolume diff / send-size oracle (tests/kdiff/README.md): per seed a snapshot
+# pair made by the kernel, the walk's diff, send --no-data | receive --dump against
+# it, the send sizes, and DIFF_TOOL (default: volctl subvolume diff once it exists)
+DIFF_TOOL ?=
+soak-diff: $(O)/volctl
+	$(Q)tests/kdiff/soak-diff.sh --volctl $(abspath $(O)/volctl) \
+		$(if $(DIFF_TOOL),--diff '$(DIFF_TOOL)') $(FIRST) $(SEEDS)
 
 # the mkfs --rootdir oracle (tests/rootdir/README.md): every seed's tree made,
 # put in an image by the tool, checked, compared inode by inode through the
