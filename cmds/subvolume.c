@@ -1237,6 +1237,7 @@ static const struct cmd_struct *const cmd_group_subvolume_commands[] = {
 	&cmd_struct_subvolume_prune,
 	&cmd_struct_subvolume_sync,
 	&cmd_struct_subvolume_space,
+	&cmd_struct_subvolume_diff,
 	NULL,
 };
 

@@ -23,14 +23,11 @@
 
 #include <stddef.h>
 #include "format.h"
+#include "items.h"		/* struct btrfs_time */
 
 struct btrfs_trans_handle;
 struct btrfs_root;
 
-struct btrfs_time {
-	s64 sec;
-	u32 nsec;
-};
 
 struct btrfs_inode_args {
 	u32 mode;			/* S_IF* type and permission bits */

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "common/backend/backend.h"
+#include "kernel-shared/subvol-diff.h"
 
 static struct vc_fs_base *base_of(struct vc_fs *fs)
 {
@@ -55,4 +56,9 @@ struct btrfs_item_source vc_fs_item_source(struct vc_fs *fs)
 	struct btrfs_item_source src = { .search = fs_search, .src_priv = fs };
 
 	return src;
+}
+
+void vc_diff_release(struct btrfs_diff *d)
+{
+	btrfs_diff_release(d);
 }

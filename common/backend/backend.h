@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "kernel-shared/diff-types.h"
 #include "kernel-shared/format.h"
 #include "kernel-shared/itemsrc.h"
 #include "common/util/quota-types.h"
@@ -164,6 +165,11 @@ struct vc_backend_ops {
 				 const struct vc_inherit *inh);
 	int (*snapshot)(struct vc_fs *fs, const char *src, const char *dst, bool readonly,
 			const struct vc_inherit *inh);
+	/*
+	 * Optional: the changes from subvolume @old to subvolume @new
+	 * (kernel-shared/subvol-diff.h); release @d with vc_diff_release()
+	 */
+	int (*subvol_diff)(struct vc_fs *fs, u64 old, u64 new, struct btrfs_diff *d);
 	/* delete by path (subvolid 0), or subvolume @subvolid of the fs holding @path */
 	int (*subvol_delete)(struct vc_fs *fs, const char *path, u64 subvolid);
 	/*
@@ -243,5 +249,8 @@ bool vc_fs_error_whole(struct vc_fs *fs);
 
 /* The item source view of an open filesystem, for kernel-shared/ listing code. */
 struct btrfs_item_source vc_fs_item_source(struct vc_fs *fs);
+
+/* Release what the subvol_diff op filled */
+void vc_diff_release(struct btrfs_diff *d);
 
 #endif

@@ -35,6 +35,8 @@ check_seed() {
 	assert_output_contains "markers 14/14"
 	assert_output_contains "inode reused: yes"
 	assert_output_contains "run-pair: seed $1: ok"
+	# volctl subvolume diff --image, plain and -H: every line of the walk, nothing else
+	assert_output_contains "tool1: 0 false positives, 0 misses; tool2: 0 false positives, 0 misses"
 	w="$D/walk.txt"
 	# a move across directories is one R line
 	grep -qxF -- "$(printf 'R\t/m/ren-a -> /m2/ren-b')" "$w"
