@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cmds/commands.h"
 #include "cmds/subvolume.h"
 #include "common/backend/backend.h"
+#include "common/output/records.h"
 #include "common/util/messages.h"
 
 static const char *const cmd_subvolume_diff_usage[] = {
@@ -32,6 +34,7 @@ static const char *const cmd_subvolume_diff_details[] = {
 		"C character device, | fifo, = socket"),
 	OPTLINE("-H", "tab-separated fields for scripts (R: old and new path)"),
 	OPTLINE("-t", "add the change time (ctime) of the inode, seconds.nanoseconds"),
+	OPTLINE("--format json", "(global option) a JSON document, a row per change"),
 	NULL,
 };
 
@@ -74,14 +77,16 @@ static char type_char(u32 mode)
 	}
 }
 
+static const char *const what_names[] = {
+	"content", "size", "mode", "owner", "xattrs", "times", "links",
+};
+
 static void put_what(u32 what, const char *sep)
 {
-	static const char *const names[] = {
-		"content", "size", "mode", "owner", "xattrs", "times", "links",
-	};
+	const char *const *names = what_names;
 	bool first = true;
 
-	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (unsigned int i = 0; i < sizeof(what_names) / sizeof(what_names[0]); i++) {
 		if (!(what & (1U << i)))
 			continue;
 		printf("%s%s", first ? "" : sep, names[i]);
@@ -111,6 +116,53 @@ static void print_change(const struct btrfs_diff_change *c, const struct diff_op
 	putchar('\n');
 }
 
+static const char *type_name(u32 mode)
+{
+	switch (mode & 0170000) {
+	case 0040000: return "directory";
+	case 0120000: return "symlink";
+	case 0060000: return "block";
+	case 0020000: return "char";
+	case 0010000: return "fifo";
+	case 0140000: return "socket";
+	default: return "file";
+	}
+}
+
+/* The document: a row per change, the "what" lists in one array */
+static int print_json(const struct vc_ctx *ctx, char **paths, const struct btrfs_diff *d)
+{
+	const size_t nw = sizeof(what_names) / sizeof(what_names[0]);
+	struct diff_row_rec *rows = calloc(d->nr ? d->nr : 1, sizeof(*rows));
+	const char **whats = calloc((d->nr ? d->nr : 1) * (nw + 1), sizeof(*whats));
+	struct diff_rec doc = { paths[0], paths[1], { &rec_diff_row, rows, d->nr, sizeof(*rows) } };
+
+	if (!rows || !whats) {
+		free(rows);
+		free(whats);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct btrfs_diff_change *c = &d->changes[i];
+		const char **w = whats + i * (nw + 1);
+		size_t k = 0;
+
+		for (size_t b = 0; b < nw; b++)
+			if (c->what & (1U << b))
+				w[k++] = what_names[b];
+		rows[i] = (struct diff_row_rec){
+			.change = c->letter == '-' ? "removed" : c->letter == '+' ? "added" :
+				  c->letter == 'R' ? "renamed" : "modified",
+			.path = c->path, .new_path = c->new_path, .type = type_name(c->mode),
+			.what = w, .ctime = c->ctime.sec, .ctime_nsec = c->ctime.nsec,
+		};
+	}
+	cmd_print_doc(ctx, &rec_doc_diff, &rec_diff, &doc);
+	free(rows);
+	free(whats);
+	return 0;
+}
+
 static int diff_run(const struct vc_ctx *ctx, struct vc_fs *fs, char **paths,
 		    const struct diff_opts *o)
 {
@@ -127,10 +179,13 @@ static int diff_run(const struct vc_ctx *ctx, struct vc_fs *fs, char **paths,
 	ret = ctx->ops->subvol_diff(fs, info[0].subvolid, info[1].subvolid, &d);
 	if (ret)
 		return cmd_report(ctx, fs, ret, paths[1]);
-	for (size_t i = 0; i < d.nr; i++)
-		print_change(&d.changes[i], o);
+	if (ctx->cfg->format == VC_FORMAT_JSON)
+		ret = print_json(ctx, paths, &d);
+	else
+		for (size_t i = 0; i < d.nr; i++)
+			print_change(&d.changes[i], o);
 	vc_diff_release(&d);
-	return VC_EXIT_OK;
+	return ret ? cmd_report(ctx, NULL, ret, paths[1]) : VC_EXIT_OK;
 }
 
 static int cmd_subvolume_diff(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int argc,
@@ -172,5 +227,5 @@ static int cmd_subvolume_diff(const struct cmd_struct *cmd, const struct vc_ctx 
 }
 
 const struct cmd_struct cmd_struct_subvolume_diff = {
-	"diff", cmd_subvolume_diff, &diff_help, NULL, CMD_ONLINE | CMD_OFFLINE,
+	"diff", cmd_subvolume_diff, &diff_help, NULL, CMD_ONLINE | CMD_OFFLINE | CMD_FORMAT_JSON,
 };

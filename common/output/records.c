@@ -654,6 +654,26 @@ const struct rec_desc rec_snapshot = REC_DESC("subvolume snapshot", snapshot_fie
 const struct rec_doc rec_doc_create = { "subvolume_create", NULL };
 const struct rec_doc rec_doc_snapshot = { "subvolume_snapshot", NULL };
 
+#define W struct diff_row_rec
+static const struct rec_field diff_row_fields[] = {
+	REC_F(NULL, "change", REC_STR, W, change),
+	REC_F(NULL, "path", REC_STR, W, path),
+	REC_F(NULL, "new_path", REC_STR, W, new_path),
+	REC_F(NULL, "type", REC_STR, W, type),
+	REC_F(NULL, "what", REC_STRS, W, what),
+	REC_F(NULL, "ctime", REC_TIME, W, ctime),
+	REC_F(NULL, "ctime_nsec", REC_U64, W, ctime_nsec),
+};
+#undef W
+static const struct rec_field diff_fields[] = {
+	REC_F(NULL, "old", REC_STR, struct diff_rec, old),
+	REC_F(NULL, "new", REC_STR, struct diff_rec, new),
+	REC_F(NULL, "changes", REC_TABLE, struct diff_rec, changes),
+};
+const struct rec_desc rec_diff_row = REC_DESC("subvolume diff change", diff_row_fields);
+const struct rec_desc rec_diff = REC_DESC("subvolume diff", diff_fields);
+const struct rec_doc rec_doc_diff = { "subvolume_diff", NULL };
+
 #define K struct mkfs_rec
 static const struct rec_field mkfs_fields[] = {
 	REC_F(NULL, "path", REC_STR, K, path),
@@ -828,6 +848,8 @@ const struct rec_desc *const rec_all[] = {
 	&rec_made,
 	&rec_create,
 	&rec_mkfs,
+	&rec_diff,
+	&rec_diff_row,
 	&rec_snapshot,
 	&rec_deleted,
 	&rec_delete,

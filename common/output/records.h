@@ -429,6 +429,23 @@ struct made_rec {
 	const uint8_t *source_uuid;
 	bool readonly;
 };
+/* subvolume diff: one change (a row), and the document */
+struct diff_row_rec {
+	const char *change;		/* "removed", "added", "modified", "renamed" */
+	const char *path;		/* R: the old path */
+	const char *new_path;		/* R: the new path, else NULL */
+	const char *type;		/* "file", "directory", "symlink", ... */
+	const char *const *what;	/* NULL-terminated: "content", "size", ... */
+	int64_t ctime;			/* seconds */
+	uint64_t ctime_nsec;
+};
+struct diff_rec {
+	const char *old, *new;		/* as given */
+	struct rec_table changes;	/* of struct diff_row_rec */
+};
+extern const struct rec_desc rec_diff_row, rec_diff;
+extern const struct rec_doc rec_doc_diff;
+
 /* mkfs: what was written */
 struct mkfs_rec {
 	const char *path;

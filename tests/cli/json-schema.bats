@@ -282,6 +282,15 @@ json_reads() {
 	[ "$(jq -c '.subvolume_create.subvolumes[0].qgroup' "$d/nq-create.json")" = null ]
 	[ "$(jq -c '.subvolume_delete.subvolumes[0].qgroup_result' "$d/nq-delete.json")" = '"quotas_disabled"' ]
 	[ "$(jq -c '.quota_enable.mode' "$d/nq-enable-s.json")" = '"simple"' ]
+	# subvolume diff: two subvolumes of a tree, one file changed
+	mkdir -p "$BATS_TEST_TMPDIR/dt/a" "$BATS_TEST_TMPDIR/dt/b"
+	printf 'one' >"$BATS_TEST_TMPDIR/dt/a/f"
+	printf 'two' >"$BATS_TEST_TMPDIR/dt/b/f"
+	"$VOLCTL" mkfs -s 256M -r "$BATS_TEST_TMPDIR/dt" --subvol a --subvol b \
+		"$BATS_TEST_TMPDIR/dt.img" >/dev/null
+	vj diff --image "$BATS_TEST_TMPDIR/dt.img" subvolume diff /a /b
+	[ "$(jq -c '.subvolume_diff.changes[0] | [.change, .path, .type, .what[0]]' "$d/diff.json")" = \
+	  '["modified","/f","file","content"]' ]
 	# mkfs: the summary, with and without a tree
 	mkdir -p "$BATS_TEST_TMPDIR/tree/sub"
 	printf 'x' >"$BATS_TEST_TMPDIR/tree/sub/f"

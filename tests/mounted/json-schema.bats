@@ -123,6 +123,7 @@ progs_uuid() {
 		jq -e . "$f" >/dev/null || { echo "$f: not one JSON document"; return 1; }
 	done
 	json_validate_all
-	# check, mkfs and inspect work on unmounted images only: tests/cli/json-schema.bats
-	json_all_covered check mkfs "inspect super" "inspect tree"
+	# check, mkfs, inspect and (so far) subvolume diff work on unmounted images
+	# only: tests/cli/json-schema.bats
+	json_all_covered check mkfs "inspect super" "inspect tree" "subvolume diff"
 }
