@@ -40,7 +40,7 @@
 #include "kernel-shared/transaction.h"
 
 /* Clean tree blocks mkfs keeps cached */
-#define MKFS_CACHE_BYTES	(8U << 20)
+#define MKFS_CACHE_BYTES	(2U << 20)
 
 /*
  * Create a missing target file when -s is given (*@created: remove it if

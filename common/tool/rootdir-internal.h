@@ -17,7 +17,7 @@
 #define MAX_EXTENT	(128ULL << 20)		/* the kernel's largest data extent */
 #define IO_CHUNK	(1U << 20)
 #define MAX_DEPTH	4096			/* never loop for ever on a bad source */
-#define COMMIT_BYTES	(16ULL << 20)		/* new tree blocks per transaction */
+#define COMMIT_BYTES	(4ULL << 20)		/* new tree blocks per transaction */
 
 struct rd_node {
 	uint32_t parent;
