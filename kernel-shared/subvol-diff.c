@@ -657,7 +657,7 @@ int btrfs_subvol_diff(struct btrfs_fs *fs, u64 old, u64 new, struct btrfs_diff *
 			d->changes[i].new_path = d->strings +
 						 ((uintptr_t)d->changes[i].new_path - 1);
 	}
-	if (!ret)
+	if (!ret && d->nr)
 		qsort(d->changes, d->nr, sizeof(*d->changes), change_cmp);
 	d->blocks_read[0] = st.blocks_read[0];
 	d->blocks_read[1] = st.blocks_read[1];
