@@ -172,7 +172,9 @@ verify() {
 			echo "$feat"
 			echo "file $(stat -c %s "$IMG") allocated $(($(stat -c '%b * %B' "$IMG")))" \
 				"bytes_used $(super_field "$IMG" bytes_used)" \
-				"chunks $(super_field "$IMG" dev_item.bytes_used)"
+				"chunks $(super_field "$IMG" dev_item.bytes_used)" \
+				"tree_bytes $(awk '/^total tree bytes:/ { print $4 }' "$log")" \
+				"waste $(awk '/^btree space waste bytes:/ { print $5 }' "$log")"
 		} >"$BENCH_DIR/size-$tool"
 	fi
 	mount -o ro,loop "$IMG" "$VMNT" || { echo "bench: $tool: cannot mount the image" >&2; return 1; }
@@ -298,7 +300,8 @@ table() {
 	done
 	echo
 	echo "images (first good run of each tool): features, file size, allocated in /tmp, bytes_used," \
-		"chunks (device bytes allocated); data and metadata used of allocated (one copy)"
+		"chunks (device bytes allocated), tree bytes and btree space waste (btrfs check);" \
+		"data and metadata used of allocated (one copy)"
 	for tool in volctl progs progs-shrink root volctl-quota progs-quota volctl-repro; do
 		[ -e "$BENCH_DIR/size-$tool" ] || continue
 		printf '%-13s %s; %s\n%-13s %s\n' "$tool" "$(sed -n 1p "$BENCH_DIR/size-$tool")" \
