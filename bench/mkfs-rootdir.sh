@@ -16,7 +16,8 @@
 # write; every image's feature flags are compared with volctl's):
 #   volctl        volctl mkfs -r TREE -s SIZE IMG
 #   progs         mkfs.btrfs(6.19) -O ^block-group-tree -r TREE IMG
-#   progs-shrink  the same with --shrink (volctl has no --shrink)
+#   progs-shrink  the same with --shrink
+#   volctl-shrink volctl mkfs --shrink ... (only when volctl has --shrink)
 #   root          Debian mkfs.btrfs IMG, mount -o loop, cp -a TREE/. MNT,
 #                 sync -f MNT, umount, then fsync of IMG (sync IMG, not a
 #                 global sync: volctl and mkfs.btrfs fsync their image too)
@@ -38,7 +39,8 @@
 # file's data compared (md5). A run whose image fails is reported and left
 # out of the medians, and the script exits 1.
 #
-# COLD_TOOLS default "read volctl progs root", WARM_TOOLS all eight (empty: none).
+# COLD_TOOLS default "read volctl progs root", WARM_TOOLS all the others too
+# (empty: none).
 # Environment: VOLCTL (default ./volctl), MKFS619 and BTRFS619 (default
 # /work/progs619/{mkfs.btrfs,btrfs}), MKFS_ROOT and BTRFS_ROOT (default Debian's
 # /usr/sbin/mkfs.btrfs and /usr/bin/btrfs: the root way and its check),
@@ -62,7 +64,12 @@ SIZE=${SIZE:-8G}
 SOURCES=${SOURCES:-/usr/share /usr/include /usr/lib/x86_64-linux-gnu /usr/lib/python3 /usr/lib/python3.11 /usr/lib/node_modules}
 MIN_ENTRIES=${MIN_ENTRIES:-100000}
 COLD_TOOLS=${COLD_TOOLS-read volctl progs root}
-WARM_TOOLS=${WARM_TOOLS-read volctl progs progs-shrink root volctl-quota progs-quota volctl-repro}
+# volctl-shrink only where volctl has --shrink
+if "$VOLCTL" mkfs --help 2>/dev/null | grep -q -- --shrink; then
+	WARM_TOOLS=${WARM_TOOLS-read volctl progs volctl-shrink progs-shrink root volctl-quota progs-quota volctl-repro}
+else
+	WARM_TOOLS=${WARM_TOOLS-read volctl progs progs-shrink root volctl-quota progs-quota volctl-repro}
+fi
 CONTENT_CHECK=${CONTENT_CHECK:-1}
 REPRO_UUID=21b0e5c4-6d2a-4f0e-9c1b-7a3d5e8f9021
 HELPER=$HERE/bench/mkfs-rootdir-tree.py
@@ -139,13 +146,14 @@ t_root() {
 		umount "$MNT" &&
 		sync "$1"
 }
+t_volctl_shrink() { "$VOLCTL" mkfs --shrink -r "$TREE" -s "$SIZE" "$1"; }
 t_volctl_quota() { "$VOLCTL" mkfs --quota -r "$TREE" -s "$SIZE" "$1"; }
 t_progs_quota() { truncate -s "$SIZE" "$1" && "$MKFS619" -q -O ^block-group-tree,quota -r "$TREE" "$1"; }
 t_volctl_repro() {
 	SOURCE_DATE_EPOCH=$REPRO_EPOCH "$VOLCTL" mkfs -U "$REPRO_UUID" -r "$TREE" -s "$SIZE" "$1"
 }
 export TREE SIZE VOLCTL MKFS619 MKFS_ROOT MNT REPRO_EPOCH REPRO_UUID
-export -f t_read t_volctl t_progs t_progs_shrink t_root t_volctl_quota t_progs_quota t_volctl_repro
+export -f t_read t_volctl t_volctl_shrink t_progs t_progs_shrink t_root t_volctl_quota t_progs_quota t_volctl_repro
 
 warm_tree() {
 	find "$TREE" -type f -print0 | xargs -0 cat >/dev/null
@@ -278,7 +286,7 @@ table() {
 	echo "medians of the good runs (RUNS=$RUNS each): wall s, CPU s (user + sys), peak RSS MiB"
 	printf '%-5s %-13s %4s %8s %8s %8s\n' cache tool runs wall cpu rss
 	for cache in cold warm; do
-		for tool in read volctl progs progs-shrink root volctl-quota progs-quota volctl-repro; do
+		for tool in read volctl progs volctl-shrink progs-shrink root volctl-quota progs-quota volctl-repro; do
 			n=$(awk -v c=$cache -v t=$tool '$1 == c && $2 == t && $8 == 1' "$BENCH_DIR/runs" | wc -l)
 			[ "$n" -gt 0 ] || continue
 			printf '%-5s %-13s %4d %8s %8s %8s\n' "$cache" "$tool" "$n" "$(med $cache $tool 4)" \
@@ -288,7 +296,7 @@ table() {
 	echo
 	echo "ratios volctl / other (below 1: volctl better): wall, CPU, peak RSS"
 	for cache in cold warm; do
-		for pair in volctl:progs volctl:progs-shrink volctl:root volctl:read progs:read root:read \
+		for pair in volctl:progs volctl:progs-shrink volctl-shrink:progs-shrink volctl:root volctl:read progs:read root:read \
 			volctl-quota:progs-quota volctl-repro:volctl; do
 			a=${pair%%:*} b=${pair#*:}
 			if [ "$(med $cache "$a" 4)" = - ] || [ "$(med $cache "$b" 4)" = - ]; then continue; fi
@@ -302,7 +310,7 @@ table() {
 	echo "images (first good run of each tool): features, file size, allocated in /tmp, bytes_used," \
 		"chunks (device bytes allocated), tree bytes and btree space waste (btrfs check);" \
 		"data and metadata used of allocated (one copy)"
-	for tool in volctl progs progs-shrink root volctl-quota progs-quota volctl-repro; do
+	for tool in volctl progs volctl-shrink progs-shrink root volctl-quota progs-quota volctl-repro; do
 		[ -e "$BENCH_DIR/size-$tool" ] || continue
 		printf '%-13s %s; %s\n%-13s %s\n' "$tool" "$(sed -n 1p "$BENCH_DIR/size-$tool")" \
 			"$(sed -n 2p "$BENCH_DIR/size-$tool")" "" "$(sed -n 3p "$BENCH_DIR/size-$tool")"
@@ -312,7 +320,7 @@ table() {
 	fi
 	[ -e "$BENCH_DIR/size-volctl" ] || return 0
 	want=$(sed -n 1p "$BENCH_DIR/size-volctl")
-	for tool in progs progs-shrink root volctl-repro; do
+	for tool in progs volctl-shrink progs-shrink root volctl-repro; do
 		[ -e "$BENCH_DIR/size-$tool" ] || continue
 		got=$(sed -n 1p "$BENCH_DIR/size-$tool")
 		[ "$got" = "$want" ] || echo "WARNING: $tool features ($got) are not volctl's ($want)"
