@@ -97,6 +97,7 @@ struct btrfs_fs {
 	u8 chunk_tree_uuid[BTRFS_UUID_SIZE];
 	bool writable;
 	bool derive_uuids;		/* new UUIDs from uuid_seed (reproducible images) */
+	bool unfinished;		/* superblocks say BTRFS_MAGIC_TEMPORARY (a mkfs filling it) */
 	u8 uuid_seed[16];
 	struct btrfs_super_guard super_guard;	/* asked before a commit's superblocks */
 

@@ -185,6 +185,8 @@ static int write_copy(struct btrfs_fs *fs, const struct btrfs_device *dev,
 	int ret;
 
 	btrfs_set_super_bytenr(sb, off);
+	if (fs->unfinished)
+		btrfs_set_super_magic(sb, BTRFS_MAGIC_TEMPORARY);
 	ret = btrfs_super_csum_update(sb);
 	if (ret < 0)
 		return ret;
@@ -195,40 +197,72 @@ static int write_copy(struct btrfs_fs *fs, const struct btrfs_device *dev,
 	return ret;
 }
 
-int btrfs_members_write_supers(struct btrfs_fs *fs, const struct btrfs_super_block *sb,
-			       int *primaries)
+/* Copy @m of @sb on every member that has room for it; *@written: how many */
+static int write_mirror(struct btrfs_fs *fs, const struct btrfs_super_block *sb, int m,
+			int *written)
 {
 	struct btrfs_super_block copy;
 	int ret;
 
-	*primaries = 0;
-	for (int m = 0; m < BTRFS_SUPER_MIRROR_MAX; m++) {
-		bool any = false;
+	*written = 0;
+	for (size_t i = 0; i < fs->nr_devices; i++) {
+		const struct btrfs_device *dev = fs->devices[i];
 
-		for (size_t i = 0; i < fs->nr_devices; i++) {
-			const struct btrfs_device *dev = fs->devices[i];
-
-			if (!dev->io)
-				continue;
-			if (btrfs_sb_offset(m) + BTRFS_SUPER_INFO_SIZE > dev->io->size)
-				continue;
-			copy = *sb;
-			fill_dev_item(fs, dev, &copy);
-			ret = write_copy(fs, dev, &copy, m);
-			if (ret < 0)
-				return ret;
-			if (m == 0)
-				(*primaries)++;
-			any = true;
-		}
-		if (!any)
-			break;
-		if (m > 0)
+		if (!dev->io)
 			continue;
-		/* the primaries (the commit) are durable before any mirror says the same */
-		ret = btrfs_members_flush(fs);
+		if (btrfs_sb_offset(m) + BTRFS_SUPER_INFO_SIZE > dev->io->size)
+			continue;
+		copy = *sb;
+		fill_dev_item(fs, dev, &copy);
+		ret = write_copy(fs, dev, &copy, m);
 		if (ret < 0)
 			return ret;
+		(*written)++;
 	}
 	return 0;
+}
+
+int btrfs_members_write_supers(struct btrfs_fs *fs, const struct btrfs_super_block *sb,
+			       int *primaries)
+{
+	int written;
+	int ret;
+
+	*primaries = 0;
+	ret = write_mirror(fs, sb, 0, primaries);
+	if (ret < 0)
+		return ret;
+	/* the primaries (the commit) are durable before any mirror says the same */
+	ret = btrfs_members_flush(fs);
+	if (ret < 0)
+		return ret;
+	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		ret = write_mirror(fs, sb, m, &written);
+		if (ret < 0)
+			return ret;
+		if (!written)
+			break;
+	}
+	return 0;
+}
+
+int btrfs_members_write_supers_mirrors_first(struct btrfs_fs *fs,
+					     const struct btrfs_super_block *sb, int *primaries)
+{
+	int written;
+	int ret;
+
+	*primaries = 0;
+	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
+		ret = write_mirror(fs, sb, m, &written);
+		if (ret < 0)
+			return ret;
+		if (!written)
+			break;
+	}
+	/* no mirror may stay the older state's once the primary is the new one */
+	ret = btrfs_members_flush(fs);
+	if (ret < 0)
+		return ret;
+	return write_mirror(fs, sb, 0, primaries);
 }

@@ -57,4 +57,13 @@ int btrfs_members_flush(struct btrfs_fs *fs);
 int btrfs_members_write_supers(struct btrfs_fs *fs, const struct btrfs_super_block *sb,
 			       int *primaries);
 
+/**
+ * btrfs_members_write_supers_mirrors_first - the same in the other order:
+ * every mirror copy, flush, then the primaries (not flushed).  For a
+ * superblock that makes the filesystem unreadable (BTRFS_MAGIC_TEMPORARY):
+ * no valid mirror is left behind an invalid primary.
+ */
+int btrfs_members_write_supers_mirrors_first(struct btrfs_fs *fs,
+					     const struct btrfs_super_block *sb, int *primaries);
+
 #endif /* VOLCTL_KERNEL_SHARED_MEMBERS_H */

@@ -462,6 +462,29 @@ static int verify_new_blocks(struct btrfs_trans_handle *trans, struct btrfs_supe
 	return ret;
 }
 
+int btrfs_mark_unfinished(struct btrfs_fs *fs, bool unfinished)
+{
+	bool was = fs->unfinished;
+	int primaries;
+	int ret;
+
+	if (!fs->writable)
+		return -EROFS;
+	ret = btrfs_super_guard_check(&fs->super_guard, fs->errmsg);
+	if (ret < 0)
+		return ret;
+	fs->unfinished = unfinished;
+	if (unfinished)
+		ret = btrfs_members_write_supers_mirrors_first(fs, &fs->super, &primaries);
+	else
+		ret = btrfs_members_write_supers(fs, &fs->super, &primaries);
+	if (!ret)
+		ret = btrfs_members_flush(fs);
+	if (ret < 0 && !primaries)
+		fs->unfinished = was;
+	return ret;
+}
+
 int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 {
 	struct btrfs_fs *fs = trans->fs;

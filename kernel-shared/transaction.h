@@ -131,6 +131,17 @@ int btrfs_start_transaction(struct btrfs_fs *fs, struct btrfs_trans_handle **out
 int btrfs_commit_transaction(struct btrfs_trans_handle *trans);
 
 /**
+ * btrfs_mark_unfinished - write the last commit's superblocks again, every
+ * copy on every member, with the magic @unfinished says: BTRFS_MAGIC_TEMPORARY
+ * (the kernel, btrfs-progs and the reader refuse the filesystem: a mkfs is
+ * still filling it) or BTRFS_MAGIC.  Every commit in between writes the
+ * temporary magic, so a power cut anywhere in between leaves no filesystem
+ * that looks whole.  The generation does not change.
+ * Return: 0 or a negative errno (message in fs->errmsg).
+ */
+int btrfs_mark_unfinished(struct btrfs_fs *fs, bool unfinished);
+
+/**
  * btrfs_abort_transaction - drop every change of @trans and free it
  *
  * The in-memory state is put back as it was at btrfs_start_transaction():

@@ -533,6 +533,16 @@ static int check_limits(struct btrfs_fs *fs, const struct vc_mkfs_opts *o, char 
  * snapshots, the default and the read-only flags, each its own commit;
  * @img is left open for the caller
  */
+static int mark_unfinished(const struct vc_mkfs_opts *o, struct btrfs_fs *fs, bool unfinished,
+			   char *err, size_t errlen)
+{
+	int ret = btrfs_mark_unfinished(fs, unfinished);
+
+	if (ret < 0)
+		snprintf(err, errlen, "%s: %s", o->path, fs->errmsg[0] ? fs->errmsg : strerror(-ret));
+	return ret;
+}
+
 static int build(const struct vc_mkfs_opts *o, struct vc_image *img, struct vc_rootdir *rd,
 		 const struct mkfs_sizes *sz, bool measure, bool *based, char *err, size_t errlen)
 {
@@ -555,7 +565,13 @@ static int build(const struct vc_mkfs_opts *o, struct vc_image *img, struct vc_r
 		memcpy(img->bfs->uuid_seed, o->fsid, sizeof(img->bfs->uuid_seed));
 	}
 	if (rd) {
-		ret = vc_rootdir_write(img->bfs, rd, measure, &stats, err, errlen);
+		/*
+		 * until the whole tree and layout are in, the superblocks say
+		 * "unfinished": a power cut leaves nothing that mounts
+		 */
+		ret = mark_unfinished(o, img->bfs, true, err, errlen);
+		if (!ret)
+			ret = vc_rootdir_write(img->bfs, rd, measure, &stats, err, errlen);
 		if (!ret && o->stats && !measure)
 			*o->stats = stats;
 	}
@@ -571,6 +587,8 @@ static int build(const struct vc_mkfs_opts *o, struct vc_image *img, struct vc_r
 		ret = set_default(img->bfs, o->default_subvol, err, errlen);
 	if (!ret)
 		ret = set_readonly(img->bfs, o, err, errlen);
+	if (!ret && rd)
+		ret = mark_unfinished(o, img->bfs, false, err, errlen);
 	return ret;
 }
 

@@ -81,6 +81,46 @@ powercut_ok() {
 	powercut_ok 4 mkfs -f --quota --subvol /x --subvol /y --default-subvol /y @IMG@
 }
 
+@test "power cut: mkfs --rootdir with a subvolume and a snapshot: no commit before the last mounts" {
+	local t=$B/tree
+	mkdir -p "$t/home/u" "$t/etc"
+	head -c 300K /dev/urandom >"$t/etc/big"
+	echo small >"$t/home/u/f"
+	ln -s f "$t/home/u/l"
+	truncate -s 128M "$B/new.img"
+	PC_BASES=("$B/new.img")
+	# three transactions (the copy, the subvolume's, the snapshot's) after
+	# the empty base, and only two commits that a reader accepts: the base
+	# and the last; the superblocks between say "unfinished mkfs" (states
+	# "none", allowed in mkfs), so no cut leaves a part of the tree
+	powercut_ok 2 mkfs --rootdir "$t" --subvol rw:home \
+		--snapshot home:home-factory:ro @IMG@
+	run "$VOLCTL" --image "$PC/real0.img" subvolume list /
+	assert_output_contains "home-factory"
+}
+
+@test "a cut mkfs --rootdir leaves superblocks that say it is unfinished, which check names" {
+	local t=$B/tree set
+	mkdir -p "$t"
+	head -c 300K /dev/urandom >"$t/big"
+	truncate -s 128M "$B/new.img"
+	cp --sparse=always "$B/new.img" "$B/base.img"
+	VOLCTL_WRITE_LOG=$B/log "$VOLCTL" mkfs --rootdir "$t" --snapshot /:snap "$B/new.img" >/dev/null
+	# the last tree block written before the final superblocks
+	set=$("$PC_TOOL" plan "$B/log" | awk -F'\t' '$2 == "prefix" && $4 !~ /superblock/ {s = $3}
+		$2 == "commit" {last = s} END {print last}')
+	[ -n "$set" ]
+	cp --sparse=always "$B/base.img" "$B/cut.img"
+	"$PC_TOOL" apply "$B/log" "$set" "$B/base.img" "$B/cut.img" >/dev/null
+	run_volctl check "$B/cut.img"
+	[ "$status" -ne 0 ]
+	assert_output_contains "unfinished mkfs"
+	run blkid -p -o value -s TYPE "$B/cut.img"
+	[ "$output" != btrfs ]
+	run_volctl check "$B/new.img"
+	assert_status 0
+}
+
 @test "power cut: subvolume create (DUP metadata)" {
 	base_dup
 	powercut_ok 1 @IMGS@ subvolume create /a/new
