@@ -2,8 +2,9 @@
 /*
  * volctl subvolume diff: what changed between two subvolumes, path by
  * path, with the letters of zfs diff.  The work is the backend's
- * (kernel-shared/subvol-diff.h on an image); here the options are parsed
- * and the lines printed.
+ * (kernel-shared/subvol-diff.h on an image, or on the committed trees of a
+ * mounted filesystem: common/backend/online-diff.c); here the options are
+ * parsed and the lines printed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,7 +29,9 @@ static const char *const cmd_subvolume_diff_details[] = {
 	"Files whose extents were reshaped but whose bytes are the same are not",
 	"'content'; a directory is 'M' only for its mode, owner or xattrs.  The",
 	"two trees are compared block by block and what they share is not read.",
-	"Offline (--image) only for now.",
+	"Online (paths on one mounted filesystem; needs root: the trees are read",
+	"from its devices) the filesystem is committed first, so a live <new> is",
+	"compared as committed; offline (--image) on an unmounted image.",
 	"",
 	OPTLINE("-F", "add the file type: F file, / directory, @ symlink, B block,\n\t"
 		"C character device, | fifo, = socket"),
@@ -214,10 +217,6 @@ static int cmd_subvolume_diff(const struct cmd_struct *cmd, const struct vc_ctx 
 	ret = cmd_check_argc_exact(ctx, argc - optind, 2);
 	if (ret)
 		return ret;
-	if (!ctx->ops->subvol_diff) {
-		error("subvolume diff: not implemented online yet; use --image on an unmounted image");
-		return VC_EXIT_FAILURE;
-	}
 	ret = cmd_open(ctx, argv[optind + 1], false, &fs);
 	if (ret)
 		return VC_EXIT_FAILURE;

@@ -102,7 +102,7 @@ static int find_devices(struct vc_fs *fs, char **paths, int *nr)
 	return 0;
 }
 
-int online_acct_open(struct vc_fs *fs, struct vc_acct_src *src)
+int online_devices_open(struct vc_fs *fs, const char *what, struct vc_acct_src *src)
 {
 	struct online_acct *oa;
 	int ret;
@@ -125,8 +125,11 @@ int online_acct_open(struct vc_fs *fs, struct vc_acct_src *src)
 		.paths = (const char *const *)oa->paths, .nr_paths = oa->nr, .mirror = BTRFS_SUPER_PRIMARY,
 		.mode = VC_IMAGE_READ_LIVE });
 	if (ret) {
-		vc_fs_set_error(fs, "computed numbers read the filesystem's devices: %s",
-				oa->img.err);
+		if (what)
+			vc_fs_set_error(fs, "%s read the filesystem's devices: %s", what,
+					oa->img.err);
+		else
+			vc_fs_set_error(fs, "%s", oa->img.err);
 		goto fail;
 	}
 	src->bfs = oa->img.bfs;
@@ -136,6 +139,11 @@ int online_acct_open(struct vc_fs *fs, struct vc_acct_src *src)
 fail:
 	online_acct_free(oa);
 	return ret;
+}
+
+int online_acct_open(struct vc_fs *fs, struct vc_acct_src *src)
+{
+	return online_devices_open(fs, "computed numbers", src);
 }
 
 void online_acct_close(struct vc_fs *fs, struct vc_acct_src *src)

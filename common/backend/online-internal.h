@@ -4,6 +4,8 @@
  *   common/backend/online.c         open/close, TREE_SEARCH_V2, path info, subvolume ops
  *   common/backend/online-delete.c  why a subvolume delete was refused
  *   common/backend/online-qgroup.c  quota and qgroup ops
+ *   common/backend/online-acct.c    the devices read with the offline reader
+ *   common/backend/online-diff.c    subvolume diff on the committed trees
  * and the ops table at the end of common/backend/online.c.
  */
 #ifndef VOLCTL_COMMON_ONLINE_INTERNAL_H
@@ -21,6 +23,18 @@ struct vc_fs {
 	char *mnt_target;	/* the mount point holding path, NULL if unknown */
 	char *mnt_root;		/* what of the filesystem is mounted there: "/", "/a" */
 };
+
+/*
+ * common/backend/online-acct.c: commit the filesystem and open its devices
+ * read-only with the offline reader into @src (close with
+ * online_acct_close()); when a device cannot be read fs->err says "@what
+ * read the filesystem's devices: ..." (@what NULL: only the device's
+ * message)
+ */
+int online_devices_open(struct vc_fs *fs, const char *what, struct vc_acct_src *src);
+
+/* common/backend/online-diff.c: the subvol_diff op */
+int online_subvol_diff(struct vc_fs *fs, u64 old, u64 new, struct btrfs_diff *d);
 
 /* ioctl on fs->fd; returns 0 or -errno */
 int online_ioctl(struct vc_fs *fs, unsigned long request, void *arg);

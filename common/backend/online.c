@@ -1004,6 +1004,7 @@ const struct vc_backend_ops vc_online_ops = {
 	.block_sizes = online_block_sizes,
 	.subvol_create = online_subvol_create,
 	.snapshot = online_snapshot,
+	.subvol_diff = online_subvol_diff,
 	.subvol_delete = online_subvol_delete,
 	.subvol_delete_all = online_subvol_delete_all,
 	.mounted_subvols = online_mounted_subvols,

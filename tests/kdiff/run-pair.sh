@@ -19,8 +19,10 @@
 #             {IMG} runs while mounted with the snapshots' paths; a CMD with
 #             {IMG} runs after the unmount, {OLD} {NEW} then being the
 #             paths in the image (/pair.old, /pair.new).
-# Without --diff the hooks are `$VOLCTL subvolume diff --image {IMG} {OLD} {NEW}`
-# and its -H (online diff is not implemented yet).
+# Without --diff the hooks are `$VOLCTL subvolume diff {OLD} {NEW}` and its -H
+# online (tool1, tool2: while mounted, the live filesystem), then
+# `$VOLCTL subvolume diff --image {IMG} {OLD} {NEW}` and its -H (tool3, tool4:
+# the same image, unmounted).
 # Prints a summary line; exit 0 when everything passed, 1 when a stage
 # failed ("FAILED at STAGE"), 2 on bad usage.
 #
@@ -115,9 +117,10 @@ compare() {
 }
 
 if [ ${#TOOLS[@]} -eq 0 ]; then
-	# volctl subvolume diff, on the image (plain and -H); online it says
-	# "not implemented online yet" (issue 22), so no online hook yet
-	TOOLS=("$VOLCTL subvolume diff --image {IMG} {OLD} {NEW}"
+	# volctl subvolume diff online (plain and -H), then on the image
+	TOOLS=("$VOLCTL subvolume diff {OLD} {NEW}"
+	       "$VOLCTL subvolume diff -H {OLD} {NEW}"
+	       "$VOLCTL subvolume diff --image {IMG} {OLD} {NEW}"
 	       "$VOLCTL subvolume diff -H --image {IMG} {OLD} {NEW}")
 fi
 TRES='' n=0

@@ -35,8 +35,11 @@ check_seed() {
 	assert_output_contains "markers 14/14"
 	assert_output_contains "inode reused: yes"
 	assert_output_contains "run-pair: seed $1: ok"
-	# volctl subvolume diff --image, plain and -H: every line of the walk, nothing else
-	assert_output_contains "tool1: 0 false positives, 0 misses; tool2: 0 false positives, 0 misses"
+	# volctl subvolume diff online (tool1, tool2) and --image (tool3, tool4),
+	# plain and -H: every line of the walk, nothing else
+	assert_output_contains "tool 1: $VOLCTL subvolume diff $D/mnt/pair.old $D/mnt/pair.new"
+	assert_output_contains "tool1: 0 false positives, 0 misses; tool2: 0 false positives, 0 misses;"
+	assert_output_contains " tool3: 0 false positives, 0 misses; tool4: 0 false positives, 0 misses;"
 	w="$D/walk.txt"
 	# a move across directories is one R line
 	grep -qxF -- "$(printf 'R\t/m/ren-a -> /m2/ren-b')" "$w"

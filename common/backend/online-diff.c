@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `subvolume diff` on a mounted filesystem: the same engine as offline
+ * (kernel-shared/subvol-diff.h) run on the committed trees, read from the
+ * filesystem's own devices (common/backend/online-acct.c).
+ *
+ * The tree search ioctl gives items, not the blocks the comparison needs
+ * to skip what two trees share.  So the filesystem is committed first
+ * (BTRFS_IOC_SYNC on this filesystem only: dirty data of a live NEW is
+ * written and committed, the diff is of that committed state), then its
+ * devices are read with the offline reader.  A commit made by someone
+ * else while we read can rewrite a block we are about to read: the
+ * reader then finds it bad, and the whole diff is tried once more.
+ *
+ * Reading the devices needs root (CAP_SYS_ADMIN): without it the open of
+ * a device is refused and the message says so.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "common/backend/online-internal.h"
+#include "kernel-shared/fs.h"
+#include "kernel-shared/subvol-diff.h"
+
+/* One commit, open, diff and close; @cause gets why it failed */
+static int diff_once(struct vc_fs *fs, u64 old, u64 new, struct btrfs_diff *d, char *cause,
+		     size_t len)
+{
+	struct vc_acct_src src;
+	int ret;
+
+	vc_fs_clear_error(fs);
+	ret = online_devices_open(fs, NULL, &src);
+	if (ret) {
+		char msg[sizeof(fs->base.err)];
+
+		snprintf(msg, sizeof(msg), "%s", vc_fs_error(fs) ? vc_fs_error(fs) : strerror(-ret));
+		if (ret == -EACCES || ret == -EPERM)
+			vc_fs_set_error(fs, "%s: subvolume diff reads the filesystem's devices, "
+					"which needs CAP_SYS_ADMIN (root): %.300s", fs->path, msg);
+		else
+			vc_fs_set_error(fs, "%s: subvolume diff: %.400s", fs->path, msg);
+		vc_fs_set_error_whole(fs);
+		return ret;
+	}
+	btrfs_fs_clear_error(src.bfs);
+	ret = btrfs_subvol_diff(src.bfs, old, new, d);
+	if (ret < 0) {
+		const char *msg = btrfs_fs_error(src.bfs);
+
+		snprintf(cause, len, "%s", msg && msg[0] ? msg : strerror(-ret));
+	}
+	online_acct_close(fs, &src);
+	return ret;
+}
+
+int online_subvol_diff(struct vc_fs *fs, u64 old, u64 new, struct btrfs_diff *d)
+{
+	char first[256] = "", cause[256] = "";
+	int ret;
+
+	ret = diff_once(fs, old, new, d, cause, sizeof(cause));
+	if (ret == -EUCLEAN || ret == -EIO) {
+		/* the kernel rewrote a block while we read: commit and read once more */
+		memcpy(first, cause, sizeof(first));
+		cause[0] = 0;
+		ret = diff_once(fs, old, new, d, cause, sizeof(cause));
+		if ((ret == -EUCLEAN || ret == -EIO) && !vc_fs_error(fs)) {
+			vc_fs_set_error(fs, "%s: the filesystem changed while it was read, twice "
+					"(first: %.200s; then: %.200s)", fs->path,
+					first[0] ? first : "its devices", cause);
+			vc_fs_set_error_whole(fs);
+		}
+	}
+	/* the engine's message (a diff_once that could not open set its own) */
+	if (ret < 0 && !vc_fs_error(fs) && cause[0]) {
+		vc_fs_set_error(fs, "%s: subvolume diff: %s", fs->path, cause);
+		vc_fs_set_error_whole(fs);
+	}
+	return ret;
+}
