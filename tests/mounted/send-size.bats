@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-only
 # `subvolume send-size` against the kernel: on trees of tests/rootdir/gentree.py
-# written through the kernel (plain and compressed mounts), the bytes of
+# and tests/kdiff/pairgen.py written through the kernel (plain and compressed
+# mounts), the bytes of
 # `btrfs send | wc -c` for protocol 1 and for --proto 2 --compressed-data,
 # exact (tests/kdiff/sendsize-full.sh).  Then what it refuses: a shared
 # extent (the kernel may clone it), a writable subvolume, -p/-c, online.
@@ -25,6 +26,7 @@ seed() {
 	echo "$output"
 	assert_status 0
 	assert_output_contains " ok"
+	case "$output" in *DIFFER*) false ;; esac
 }
 
 @test "send-size: seed 1, plain and compress=zstd: equal to btrfs send | wc -c, v1 and v2 compressed" {
@@ -40,6 +42,13 @@ seed() {
 @test "send-size: seed 3, plain and compress=zlib: equal to btrfs send | wc -c" {
 	seed 3
 	seed 3 compress=zlib
+}
+
+@test "send-size: pairgen seed 1, plain and compress=zstd: the old snapshot equal, the new one (reflinks) refused" {
+	seed 1 "" pairgen
+	assert_output_contains "seed 1 plain sv.old"
+	assert_output_contains "sv.new v1"
+	seed 1 compress=zstd pairgen
 }
 
 @test "send-size: a reflink, a writable subvolume, -p, online: refused with a clear line" {
