@@ -332,12 +332,14 @@ static int item_cb(void *priv, const struct btrfs_key *key, const void *data, u3
 
 			if (p + hdr + nl + vl > e)
 				return -EUCLEAN;
-			i->ncmds++;
-			i->fixed[0] += cost;
-			i->fixed[1] += cost;
 			if (nl == 19 && !memcmp(p + hdr, "security.capability", 19)) {
+				/* not with the others: sent once, after the chown */
 				i->has_caps = true;
 				i->caps_cost = cost;
+			} else {
+				i->ncmds++;
+				i->fixed[0] += cost;
+				i->fixed[1] += cost;
 			}
 			p += hdr + nl + vl;
 		}

@@ -10,10 +10,11 @@
  * directory with a higher number is created first, under its orphan name),
  * xattrs, writes in chunks of 48 KiB (v1) or 128 KiB (v2), encoded writes of
  * compressed extents (v2) unless their compressed bytes are more than the
- * range sent (clipped at i_size; then a plain write), a truncate when the last write does not end at
- * i_size, chown, chmod (not for symlinks), security.capability again, and
- * utimes (v2 with otime); the utimes of directories go through the
- * kernel's cache of 64 directories; then end.
+ * range sent (clipped at i_size; then a plain write), a truncate when the
+ * last write does not end at i_size, chown, chmod (not for symlinks),
+ * security.capability (only there, not among the other xattrs), and utimes
+ * (v2 with otime); the utimes of directories go through the kernel's cache
+ * of 64 directories; then end.
  * Not computed yet (refused with -EOPNOTSUPP, never guessed): an extent
  * referenced twice within the subvolume (the kernel may send it as a
  * clone).

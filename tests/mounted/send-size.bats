@@ -51,6 +51,43 @@ seed() {
 	seed 1 compress=zstd pairgen
 }
 
+@test "send-size: capabilities, owners, a socket, a block device, a long symlink, a trailing hole, links, a moved directory, 100 directories: exact" {
+	mkfs_mount
+	btrfs -q subvolume create "$MNT/sv"
+	python3 - "$MNT/sv" <<'PY'
+import os, socket, struct, sys
+os.chdir(sys.argv[1])
+open('capf', 'wb').write(b'x' * 5000)
+os.chown('capf', 1000, 1000)
+os.setxattr('capf', 'security.capability', struct.pack('<IIIII', 0x02000001, 1 << 10, 0, 0, 0))
+os.setxattr('capf', 'user.a', b'1' * 100)
+os.mkdir('empty')
+for i in range(100):
+    os.makedirs('deep/%d/%d' % (i % 7, i))
+    open('deep/%d/%d/f' % (i % 7, i), 'w').write('z' * i)
+socket.socket(socket.AF_UNIX).bind('sock')
+os.mknod('blk', 0o600 | 0o060000, os.makedev(7, 3))
+os.symlink('x' * 300, 'longlink')
+open('trunc', 'wb').write(b'a' * 70000)
+os.truncate('trunc', 200000)
+open('fa', 'wb').write(b'a' * 10000)
+os.link('fa', 'deep/0/0/fa2')
+os.mkdir('late')
+os.rename('deep/1', 'late/moved')
+PY
+	btrfs -q subvolume snapshot -r "$MNT/sv" "$MNT/snap"
+	k1=$(btrfs send -q "$MNT/snap" | wc -c)
+	k2=$(btrfs send -q --proto 2 --compressed-data "$MNT/snap" | wc -c)
+	btrfs send -q -f "$BATS_TEST_TMPDIR/st" "$MNT/snap"
+	# the capability is in the stream once
+	[ "$(btrfs receive --dump -f "$BATS_TEST_TMPDIR/st" | grep -c 'set_xattr.*security.capability')" -eq 1 ]
+	cleanup_mount
+	run_volctl --image "$IMG" subvolume send-size /snap
+	assert_status 0
+	assert_output_contains "v1: $k1 bytes"
+	assert_output_contains "v2 compressed: $k2 bytes"
+}
+
 @test "send-size: a reflink, a writable subvolume, -p, online: refused with a clear line" {
 	mkfs_mount
 	btrfs -q subvolume create "$MNT/sv"
