@@ -1238,6 +1238,7 @@ static const struct cmd_struct *const cmd_group_subvolume_commands[] = {
 	&cmd_struct_subvolume_sync,
 	&cmd_struct_subvolume_space,
 	&cmd_struct_subvolume_diff,
+	&cmd_struct_subvolume_send_size,
 	NULL,
 };
 

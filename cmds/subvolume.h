@@ -105,5 +105,6 @@ extern const struct cmd_struct cmd_struct_subvolume_get_default;
 /* cmds/subvolume-space.c */
 extern const struct cmd_struct cmd_struct_subvolume_space;
 extern const struct cmd_struct cmd_struct_subvolume_diff;
+extern const struct cmd_struct cmd_struct_subvolume_send_size;
 
 #endif

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "kernel-shared/diff-types.h"
+#include "kernel-shared/send-types.h"
 #include "kernel-shared/format.h"
 #include "kernel-shared/itemsrc.h"
 #include "common/util/quota-types.h"
@@ -170,6 +171,12 @@ struct vc_backend_ops {
 	 * (kernel-shared/subvol-diff.h); release @d with vc_diff_release()
 	 */
 	int (*subvol_diff)(struct vc_fs *fs, u64 old, u64 new, struct btrfs_diff *d);
+	/*
+	 * Optional: the bytes a full `btrfs send` of read-only subvolume
+	 * @subvolid writes, protocol 1 and 2 --compressed-data
+	 * (kernel-shared/send-size.h)
+	 */
+	int (*send_size)(struct vc_fs *fs, u64 subvolid, struct btrfs_send_size *out);
 	/* delete by path (subvolid 0), or subvolume @subvolid of the fs holding @path */
 	int (*subvol_delete)(struct vc_fs *fs, const char *path, u64 subvolid);
 	/*

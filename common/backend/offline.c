@@ -29,6 +29,7 @@
 #include "common/backend/offline-write-subvol.h"
 #include "common/backend/offline-write-qgroup.h"
 #include "kernel-shared/subvol-diff.h"
+#include "kernel-shared/send-size.h"
 #include "kernel-shared/csum.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
@@ -313,6 +314,18 @@ static int offline_subvol_diff(struct vc_fs *fs, u64 old, u64 new, struct btrfs_
 	return ret;
 }
 
+static int offline_send_size(struct vc_fs *fs, u64 subvolid, struct btrfs_send_size *out)
+{
+	struct btrfs_fs *bfs = fs->img.bfs;
+	int ret;
+
+	btrfs_fs_clear_error(bfs);
+	ret = btrfs_send_size(bfs, subvolid, out);
+	if (ret < 0 && bfs->errmsg[0])
+		snprintf(fs->base.err, sizeof(fs->base.err), "%s", bfs->errmsg);
+	return ret;
+}
+
 static int offline_subvol_delete(struct vc_fs *fs, const char *path, u64 subvolid)
 {
 	if (!writer_fs(fs))
@@ -477,6 +490,7 @@ const struct vc_backend_ops vc_offline_ops = {
 	.subvol_create_all = offline_subvol_create_all,
 	.snapshot = offline_snapshot,
 	.subvol_diff = offline_subvol_diff,
+	.send_size = offline_send_size,
 	.subvol_delete = offline_subvol_delete,
 	.subvol_delete_all = offline_subvol_delete_all,
 	.set_default = offline_set_default,

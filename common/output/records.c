@@ -674,6 +674,25 @@ const struct rec_desc rec_diff_row = REC_DESC("subvolume diff change", diff_row_
 const struct rec_desc rec_diff = REC_DESC("subvolume diff", diff_fields);
 const struct rec_doc rec_doc_diff = { "subvolume_diff", NULL };
 
+#define S struct send_size_rec
+#define PROTO(p) \
+	REC_OBJ(#p), \
+	REC_F(NULL, "total", REC_U64, S, p.total), \
+	REC_F(NULL, "data", REC_U64, S, p.data), \
+	REC_F(NULL, "commands", REC_U64, S, p.commands), \
+	REC_F(NULL, "writes", REC_U64, S, p.writes), \
+	REC_F(NULL, "clones", REC_U64, S, p.clones), \
+	REC_OBJ_END
+static const struct rec_field send_size_fields[] = {
+	REC_F(NULL, "subvolume", REC_STR, S, subvolume),
+	PROTO(v1),
+	PROTO(v2c),
+};
+#undef PROTO
+#undef S
+const struct rec_desc rec_send_size = REC_DESC("subvolume send-size", send_size_fields);
+const struct rec_doc rec_doc_send_size = { "subvolume_send_size", NULL };
+
 #define K struct mkfs_rec
 static const struct rec_field mkfs_fields[] = {
 	REC_F(NULL, "path", REC_STR, K, path),
@@ -850,6 +869,7 @@ const struct rec_desc *const rec_all[] = {
 	&rec_mkfs,
 	&rec_diff,
 	&rec_diff_row,
+	&rec_send_size,
 	&rec_snapshot,
 	&rec_deleted,
 	&rec_delete,

@@ -445,6 +445,16 @@ struct diff_rec {
 };
 extern const struct rec_desc rec_diff_row, rec_diff;
 extern const struct rec_doc rec_doc_diff;
+/* subvolume send-size: per protocol, the bytes and the breakdown */
+struct send_size_proto_rec {
+	uint64_t total, data, commands, writes, clones;
+};
+struct send_size_rec {
+	const char *subvolume;		/* as given */
+	struct send_size_proto_rec v1, v2c;
+};
+extern const struct rec_desc rec_send_size;
+extern const struct rec_doc rec_doc_send_size;
 
 /* mkfs: what was written */
 struct mkfs_rec {

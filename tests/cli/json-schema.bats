@@ -291,6 +291,10 @@ json_reads() {
 	vj diff --image "$BATS_TEST_TMPDIR/dt.img" subvolume diff /a /b
 	[ "$(jq -c '.subvolume_diff.changes[0] | [.change, .path, .type, .what[0]]' "$d/diff.json")" = \
 	  '["modified","/f","file","content"]' ]
+	# subvolume send-size: a read-only snapshot of a made tree
+	"$VOLCTL" --image "$BATS_TEST_TMPDIR/dt.img" subvolume snapshot -r /a /a.ro >/dev/null
+	vj send-size --image "$BATS_TEST_TMPDIR/dt.img" subvolume send-size /a.ro
+	[ "$(jq -c '.subvolume_send_size.v1.data' "$d/send-size.json")" = 3 ]
 	# mkfs: the summary, with and without a tree
 	mkdir -p "$BATS_TEST_TMPDIR/tree/sub"
 	printf 'x' >"$BATS_TEST_TMPDIR/tree/sub/f"

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The bytes a full `btrfs send` of a read-only subvolume writes (layer 3,
+ * read-only): stream protocol 1, and protocol 2 with --compressed-data.
+ *
+ * The fs tree is read once, in key order, and the kernel's full send is
+ * replayed on it as sizes only: the stream header, the subvol command, per
+ * inode in inode order its creation under the orphan name o<ino>-<gen>-0,
+ * the rename to its first name and a link per other name (a parent
+ * directory with a higher number is created first, under its orphan name),
+ * xattrs, writes in chunks of 48 KiB (v1) or 128 KiB (v2), encoded writes of
+ * compressed extents (v2) unless their compressed bytes are more than the
+ * range sent (clipped at i_size; then a plain write), a truncate when the
+ * last write does not end at i_size, chown, chmod (not for symlinks),
+ * security.capability (only there, not among the other xattrs), and utimes
+ * (v2 with otime); the utimes of directories go through the kernel's cache
+ * of 64 directories; then end.
+ * Not computed yet (refused with -EOPNOTSUPP, never guessed): an extent
+ * referenced twice within the subvolume (the kernel may send it as a
+ * clone).
+ */
+#ifndef VOLCTL_KERNEL_SHARED_SEND_SIZE_H
+#define VOLCTL_KERNEL_SHARED_SEND_SIZE_H
+
+#include "format.h"
+#include "send-types.h"
+
+struct btrfs_fs;
+
+/**
+ * btrfs_send_size - the size of a full send of subvolume @subvolid
+ * Return: 0, -ENOENT (no such subvolume), -EPERM when the subvolume is not
+ * read-only (send refuses it), -EOPNOTSUPP for what is not computed yet,
+ * -EUCLEAN, -EIO, -ENOMEM; fs->errmsg says more.
+ */
+int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *out);
+
+#endif /* VOLCTL_KERNEL_SHARED_SEND_SIZE_H */
