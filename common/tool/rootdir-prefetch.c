@@ -6,8 +6,9 @@
  * a time; on a cold cache that is a serial read of the tree.  A few reader
  * threads walk the same list of files, in the writer's order, a bounded
  * window ahead of it (RA_WINDOW_BYTES and RA_WINDOW_FILES past the byte and
- * the file the writer reads), and read each file into a throwaway buffer,
- * so that its pages are in the page cache when the writer comes to it.
+ * the file the writer reads), and start the reads of each file
+ * (readahead(2)), so that its pages are in the page cache when the writer
+ * comes to it.
  *
  * Only the page cache sees the readers: the writer still reads, checks
  * and writes every file itself, in its own order, so the image never
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include "common/tool/rootdir-internal.h"
 #include "common/tool/rootdir-prefetch.h"
 #include "kernel-shared/inode-write.h"
@@ -32,8 +34,9 @@
 #define RA_MAX_READERS		16
 #define RA_WINDOW_BYTES		(64ULL << 20)
 #define RA_WINDOW_FILES		4096
-#define RA_CHUNK		(256U << 10)
+#define RA_CHUNK		(128U << 10)	/* the smallest usual read_ahead_kb */
 #define RA_STACK		(256U << 10)
+#define RA_WARM_FILES		256	/* files found cached in a row: the cache is warm, stop */
 
 struct rd_prefetch {
 	const struct vc_rootdir *rd;
@@ -47,39 +50,33 @@ struct rd_prefetch {
 	size_t w_pos;			/* the file the writer reads */
 	uint64_t w_bytes;		/* the byte it reads, counted over the list */
 	uint64_t window;		/* bytes ahead of the writer */
+	size_t wake_pos;		/* wake the waiters when the writer is here */
+	uint64_t wake_bytes;		/* and here (see wait_window) */
 	unsigned int waiting;
+	uint64_t warm;			/* files of more than a sector found cached, in a row */
+	uint64_t warm_stop;		/* RA_WARM_FILES, 0: never */
 	bool stop;
 	pthread_t threads[RA_MAX_READERS];
 	unsigned int nr_threads;
 };
 
 /*
- * How many readers, and how far ahead: RA_READERS and RA_WINDOW_BYTES; test
- * builds take VOLCTL_TEST_READERS (0: none) and VOLCTL_TEST_READ_WINDOW
+ * How many readers, how far ahead, after how many cached files they stop:
+ * RA_READERS, RA_WINDOW_BYTES, RA_WARM_FILES; test builds take
+ * VOLCTL_TEST_READERS (0: none), VOLCTL_TEST_READ_WINDOW (0: the default)
+ * and VOLCTL_TEST_READ_WARM (0: never)
  */
-static unsigned int nr_readers(void)
+static uint64_t knob(const char *name, uint64_t def)
 {
 #if VOLCTL_FAULT_INJECTION
-	const char *s = getenv("VOLCTL_TEST_READERS");
+	const char *s = getenv(name);
 
-	if (s && *s) {
-		unsigned long n = strtoul(s, NULL, 10);
-
-		return n > RA_MAX_READERS ? RA_MAX_READERS : (unsigned int)n;
-	}
-#endif
-	return RA_READERS;
-}
-
-static uint64_t window_bytes(void)
-{
-#if VOLCTL_FAULT_INJECTION
-	const char *s = getenv("VOLCTL_TEST_READ_WINDOW");
-
-	if (s && strtoull(s, NULL, 10))
+	if (s && *s)
 		return strtoull(s, NULL, 10);
+#else
+	(void)name;
 #endif
-	return RA_WINDOW_BYTES;
+	return def;
 }
 
 /* Whether the writer reads the data of node @idx (see copy_file) */
@@ -147,24 +144,80 @@ static bool node_path(const struct vc_rootdir *rd, uint32_t idx, char *buf, size
 /*
  * Whether a reader may read byte @off of file @pos now; waits while it is
  * beyond the window.  Called with the lock held.  Return: 1 go on, 0 the
- * writer is past it or the pool stops (drop the file).
+ * writer is past it or the pool stops (drop the file).  A reader that
+ * waits asks to be woken when the window has moved on by a quarter more
+ * than it needs (pf->wake_pos, pf->wake_bytes: the least of the waiters'),
+ * not at every file the writer starts.
  */
 static int wait_window(struct rd_prefetch *pf, size_t pos, uint64_t off)
 {
 	for (;;) {
+		uint64_t at = pf->start[pos] + off, need;
+
 		if (pf->stop || pf->w_pos > pos)
 			return 0;
-		if (pos - pf->w_pos < RA_WINDOW_FILES &&
-		    pf->start[pos] + off < pf->w_bytes + pf->window)
+		if (pos - pf->w_pos < RA_WINDOW_FILES && at < pf->w_bytes + pf->window)
 			return 1;
+		need = pos + 1 + RA_WINDOW_FILES / 4;
+		need = need > RA_WINDOW_FILES ? need - RA_WINDOW_FILES : 0;
+		if (need < pf->wake_pos)
+			pf->wake_pos = (size_t)need;
+		need = at + 1 + pf->window / 4;
+		need = need > pf->window ? need - pf->window : 0;
+		if (need < pf->wake_bytes)
+			pf->wake_bytes = need;
 		pf->waiting++;
 		pthread_cond_wait(&pf->moved, &pf->lock);
 		pf->waiting--;
 	}
 }
 
-/* File @pos of the list into the page cache, a window ahead of the writer */
-static void read_ahead(struct rd_prefetch *pf, size_t pos, uint8_t *buf)
+/* Bytes [@off, @end) of @fd into the page cache: up to the window, RA_CHUNK a call */
+static uint64_t read_range(struct rd_prefetch *pf, size_t pos, int fd, uint64_t off,
+			   uint64_t end)
+{
+	while (off < end) {
+		uint64_t len = end - off < RA_CHUNK ? end - off : RA_CHUNK;
+		int go;
+
+		pthread_mutex_lock(&pf->lock);
+		go = wait_window(pf, pos, off);
+		pthread_mutex_unlock(&pf->lock);
+		if (!go || readahead(fd, (off_t)off, (size_t)len) < 0)
+			return UINT64_MAX;
+		off += len;
+	}
+	return off;
+}
+
+/*
+ * Whether the first byte of @fd is in the page cache already (a file the
+ * scan did not read: more than a sector).  RA_WARM_FILES of them in a row
+ * and the readers stop: the tree is cached, reading ahead only costs CPU.
+ */
+static bool cached(struct rd_prefetch *pf, int fd)
+{
+	char c;
+	struct iovec iov = { &c, 1 };
+	bool hit = preadv2(fd, &iov, 1, 0, RWF_NOWAIT) == 1;
+
+	pthread_mutex_lock(&pf->lock);
+	pf->warm = hit ? pf->warm + 1 : 0;
+	if (pf->warm_stop && pf->warm >= pf->warm_stop && !pf->stop) {
+		pf->stop = true;
+		pthread_cond_broadcast(&pf->moved);
+	}
+	pthread_mutex_unlock(&pf->lock);
+	return hit;
+}
+
+/*
+ * File @pos of the list into the page cache, a window ahead of the writer:
+ * readahead(2), which starts the reads and skips what is cached already
+ * (no copy: a warm cache costs the readers little); a large file's data
+ * only (SEEK_DATA), a small one in one call.
+ */
+static void read_ahead(struct rd_prefetch *pf, size_t pos)
 {
 	const struct rd_node *n = &pf->rd->nodes[pf->files[pos]];
 	char path[PATH_MAX];
@@ -182,27 +235,21 @@ static void read_ahead(struct rd_prefetch *pf, size_t pos, uint8_t *buf)
 		return;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != n->ino)
 		goto out;
+	if (n->size > pf->rd->o.sectorsize && cached(pf, fd))
+		goto out;
+	if (n->size <= RA_CHUNK) {
+		read_range(pf, pos, fd, 0, n->size);
+		goto out;
+	}
 	while (off < n->size) {
 		off_t ds = lseek(fd, (off_t)off, SEEK_DATA), de;
-		ssize_t r;
-		int go;
 
 		if (ds < 0)
 			break;
 		de = lseek(fd, ds, SEEK_HOLE);
 		if (de <= ds)
 			break;
-		off = (uint64_t)ds;
-		pthread_mutex_lock(&pf->lock);
-		go = wait_window(pf, pos, off);
-		pthread_mutex_unlock(&pf->lock);
-		if (!go)
-			break;
-		r = pread(fd, buf, RA_CHUNK < (uint64_t)(de - ds) ? RA_CHUNK : (size_t)(de - ds),
-			  ds);
-		if (r <= 0)
-			break;
-		off += (uint64_t)r;
+		off = read_range(pf, pos, fd, (uint64_t)ds, (uint64_t)de);
 	}
 out:
 	close(fd);
@@ -211,10 +258,7 @@ out:
 static void *reader_main(void *arg)
 {
 	struct rd_prefetch *pf = arg;
-	uint8_t *buf = malloc(RA_CHUNK);
 
-	if (!buf)
-		return NULL;
 	pthread_mutex_lock(&pf->lock);
 	for (;;) {
 		size_t pos;
@@ -230,11 +274,10 @@ static void *reader_main(void *arg)
 			continue;		/* another reader took it while we waited */
 		pf->next++;
 		pthread_mutex_unlock(&pf->lock);
-		read_ahead(pf, pos, buf);
+		read_ahead(pf, pos);
 		pthread_mutex_lock(&pf->lock);
 	}
 	pthread_mutex_unlock(&pf->lock);
-	free(buf);
 	return NULL;
 }
 
@@ -248,7 +291,7 @@ static void prefetch_free(struct rd_prefetch *pf)
 
 struct rd_prefetch *rd_prefetch_start(const struct vc_rootdir *rd)
 {
-	unsigned int want = nr_readers();
+	uint64_t want = knob("VOLCTL_TEST_READERS", RA_READERS);
 	struct rd_prefetch *pf;
 	pthread_attr_t attr;
 
@@ -258,7 +301,12 @@ struct rd_prefetch *rd_prefetch_start(const struct vc_rootdir *rd)
 	if (!pf)
 		return NULL;
 	pf->rd = rd;
-	pf->window = window_bytes();
+	pf->window = knob("VOLCTL_TEST_READ_WINDOW", 0);
+	if (!pf->window)
+		pf->window = RA_WINDOW_BYTES;
+	pf->warm_stop = knob("VOLCTL_TEST_READ_WARM", RA_WARM_FILES);
+	pf->wake_pos = SIZE_MAX;
+	pf->wake_bytes = UINT64_MAX;
 	if (list_files(pf) < 0 || pf->nr_files < 2) {
 		prefetch_free(pf);
 		return NULL;
@@ -267,6 +315,8 @@ struct rd_prefetch *rd_prefetch_start(const struct vc_rootdir *rd)
 	pthread_cond_init(&pf->moved, NULL);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, RA_STACK);
+	if (want > RA_MAX_READERS)
+		want = RA_MAX_READERS;
 	while (pf->nr_threads < want &&
 	       !pthread_create(&pf->threads[pf->nr_threads], &attr, reader_main, pf))
 		pf->nr_threads++;
@@ -285,8 +335,11 @@ void rd_prefetch_at(struct rd_prefetch *pf, uint32_t idx, uint64_t off)
 	pf->w_pos = pos;
 	pf->w_bytes = pf->start[pos] + (off < pf->rd->nodes[idx].size ? off :
 					pf->rd->nodes[idx].size);
-	if (pf->waiting)
+	if (pf->waiting && pf->w_pos >= pf->wake_pos && pf->w_bytes >= pf->wake_bytes) {
+		pf->wake_pos = SIZE_MAX;
+		pf->wake_bytes = UINT64_MAX;
 		pthread_cond_broadcast(&pf->moved);
+	}
 	pthread_mutex_unlock(&pf->lock);
 }
 
