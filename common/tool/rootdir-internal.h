@@ -77,6 +77,7 @@ struct vc_rootdir {
 	uint8_t *cbuf;			/* one compressed chunk */
 	size_t cbuf_cap;
 	struct vc_rootdir_stats *st;
+	struct rd_prefetch *pf;		/* read-ahead of the files (rootdir-prefetch.h) */
 };
 
 /* Shared by the two halves (rootdir.c: the scan, rootdir-write.c: the write) */

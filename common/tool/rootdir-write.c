@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include "common/tool/rootdir.h"
 #include "common/tool/rootdir-internal.h"
+#include "common/tool/rootdir-prefetch.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/transaction.h"
@@ -117,6 +118,7 @@ static int read_chunk(struct vc_rootdir *rd, uint32_t idx, int fd, uint64_t off,
 {
 	size_t got = 0;
 
+	rd_prefetch_at(rd->pf, idx, off);
 	while (got < len) {
 		ssize_t r = pread(fd, buf + got, len - got, (off_t)(off + got));
 
@@ -319,6 +321,7 @@ static int copy_file(struct btrfs_trans_handle *trans, struct vc_rootdir *rd, ui
 	*nbytes = 0;
 	if (!n->size)
 		return 0;
+	rd_prefetch_at(rd->pf, idx, 0);
 	fd = open_file(rd, idx);
 	if (fd < 0)
 		return fd;
@@ -672,9 +675,12 @@ int vc_rootdir_write(struct btrfs_fs *fs, struct vc_rootdir *rd, bool measure,
 	rd->w_j = rd->w_k = 0;
 	rd->w_done = false;
 	btrfs_fs_clear_error(fs);
+	rd->pf = rd_prefetch_start(rd);
 	do {
 		ret = btrfs_run_transaction(fs, 0, write_op, rd);
 	} while (!ret && !rd->w_done);
+	rd_prefetch_stop(rd->pf);
+	rd->pf = NULL;
 	free(rd->sv_order);
 	rd->sv_order = NULL;
 	free(rd->buf);

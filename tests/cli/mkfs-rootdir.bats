@@ -249,6 +249,57 @@ make_tree() {
 	assert_output_contains "invalid SOURCE_DATE_EPOCH"
 }
 
+@test "mkfs --rootdir: the read-ahead threads change no byte (0, 1, 4, 16 readers, small windows)" {
+	if VOLCTL_FAIL_AFTER_WRITES=1 "$VOLCTL" mkfs -s 128M "$BATS_TEST_TMPDIR/probe.img" 2>/dev/null; then
+		skip "built without --enable-fault-injection"
+	fi
+	local u=0b9a7c2e-1234-4f00-8000-00000000abce i
+	# many small files, a few large ones, holes, hard links, a subvolume
+	mkdir -p "$SRC/sub/d" "$SRC/many"
+	for i in $(seq 1 400); do
+		head -c $((i * 37 % 9000)) /dev/urandom >"$SRC/many/f$i"
+	done
+	for i in 1 2 3; do
+		head -c $((i * 1500000 + 4097)) /dev/urandom >"$SRC/sub/d/large$i"
+	done
+	truncate -s 5M "$SRC/sub/holes"
+	head -c 300000 /dev/urandom | dd of="$SRC/sub/holes" bs=4096 seek=300 conv=notrunc status=none
+	ln "$SRC/many/f7" "$SRC/sub/link7"
+	local args=(-s 256M -U $u -r "$SRC" --subvol sub)
+	SOURCE_DATE_EPOCH=1700000000 VOLCTL_TEST_READERS=0 VOLCTL_TEST_COMMIT_BYTES=200000 \
+		run_volctl mkfs "${args[@]}" "$IMG"
+	assert_status 0
+	check_clean
+	# readers, window in bytes (0: 64 MiB), cached files before they stop (0: never; the
+	# tree is in the cache, so the default, 256, stops them early)
+	for knobs in "1 0 0" "4 0 0" "16 0 0" "4 65536 0" "16 5000 0" "4 1 0" "4 0 256"; do
+		set -- $knobs
+		rm -f "$BATS_TEST_TMPDIR/2.img"
+		SOURCE_DATE_EPOCH=1700000000 VOLCTL_TEST_READERS=$1 VOLCTL_TEST_READ_WINDOW=$2 \
+			VOLCTL_TEST_READ_WARM=$3 VOLCTL_TEST_COMMIT_BYTES=200000 \
+			run_volctl mkfs "${args[@]}" "$BATS_TEST_TMPDIR/2.img"
+		assert_status 0
+		cmp "$IMG" "$BATS_TEST_TMPDIR/2.img"
+	done
+	# the measuring run (--shrink) and --compress read through the readers too
+	rm -f "$IMG" "$BATS_TEST_TMPDIR/2.img"
+	SOURCE_DATE_EPOCH=1700000000 VOLCTL_TEST_READERS=0 run_volctl mkfs "${args[@]}" --shrink \
+		--compress zstd "$IMG"
+	assert_status 0
+	SOURCE_DATE_EPOCH=1700000000 VOLCTL_TEST_READERS=4 VOLCTL_TEST_READ_WINDOW=100000 \
+		VOLCTL_TEST_READ_WARM=0 run_volctl mkfs "${args[@]}" --shrink --compress zstd \
+		"$BATS_TEST_TMPDIR/2.img"
+	assert_status 0
+	cmp "$IMG" "$BATS_TEST_TMPDIR/2.img"
+	# a file written while it is copied still fails the mkfs with the readers on
+	rm -f "$BATS_TEST_TMPDIR/2.img"
+	VOLCTL_TEST_READERS=16 VOLCTL_TEST_READ_WARM=0 VOLCTL_TEST_CHANGE_FILE=large2 \
+		run_volctl mkfs "${args[@]}" "$BATS_TEST_TMPDIR/2.img"
+	assert_status 1
+	assert_output_contains "$SRC/sub/d/large2: changed while it was copied"
+	[ ! -e "$BATS_TEST_TMPDIR/2.img" ]
+}
+
 @test "mkfs --rootdir --shrink: the smallest image, data chunks full, the same from a 256 MiB or a 100 GiB target" {
 	local u=0b9a7c2e-1234-4f00-8000-00000000abcd size used meta data
 	make_tree
