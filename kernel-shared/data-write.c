@@ -14,28 +14,12 @@
 #include "chunk-alloc.h"
 #include "transaction.h"
 #include "data-write.h"
+#include "array.h"
 
 /* extent item, [EXTENT_OWNER_REF (simple quotas)], EXTENT_DATA_REF */
 #define OWNER_REF_SIZE		(1 + 8)
 #define DATA_EXTENT_ITEM_MAX \
 	(sizeof(struct btrfs_extent_item) + OWNER_REF_SIZE + 1 + sizeof(struct btrfs_extent_data_ref))
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
 
 /* The kernel's largest csum item: (leaf data - 2 item headers) / csum size - 1 checksums */
 static size_t max_csum_item_bytes(const struct btrfs_fs *fs)
@@ -92,7 +76,7 @@ static int csum_room(struct btrfs_trans_handle *trans, u64 bytenr, u64 sectors, 
 	}
 	if (!trans->csum_run_len)
 		trans->csum_start = bytenr;
-	ret = grow((void **)&trans->csum_run, &trans->csum_run_cap,
+	ret = btrfs_array_grow((void **)&trans->csum_run, &trans->csum_run_cap,
 		   trans->csum_run_len + sectors * cs, 1);
 	if (ret < 0)
 		return ret;
@@ -183,7 +167,7 @@ int btrfs_add_data_extent(struct btrfs_trans_handle *trans, u64 bytenr, u64 len,
 	struct btrfs_trans_data *d;
 	int ret;
 
-	ret = grow((void **)&trans->data, &trans->data_cap, trans->nr_data + 1,
+	ret = btrfs_array_grow((void **)&trans->data, &trans->data_cap, trans->nr_data + 1,
 		   sizeof(*trans->data));
 	if (ret < 0)
 		return ret;

@@ -14,6 +14,7 @@
 #include "items.h"
 #include "send-size.h"
 #include "u64map.h"
+#include "array.h"
 
 #define CMD_HDR		10u	/* le32 len, le16 cmd, le32 crc */
 #define TLV_HDR		4u	/* le16 type, le16 len */
@@ -67,23 +68,6 @@ struct state {
 	u32 lru_nr;
 	struct btrfs_send_size *out;
 };
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 static struct ino *find(struct state *s, u64 ino)
 {
@@ -177,7 +161,7 @@ static void cache_utimes(struct state *s, u64 ino)
 
 static int put_str(struct state *s, const void *p, size_t len, u32 *off)
 {
-	int ret = grow((void **)&s->str, &s->str_cap, s->str_len + len, 1);
+	int ret = btrfs_array_grow((void **)&s->str, &s->str_cap, s->str_len + len, 1);
 
 	if (ret < 0)
 		return ret;
@@ -281,7 +265,7 @@ static int item_cb(void *priv, const struct btrfs_key *key, const void *data, u3
 			return ret;
 		if (!r.nlink)
 			return 0;
-		ret = grow((void **)&s->inos, &s->cap, s->nr + 1, sizeof(*s->inos));
+		ret = btrfs_array_grow((void **)&s->inos, &s->cap, s->nr + 1, sizeof(*s->inos));
 		if (ret < 0)
 			return ret;
 		i = &s->inos[s->nr++];
@@ -308,7 +292,7 @@ static int item_cb(void *priv, const struct btrfs_key *key, const void *data, u3
 
 			if (p + head + nl > e)
 				return -EUCLEAN;
-			ret = grow((void **)&s->refs, &s->refs_cap, s->nr_refs + 1, sizeof(*s->refs));
+			ret = btrfs_array_grow((void **)&s->refs, &s->refs_cap, s->nr_refs + 1, sizeof(*s->refs));
 			if (ret < 0)
 				return ret;
 			r = &s->refs[s->nr_refs++];

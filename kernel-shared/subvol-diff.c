@@ -14,26 +14,10 @@
 #include "subvol-list.h"
 #include "tree-compare.h"
 #include "subvol-diff.h"
+#include "array.h"
 
 #define CHUNK		(1U << 20)
 #define MAX_NAMES	4096		/* names of one inode looked at (the rest: links) */
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 /* ---- the inodes an item difference touches ---- */
 
@@ -48,7 +32,7 @@ static int touch(struct touched *t, u64 ino)
 
 	if (ino < BTRFS_FIRST_FREE_OBJECTID || ino > BTRFS_LAST_FREE_OBJECTID)
 		return 0;
-	ret = grow((void **)&t->ino, &t->cap, t->nr + 1, sizeof(*t->ino));
+	ret = btrfs_array_grow((void **)&t->ino, &t->cap, t->nr + 1, sizeof(*t->ino));
 	if (!ret)
 		t->ino[t->nr++] = ino;
 	return ret;
@@ -113,7 +97,7 @@ struct side {
 
 static int side_put(struct side *s, const void *p, size_t len)
 {
-	int ret = grow((void **)&s->buf, &s->buf_cap, s->buf_len + len, 1);
+	int ret = btrfs_array_grow((void **)&s->buf, &s->buf_cap, s->buf_len + len, 1);
 
 	if (!ret) {
 		memcpy(s->buf + s->buf_len, p, len);
@@ -138,7 +122,7 @@ static int refs_cb(void *priv, const struct btrfs_key *key, const void *data, u3
 
 		if (p + head + nl > end)
 			return -EUCLEAN;
-		ret = grow((void **)&s->names, &s->names_cap, s->nr_names + 1, sizeof(*s->names));
+		ret = btrfs_array_grow((void **)&s->names, &s->names_cap, s->nr_names + 1, sizeof(*s->names));
 		if (ret < 0)
 			return ret;
 		n = &s->names[s->nr_names++];
@@ -187,7 +171,7 @@ static int ext_cb(void *priv, const struct btrfs_key *key, const void *data, u32
 
 	put_le64(h, key->offset);
 	memcpy(h + 8, &len, 4);
-	ret = grow((void **)&s->ext, &s->ext_cap, s->ext_len + sizeof(h) + len, 1);
+	ret = btrfs_array_grow((void **)&s->ext, &s->ext_cap, s->ext_len + sizeof(h) + len, 1);
 	if (ret < 0)
 		return ret;
 	memcpy(s->ext + s->ext_len, h, sizeof(h));
@@ -453,7 +437,7 @@ static int what_changed(struct btrfs_fs *fs, const struct side *o, const struct 
 
 static int put_string(struct btrfs_diff *d, const char *s, size_t len, size_t *off)
 {
-	int ret = grow((void **)&d->strings, &d->str_cap, d->str_len + len + 1, 1);
+	int ret = btrfs_array_grow((void **)&d->strings, &d->str_cap, d->str_len + len + 1, 1);
 
 	if (ret < 0)
 		return ret;
@@ -501,7 +485,7 @@ static int add_change(struct btrfs_diff *d, char letter, size_t path, size_t new
 		      const struct side *s)
 {
 	struct btrfs_diff_change *c;
-	int ret = grow((void **)&d->changes, &d->cap, d->nr + 1, sizeof(*d->changes));
+	int ret = btrfs_array_grow((void **)&d->changes, &d->cap, d->nr + 1, sizeof(*d->changes));
 
 	if (ret < 0)
 		return ret;

@@ -38,23 +38,7 @@
 #include "common/tool/rootdir-internal.h"
 #include "kernel-shared/compress.h"
 #include "kernel-shared/inode-write.h"
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 256;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
+#include "kernel-shared/array.h"
 
 const char *rd_node_name(const struct vc_rootdir *rd, const struct rd_node *n)
 {
@@ -202,7 +186,7 @@ static int read_xattrs(struct vc_rootdir *rd, uint32_t idx, int dirfd, const cha
 			ret = rd_fail(rd, idx, -errno, NULL);
 			goto out;
 		}
-		ret = grow((void **)&rd->xattrs, &rd->xattrs_cap, rd->xattrs_len + 6 + nl +
+		ret = btrfs_array_grow((void **)&rd->xattrs, &rd->xattrs_cap, rd->xattrs_len + 6 + nl +
 			   (size_t)vl, 1);
 		if (ret < 0)
 			goto out;
@@ -236,7 +220,7 @@ out:
 
 static int add_name(struct vc_rootdir *rd, const char *s, size_t len, uint32_t *off)
 {
-	int ret = grow((void **)&rd->arena, &rd->arena_cap, rd->arena_len + len + 1, 1);
+	int ret = btrfs_array_grow((void **)&rd->arena, &rd->arena_cap, rd->arena_len + len + 1, 1);
 
 	if (ret < 0)
 		return ret;
@@ -373,7 +357,7 @@ static int read_dir(int dirfd, char ***out, size_t *nr)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		ret = grow((void **)&names, &cap, n + 1, sizeof(*names));
+		ret = btrfs_array_grow((void **)&names, &cap, n + 1, sizeof(*names));
 		if (ret < 0)
 			break;
 		names[n] = strdup(de->d_name);
@@ -409,7 +393,7 @@ static int scan_children(struct vc_rootdir *rd, uint32_t dir, int dirfd, char **
 	size_t kept = 0;
 	int ret;
 
-	ret = grow((void **)&rd->nodes, &rd->cap, rd->nr + nr, sizeof(*rd->nodes));
+	ret = btrfs_array_grow((void **)&rd->nodes, &rd->cap, rd->nr + nr, sizeof(*rd->nodes));
 	if (ret < 0)
 		return ret;
 	for (size_t i = 0; i < nr; i++) {
@@ -761,7 +745,7 @@ int vc_rootdir_scan(const struct vc_rootdir_opts *o, struct vc_rootdir **out, ch
 		vc_rootdir_free(rd);
 		return ret;
 	}
-	ret = grow((void **)&rd->nodes, &rd->cap, 1, sizeof(*rd->nodes));
+	ret = btrfs_array_grow((void **)&rd->nodes, &rd->cap, 1, sizeof(*rd->nodes));
 	if (ret < 0)
 		goto fail;
 	memset(rd->nodes, 0, sizeof(*rd->nodes));
