@@ -403,6 +403,46 @@ static void test_leaf_fill(int count, bool scrambled)
 	CHECK(check_clean(img) == 0);
 }
 
+/*
+ * btrfs_trans_block_is_new() through the transaction's block index: true
+ * for every block allocated in it, false once one is freed again and for
+ * a committed block.
+ */
+static void test_block_is_new(void)
+{
+	char img[512], err[512];
+	struct vc_image w;
+	struct btrfs_trans_handle *trans;
+	struct extent_buffer *eb[40], *old;
+	int fails = 0;
+
+	if (!CHECK(make_image("isnew.img", "256M", img, sizeof(img)) == 0))
+		return;
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
+	old = extent_buffer_get(w.bfs->tree_root->node);
+	CHECK(!btrfs_trans_block_is_new(trans, old));
+	for (int i = 0; i < 40; i++) {
+		if (btrfs_alloc_tree_block(trans, 5, 0, &eb[i])) {
+			eb[i] = NULL;
+			fails++;
+		}
+	}
+	CHECK(fails == 0);
+	for (int i = 0; i < 40; i++)
+		CHECK(eb[i] && btrfs_trans_block_is_new(trans, eb[i]));
+	for (int i = 0; i < 40; i += 2)
+		CHECK(eb[i] && btrfs_free_tree_block(trans, 5, eb[i]) == 0);
+	for (int i = 0; i < 40; i++)
+		CHECK(eb[i] && btrfs_trans_block_is_new(trans, eb[i]) == (i % 2 == 1));
+	for (int i = 0; i < 40; i++)
+		free_extent_buffer(eb[i]);
+	btrfs_abort_transaction(trans);
+	free_extent_buffer(old);
+	vc_image_close(&w);
+	CHECK(check_clean(img) == 0);
+}
+
 /* Node and leaf splits: many items in one transaction */
 static void test_splits(const char *opts, int count)
 {
@@ -609,6 +649,7 @@ int main(void)
 	test_splits("", 300);
 	test_leaf_fill(6000, false);
 	test_leaf_fill(6000, true);
+	test_block_is_new();
 	/* 4 KiB nodes: the root tree and tree 5 grow to level 2 */
 	test_splits("-n 4096", 1500);
 	snprintf(cmd, sizeof(cmd), getenv("KEEP") ? "true %s" : "rm -rf %s", tmpdir);
