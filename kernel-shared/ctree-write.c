@@ -13,6 +13,7 @@
  * search restarts; blocks already copied are reused, so a restart is cheap.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "fs.h"
 #include "ctree.h"
@@ -116,12 +117,11 @@ static int cow_block(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	return 0;
 }
 
-/* Read the child at path->slots[level] of path->nodes[level] and make it writable */
-static int cow_child(struct btrfs_trans_handle *trans, struct btrfs_root *root,
-		     struct btrfs_path *path, int level)
+/* Read (not copy) the child at @slot of @parent, a node at @level */
+static int read_child(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		      struct extent_buffer *parent, int level, u32 slot,
+		      struct extent_buffer **out)
 {
-	struct extent_buffer *parent = path->nodes[level];
-	u32 slot = (u32)path->slots[level];
 	struct btrfs_tree_parent_check check = {
 		.transid = btrfs_eb_node_ptr_generation(parent, slot),
 		.owner_root = root->id,
@@ -129,12 +129,22 @@ static int cow_child(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		.level = (u8)(level - 1),
 		.has_first_key = true,
 	};
+
+	btrfs_eb_node_key(parent, slot, &check.first_key);
+	return btrfs_read_tree_block(trans->fs, btrfs_eb_node_blockptr(parent, slot), &check,
+				     out);
+}
+
+/* Read the child at path->slots[level] of path->nodes[level] and make it writable */
+static int cow_child(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		     struct btrfs_path *path, int level)
+{
+	struct extent_buffer *parent = path->nodes[level];
+	u32 slot = (u32)path->slots[level];
 	struct extent_buffer *child, *cow;
 	int ret;
 
-	btrfs_eb_node_key(parent, slot, &check.first_key);
-	ret = btrfs_read_tree_block(trans->fs, btrfs_eb_node_blockptr(parent, slot), &check,
-				    &child);
+	ret = read_child(trans, root, parent, level, slot, &child);
 	if (ret < 0)
 		return ret;
 	ret = cow_block(trans, root, child, parent, slot, &cow);
@@ -222,13 +232,27 @@ static void insert_ptr(struct btrfs_path *path, int level, u32 slot,
 	insert_ptr_key(path, level, slot, child, NULL);
 }
 
+/*
+ * Move the pointers from @mid on of path->nodes[level] to a new node after
+ * it.  The middle, unless the key goes down the last pointer: then only
+ * that one moves, so inserts in key order (appends) leave full nodes behind
+ * them, as the kernel's push into the left sibling does.
+ */
 static int split_node(struct btrfs_trans_handle *trans, struct btrfs_root *root,
-		      struct btrfs_path *path, int level)
+		      struct btrfs_path *path, int level, const struct btrfs_key *key)
 {
 	struct extent_buffer *node = path->nodes[level];
 	struct extent_buffer *right;
 	u32 nr = btrfs_eb_nritems(node), mid = nr / 2;
+	bool found;
+	u32 slot;
 	int ret;
+
+	slot = btrfs_eb_bin_search(node, key, &found);
+	if (!found && slot > 0)
+		slot--;
+	if (slot == nr - 1)
+		mid = nr - 1;
 
 	if (!path->nodes[level + 1]) {
 		ret = insert_new_root(trans, root, path, level + 1);
@@ -249,9 +273,10 @@ static int split_node(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 }
 
 /*
- * The leaf holds one item that leaves no room for @key next to it (a large
- * checksum item cut in two): @key gets a new leaf of its own, after the
- * leaf (@slot 1) or before it (@slot 0), and the path points at its slot 0.
+ * The leaf has no room for @key, and either holds one item (a large
+ * checksum item cut in two) or @key goes past its last item: @key gets a
+ * new leaf of its own, after the leaf (@slot > 0) or before it (@slot 0),
+ * and the path points at its slot 0.
  * The caller inserts at once (fixing the low keys when the new leaf comes
  * first), so the empty leaf never outlives the insertion.
  */
@@ -319,6 +344,131 @@ static int split_leaf(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	return 0;
 }
 
+/* Bytes that items [@from, @to) of @eb take, their headers included */
+static u32 leaf_space_used(struct extent_buffer *eb, u32 from, u32 to)
+{
+	if (from >= to)
+		return 0;
+	return leaf_data_end_before(eb, from) - leaf_data_end_before(eb, to) +
+	       (to - from) * (u32)sizeof(struct btrfs_item);
+}
+
+/*
+ * Lay the items of the adjacent leaves @left and @right out again: the
+ * first @k of them all in @left, the rest in @right.  Both are writable
+ * and the caller has checked that the items fit.
+ */
+static int leaves_relayout(struct extent_buffer *left, struct extent_buffer *right, u32 k)
+{
+	u32 nl = btrfs_eb_nritems(left), total = nl + btrfs_eb_nritems(right);
+	u32 len = left->len, hdr = (u32)sizeof(struct btrfs_header);
+	u8 *tmp = calloc(2, len);
+	int ret = 0;
+
+	if (!tmp)
+		return -ENOMEM;
+	for (u32 i = 0; i < total && !ret; i++) {
+		struct extent_buffer *src = i < nl ? left : right;
+		u32 at = i < nl ? i : i - nl;
+		struct btrfs_key key;
+
+		btrfs_eb_item_key(src, at, &key);
+		ret = btrfs_leaf_append(i < k ? tmp : tmp + len, len, &key,
+					btrfs_eb_item_data(src, at), btrfs_eb_item_size(src, at));
+	}
+	if (!ret) {
+		memcpy(left->data + hdr, tmp + hdr, len - hdr);
+		memcpy(right->data + hdr, tmp + len + hdr, len - hdr);
+		set_nritems(left, k);
+		set_nritems(right, total - k);
+		btrfs_mark_buffer_dirty(left);
+		btrfs_mark_buffer_dirty(right);
+	}
+	free(tmp);
+	return ret;
+}
+
+/*
+ * The sibling at @sslot of the leaf's parent takes items: make it writable,
+ * move them (@k: how many stay in the left one of the two) and rewrite the
+ * key of the right one in the parent.
+ */
+static int push_into(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		     struct btrfs_path *path, struct extent_buffer *sib, u32 sslot, bool right,
+		     u32 k)
+{
+	struct extent_buffer *parent = path->nodes[1], *cow;
+	struct btrfs_key key;
+	int ret;
+
+	ret = cow_block(trans, root, sib, parent, sslot, &cow);
+	if (ret < 0)
+		return ret;
+	ret = right ? leaves_relayout(path->nodes[0], cow, k) :
+		      leaves_relayout(cow, path->nodes[0], btrfs_eb_nritems(cow) + k);
+	if (!ret) {
+		btrfs_eb_first_key(right ? cow : path->nodes[0], &key);
+		btrfs_set_key_ptr_key(node_ptr(parent, right ? sslot : sslot + 1), &key);
+		btrfs_mark_buffer_dirty(parent);
+	}
+	free_extent_buffer(cow);
+	return ret;
+}
+
+/*
+ * Make room for @ins_len bytes at path->slots[0] of the full leaf by moving
+ * items into a sibling under the same parent, as the kernel's
+ * push_leaf_right() and push_leaf_left() do: items after the slot to the
+ * right sibling, or items before it to the left one, so that the key stays
+ * in this leaf.  A sibling is copied only when items move into it.
+ * Returns 0 when items moved (the caller searches again), 1 when neither
+ * sibling takes enough, or a negative errno.
+ */
+static int push_leaf(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		     struct btrfs_path *path, u32 ins_len)
+{
+	struct extent_buffer *leaf = path->nodes[0], *parent = path->nodes[1], *sib;
+	u32 nr = btrfs_eb_nritems(leaf), slot = (u32)path->slots[0], room = leaf_free_space(leaf);
+	u32 pslot, j, sfree;
+	int ret;
+
+	if (!parent)
+		return 1;
+	pslot = (u32)path->slots[1];
+	if (pslot + 1 < btrfs_eb_nritems(parent) && slot < nr) {
+		ret = read_child(trans, root, parent, 1, pslot + 1, &sib);
+		if (ret < 0)
+			return ret;
+		sfree = leaf_free_space(sib);
+		/* items [j, nr) move; j >= slot, and one item at least stays */
+		for (j = nr; j > (slot > 1 ? slot : 1) &&
+			     leaf_space_used(leaf, j - 1, nr) <= sfree; j--)
+			;
+		if (j < nr && room + leaf_space_used(leaf, j, nr) >= ins_len) {
+			ret = push_into(trans, root, path, sib, pslot + 1, true, j);
+			free_extent_buffer(sib);
+			return ret < 0 ? ret : 0;
+		}
+		free_extent_buffer(sib);
+	}
+	if (pslot > 0 && slot > 1) {
+		ret = read_child(trans, root, parent, 1, pslot - 1, &sib);
+		if (ret < 0)
+			return ret;
+		sfree = leaf_free_space(sib);
+		/* items [0, j) move; j < slot */
+		for (j = 0; j + 1 < slot && leaf_space_used(leaf, 0, j + 1) <= sfree; j++)
+			;
+		if (j > 0 && room + leaf_space_used(leaf, 0, j) >= ins_len) {
+			ret = push_into(trans, root, path, sib, pslot - 1, false, j);
+			free_extent_buffer(sib);
+			return ret < 0 ? ret : 0;
+		}
+		free_extent_buffer(sib);
+	}
+	return 1;
+}
+
 int btrfs_search_cow(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		     const struct btrfs_key *key, struct btrfs_path *path, int ins_len)
 {
@@ -350,7 +500,7 @@ again:
 		if (level > 0) {
 			if (ins_len > 0 &&
 			    btrfs_eb_nritems(eb) + 1 >= btrfs_nodeptrs_per_block(eb->len)) {
-				ret = split_node(trans, root, path, level);
+				ret = split_node(trans, root, path, level, key);
 				if (ret < 0)
 					goto fail;
 				goto again;
@@ -368,7 +518,20 @@ again:
 		slot = btrfs_eb_bin_search(eb, key, &found);
 		path->slots[0] = (int)slot;
 		if (ins_len > 0 && !found && leaf_free_space(eb) < (u32)ins_len) {
-			if (btrfs_eb_nritems(eb) == 1) {
+			/*
+			 * First the siblings take items, if they have room.
+			 * Else, past the last item (an append, when
+			 * inserting in key order) the item starts a new
+			 * leaf and this one stays full, as the kernel
+			 * splits at the slot; elsewhere the leaf splits in
+			 * the middle.
+			 */
+			ret = push_leaf(trans, root, path, (u32)ins_len);
+			if (ret < 0)
+				goto fail;
+			if (ret == 0)
+				goto again;
+			if (btrfs_eb_nritems(eb) == 1 || slot == btrfs_eb_nritems(eb)) {
 				ret = split_leaf_alone(trans, root, path, key, slot);
 				if (ret < 0)
 					goto fail;

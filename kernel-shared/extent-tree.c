@@ -78,6 +78,11 @@ int btrfs_alloc_tree_block(struct btrfs_trans_handle *trans, u64 owner, u8 level
 	btrfs_set_header_owner(h, owner);
 	btrfs_set_header_level(h, level);
 	btrfs_mark_buffer_dirty(eb);
+	ret = btrfs_u64map_add(&trans->block_index, bytenr, (u32)trans->nr_blocks);
+	if (ret < 0) {
+		free_extent_buffer(eb);
+		return ret;
+	}
 	b = &trans->blocks[trans->nr_blocks++];
 	memset(b, 0, sizeof(*b));
 	b->eb = extent_buffer_get(eb);
@@ -88,13 +93,17 @@ int btrfs_alloc_tree_block(struct btrfs_trans_handle *trans, u64 owner, u8 level
 	return 0;
 }
 
+/* The latest allocation of @bytenr in @trans that is not freed again */
 static struct btrfs_trans_block *find_new_block(struct btrfs_trans_handle *trans, u64 bytenr)
 {
-	for (size_t i = trans->nr_blocks; i-- > 0;) {
-		if (trans->blocks[i].bytenr == bytenr && !trans->blocks[i].freed)
-			return &trans->blocks[i];
+	struct btrfs_trans_block *best = NULL;
+	uint32_t pos = btrfs_u64map_first(&trans->block_index, bytenr), idx;
+
+	while (btrfs_u64map_next(&trans->block_index, bytenr, &pos, &idx)) {
+		if (!trans->blocks[idx].freed && (!best || &trans->blocks[idx] > best))
+			best = &trans->blocks[idx];
 	}
-	return NULL;
+	return best;
 }
 
 int btrfs_free_tree_block(struct btrfs_trans_handle *trans, u64 owner,

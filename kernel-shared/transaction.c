@@ -157,13 +157,21 @@ void btrfs_trans_ignore_qgroup_limits(struct btrfs_trans_handle *trans)
 bool btrfs_trans_block_is_new(const struct btrfs_trans_handle *trans,
 			      const struct extent_buffer *eb)
 {
+	uint32_t pos, idx;
+	bool found = false;
+	size_t last = 0;
+
 	if (btrfs_eb_generation(eb) != trans->transid || !(eb->flags & EXTENT_BUFFER_DIRTY))
 		return false;
-	for (size_t i = trans->nr_blocks; i-- > 0;) {
-		if (trans->blocks[i].eb == eb)
-			return !trans->blocks[i].freed;
+	/* the latest allocation of this buffer decides */
+	pos = btrfs_u64map_first(&trans->block_index, eb->start);
+	while (btrfs_u64map_next(&trans->block_index, eb->start, &pos, &idx)) {
+		if (trans->blocks[idx].eb == eb && (!found || idx > last)) {
+			last = idx;
+			found = true;
+		}
 	}
-	return false;
+	return found && !trans->blocks[last].freed;
 }
 
 int btrfs_trans_track_root(struct btrfs_trans_handle *trans, struct btrfs_root *root,
@@ -324,6 +332,7 @@ static void trans_free(struct btrfs_trans_handle *trans)
 		free_extent_buffer(trans->roots[i].node);
 	btrfs_alloc_release(&trans->alloc);
 	free(trans->blocks);
+	btrfs_u64map_release(&trans->block_index);
 	free(trans->frees);
 	btrfs_data_release(trans);
 	free(trans->qdeltas);

@@ -37,6 +37,7 @@
 #include "ctree.h"
 #include "alloc.h"
 #include "data-write.h"
+#include "u64map.h"
 
 struct btrfs_fs;
 struct btrfs_qgroup_list;
@@ -87,6 +88,8 @@ struct btrfs_trans_handle {
 
 	struct btrfs_trans_block *blocks;
 	size_t nr_blocks, blocks_cap;
+	/* bytenr -> index in blocks, one entry per allocation (a bytenr may come back) */
+	struct btrfs_u64map block_index;
 	struct btrfs_trans_free *frees;
 	size_t nr_frees, frees_cap;
 	struct btrfs_trans_root *roots;

@@ -655,7 +655,7 @@ for i in range(8000):
 }
 
 @test "mkfs --rootdir: near the target's size a measuring run decides, before anything is written" {
-	# 3000 files of 2000 bytes: inline, their leaves hold little, metadata is most of it
+	# 3000 files of 2000 bytes: inline, metadata is most of it; 20000 do not fit
 	mkdir -p "$SRC/d"
 	python3 -c "
 import os
@@ -666,7 +666,7 @@ for i in range(3000):
 	assert_status 0
 	check_clean
 	rm "$IMG"
-	for i in $(seq 3000 8999); do printf '%02000d' "$i" >"$SRC/d/f$i"; done
+	for i in $(seq 3000 19999); do printf '%02000d' "$i" >"$SRC/d/f$i"; done
 	run_volctl mkfs -s 128M -r "$SRC" "$IMG"
 	assert_status 1
 	assert_output_contains "device too small: 134217728 bytes, this layout needs"

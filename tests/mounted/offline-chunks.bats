@@ -56,9 +56,9 @@ dev_super_field() {
 	truncate -s 300M "$IMG"
 	mkfs.btrfs -q -f -n 4096 "$IMG" >/dev/null
 	cp "$IMG" "$WORK/kernel.img"
-	# offline: subvolumes until the 32 MiB DUP block group is full
+	# offline: subvolumes until the 32 MiB DUP block group is full (9000: the leaves are full)
 	# shellcheck disable=SC2046
-	run_volctl --image "$IMG" subvolume create $(seq -f "/s%g" 1 6000)
+	run_volctl --image "$IMG" subvolume create $(seq -f "/s%g" 1 9000)
 	assert_status 0
 	# kernel: inline files until it adds a metadata chunk
 	mount_img "$WORK/kernel.img"
@@ -85,7 +85,7 @@ dev_super_field() {
 	truncate -s 300M "$IMG"
 	mkfs.btrfs -q -f -n 4096 "$IMG" >/dev/null
 	# shellcheck disable=SC2046
-	run_volctl --image "$IMG" subvolume create $(seq -f "/s%g" 1 6000)
+	run_volctl --image "$IMG" subvolume create $(seq -f "/s%g" 1 9000)
 	assert_status 0
 	local dev_used
 	dev_used=$(btrfs inspect-internal dump-super "$IMG" | awk '$1 == "dev_item.bytes_used" { print $2 }')
@@ -97,9 +97,9 @@ dev_super_field() {
 	assert_status 0
 	assert_output_contains "Device allocated:		         $dev_used"
 	run btrfs subvolume list "$MNT"
-	[ "$(wc -l <<<"$output")" -eq 6000 ]
-	dd if=/dev/urandom of="$MNT/s6000/data" bs=1M count=20 status=none
-	btrfs subvolume snapshot "$MNT/s6000" "$MNT/snap" >/dev/null
+	[ "$(wc -l <<<"$output")" -eq 9000 ]
+	dd if=/dev/urandom of="$MNT/s9000/data" bs=1M count=20 status=none
+	btrfs subvolume snapshot "$MNT/s9000" "$MNT/snap" >/dev/null
 	btrfs subvolume create "$MNT/k1" >/dev/null
 	sync -f "$MNT"
 	umount_img
@@ -253,23 +253,23 @@ md_same_as_kernel() {
 }
 
 @test "2-device RAID1: the kernel makes the same metadata chunk on a copy" {
-	md_same_as_kernel 2 300M 6000 -m raid1 -d single
+	md_same_as_kernel 2 300M 9000 -m raid1 -d single
 	run btrfs inspect-internal dump-tree -t chunk "${FILES[0]}"
 	assert_output_contains "type METADATA|RAID1"
 }
 
 @test "3-device RAID1C3: the kernel makes the same metadata chunk on a copy" {
-	md_same_as_kernel 3 200M 6000 -m raid1c3 -d single
+	md_same_as_kernel 3 200M 9000 -m raid1c3 -d single
 }
 
 @test "4-device RAID10: the kernel makes the same metadata chunk on a copy" {
-	md_same_as_kernel 4 200M 12000 -m raid10 -d single
+	md_same_as_kernel 4 200M 18000 -m raid10 -d single
 }
 
 @test "2-device RAID1 image with an offline chunk: mounts, usage agrees, kernel writes, check clean" {
 	md_mkfs 2 300M -m raid1 -d single
 	# shellcheck disable=SC2046
-	run "$VOLCTL" "${IMGS[@]}" subvolume create $(seq -f "/s%g" 1 6000)
+	run "$VOLCTL" "${IMGS[@]}" subvolume create $(seq -f "/s%g" 1 9000)
 	assert_status 0
 	[ "$(meta_chunks "${FILES[0]}" | wc -l)" -eq 2 ]
 	md_dev_items_agree
@@ -287,9 +287,9 @@ md_same_as_kernel() {
 	assert_status 0
 	[ "$(awk '$1 == "Device" && $2 == "allocated:" { print $3 }' <<<"$output")" = "$total" ]
 	run btrfs subvolume list "$MNT"
-	[ "$(wc -l <<<"$output")" -eq 6000 ]
-	dd if=/dev/urandom of="$MNT/s6000/data" bs=1M count=4 status=none
-	btrfs subvolume snapshot "$MNT/s6000" "$MNT/snap" >/dev/null
+	[ "$(wc -l <<<"$output")" -eq 9000 ]
+	dd if=/dev/urandom of="$MNT/s9000/data" bs=1M count=4 status=none
+	btrfs subvolume snapshot "$MNT/s9000" "$MNT/snap" >/dev/null
 	for f in $(seq 1 3000); do printf '%2000s' x > "$MNT/s1/f$f"; done
 	sync -f "$MNT"
 	md_umount
@@ -408,9 +408,9 @@ md_same_as_kernel() {
 }
 
 @test "2-device RAID0: the kernel makes the same metadata chunk on a copy" {
-	md_same_as_kernel 2 300M 12000 -m raid0 -d single
+	md_same_as_kernel 2 300M 18000 -m raid0 -d single
 }
 
 @test "4-device RAID1C4: the kernel makes the same metadata chunk on a copy" {
-	md_same_as_kernel 4 200M 6000 -m raid1c4 -d single
+	md_same_as_kernel 4 200M 9000 -m raid1c4 -d single
 }

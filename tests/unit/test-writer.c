@@ -344,6 +344,105 @@ static void test_lock(void)
 	vc_image_close(&w1);
 }
 
+/*
+ * Leaf fill: @count items of 120 bytes into a new tree in key order, or in
+ * a scrambled order, with 4 KiB nodes (27 such items a leaf).  In key order
+ * every leaf but the last is full (a split in the middle left them half
+ * empty); scrambled, the siblings take items before a leaf splits (about
+ * 69% full without).  The leaves are counted in btrfs's own dump.
+ */
+static void test_leaf_fill(int count, bool scrambled)
+{
+	char img[512], err[512], cmd[1024];
+	struct vc_image w;
+	struct btrfs_trans_handle *trans;
+	struct btrfs_subvol_create_args a = { .parent_root = 5, .parent_dir = 256,
+					      .name = "fill", .name_len = 4 };
+	struct btrfs_root *root;
+	int fails = 0, per_leaf = (4096 - 101) / (120 + 25);
+	int min_leaves = (count + per_leaf - 1) / per_leaf;
+	u8 data[120];
+
+	if (!CHECK(make_image_opts(scrambled ? "fill-s.img" : "fill.img", "256M", "-n 4096",
+				   img, sizeof(img)) == 0))
+		return;
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
+	CHECK(btrfs_subvol_create(trans, &a) == 0);
+	CHECK(btrfs_read_root(w.bfs, a.subvolid, &root) == 0);
+	memset(data, 0xa5, sizeof(data));
+	for (int i = 0; i < count; i++) {
+		/* 7919 is prime and does not divide count: a permutation */
+		int j = scrambled ? (int)(((long)i * 7919) % count) : i;
+		struct btrfs_key k = { 1000 + (u64)j, BTRFS_TEMPORARY_ITEM_KEY, 0 };
+
+		if (btrfs_insert_item(trans, root, &k, data, sizeof(data)))
+			fails++;
+	}
+	CHECK(fails == 0);
+	CHECK(btrfs_commit_transaction(trans) == 0);
+	/* + 1: the leaf that also holds the root directory's items */
+	snprintf(cmd, sizeof(cmd), "n=$(btrfs inspect-internal dump-tree -t %llu %s | "
+		 "grep -c '^leaf [0-9]* items'); test $n -le %d || "
+		 "{ echo \"$n leaves, not at most %d\" >&2; false; }",
+		 (unsigned long long)a.subvolid, img,
+		 scrambled ? min_leaves * 100 / 85 + 1 : min_leaves + 1,
+		 scrambled ? min_leaves * 100 / 85 + 1 : min_leaves + 1);
+	CHECK(run(cmd) == 0);
+	/* the items name no inodes: gone again, btrfs check has the last word */
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
+	for (int i = 0; i < count; i++) {
+		struct btrfs_key k = { 1000 + (u64)i, BTRFS_TEMPORARY_ITEM_KEY, 0 };
+
+		if (btrfs_delete_key(trans, root, &k))
+			fails++;
+	}
+	CHECK(fails == 0);
+	CHECK(btrfs_commit_transaction(trans) == 0);
+	vc_image_close(&w);
+	CHECK(check_clean(img) == 0);
+}
+
+/*
+ * btrfs_trans_block_is_new() through the transaction's block index: true
+ * for every block allocated in it, false once one is freed again and for
+ * a committed block.
+ */
+static void test_block_is_new(void)
+{
+	char img[512], err[512];
+	struct vc_image w;
+	struct btrfs_trans_handle *trans;
+	struct extent_buffer *eb[40], *old;
+	int fails = 0;
+
+	if (!CHECK(make_image("isnew.img", "256M", img, sizeof(img)) == 0))
+		return;
+	CHECK(vc_test_open_writer(img, &w, err, sizeof(err)) == 0);
+	CHECK(btrfs_start_transaction(w.bfs, &trans) == 0);
+	old = extent_buffer_get(w.bfs->tree_root->node);
+	CHECK(!btrfs_trans_block_is_new(trans, old));
+	for (int i = 0; i < 40; i++) {
+		if (btrfs_alloc_tree_block(trans, 5, 0, &eb[i])) {
+			eb[i] = NULL;
+			fails++;
+		}
+	}
+	CHECK(fails == 0);
+	for (int i = 0; i < 40; i++)
+		CHECK(eb[i] && btrfs_trans_block_is_new(trans, eb[i]));
+	for (int i = 0; i < 40; i += 2)
+		CHECK(eb[i] && btrfs_free_tree_block(trans, 5, eb[i]) == 0);
+	for (int i = 0; i < 40; i++)
+		CHECK(eb[i] && btrfs_trans_block_is_new(trans, eb[i]) == (i % 2 == 1));
+	for (int i = 0; i < 40; i++)
+		free_extent_buffer(eb[i]);
+	btrfs_abort_transaction(trans);
+	free_extent_buffer(old);
+	vc_image_close(&w);
+	CHECK(check_clean(img) == 0);
+}
+
 /* Node and leaf splits: many items in one transaction */
 static void test_splits(const char *opts, int count)
 {
@@ -548,6 +647,9 @@ int main(void)
 	test_verify_before_write();
 	test_many();
 	test_splits("", 300);
+	test_leaf_fill(6000, false);
+	test_leaf_fill(6000, true);
+	test_block_is_new();
 	/* 4 KiB nodes: the root tree and tree 5 grow to level 2 */
 	test_splits("-n 4096", 1500);
 	snprintf(cmd, sizeof(cmd), getenv("KEEP") ? "true %s" : "rm -rf %s", tmpdir);
