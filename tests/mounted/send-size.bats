@@ -198,3 +198,35 @@ PY
 	assert_json
 	assert_output_contains "\"total\": $n,"
 }
+
+# the snapshot's leaves are shared with its source, which then changes: the
+# kernel walks full (shared) back references; a split extent cloned within
+# its file and a reflink copy of it, sent as 5 clones
+@test "send-size: clones exact after the source subvolume changed (shared back references)" {
+	mkfs_mount
+	btrfs -q subvolume create "$MNT/sv"
+	python3 - "$MNT/sv" <<'PY'
+import fcntl, os, struct, sys
+os.chdir(sys.argv[1])
+open('d', 'wb').write(os.urandom(262144))
+with open('d', 'r+b') as f:
+    os.fsync(f.fileno()); f.seek(100000); f.write(os.urandom(5000)); os.fsync(f.fileno())
+with open('d', 'rb') as s, open('d', 'r+b') as d:
+    fcntl.ioctl(d, 0x4020940d, struct.pack('<qQQQ', s.fileno(), 0, 65536, 262144))
+os.system('cp --reflink=always d d2')
+PY
+	sync -f "$MNT/sv"
+	btrfs -q subvolume snapshot -r "$MNT/sv" "$MNT/snap"
+	printf xxxxxxxxxx | dd of="$MNT/sv/d" conv=notrunc,fsync status=none
+	printf xxxxxxxxxx | dd of="$MNT/sv/d2" conv=notrunc,fsync status=none
+	sync -f "$MNT/sv"
+	k1=$(btrfs send -q "$MNT/snap" | wc -c)
+	k2=$(btrfs send -q --proto 2 --compressed-data "$MNT/snap" | wc -c)
+	[ "$(btrfs send -q "$MNT/snap" | btrfs receive --dump | grep -c '^clone')" -eq 5 ]
+	cleanup_mount
+	run_volctl --image "$IMG" subvolume send-size /snap
+	assert_status 0
+	assert_output_contains "v1: $k1 bytes"
+	assert_output_contains "v2 compressed: $k2 bytes"
+	assert_output_contains ", 5 clones)"
+}
