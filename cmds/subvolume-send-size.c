@@ -23,9 +23,9 @@ static const char *const cmd_subvolume_send_size_usage[] = {
 static const char *const cmd_subvolume_send_size_details[] = {
 	"The number of bytes 'btrfs send <subvolume>' writes, for stream protocol",
 	"1 and for protocol 2 with --compressed-data, computed from the image",
-	"without sending.  Full sends only for now (-p and -c are refused); a",
-	"subvolume whose files share extents within it (a send may clone them)",
-	"is refused, not guessed.  The subvolume must be read-only, as for send.",
+	"without sending, clones within the subvolume included.  Full sends only",
+	"for now (-p and -c are refused).  The subvolume must be read-only, as",
+	"for send.",
 	"Offline (--image) only for now.",
 	"",
 	OPTLINE("-p <parent>", "incremental send from <parent> (not implemented yet)"),

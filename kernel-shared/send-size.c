@@ -13,7 +13,6 @@
 #include "fs.h"
 #include "items.h"
 #include "send-size.h"
-#include "u64map.h"
 #include "array.h"
 
 #define CMD_HDR		10u	/* le32 len, le16 cmd, le32 crc */
@@ -27,6 +26,17 @@
 #define V2_CHUNK	(128u * 1024)
 #define UTIMES_CACHE	64u
 #define ROOT_INO	256ULL
+#define SECTOR		4096u		/* our sector and page size */
+#define CLONE_EOF_ALIGN	65536u		/* the receiver's largest sector size */
+#define MAX_EXTENT_REFS	1024u
+/* clone: path, file offset, length, uuid, ctransid, clone path, clone offset */
+#define CLONE_FIXED	(CMD_HDR + TLV_HDR + 2 * TLV_U64 + TLV_UUID + TLV_U64 + TLV_HDR + TLV_U64)
+
+/* a file extent item of the subvolume */
+struct fext {
+	u64 ino, off, bytenr, eo, num, disk_num, ram;
+	u8 comp, type;
+};
 
 struct ref {
 	u64 parent;
@@ -48,6 +58,12 @@ struct ino {
 	u64 data[2];
 	u64 writes[2];
 	u64 next_write[2];
+	u32 first_ext, nr_exts;		/* in exts[] */
+	u64 nr_clones;
+};
+
+struct clone {
+	u64 dst, src;
 };
 
 struct state {
@@ -58,14 +74,19 @@ struct state {
 	size_t nr_refs, refs_cap;
 	char *str;
 	size_t str_len, str_cap;
-	struct btrfs_u64map extents;	/* disk_bytenr seen */
-	bool shared;
-	u64 shared_ino, shared_bytenr;
+	struct fext *exts;
+	size_t nr_exts, exts_cap;
+	u32 *by_bytenr;			/* exts[] by bytenr, in the backref walk's order */
+	struct clone *clones;
+	size_t nr_clones, clones_cap;
+	bool refused;
+	u64 refused_ino, refused_bytenr;
 	int err;
 	/* replay */
 	u64 progress;
 	u64 lru[UTIMES_CACHE + 1];
 	u32 lru_nr;
+	size_t next_clone;
 	struct btrfs_send_size *out;
 };
 
@@ -184,7 +205,7 @@ static void write_chunks(struct ino *i, int v, u64 len, u64 chunk)
 static int extent(struct state *s, struct ino *i, const struct btrfs_key *key, const u8 *p,
 		  u32 len)
 {
-	u64 off = key->offset, ram, num, end;
+	u64 off = key->offset, ram, end;
 	u8 comp, type;
 	int ret;
 
@@ -218,33 +239,269 @@ static int extent(struct state *s, struct ino *i, const struct btrfs_key *key, c
 	}
 	if (len < 53)
 		return -EUCLEAN;
-	if (type == BTRFS_FILE_EXTENT_PREALLOC || get_le64(p + 21) == 0)
-		return 0;
-	num = get_le64(p + 45);
-	if (off >= i->size)
-		return 0;
-	ret = btrfs_u64map_insert(&s->extents, get_le64(p + 21), 0, NULL);
+	/* regular and prealloc: recorded, sized once all are read */
+	ret = btrfs_array_grow((void **)&s->exts, &s->exts_cap, s->nr_exts + 1, sizeof(*s->exts));
 	if (ret < 0)
 		return ret;
-	if (ret == 1 && !s->shared) {
-		/* seen before: the kernel may clone it */
-		s->shared = true;
-		s->shared_ino = i->ino;
-		s->shared_bytenr = get_le64(p + 21);
-	}
-	end = off + num < i->size ? off + num : i->size;
-	write_chunks(i, 0, end - off, V1_CHUNK);
-	if (comp && get_le64(p + 29) <= end - off) {
-		u64 dlen = get_le64(p + 29);
+	if (!i->nr_exts)
+		i->first_ext = (u32)s->nr_exts;
+	i->nr_exts++;
+	s->exts[s->nr_exts++] = (struct fext){
+		.ino = i->ino, .off = off, .bytenr = get_le64(p + 21), .eo = get_le64(p + 37),
+		.num = get_le64(p + 45), .disk_num = get_le64(p + 29), .ram = ram,
+		.comp = comp, .type = type,
+	};
+	return 0;
+}
 
+/* ---- regular extents: writes and clones ---- */
+
+/* send_extent_data: a write of [@len bytes of extent @e */
+static void write_range(struct ino *i, const struct fext *e, u64 len)
+{
+	write_chunks(i, 0, len, V1_CHUNK);
+	if (e->comp && e->disk_num <= len) {
 		/* encoded_write: path, 4 u64s, compression, encryption, data */
-		i->fixed[1] += CMD_HDR + TLV_HDR + 4 * TLV_U64 + 2 * TLV_U32 + 2 + dlen;
-		i->data[1] += dlen;
+		i->fixed[1] += CMD_HDR + TLV_HDR + 4 * TLV_U64 + 2 * TLV_U32 + 2 + e->disk_num;
+		i->data[1] += e->disk_num;
 		i->writes[1]++;
 	} else {
-		write_chunks(i, 1, end - off, V2_CHUNK);
+		write_chunks(i, 1, len, V2_CHUNK);
 	}
+}
+
+static int clone_cmd(struct state *s, struct ino *i, u64 src)
+{
+	int ret = btrfs_array_grow((void **)&s->clones, &s->clones_cap, s->nr_clones + 1,
+				   sizeof(*s->clones));
+
+	if (ret < 0)
+		return ret;
+	s->clones[s->nr_clones++] = (struct clone){ i->ino, src };
+	i->nr_clones++;
+	i->ncmds++;
+	i->fixed[0] += CLONE_FIXED;
+	i->fixed[1] += CLONE_FIXED;
+	return 0;
+}
+
+/* the kernel's clone_range(): clones where the source still points to the extent, writes elsewhere */
+static int clone_range(struct state *s, struct ino *i, const struct fext *e, u64 src_ino,
+		       u64 coff, u64 offset, u64 len)
+{
+	const struct ino *src = find(s, src_ino);
+	u64 data_offset = e->eo, src_size;
+	size_t j, last;
+	int ret;
+
+	if (coff == 0 && len == SECTOR) {
+		write_range(i, e, len);
+		return 0;
+	}
+	if (!src || !src->nr_exts) {
+		write_range(i, e, len);
+		return 0;
+	}
+	src_size = src->size;
+	j = src->first_ext;
+	last = j + src->nr_exts;
+	/* the item at coff, or the one before it */
+	while (j + 1 < last && s->exts[j + 1].off <= coff)
+		j++;
+	for (; j < last; j++) {
+		const struct fext *c = &s->exts[j];
+		u64 ext_len = c->num, clone_len, cdo;
+		bool crossed = false, match;
+
+		if (c->off + ext_len <= coff)
+			continue;
+		if (c->off > coff) {
+			u64 hole = c->off - coff;
+
+			if (hole > len)
+				hole = len;
+			write_range(i, e, hole);
+			len -= hole;
+			if (!len)
+				break;
+			offset += hole;
+			coff += hole;
+			data_offset += hole;
+		}
+		if (c->off >= coff + len || c->off >= src_size)
+			break;
+		if (c->off + ext_len > src_size) {
+			ext_len = src_size - c->off;
+			crossed = true;
+		}
+		cdo = c->eo;
+		match = c->bytenr == e->bytenr;
+		if (match) {
+			coff = c->off;
+			if (cdo < data_offset && cdo + ext_len > data_offset) {
+				u64 d = data_offset - cdo;
+
+				ext_len -= d;
+				cdo += d;
+				coff += d;
+			}
+		}
+		clone_len = ext_len < len ? ext_len : len;
+		if (match && cdo == data_offset) {
+			u64 src_end = coff + clone_len;
+
+			if (src_end == src_size && src_end % CLONE_EOF_ALIGN &&
+			    offset + clone_len < i->size) {
+				u64 slen = (src_end - coff) / CLONE_EOF_ALIGN * CLONE_EOF_ALIGN;
+
+				if (slen) {
+					ret = clone_cmd(s, i, src_ino);
+					if (ret < 0)
+						return ret;
+				}
+				write_range(i, e, clone_len - slen);
+			} else {
+				ret = clone_cmd(s, i, src_ino);
+				if (ret < 0)
+					return ret;
+			}
+		} else if (crossed && clone_len < len) {
+			break;
+		} else {
+			write_range(i, e, clone_len);
+		}
+		len -= clone_len;
+		if (!len)
+			break;
+		offset += clone_len;
+		coff += clone_len;
+		if (src_ino == i->ino && coff >= i->next_write[0])
+			break;
+		data_offset += clone_len;
+	}
+	if (len)
+		write_range(i, e, len);
+	return 0;
+}
+
+static int cmp_bytenr(const void *a, const void *b, void *priv)
+{
+	const struct fext *x = (const struct fext *)priv;
+	u32 ia = *(const u32 *)a, ib = *(const u32 *)b;
+
+	const struct fext *ea = &x[ia], *eb = &x[ib];
+
+	if (ea->bytenr != eb->bytenr)
+		return ea->bytenr < eb->bytenr ? -1 : 1;
+	/* the backref walk: data refs (inode, offset - extent offset) descending */
+	if (ea->ino != eb->ino)
+		return ea->ino > eb->ino ? -1 : 1;
+	if (ea->off - ea->eo != eb->off - eb->eo)
+		return ea->off - ea->eo > eb->off - eb->eo ? -1 : 1;
+	/* then the items of one ref in key order */
+	return ia < ib ? -1 : ia > ib;
+}
+
+/* first position in by_bytenr of @bytenr */
+static size_t bytenr_lower(const struct state *s, u64 bytenr)
+{
+	size_t lo = 0, hi = s->nr_exts;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->exts[s->by_bytenr[mid]].bytenr < bytenr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* process_extent() of a full send: find_extent_clone(), then send_write_or_clone() */
+static int size_extent(struct state *s, struct ino *i, u32 k)
+{
+	const struct fext *e = &s->exts[k];
+	u64 off = e->off, end, extent_len, pos, best_off = 0, best_num = 0, best_ino = 0;
+	size_t g, gend;
+	bool found = false;
+	int ret;
+
+	if (e->type == BTRFS_FILE_EXTENT_PREALLOC || !e->bytenr || off >= i->size)
+		return 0;
+	end = off + e->num < i->size ? off + e->num : i->size;
+	extent_len = off + e->num >= i->size ? i->size - off : e->num;
+	pos = e->comp ? 0 : e->eo;
+	g = bytenr_lower(s, e->bytenr);
+	for (gend = g; gend < s->nr_exts && s->exts[s->by_bytenr[gend]].bytenr == e->bytenr; gend++)
+		;
+	if (gend - g > MAX_EXTENT_REFS && !s->refused) {
+		s->refused = true;
+		s->refused_ino = i->ino;
+		s->refused_bytenr = e->bytenr;
+	}
+	for (g = gend - g > 1 ? g : gend; g < gend; g++) {
+		const struct fext *c = &s->exts[s->by_bytenr[g]];
+		u64 coff = c->off;
+
+		if (s->by_bytenr[g] == k)
+			continue;
+		if (c->ino > i->ino)
+			continue;
+		if (!c->comp) {
+			if (pos < c->eo || pos >= c->eo + c->num)
+				continue;
+			coff += pos - c->eo;
+		}
+		/* our own data reference (same inode, same extent start) */
+		if (c->ino == i->ino && (c->off - c->eo == off - e->eo || coff == off))
+			continue;
+		if (c->ino == i->ino && coff + extent_len > i->next_write[0])
+			continue;
+		if (c->num > best_num) {
+			found = true;
+			best_ino = c->ino;
+			best_off = coff;
+			best_num = c->num;
+			if (c->num >= extent_len)
+				break;
+		}
+	}
+	if (found && end % SECTOR && end == i->size) {
+		/* unaligned: a clone only when it also ends at the source's i_size */
+		const struct ino *src = find(s, best_ino);
+
+		found = src && best_off + (end - off) == src->size;
+	} else if (found && end % SECTOR) {
+		found = false;
+	}
+	if (found)
+		ret = clone_range(s, i, e, best_ino, best_off, off, end - off);
+	else
+		write_range(i, e, end - off), ret = 0;
 	i->next_write[0] = i->next_write[1] = end;
+	return ret;
+}
+
+static int size_extents(struct state *s)
+{
+	int ret;
+
+	s->by_bytenr = malloc((s->nr_exts ? s->nr_exts : 1) * sizeof(*s->by_bytenr));
+	if (!s->by_bytenr)
+		return -ENOMEM;
+	for (size_t k = 0; k < s->nr_exts; k++)
+		s->by_bytenr[k] = (u32)k;
+	qsort_r(s->by_bytenr, s->nr_exts, sizeof(*s->by_bytenr), cmp_bytenr, s->exts);
+	for (size_t n = 0; n < s->nr; n++) {
+		struct ino *i = &s->inos[n];
+
+		for (u32 k = 0; k < i->nr_exts; k++) {
+			ret = size_extent(s, i, i->first_ext + k);
+			if (ret < 0)
+				return ret;
+		}
+	}
 	return 0;
 }
 
@@ -357,7 +614,7 @@ static void create(struct state *s, struct ino *i)
 
 static void process_inode(struct state *s, struct ino *i)
 {
-	u64 plen, valid = 0;
+	u64 plen, valid = 0, src_plen = 0;
 
 	s->progress = i->ino;
 	if (i->ino != ROOT_INO) {
@@ -390,11 +647,17 @@ static void process_inode(struct state *s, struct ino *i)
 	}
 	s->progress = i->ino + 1;
 	plen = path_len(s, i);
+	for (; s->next_clone < s->nr_clones && s->clones[s->next_clone].dst == i->ino; s->next_clone++) {
+		const struct ino *src = find(s, s->clones[s->next_clone].src);
+
+		src_plen += src ? path_len(s, src) : 0;
+	}
 	for (int v = 0; v < 2; v++) {
 		struct btrfs_send_size_proto *o = v ? &s->out->v2c : &s->out->v1;
 		u64 n = i->ncmds + i->writes[v];
 
-		o->total += i->fixed[v] + n * plen;
+		o->total += i->fixed[v] + n * plen + src_plen;
+		o->clones += i->nr_clones;
 		o->data += i->data[v];
 		o->writes += i->writes[v];
 		o->commands += n;
@@ -467,17 +730,17 @@ int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *o
 	ret = btrfs_iterate_items(tree, &bmin, &bmax, backref_cb, &b);
 	if (ret < 0)
 		return ret;
-	ret = btrfs_u64map_init(&s.extents, 64);
-	if (ret < 0)
-		return ret;
 	ret = btrfs_iterate_items(root, &min, &max, item_cb, &s);
 	if (ret < 0)
 		goto out;
-	if (s.shared) {
+	ret = size_extents(&s);
+	if (ret < 0)
+		goto out;
+	if (s.refused) {
 		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
-				       "subvolume %llu: inode %llu shares the extent at %llu within the subvolume; a send may clone it, not computed yet",
-				       (unsigned long long)subvolid, (unsigned long long)s.shared_ino,
-				       (unsigned long long)s.shared_bytenr);
+				       "subvolume %llu: inode %llu shares the extent at %llu more than %u times within the subvolume; the kernel's choice of a clone then depends on its backref limits, not computed yet",
+				       (unsigned long long)subvolid, (unsigned long long)s.refused_ino,
+				       (unsigned long long)s.refused_bytenr, MAX_EXTENT_REFS);
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
@@ -492,7 +755,9 @@ int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *o
 	/* end */
 	add(&s, CMD_HDR, CMD_HDR, 1);
 out:
-	btrfs_u64map_release(&s.extents);
+	free(s.exts);
+	free(s.by_bytenr);
+	free(s.clones);
 	free(s.inos);
 	free(s.refs);
 	free(s.str);

@@ -15,9 +15,19 @@
  * security.capability (only there, not among the other xattrs), and utimes
  * (v2 with otime); the utimes of directories go through the kernel's cache
  * of 64 directories; then end.
+ * Extents referenced more than once within the subvolume follow the
+ * kernel's find_extent_clone() and clone_range(): the candidates are the
+ * other references in the subvolume that cover the extent's start (all of
+ * them for a compressed extent), in a lower inode or in the same inode
+ * below the last write, not the inode's own data reference; the largest
+ * wins, the first on a tie.  A clone is sent when the range ends on a
+ * sector, or unaligned at i_size when the source range ends at the
+ * source's i_size; never for the first sector alone; the source's holes
+ * and other extents become writes, and its 64 KiB-unaligned end-of-file
+ * block cloned into the middle of a file is written.
  * Not computed yet (refused with -EOPNOTSUPP, never guessed): an extent
- * referenced twice within the subvolume (the kernel may send it as a
- * clone).
+ * referenced more than 1024 times within the subvolume (the kernel's limit
+ * on backrefs then decides).
  */
 #ifndef VOLCTL_KERNEL_SHARED_SEND_SIZE_H
 #define VOLCTL_KERNEL_SHARED_SEND_SIZE_H
