@@ -2,8 +2,9 @@
 /*
  * volctl subvolume send-size: the bytes `btrfs send` would write for a
  * read-only subvolume, protocol 1 and protocol 2 with --compressed-data.
- * The work is the backend's (kernel-shared/send-size.h on an image); here
- * the options are parsed and the numbers printed.
+ * The work is the backend's (kernel-shared/send-size.h, on an image or on
+ * the committed trees of a mounted filesystem); here the options are
+ * parsed and the numbers printed.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,11 +23,12 @@ static const char *const cmd_subvolume_send_size_usage[] = {
 
 static const char *const cmd_subvolume_send_size_details[] = {
 	"The number of bytes 'btrfs send <subvolume>' writes, for stream protocol",
-	"1 and for protocol 2 with --compressed-data, computed from the image",
+	"1 and for protocol 2 with --compressed-data, computed from the trees",
 	"without sending, clones within the subvolume included.  Full sends only",
 	"for now (-p and -c are refused).  The subvolume must be read-only, as",
 	"for send.",
-	"Offline (--image) only for now.",
+	"On a mounted filesystem it is committed first and its devices are read,",
+	"which needs CAP_SYS_ADMIN (root); offline with --image.",
 	"",
 	OPTLINE("-p <parent>", "incremental send from <parent> (not implemented yet)"),
 	OPTLINE("-c <clone-src>", "clone source (not implemented yet)"),

@@ -5,7 +5,7 @@
  *   common/backend/online-delete.c  why a subvolume delete was refused
  *   common/backend/online-qgroup.c  quota and qgroup ops
  *   common/backend/online-acct.c    the devices read with the offline reader
- *   common/backend/online-diff.c    subvolume diff on the committed trees
+ *   common/backend/online-diff.c    subvolume diff and send-size on the committed trees
  * and the ops table at the end of common/backend/online.c.
  */
 #ifndef VOLCTL_COMMON_ONLINE_INTERNAL_H
@@ -35,6 +35,8 @@ int online_devices_open(struct vc_fs *fs, const char *what, struct vc_acct_src *
 
 /* common/backend/online-diff.c: the subvol_diff op */
 int online_subvol_diff(struct vc_fs *fs, u64 old, u64 new, struct btrfs_diff *d);
+/* common/backend/online-diff.c: the send_size op */
+int online_send_size(struct vc_fs *fs, u64 subvolid, struct btrfs_send_size *out);
 
 /* ioctl on fs->fd; returns 0 or -errno */
 int online_ioctl(struct vc_fs *fs, unsigned long request, void *arg);

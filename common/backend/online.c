@@ -1005,6 +1005,7 @@ const struct vc_backend_ops vc_online_ops = {
 	.subvol_create = online_subvol_create,
 	.snapshot = online_snapshot,
 	.subvol_diff = online_subvol_diff,
+	.send_size = online_send_size,
 	.subvol_delete = online_subvol_delete,
 	.subvol_delete_all = online_subvol_delete_all,
 	.mounted_subvols = online_mounted_subvols,
