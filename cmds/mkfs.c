@@ -38,6 +38,8 @@ static const char *const cmd_mkfs_details[] = {
 	OPTLINE("-s|--byte-count SIZE", "use SIZE bytes (10G, 512MiB, 1.5G: see volctl(8)); default: all"),
 	OPTLINE("-n|--nodesize SIZE", "tree block size, 4K to 64K, default 16K"),
 	OPTLINE("--csum crc32c|xxhash|sha256|blake2", "checksum algorithm, default crc32c"),
+	OPTLINE("-m|--metadata single|dup", "metadata (and system) profile, default dup"),
+	OPTLINE("-d|--data single", "data profile: single, the only one (accepted for mkfs.btrfs callers)"),
 	OPTLINE("-L|--label LABEL", "filesystem label"),
 	OPTLINE("-U|--uuid UUID", "filesystem UUID instead of a random one"),
 	OPTLINE("--quota", "enable quotas (qgroup 0/5 and every --subvol)"),
@@ -420,6 +422,29 @@ static int parse_snapshot(const struct vc_ctx *ctx, struct mkfs_args *m)
 	return 0;
 }
 
+/* -m single|dup, -d single: the profiles one device supports (as mkfs.btrfs names them) */
+static int parse_profile(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *o)
+{
+	static const char *const multi[] = { "raid0", "raid1", "raid1c3", "raid1c4", "raid10",
+					     "raid5", "raid6" };
+	bool single = !strcasecmp(optarg, "single");
+
+	if (single || (c == 'm' && !strcasecmp(optarg, "dup"))) {
+		if (c == 'm')
+			o->meta_single = single;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(multi) / sizeof(multi[0]); i++) {
+		if (!strcasecmp(optarg, multi[i]) || (c == 'd' && !strcasecmp(optarg, "dup")))
+			return cmd_usage_error(ctx, "%s profile '%s': %s",
+					       c == 'm' ? "metadata" : "data", optarg,
+					       c == 'm' ? "one device supports single and dup" :
+					       "volctl makes single data only");
+	}
+	return cmd_usage_error(ctx, "unknown %s profile '%s': use %s", c == 'm' ? "metadata" : "data",
+			       optarg, c == 'm' ? "single or dup" : "single");
+}
+
 static int mkfs_parse_layout(const struct vc_ctx *ctx, int c, struct vc_mkfs_opts *o,
 			     struct mkfs_args *m);
 
@@ -495,6 +520,9 @@ static int mkfs_parse_layout(const struct vc_ctx *ctx, int c, struct vc_mkfs_opt
 		return 0;
 	case 'K':
 		return 0;	/* nothing is discarded anyway */
+	case 'm':
+	case 'd':
+		return parse_profile(ctx, c, o);
 	case OPT_COMPRESS:
 		o->compress = optarg;
 		return 0;
@@ -587,6 +615,8 @@ static const struct option mkfs_longopts[] = {
 	{ "uuid", required_argument, NULL, 'U' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "csum", required_argument, NULL, OPT_CSUM },
+	{ "metadata", required_argument, NULL, 'm' },
+	{ "data", required_argument, NULL, 'd' },
 	{ "checksum", required_argument, NULL, OPT_CSUM },
 	{ "quota", no_argument, NULL, OPT_QUOTA },
 	{ "simple-quota", no_argument, NULL, OPT_SIMPLE_QUOTA },
@@ -688,7 +718,7 @@ static int cmd_mkfs(const struct cmd_struct *cmd, const struct vc_ctx *ctx, int 
 	m.snap_paths = calloc(2 * (size_t)argc, sizeof(*m.snap_paths));
 	if (!m.subvols || !m.ro || !m.snaps || !m.snap_paths)
 		goto out;
-	while ((c = cmd_getopt(ctx, argc, argv, "s:n:L:U:fr:qK", mkfs_longopts)) != -1) {
+	while ((c = cmd_getopt(ctx, argc, argv, "s:n:L:U:fr:qKm:d:", mkfs_longopts)) != -1) {
 		ret = mkfs_parse_opt(ctx, c, &o, &m);
 		if (ret)
 			goto out;

@@ -3,7 +3,7 @@
  * A new filesystem on one device (on-disk-engine 1, 3, 11.3).
  *
  * Layout: device extents from 1 MiB on, SYSTEM DUP (2 x 8 MiB), METADATA
- * DUP, DATA single, each copy moved past any superblock mirror it would
+ * DUP (both single, one copy, with meta_single), DATA single, each copy moved past any superblock mirror it would
  * cover, so no block group holds a superblock and the free space tree
  * needs no excluded ranges.  Logical addresses equal the physical offset
  * of the first copy.
@@ -197,6 +197,16 @@ static int place_data(struct mkfs_ctx *c, u64 *cur, u64 data)
 	return 0;
 }
 
+/* A SYSTEM or METADATA chunk of @len bytes: DUP (two copies) or single */
+static void place_meta(struct mkfs_ctx *c, u64 *cur, struct mk_chunk *ch, u64 type, u64 len)
+{
+	ch->type = type | (c->a->meta_single ? 0 : BTRFS_BLOCK_GROUP_DUP);
+	ch->length = len;
+	ch->nr_stripes = c->a->meta_single ? 1 : 2;
+	for (int s = 0; s < ch->nr_stripes; s++)
+		ch->phys[s] = place(c, cur, ch->length);
+}
+
 static int layout(struct mkfs_ctx *c)
 {
 	u64 cur = SZ_1M;
@@ -209,21 +219,14 @@ static int layout(struct mkfs_ctx *c)
 
 	c->nr_chunks = C_DATA;
 	ch = &c->chunks[C_SYS];
-	ch->type = BTRFS_BLOCK_GROUP_SYSTEM | BTRFS_BLOCK_GROUP_DUP;
 	/* shrink: btrfs-progs' smallest system chunk, room for 256 chunk tree blocks */
-	ch->length = c->a->shrink ? SYS_CHUNK_SIZE_SHRINK : SYS_CHUNK_SIZE;
-	ch->nr_stripes = 2;
-	ch->phys[0] = place(c, &cur, ch->length);
-	ch->phys[1] = place(c, &cur, ch->length);
+	place_meta(c, &cur, ch, BTRFS_BLOCK_GROUP_SYSTEM,
+		   c->a->shrink ? SYS_CHUNK_SIZE_SHRINK : SYS_CHUNK_SIZE);
 	/* shrink: data first, so the metadata sized by a measuring run ends the device */
 	if (c->a->shrink)
 		ret = place_data(c, &cur, data);
 	ch = &c->chunks[C_META];
-	ch->type = BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_DUP;
-	ch->length = meta;
-	ch->nr_stripes = 2;
-	ch->phys[0] = place(c, &cur, ch->length);
-	ch->phys[1] = place(c, &cur, ch->length);
+	place_meta(c, &cur, ch, BTRFS_BLOCK_GROUP_METADATA, meta);
 	if (!c->a->shrink)
 		ret = place_data(c, &cur, data);
 	if (ret < 0)

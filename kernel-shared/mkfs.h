@@ -29,6 +29,7 @@ struct btrfs_mkfs_args {
 	u64 data_size;			/* bytes of DATA chunks (1 MiB multiple); 0 = size / 10 */
 	u64 meta_size;			/* bytes of the METADATA chunk (each copy); 0 = size / 10 */
 	bool shrink;			/* DATA, then METADATA last, the size where they end */
+	bool meta_single;		/* SYSTEM and METADATA single instead of DUP */
 	bool quota;			/* quota tree with 0/5, numbers exact */
 	bool simple_quota;		/* with @quota: simple mode (squota) */
 	u64 now_sec;			/* creation time */
@@ -39,7 +40,8 @@ struct btrfs_mkfs_args {
 /**
  * btrfs_mkfs - write a new filesystem to @args->dev
  *
- * One device: SYSTEM and METADATA DUP, DATA single, chunks placed around
+ * One device: SYSTEM and METADATA DUP (single with @meta_single), DATA
+ * single, chunks placed around
  * the superblock mirrors; skinny metadata, no-holes, extended irefs, free
  * space tree, data relocation tree, UUID tree, optionally quotas.  Every
  * tree is one leaf of generation 1.  Simple quotas are enabled at that

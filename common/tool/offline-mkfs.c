@@ -158,6 +158,7 @@ static int write_base(const struct vc_mkfs_opts *o, struct vc_image *img,
 	a.derive_uuids = o->fsid && o->epoch_set;
 	a.quota = o->quota || o->simple_quota;
 	a.simple_quota = o->simple_quota;
+	a.meta_single = o->meta_single;
 	a.now_sec = o->epoch_set ? (u64)o->epoch : (u64)time(NULL);
 	if (sz->shrink || sz->exact) {
 		a.shrink = sz->shrink;
@@ -623,7 +624,7 @@ static int measure(const struct vc_mkfs_opts *o, struct vc_rootdir *rd, struct m
 		return ret;
 	}
 	/* the layout, the superblock windows it steps over, the system chunks */
-	m.size = big.data + 2 * big.meta + 256 * SZ_1M;
+	m.size = big.data + (o->meta_single ? 1 : 2) * big.meta + 256 * SZ_1M;
 	ret = ftruncate(fd, (off_t)m.size) < 0 ? -errno : 0;
 	close(fd);
 	m.path = path;
@@ -669,8 +670,9 @@ static bool tight(const struct vc_mkfs_opts *o, const struct vc_rootdir *rd)
 		size = (u64)lseek(fd, 0, SEEK_END);
 		close(fd);
 	}
-	/* system chunks, the first MiB, a superblock window, metadata twice (DUP) */
-	need = 32 * SZ_1M + vc_rootdir_data_bytes(rd) + 2 * (vc_rootdir_meta_bytes(rd) * 3 + 8 * SZ_1M);
+	/* system chunks, the first MiB, a superblock window, metadata twice if DUP */
+	need = 32 * SZ_1M + vc_rootdir_data_bytes(rd) +
+	       (o->meta_single ? 1 : 2) * (vc_rootdir_meta_bytes(rd) * 3 + 8 * SZ_1M);
 	return need > size;
 }
 

@@ -53,6 +53,7 @@ struct vc_mkfs_opts {
 	bool simple_quota;		/* quotas in simple mode (not with @quota) */
 	bool force;			/* overwrite an existing filesystem */
 	bool shrink;			/* with @rootdir: the smallest image that holds it */
+	bool meta_single;		/* -m single: SYSTEM and METADATA one copy, not DUP */
 	const char *const *subvols;	/* created in this order */
 	size_t nr_subvols;
 	const bool *subvol_ro;		/* per @subvols: made read-only at the end; NULL: none */

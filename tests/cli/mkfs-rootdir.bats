@@ -336,6 +336,40 @@ make_tree() {
 	assert_output_contains "need --rootdir"
 }
 
+@test "mkfs --rootdir --shrink -m single: one metadata copy, smaller than DUP by it, check clean, reproducible" {
+	local u=0b9a7c2e-1234-4f00-8000-00000000abcd dup single meta
+	make_tree
+	for i in $(seq 1 400); do head -c $((i * 100)) /dev/urandom >"$SRC/d/g$i"; done
+	SOURCE_DATE_EPOCH=1700000000 run_volctl mkfs -s 256M -U $u -r "$SRC" --shrink "$BATS_TEST_TMPDIR/dup.img"
+	assert_status 0
+	SOURCE_DATE_EPOCH=1700000000 run_volctl mkfs -s 256M -U $u -m single --quota -r "$SRC" --shrink "$IMG"
+	assert_status 0
+	check_clean
+	run btrfs check --readonly --qgroup-report "$IMG"
+	[[ "$output" != *"are different"* ]]
+	run btrfs inspect-internal dump-tree -t 3 "$IMG"
+	assert_output_contains "type METADATA|single"
+	[[ "$output" != *"DUP"* ]]
+	rm -f "$IMG"
+	SOURCE_DATE_EPOCH=1700000000 run_volctl mkfs -s 256M -U $u -m single -r "$SRC" --shrink "$IMG"
+	assert_status 0
+	check_clean
+	cp "$IMG" "$BATS_TEST_TMPDIR/1.img"
+	rm -f "$IMG"
+	SOURCE_DATE_EPOCH=1700000000 run_volctl mkfs -s 256M -U $u -m single -r "$SRC" --shrink "$IMG"
+	assert_status 0
+	cmp "$BATS_TEST_TMPDIR/1.img" "$IMG"
+	# the DUP image has the metadata chunk and the system chunk twice, nothing else more
+	dup=$(stat -c %s "$BATS_TEST_TMPDIR/dup.img")
+	single=$(stat -c %s "$IMG")
+	run bash -c "btrfs inspect-internal dump-tree -t 3 '$IMG' | grep -B1 'type METADATA' | grep -o 'length [0-9]*' | awk '{print \$2}'"
+	meta=$output
+	[ $((dup - single)) -eq $((meta + 4 * 1048576)) ]
+	run_volctl --image "$IMG" subvolume create /new
+	assert_status 0
+	check_clean
+}
+
 @test "mkfs --rootdir --qgroup --limit: a hierarchy and limits; a limit below the content refused first" {
 	mkdir -p "$SRC/home/a" "$SRC/home/b" "$SRC/var"
 	head -c 3000000 /dev/urandom >"$SRC/home/a/f"

@@ -360,3 +360,55 @@ check_clean() {
 	[ "$nones" -gt 3 ]
 	[ "$news" -ge 1 ]
 }
+
+@test "mkfs -m single: SYSTEM and METADATA single, check clean, offline writes add single metadata chunks" {
+	run_volctl mkfs -m single -n 4096 -s 256M "$IMG"
+	assert_status 0
+	[ "$output" = "Created a Btrfs filesystem on '$IMG'" ]
+	check_clean
+	run btrfs inspect-internal dump-tree -t 3 "$IMG"
+	assert_output_contains "type METADATA|single"
+	assert_output_contains "type SYSTEM|single"
+	assert_output_contains "type DATA|single"
+	[[ "$output" != *"DUP"* ]]
+	[ "$(echo "$output" | grep -c "num_stripes 1 ")" -eq 3 ]
+	# 8000 subvolumes of a 4 KiB leaf each: more than the first 25 MiB chunk holds
+	run_volctl --image "$IMG" subvolume create $(seq -f /s%g 1 4000)
+	assert_status 0
+	run_volctl --image "$IMG" subvolume create $(seq -f /t%g 1 4000)
+	assert_status 0
+	run btrfs inspect-internal dump-tree -t 3 "$IMG"
+	[ "$(echo "$output" | grep -c "type METADATA|single")" -ge 2 ]
+	[[ "$output" != *"DUP"* ]]
+	check_clean
+}
+
+@test "mkfs -m|--metadata, -d|--data: single and dup, data single only; other profiles refused in one line" {
+	local u=0f0e0d0c-0b0a-0908-0706-050403020100 p
+	SOURCE_DATE_EPOCH=1700000000 run_volctl mkfs -q -U $u -s 256M "$BATS_TEST_TMPDIR/def.img"
+	assert_status 0
+	SOURCE_DATE_EPOCH=1700000000 run_volctl mkfs -q -U $u --metadata DUP -d single -s 256M "$IMG"
+	assert_status 0
+	cmp "$BATS_TEST_TMPDIR/def.img" "$IMG"
+	rm -f "$IMG"
+	SOURCE_DATE_EPOCH=1700000000 run_volctl mkfs -q -U $u -m single --data=single -s 256M "$IMG"
+	assert_status 0
+	run ! cmp -s "$BATS_TEST_TMPDIR/def.img" "$IMG"
+	run btrfs inspect-internal dump-tree -t 3 "$IMG"
+	assert_output_contains "type METADATA|single"
+	for p in raid0 raid1 raid1c3 raid1c4 raid10 raid5 raid6; do
+		run_volctl mkfs -m $p -s 256M "$BATS_TEST_TMPDIR/no.img"
+		assert_status 2
+		[ "${lines[0]}" = "error: volctl mkfs: metadata profile '$p': one device supports single and dup" ]
+		run_volctl mkfs -d $p -s 256M "$BATS_TEST_TMPDIR/no.img"
+		assert_status 2
+		[ "${lines[0]}" = "error: volctl mkfs: data profile '$p': volctl makes single data only" ]
+	done
+	run_volctl mkfs --data dup -s 256M "$BATS_TEST_TMPDIR/no.img"
+	assert_status 2
+	[ "${lines[0]}" = "error: volctl mkfs: data profile 'dup': volctl makes single data only" ]
+	run_volctl mkfs -m triple -s 256M "$BATS_TEST_TMPDIR/no.img"
+	assert_status 2
+	[ "${lines[0]}" = "error: volctl mkfs: unknown metadata profile 'triple': use single or dup" ]
+	[ ! -e "$BATS_TEST_TMPDIR/no.img" ]
+}

@@ -49,6 +49,50 @@ umount_img() {
 	umount_img
 }
 
+@test "mkfs -m single (plain, --quota, --rootdir --shrink): the kernel mounts it, Metadata single, writes, check clean" {
+	local src="$BATS_TEST_TMPDIR/src" stored rescanned i
+	run_volctl mkfs -m single -s 1G "$IMG"
+	assert_status 0
+	mount_img
+	run btrfs filesystem df "$MNT"
+	assert_output_contains "Metadata, single"
+	assert_output_contains "System, single"
+	[[ "$output" != *"DUP"* ]]
+	dd if=/dev/urandom of="$MNT/big" bs=1M count=200 status=none
+	mkdir "$MNT/d"
+	for i in $(seq 1 500); do echo "$i" >"$MNT/d/f$i"; done
+	btrfs subvolume create "$MNT/k" >/dev/null
+	sync -f "$MNT"
+	umount_img
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	rm -f "$IMG"
+	run_volctl mkfs -m single --quota --subvol @ --subvol @home -s 512M "$IMG"
+	assert_status 0
+	mount_img
+	run btrfs filesystem df "$MNT"
+	assert_output_contains "Metadata, single"
+	stored=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^0\// {print $1, $2, $3}')
+	kernel_rescan "$MNT"
+	rescanned=$(btrfs qgroup show --raw "$MNT" | awk '$1 ~ /^0\// {print $1, $2, $3}')
+	[ "$stored" = "$rescanned" ]
+	umount_img
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+	rm -f "$IMG"
+	mkdir -p "$src/a"
+	for i in $(seq 1 300); do head -c $((i * 200)) /dev/urandom >"$src/a/f$i"; done
+	run_volctl mkfs -m single -s 256M -r "$src" --shrink "$IMG"
+	assert_status 0
+	mount_img
+	run btrfs filesystem df "$MNT"
+	assert_output_contains "Metadata, single"
+	cmp "$src/a/f123" "$MNT/a/f123"
+	umount_img
+	run btrfs check --readonly "$IMG"
+	assert_status 0
+}
+
 @test "mkfs --quota --subvol --default-subvol: kernel sees them, numbers equal a rescan" {
 	run_volctl mkfs -s 512M --quota --subvol @ --subvol @home --subvol @/nested \
 		--default-subvol @ "$IMG"
