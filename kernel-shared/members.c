@@ -222,20 +222,12 @@ static int write_mirror(struct btrfs_fs *fs, const struct btrfs_super_block *sb,
 	return 0;
 }
 
-int btrfs_members_write_supers(struct btrfs_fs *fs, const struct btrfs_super_block *sb,
-			       int *primaries)
+/* Every mirror copy (1, 2) of @sb on every member with room for it */
+static int write_mirrors(struct btrfs_fs *fs, const struct btrfs_super_block *sb)
 {
 	int written;
 	int ret;
 
-	*primaries = 0;
-	ret = write_mirror(fs, sb, 0, primaries);
-	if (ret < 0)
-		return ret;
-	/* the primaries (the commit) are durable before any mirror says the same */
-	ret = btrfs_members_flush(fs);
-	if (ret < 0)
-		return ret;
 	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
 		ret = write_mirror(fs, sb, m, &written);
 		if (ret < 0)
@@ -246,20 +238,31 @@ int btrfs_members_write_supers(struct btrfs_fs *fs, const struct btrfs_super_blo
 	return 0;
 }
 
-int btrfs_members_write_supers_mirrors_first(struct btrfs_fs *fs,
-					     const struct btrfs_super_block *sb, int *primaries)
+int btrfs_members_write_supers(struct btrfs_fs *fs, const struct btrfs_super_block *sb,
+			       int *primaries)
 {
-	int written;
 	int ret;
 
 	*primaries = 0;
-	for (int m = 1; m < BTRFS_SUPER_MIRROR_MAX; m++) {
-		ret = write_mirror(fs, sb, m, &written);
-		if (ret < 0)
-			return ret;
-		if (!written)
-			break;
-	}
+	ret = write_mirror(fs, sb, 0, primaries);
+	if (ret < 0)
+		return ret;
+	/* the primaries (the commit) are durable before any mirror says the same */
+	ret = btrfs_members_flush(fs);
+	if (ret < 0)
+		return ret;
+	return write_mirrors(fs, sb);
+}
+
+int btrfs_members_write_supers_mirrors_first(struct btrfs_fs *fs,
+					     const struct btrfs_super_block *sb, int *primaries)
+{
+	int ret;
+
+	*primaries = 0;
+	ret = write_mirrors(fs, sb);
+	if (ret < 0)
+		return ret;
 	/* no mirror may stay the older state's once the primary is the new one */
 	ret = btrfs_members_flush(fs);
 	if (ret < 0)
