@@ -16,6 +16,7 @@
 #                        (root; SEEDS=200 ROOTDIR_SCALE=small|large FIRST=1,
 #                        ROOTDIR_TOOL='CMD {DIR} {IMG} {SIZE}', ROOTDIR_ARGS=more
 #                        run-seed.sh options, tests/rootdir/README.md)
+#   make soak-sendsize   incremental send-size against btrfs send -p on SEEDS kernel-made pairs
 #   make soak-diff       the subvolume diff / send-size oracle on SEEDS kernel-made snapshot
 #                        pairs (root; SEEDS=200 FIRST=1, DIFF_TOOL='CMD {OLD} {NEW} [{IMG}]'
 #                        to hold a tool to it, tests/kdiff/README.md)
@@ -73,7 +74,7 @@ MANPAGES = $(sort $(wildcard Documentation/*.8))
 
 .PHONY: all clean distclean check check-unit check-cli check-mounted check-asan check-api check-powercut \
 	build-asan check-build check-asan-offline check-asan-mounted check-release \
-	install uninstall fuzz bench soak soak-rootdir soak-diff dist distcheck maintainer-clean
+	install uninstall fuzz bench soak soak-rootdir soak-diff soak-sendsize dist distcheck maintainer-clean
 all: $(O)/volctl
 
 $(O)/volctl: $(MAIN_OBJ) $(CMDS_OBJ) $(LIB_OBJ)
@@ -172,6 +173,12 @@ DIFF_TOOL ?=
 soak-diff: $(O)/volctl
 	$(Q)tests/kdiff/soak-diff.sh --volctl $(abspath $(O)/volctl) \
 		$(if $(DIFF_TOOL),--diff '$(DIFF_TOOL)') $(FIRST) $(SEEDS)
+
+# the send-size oracle for incremental sends: per seed a kernel-made pair sent
+# with -p (and swapped, and with -c) against volctl subvolume send-size
+soak-sendsize: $(O)/volctl
+	$(Q)tests/kdiff/soak-sendsize.sh $(abspath $(O)/volctl) /tmp/volctl-soak-sendsize \
+		$(FIRST) $(SEEDS)
 
 # the mkfs --rootdir oracle (tests/rootdir/README.md): every seed's tree made,
 # put in an image by the tool, checked, compared inode by inode through the

@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "cmds/commands.h"
 #include "cmds/subvolume.h"
 #include "common/backend/backend.h"
@@ -22,16 +23,16 @@ static const char *const cmd_subvolume_send_size_usage[] = {
 };
 
 static const char *const cmd_subvolume_send_size_details[] = {
-	"The number of bytes 'btrfs send <subvolume>' writes, for stream protocol",
-	"1 and for protocol 2 with --compressed-data, computed from the trees",
-	"without sending, clones within the subvolume included.  Full sends only",
-	"for now (-p and -c are refused).  The subvolume must be read-only, as",
-	"for send.",
+	"The number of bytes 'btrfs send' with the same arguments writes, for",
+	"stream protocol 1 and for protocol 2 with --compressed-data, computed",
+	"from the trees without sending, clones included.  The subvolume, the",
+	"parent and the clone sources must be read-only, as for send.  As btrfs",
+	"send does, -c without -p picks the parent among the clone sources.",
 	"On a mounted filesystem it is committed first and its devices are read,",
 	"which needs CAP_SYS_ADMIN (root); offline with --image.",
 	"",
-	OPTLINE("-p <parent>", "incremental send from <parent> (not implemented yet)"),
-	OPTLINE("-c <clone-src>", "clone source (not implemented yet)"),
+	OPTLINE("-p <parent>", "incremental send from <parent> (also a clone source)"),
+	OPTLINE("-c <clone-src>", "another subvolume extents may be cloned from (repeatable)"),
 	OPTLINE("--format json", "(global option) a JSON document with the breakdown"),
 	NULL,
 };
@@ -48,19 +49,78 @@ static void print_proto(const char *name, const struct btrfs_send_size_proto *p)
 	       p->writes, p->clones);
 }
 
-static int send_size_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path)
+/*
+ * btrfs send does not check that the parent is related: the stream turns
+ * the parent into the subvolume, so for unrelated trees it carries all of
+ * one and the removal of all of the other.  Say so, with the numbers.
+ */
+static int unrelated_parent(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+			    const char *parent, const struct btrfs_send_size *sz)
 {
+	struct vc_send_req full = { .subvolid = 0 };
 	struct vc_path_info info;
-	struct btrfs_send_size sz;
+	struct btrfs_send_size f;
 	int ret;
 
 	ret = sv_require_subvol(ctx, fs, path, &info);
 	if (ret)
 		return VC_EXIT_FAILURE;
+	full.subvolid = info.subvolid;
 	vc_fs_clear_error(fs);
-	ret = ctx->ops->send_size(fs, info.subvolid, &sz);
+	ret = ctx->ops->send_size(fs, &full, &f);
 	if (ret)
 		return cmd_report(ctx, fs, ret, path);
+	error("%s: %s shares no origin with it (neither is a snapshot of the other or of a common subvolume); btrfs send -p would still send it: %" PRIu64 " bytes (v1; %" PRIu64 " with --proto 2 --compressed-data), all of one and the removal of all of the other, where a full send is %" PRIu64 " bytes",
+	      path, parent, sz->v1.total, sz->v2c.total, f.v1.total);
+	return VC_EXIT_FAILURE;
+}
+
+struct send_args {
+	const char *parent;
+	const char **clones;
+	u32 nr_clones;
+};
+
+static int send_size_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+			 const struct send_args *a)
+{
+	struct vc_send_req req = { .nr_clones = a->nr_clones };
+	struct vc_path_info info;
+	struct btrfs_send_size sz;
+	u64 *clones = NULL;
+	int ret;
+
+	ret = sv_require_subvol(ctx, fs, path, &info);
+	if (ret)
+		return VC_EXIT_FAILURE;
+	req.subvolid = info.subvolid;
+	if (a->parent) {
+		ret = sv_require_subvol(ctx, fs, a->parent, &info);
+		if (ret)
+			return VC_EXIT_FAILURE;
+		req.parent = info.subvolid;
+	}
+	if (a->nr_clones) {
+		clones = calloc(a->nr_clones, sizeof(*clones));
+		if (!clones)
+			return cmd_report(ctx, NULL, -ENOMEM, path);
+		for (u32 i = 0; i < a->nr_clones; i++) {
+			ret = sv_require_subvol(ctx, fs, a->clones[i], &info);
+			if (ret) {
+				free(clones);
+				return VC_EXIT_FAILURE;
+			}
+			clones[i] = info.subvolid;
+		}
+		req.clones = clones;
+	}
+	vc_fs_clear_error(fs);
+	ret = ctx->ops->send_size(fs, &req, &sz);
+	free(clones);
+	if (ret)
+		return cmd_report(ctx, fs, ret, path);
+	if (sz.unrelated)
+		return unrelated_parent(ctx, fs, path, a->parent ? a->parent : "the parent", &sz);
 	if (ctx->cfg->format == VC_FORMAT_JSON) {
 		struct send_size_rec doc = {
 			.subvolume = path,
@@ -80,37 +140,45 @@ static int send_size_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char 
 static int cmd_subvolume_send_size(const struct cmd_struct *cmd, const struct vc_ctx *ctx,
 				   int argc, char **argv)
 {
+	struct send_args a = { 0 };
 	struct vc_fs *fs;
-	bool incremental = false;
 	int c, ret;
 
 	(void)cmd;
+	a.clones = calloc((size_t)argc + 1, sizeof(*a.clones));
+	if (!a.clones)
+		return cmd_report(ctx, NULL, -ENOMEM, "subvolume send-size");
 	while ((c = cmd_getopt(ctx, argc, argv, "p:c:", NULL)) != -1) {
 		switch (c) {
 		case 'p':
+			a.parent = optarg;
+			break;
 		case 'c':
-			incremental = true;
+			a.clones[a.nr_clones++] = optarg;
 			break;
 		default:
+			free(a.clones);
 			return VC_EXIT_USAGE;
 		}
 	}
 	ret = cmd_check_argc_exact(ctx, argc - optind, 1);
-	if (ret)
+	if (ret) {
+		free(a.clones);
 		return ret;
-	if (incremental) {
-		error("subvolume send-size: -p/-c not implemented yet");
-		return VC_EXIT_FAILURE;
 	}
 	if (!ctx->ops->send_size) {
+		free(a.clones);
 		error("subvolume send-size: not implemented online yet; use --image");
 		return VC_EXIT_FAILURE;
 	}
 	ret = cmd_open(ctx, argv[optind], false, &fs);
-	if (ret)
+	if (ret) {
+		free(a.clones);
 		return VC_EXIT_FAILURE;
-	ret = send_size_run(ctx, fs, argv[optind]);
+	}
+	ret = send_size_run(ctx, fs, argv[optind], &a);
 	cmd_close(ctx, fs);
+	free(a.clones);
 	return ret;
 }
 

@@ -45,4 +45,40 @@ struct btrfs_fs;
  */
 int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *out);
 
+/**
+ * btrfs_send_size_from - the size of `btrfs send -p @parent_id -c ...`
+ * of subvolume @subvolid (incremental when @parent_id is not 0), with the
+ * clone sources @clone_ids (the parent is one too, as btrfs send adds it)
+ *
+ * The kernel's send is run as a state machine that counts each command it
+ * would write (send-incr.c): the trees are compared the way the kernel
+ * compares them, and every path is built as the receiver has it at that
+ * point of the stream.  A clone source for a changed extent is looked up
+ * through the extent tree's back references, in the order the kernel's
+ * backref walk finds them (the first of equally good ones wins, and one as
+ * long as the extent ends the walk; send-incr.c says which order).
+ * Return: as btrfs_send_size(); -EINVAL when @parent_id is @subvolid.
+ */
+int btrfs_send_size_from(struct btrfs_fs *fs, u64 subvolid, u64 parent_id, const u64 *clone_ids,
+			 u32 nr_clones, struct btrfs_send_size *out);
+
+/**
+ * btrfs_send_pick_parent - the parent `btrfs send -c ...` (no -p) uses:
+ * the origin of @subvolid (its parent UUID) when it is a clone source,
+ * else the clone source with the same origin whose ctransid is closest to
+ * the origin's
+ * Return: 0 and *@parent_id, -ENOENT when there is none (btrfs send fails:
+ * "parent determination failed"), or the reader's error.
+ */
+int btrfs_send_pick_parent(struct btrfs_fs *fs, u64 subvolid, const u64 *clone_ids, u32 nr_clones,
+			   u64 *parent_id);
+
+/**
+ * btrfs_send_related - whether subvolumes @a and @b share an origin: one is
+ * a snapshot of the other, or their chains of parent UUIDs meet
+ * Return: 1, 0 (unrelated: an incremental send between them carries the
+ * whole of one and the removal of the other), or a negative errno.
+ */
+int btrfs_send_related(struct btrfs_fs *fs, u64 a, u64 b);
+
 #endif /* VOLCTL_KERNEL_SHARED_SEND_SIZE_H */

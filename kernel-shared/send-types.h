@@ -6,6 +6,7 @@
 #ifndef VOLCTL_KERNEL_SHARED_SEND_TYPES_H
 #define VOLCTL_KERNEL_SHARED_SEND_TYPES_H
 
+#include <stdbool.h>
 #include "format.h"
 
 struct btrfs_send_size_proto {
@@ -19,6 +20,8 @@ struct btrfs_send_size_proto {
 struct btrfs_send_size {
 	struct btrfs_send_size_proto v1;
 	struct btrfs_send_size_proto v2c;	/* --proto 2 --compressed-data */
+	u64 parent;		/* the parent sent against, 0 for a full send */
+	bool unrelated;		/* the parent shares no origin with the subvolume */
 };
 
 #endif /* VOLCTL_KERNEL_SHARED_SEND_TYPES_H */

@@ -310,3 +310,105 @@ int btrfs_compare_trees(struct btrfs_root *left, struct btrfs_root *right,
 	cursor_release(&r);
 	return ret;
 }
+
+/* ---- the kernel send's walk ---- */
+
+static void cmp_item_at(const struct cmp_cursor *c, struct btrfs_cmp_item *it)
+{
+	memset(it, 0, sizeof(*it));
+	if (c->end || c->level != 0)
+		return;
+	it->data = cursor_item(c, &it->len);
+	it->slot = c->slots[0];
+	it->valid = true;
+}
+
+static int send_report(btrfs_send_cmp_cb cb, void *priv, enum btrfs_send_cmp r,
+		       const struct btrfs_key *key, const struct cmp_cursor *l,
+		       const struct cmp_cursor *rc)
+{
+	struct btrfs_cmp_item li, ri;
+	struct btrfs_key k = *key;
+
+	cmp_item_at(l, &li);
+	cmp_item_at(rc, &ri);
+	return cb(priv, r, &k, &li, &ri);
+}
+
+int btrfs_compare_trees_send(struct btrfs_root *send, struct btrfs_root *parent,
+			     btrfs_send_cmp_cb cb, void *priv)
+{
+	u64 reads[2] = { 0, 0 };
+	struct cmp_cursor l, r;
+	enum cmp_step al = STEP_NONE, ar = STEP_NONE;
+	int ret;
+
+	if (send->fs != parent->fs) {
+		btrfs_fs_set_error(send->fs, "trees %llu and %llu: not of the same filesystem",
+				   (unsigned long long)send->id, (unsigned long long)parent->id);
+		return -EINVAL;
+	}
+	ret = cursor_init(&l, send, &reads[0]);
+	if (ret == 0)
+		ret = cursor_init(&r, parent, &reads[1]);
+	else
+		memset(&r, 0, sizeof(r));
+	while (ret == 0) {
+		int cmp;
+
+		ret = cursor_step(&l, al);
+		if (ret == 0)
+			ret = cursor_step(&r, ar);
+		if (ret)
+			break;
+		al = ar = STEP_NONE;
+		if (l.end && r.end)
+			break;
+		if (l.end || r.end) {
+			struct cmp_cursor *c = l.end ? &r : &l;
+
+			if (c->level == 0)
+				ret = send_report(cb, priv, l.end ? BTRFS_SEND_CMP_DELETED :
+						  BTRFS_SEND_CMP_NEW, &c->key, &l, &r);
+			if (l.end)
+				ar = STEP_DOWN;
+			else
+				al = STEP_DOWN;
+			continue;
+		}
+		cmp = btrfs_key_cmp(&l.key, &r.key);
+		if (l.level == 0 && r.level == 0) {
+			if (cmp < 0) {
+				ret = send_report(cb, priv, BTRFS_SEND_CMP_NEW, &l.key, &l, &r);
+				al = STEP_DOWN;
+			} else if (cmp > 0) {
+				ret = send_report(cb, priv, BTRFS_SEND_CMP_DELETED, &r.key, &l, &r);
+				ar = STEP_DOWN;
+			} else {
+				u32 ll, rl;
+				const u8 *ld = cursor_item(&l, &ll), *rd = cursor_item(&r, &rl);
+				bool same = ll == rl && memcmp(ld, rd, ll) == 0;
+
+				ret = send_report(cb, priv, same ? BTRFS_SEND_CMP_SAME :
+						  BTRFS_SEND_CMP_CHANGED, &l.key, &l, &r);
+				al = ar = STEP_DOWN;
+			}
+		} else if (l.level == r.level) {
+			if (cmp < 0)
+				al = STEP_DOWN;
+			else if (cmp > 0)
+				ar = STEP_DOWN;
+			else if (same_child(&l, &r))
+				al = ar = STEP_NEXT;
+			else
+				al = ar = STEP_DOWN;
+		} else if (l.level < r.level) {
+			ar = STEP_DOWN;
+		} else {
+			al = STEP_DOWN;
+		}
+	}
+	cursor_release(&l);
+	cursor_release(&r);
+	return ret;
+}

@@ -63,4 +63,39 @@ struct btrfs_compare_stats {
 int btrfs_compare_trees(struct btrfs_root *left, struct btrfs_root *right,
 			btrfs_compare_cb cb, void *priv, struct btrfs_compare_stats *stats);
 
+/*
+ * The kernel's own walk (fs/btrfs/send.c, btrfs_compare_trees()), for a
+ * send simulated as sizes: @send is the left tree, @parent the right one.
+ * Unlike btrfs_compare_trees() above it goes down wherever the kernel goes
+ * down (both sides at one level and different keys, or at different
+ * levels), and it also reports the items that are equal on both sides of
+ * two leaves it compares (BTRFS_SEND_CMP_SAME): send acts on some of them.
+ * The blocks it reads are verified the same way.
+ */
+enum btrfs_send_cmp {
+	BTRFS_SEND_CMP_NEW = 1,		/* only in @send */
+	BTRFS_SEND_CMP_DELETED,		/* only in @parent */
+	BTRFS_SEND_CMP_CHANGED,
+	BTRFS_SEND_CMP_SAME,
+};
+
+/* An item at a cursor: its bytes (valid during the call) and its slot in its leaf */
+struct btrfs_cmp_item {
+	const u8 *data;
+	u32 len;
+	u32 slot;
+	bool valid;			/* false when that side is not at a leaf item */
+};
+
+typedef int (*btrfs_send_cmp_cb)(void *priv, enum btrfs_send_cmp r, const struct btrfs_key *key,
+				 const struct btrfs_cmp_item *send_item,
+				 const struct btrfs_cmp_item *parent_item);
+
+/**
+ * btrfs_compare_trees_send - the kernel send's walk over @send and @parent
+ * Return: as btrfs_compare_trees().
+ */
+int btrfs_compare_trees_send(struct btrfs_root *send, struct btrfs_root *parent,
+			     btrfs_send_cmp_cb cb, void *priv);
+
 #endif /* VOLCTL_KERNEL_SHARED_TREE_COMPARE_H */

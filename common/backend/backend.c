@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include "common/backend/backend.h"
+#include "kernel-shared/send-size.h"
 #include "kernel-shared/subvol-diff.h"
 
 static struct vc_fs_base *base_of(struct vc_fs *fs)
@@ -61,4 +62,29 @@ struct btrfs_item_source vc_fs_item_source(struct vc_fs *fs)
 void vc_diff_release(struct btrfs_diff *d)
 {
 	btrfs_diff_release(d);
+}
+
+int vc_send_size_run(struct btrfs_fs *bfs, const struct vc_send_req *req, struct btrfs_send_size *out)
+{
+	u64 parent = req->parent;
+	int ret;
+
+	if (!parent && !req->nr_clones)
+		return btrfs_send_size(bfs, req->subvolid, out);
+	if (!parent) {
+		/* btrfs send -c without -p: it picks the parent among the clone sources */
+		ret = btrfs_send_pick_parent(bfs, req->subvolid, req->clones, req->nr_clones,
+					     &parent);
+		if (ret < 0)
+			return ret;
+	}
+	ret = btrfs_send_size_from(bfs, req->subvolid, parent, req->clones, req->nr_clones, out);
+	if (ret < 0)
+		return ret;
+	out->parent = parent;
+	ret = btrfs_send_related(bfs, req->subvolid, parent);
+	if (ret < 0)
+		return ret;
+	out->unrelated = !ret;
+	return 0;
 }

@@ -107,6 +107,14 @@ struct vc_path_info {
 	bool is_dir;
 };
 
+/* What a send-size asks: subvolume ids (parent 0: a full send) */
+struct vc_send_req {
+	u64 subvolid;
+	u64 parent;
+	const u64 *clones;
+	u32 nr_clones;
+};
+
 struct vc_backend_ops {
 	const char *name;		/* "online" or "offline" */
 
@@ -172,11 +180,10 @@ struct vc_backend_ops {
 	 */
 	int (*subvol_diff)(struct vc_fs *fs, u64 old, u64 new, struct btrfs_diff *d);
 	/*
-	 * Optional: the bytes a full `btrfs send` of read-only subvolume
-	 * @subvolid writes, protocol 1 and 2 --compressed-data
-	 * (kernel-shared/send-size.h)
+	 * Optional: the bytes `btrfs send [-p PARENT] [-c CLONE]... SUBVOL`
+	 * writes, protocol 1 and 2 --compressed-data (kernel-shared/send-size.h)
 	 */
-	int (*send_size)(struct vc_fs *fs, u64 subvolid, struct btrfs_send_size *out);
+	int (*send_size)(struct vc_fs *fs, const struct vc_send_req *req, struct btrfs_send_size *out);
 	/* delete by path (subvolid 0), or subvolume @subvolid of the fs holding @path */
 	int (*subvol_delete)(struct vc_fs *fs, const char *path, u64 subvolid);
 	/*
@@ -259,5 +266,8 @@ struct btrfs_item_source vc_fs_item_source(struct vc_fs *fs);
 
 /* Release what the subvol_diff op filled */
 void vc_diff_release(struct btrfs_diff *d);
+
+/* Both backends: a full send's size, or one with a parent or clone sources */
+int vc_send_size_run(struct btrfs_fs *bfs, const struct vc_send_req *req, struct btrfs_send_size *out);
 
 #endif

@@ -314,13 +314,14 @@ static int offline_subvol_diff(struct vc_fs *fs, u64 old, u64 new, struct btrfs_
 	return ret;
 }
 
-static int offline_send_size(struct vc_fs *fs, u64 subvolid, struct btrfs_send_size *out)
+static int offline_send_size(struct vc_fs *fs, const struct vc_send_req *req,
+			     struct btrfs_send_size *out)
 {
 	struct btrfs_fs *bfs = fs->img.bfs;
 	int ret;
 
 	btrfs_fs_clear_error(bfs);
-	ret = btrfs_send_size(bfs, subvolid, out);
+	ret = vc_send_size_run(bfs, req, out);
 	if (ret < 0 && bfs->errmsg[0])
 		snprintf(fs->base.err, sizeof(fs->base.err), "%s", bfs->errmsg);
 	return ret;

@@ -115,7 +115,7 @@ int online_subvol_diff(struct vc_fs *fs, u64 old, u64 new, struct btrfs_diff *d)
 }
 
 struct send_size_arg {
-	u64 subvolid;
+	const struct vc_send_req *req;
 	struct btrfs_send_size *out;
 };
 
@@ -123,12 +123,12 @@ static int send_size_run(struct btrfs_fs *bfs, void *arg)
 {
 	struct send_size_arg *a = arg;
 
-	return btrfs_send_size(bfs, a->subvolid, a->out);
+	return vc_send_size_run(bfs, a->req, a->out);
 }
 
-int online_send_size(struct vc_fs *fs, u64 subvolid, struct btrfs_send_size *out)
+int online_send_size(struct vc_fs *fs, const struct vc_send_req *req, struct btrfs_send_size *out)
 {
-	struct send_size_arg a = { subvolid, out };
+	struct send_size_arg a = { req, out };
 	struct committed_job job = { "subvolume send-size", true, send_size_run, &a };
 
 	return run_committed(fs, &job);

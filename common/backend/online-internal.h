@@ -36,7 +36,7 @@ int online_devices_open(struct vc_fs *fs, const char *what, struct vc_acct_src *
 /* common/backend/online-diff.c: the subvol_diff op */
 int online_subvol_diff(struct vc_fs *fs, u64 old, u64 new, struct btrfs_diff *d);
 /* common/backend/online-diff.c: the send_size op */
-int online_send_size(struct vc_fs *fs, u64 subvolid, struct btrfs_send_size *out);
+int online_send_size(struct vc_fs *fs, const struct vc_send_req *req, struct btrfs_send_size *out);
 
 /* ioctl on fs->fd; returns 0 or -errno */
 int online_ioctl(struct vc_fs *fs, unsigned long request, void *arg);

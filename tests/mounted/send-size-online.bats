@@ -5,7 +5,8 @@
 # engine runs on the committed trees.  Here: equal to `btrfs send | wc -c`
 # (v1 and --proto 2 --compressed-data) and to --image after the unmount,
 # text and JSON; and the refusals: a path that is not a subvolume, a
-# writable subvolume (the words of offline), -p, no privilege.
+# writable subvolume (the words of offline), itself as its parent, no
+# privilege; and an incremental send (-p, -c) equal to the kernel's.
 
 load ../helpers
 
@@ -52,7 +53,33 @@ teardown() {
 	[ "$(echo "$output" | grep -v '"subvolume":')" = "$onj" ]
 }
 
-@test "send-size online: not a subvolume, a writable subvolume, -p: refused with the words of offline" {
+@test "send-size online: -p and -c after changes, equal to btrfs send -p | wc -c and to --image" {
+	mv "$MNT/sv/d" "$MNT/sv/e"
+	mkdir "$MNT/sv/d"
+	mv "$MNT/sv/e" "$MNT/sv/d/e"
+	head -c 70000 /dev/urandom >>"$MNT/sv/a"
+	cp --reflink=always "$MNT/sv/a" "$MNT/sv/d/a3"
+	rm "$MNT/sv/b"
+	btrfs -q subvolume snapshot -r "$MNT/sv" "$MNT/ro2"
+	k1=$(btrfs send -q -p "$MNT/ro" "$MNT/ro2" | wc -c)
+	k2=$(btrfs send -q --proto 2 --compressed-data -p "$MNT/ro" "$MNT/ro2" | wc -c)
+	kc=$(btrfs send -q -c "$MNT/ro" "$MNT/ro2" | wc -c)
+	run_volctl subvolume send-size -p "$MNT/ro" "$MNT/ro2"
+	assert_status 0
+	echo "$output kernel v1 $k1 v2c $k2 -c $kc"
+	assert_output_contains "v1: $k1 bytes"
+	assert_output_contains "v2 compressed: $k2 bytes"
+	on=$output
+	run_volctl subvolume send-size -c "$MNT/ro" "$MNT/ro2"
+	assert_status 0
+	assert_output_contains "v1: $kc bytes"
+	cleanup_mount
+	run_volctl --image "$IMG" subvolume send-size -p /ro /ro2
+	assert_status 0
+	[ "$output" = "$on" ]
+}
+
+@test "send-size online: not a subvolume, a writable subvolume, itself as parent: refused with the words of offline" {
 	run_volctl subvolume send-size "$MNT/sv/d"
 	assert_status 1
 	[ "$output" = "error: $MNT/sv/d: not a subvolume" ]
@@ -68,7 +95,7 @@ teardown() {
 	[ "$output" = "error: subvolume 256: not read-only (send refuses it) (Operation not permitted)" ]
 	run_volctl subvolume send-size -p "$MNT/ro" "$MNT/ro"
 	assert_status 1
-	[ "$output" = "error: subvolume send-size: -p/-c not implemented yet" ]
+	[ "$output" = "error: subvolume $(btrfs inspect-internal rootid "$MNT/ro"): its own parent (Invalid argument)" ]
 	cleanup_mount
 	run_volctl --image "$IMG" subvolume send-size /sv
 	assert_status 1

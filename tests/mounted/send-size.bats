@@ -6,8 +6,8 @@
 # `btrfs send | wc -c` for protocol 1 and for --proto 2 --compressed-data,
 # exact (tests/kdiff/sendsize-full.sh), clones within the snapshot included
 # (pairgen's reflinks, dedupes and split extents, and a hand-made case).
-# Then what it refuses: a writable subvolume, -p/-c (online:
-# send-size-online.bats).
+# Then what it refuses: a writable subvolume (online: send-size-online.bats;
+# incremental sends: send-size-incr.bats).
 
 load ../helpers
 
@@ -167,7 +167,7 @@ PY
 	assert_output_contains "v2 compressed: $k2 bytes"
 }
 
-@test "send-size: a reflink exact with its clone, online too; a writable subvolume, -p: refused with a clear line" {
+@test "send-size: a reflink exact with its clone, online too, and -p; a writable subvolume: refused with a clear line" {
 	mkfs_mount
 	btrfs -q subvolume create "$MNT/sv"
 	head -c 200000 /dev/urandom >"$MNT/sv/a"
@@ -177,6 +177,7 @@ PY
 	btrfs -q subvolume snapshot -r "$MNT/sv" "$MNT/shared"
 	n=$(btrfs send -q "$MNT/ro" | wc -c)
 	ns=$(btrfs send -q "$MNT/shared" | wc -c)
+	ni=$(btrfs send -q -p "$MNT/ro" "$MNT/shared" | wc -c)
 	run_volctl subvolume send-size "$MNT/ro"
 	assert_status 0
 	assert_output_contains "v1: $n bytes"
@@ -192,8 +193,8 @@ PY
 	assert_status 1
 	assert_output_contains "not read-only (send refuses it)"
 	run_volctl --image "$IMG" subvolume send-size -p /ro /shared
-	assert_status 1
-	assert_output_contains "subvolume send-size: -p/-c not implemented yet"
+	assert_status 0
+	assert_output_contains "v1: $ni bytes"
 	run_volctl --image "$IMG" --format json subvolume send-size /ro
 	assert_status 0
 	assert_json

@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Incremental send sizes (send-incr.c): clone sources (the kernel's
+ * backref walk, in its order) and clone ranges.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "csum.h"
+#include "fs.h"
+#include "array.h"
+#include "extent-buffer.h"
+#include "send-incr-internal.h"
+
+/* ---- clone sources ---- */
+
+/*
+ * The kernel finds clone sources with its backref walk, and the first
+ * reference at least as long as the extent ends the walk: so the order
+ * matters.  The walk's order, as measured against the kernel's streams:
+ * each data ref (sorted by root, inode and offset, descending) resolved to
+ * the leaves holding its items (in the tree of its root, which may be no
+ * clone source itself: the subvolume the snapshots were taken of; only
+ * leaves that root owns and no shared ref names); the leaves of the data
+ * refs by bytenr descending, then the leaves of the shared refs by bytenr
+ * descending; in a leaf, each root that reaches it (newest first), then its
+ * items: those of each data ref in the refs' order, each ref's in key
+ * order, a shared leaf's in descending key order.
+ */
+struct bref {
+	u64 root, ino, off;	/* a data ref; root 0: a shared ref of leaf @off */
+	u32 count;
+};
+
+struct elem {
+	u64 ino, offset, num;
+};
+
+struct bleaf {
+	u64 bytenr;
+	bool shared;		/* named by a shared ref */
+	struct elem *elems;
+	size_t nr, cap;
+};
+
+struct refscan {
+	struct bref *refs;
+	size_t nr, cap;
+	u64 total;
+	bool found_item;
+};
+
+static int add_bref(struct refscan *r, u64 root, u64 ino, u64 off, u32 count)
+{
+	if (btrfs_array_grow((void **)&r->refs, &r->cap, r->nr + 1, sizeof(*r->refs)) < 0)
+		return -ENOMEM;
+	r->refs[r->nr++] = (struct bref){ root, ino, off, count };
+	return 0;
+}
+
+static int extent_refs_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct refscan *r = priv;
+	struct btrfs_extent_ref_rec ref;
+	int ret;
+
+	if (key->type == BTRFS_EXTENT_ITEM_KEY) {
+		struct btrfs_extent_rec e;
+		u32 pos;
+
+		ret = btrfs_decode_extent_item(data, len, key->type, &e);
+		if (ret < 0)
+			return ret;
+		r->found_item = true;
+		r->total = e.refs;
+		pos = e.inline_start;
+		for (;;) {
+			ret = btrfs_extent_inline_ref_next(data, len, &pos, &ref);
+			if (ret)
+				return ret < 0 ? ret : 0;
+			if (ref.type == BTRFS_EXTENT_DATA_REF_KEY)
+				ret = add_bref(r, ref.root, ref.objectid, ref.offset, ref.count);
+			else if (ref.type == BTRFS_SHARED_DATA_REF_KEY)
+				ret = add_bref(r, 0, 0, ref.parent, ref.count);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	if (key->type == BTRFS_EXTENT_DATA_REF_KEY || key->type == BTRFS_SHARED_DATA_REF_KEY) {
+		ret = btrfs_decode_keyed_ref(key, data, len, &ref);
+		if (ret < 0)
+			return ret;
+		if (ref.type == BTRFS_EXTENT_DATA_REF_KEY)
+			return add_bref(r, ref.root, ref.objectid, ref.offset, ref.count);
+		return add_bref(r, 0, 0, ref.parent, ref.count);
+	}
+	return 0;
+}
+
+/* the leaves of data refs first, then those of shared refs; each by bytenr, descending */
+static int cmp_leaf(const void *a, const void *b)
+{
+	const struct bleaf *x = a, *y = b;
+
+	if (x->shared != y->shared)
+		return x->shared ? 1 : -1;
+	if (x->bytenr != y->bytenr)
+		return x->bytenr > y->bytenr ? -1 : 1;
+	return 0;
+}
+
+static int cmp_bref_desc(const void *a, const void *b)
+{
+	const struct bref *x = a, *y = b;
+
+	if (x->root != y->root)
+		return x->root > y->root ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino > y->ino ? -1 : 1;
+	if (x->off != y->off)
+		return x->off > y->off ? -1 : 1;
+	return 0;
+}
+
+struct walk {
+	struct bleaf *leaves;
+	size_t nr, cap;
+	u64 bytenr, pos;
+	bool compressed;
+};
+
+static struct bleaf *walk_leaf(struct walk *w, u64 bytenr)
+{
+	for (size_t i = 0; i < w->nr; i++)
+		if (w->leaves[i].bytenr == bytenr)
+			return &w->leaves[i];
+	if (btrfs_array_grow((void **)&w->leaves, &w->cap, w->nr + 1, sizeof(*w->leaves)) < 0)
+		return NULL;
+	memset(&w->leaves[w->nr], 0, sizeof(w->leaves[0]));
+	w->leaves[w->nr].bytenr = bytenr;
+	return &w->leaves[w->nr++];
+}
+
+/* a reference of the extent at file item (@ino, @key_offset): an elem if it covers the position */
+static int add_elem(struct walk *w, struct elem **list, size_t *nr, size_t *cap, u64 ino,
+		    u64 key_offset, const struct btrfs_file_extent_rec *fe)
+{
+	u64 offset = key_offset;
+
+	if (!w->compressed) {
+		if (w->pos < fe->offset || w->pos >= fe->offset + fe->num_bytes)
+			return 0;
+		offset += w->pos - fe->offset;
+	}
+	if (btrfs_array_grow((void **)list, cap, *nr + 1, sizeof(**list)) < 0)
+		return -ENOMEM;
+	(*list)[(*nr)++] = (struct elem){ ino, offset, fe->num_bytes };
+	return 0;
+}
+
+/*
+ * Append the elems of one ref (found in key order) to its leaf's list: a
+ * data ref's in key order (the kernel appends each item's), a shared ref's
+ * reversed (the kernel's scan of the leaf prepends).
+ */
+static int leaf_take(struct walk *w, u64 leaf, const struct elem *e, size_t n, bool reversed)
+{
+	struct bleaf *l = walk_leaf(w, leaf);
+
+	if (!l)
+		return -ENOMEM;
+	l->shared |= reversed;
+	for (size_t k = 0; k < n; k++) {
+		if (btrfs_array_grow((void **)&l->elems, &l->cap, l->nr + 1, sizeof(*l->elems)) < 0)
+			return -ENOMEM;
+		l->elems[l->nr++] = e[reversed ? n - 1 - k : k];
+	}
+	return 0;
+}
+
+static bool is_shared_leaf(const struct refscan *r, u64 leaf)
+{
+	for (size_t i = 0; i < r->nr; i++)
+		if (!r->refs[i].root && r->refs[i].off == leaf)
+			return true;
+	return false;
+}
+
+/*
+ * A data ref: its items in the tree of its root, up to its count, in the
+ * leaves that root owns and no shared ref names (the kernel's
+ * add_all_parents()).  An offset that wrapped below 0 (a clone into the
+ * start of a file from inside an extent) is searched from 0.
+ */
+static int resolve_data_ref(struct inc *s, struct walk *w, const struct refscan *r,
+			    const struct bref *b)
+{
+	struct btrfs_key key = { b->ino, BTRFS_EXTENT_DATA_KEY, b->off };
+	struct btrfs_root *root;
+	struct btrfs_path path;
+	struct elem *cur = NULL;
+	size_t nr = 0, cap = 0;
+	u64 cur_leaf = 0;
+	u32 count = 0;
+	int ret;
+
+	ret = btrfs_read_root(s->fs, b->root, &root);
+	if (ret == -ENOENT)
+		return 0;	/* a tree gone: nothing to resolve */
+	if (ret < 0)
+		return ret;
+	if (key.offset >= (u64)LLONG_MAX)
+		key.offset = 0;
+	btrfs_path_init(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret < 0)
+		return ret;
+	while (count < b->count) {
+		struct btrfs_file_extent_rec fe;
+		const struct extent_buffer *eb;
+		const u8 *data;
+		u32 len;
+
+		ret = btrfs_valid_slot(root, &path);
+		if (ret)
+			break;
+		eb = path.nodes[0];
+		if (btrfs_eb_owner(eb) != b->root || is_shared_leaf(r, eb->start)) {
+			path.slots[0] = (int)btrfs_eb_nritems(eb);	/* on to the next leaf */
+			continue;
+		}
+		btrfs_path_item_key(&path, &key);
+		if (key.objectid != b->ino || key.type != BTRFS_EXTENT_DATA_KEY)
+			break;
+		if (eb->start != cur_leaf && nr) {
+			ret = leaf_take(w, cur_leaf, cur, nr, false);
+			nr = 0;
+			if (ret < 0)
+				break;
+		}
+		cur_leaf = eb->start;
+		data = btrfs_path_item_data(&path, &len);
+		if (btrfs_decode_file_extent(data, len, &fe) == 0 &&
+		    fe.type != BTRFS_FILE_EXTENT_INLINE && fe.disk_bytenr == w->bytenr &&
+		    key.offset - fe.offset == b->off) {
+			count++;
+			ret = add_elem(w, &cur, &nr, &cap, key.objectid, key.offset, &fe);
+			if (ret < 0)
+				break;
+		}
+		path.slots[0]++;
+	}
+	if (ret >= 0 && nr)
+		ret = leaf_take(w, cur_leaf, cur, nr, false);
+	free(cur);
+	btrfs_path_release(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/* a shared ref: every item of the leaf that points at the extent */
+static int resolve_shared_ref(struct inc *s, struct walk *w, u64 leaf)
+{
+	struct extent_buffer *eb;
+	struct elem *cur = NULL;
+	size_t nr = 0, cap = 0;
+	int ret;
+
+	ret = btrfs_read_tree_block(s->fs, leaf, NULL, &eb);
+	if (ret < 0)
+		return ret;
+	if (btrfs_eb_level(eb) != 0) {
+		free_extent_buffer(eb);
+		return -EUCLEAN;
+	}
+	for (u32 i = 0; i < btrfs_eb_nritems(eb) && ret == 0; i++) {
+		struct btrfs_key k;
+		struct btrfs_file_extent_rec fe;
+
+		btrfs_eb_item_key(eb, i, &k);
+		if (k.type != BTRFS_EXTENT_DATA_KEY)
+			continue;
+		if (btrfs_decode_file_extent(btrfs_eb_item_data(eb, i), btrfs_eb_item_size(eb, i),
+					     &fe) < 0 || fe.type == BTRFS_FILE_EXTENT_INLINE)
+			continue;
+		if (fe.disk_bytenr == w->bytenr)
+			ret = add_elem(w, &cur, &nr, &cap, k.objectid, k.offset, &fe);
+	}
+	free_extent_buffer(eb);
+	if (ret == 0 && nr)
+		ret = leaf_take(w, leaf, cur, nr, true);
+	free(cur);
+	return ret;
+}
+
+/* whether tree @root holds leaf @leaf: a search for its first key ends there */
+static int root_has_leaf(struct inc *s, struct btrfs_root *root, u64 leaf, bool *has)
+{
+	struct extent_buffer *eb;
+	struct btrfs_path path;
+	struct btrfs_key first;
+	int ret;
+
+	*has = false;
+	ret = btrfs_read_tree_block(s->fs, leaf, NULL, &eb);
+	if (ret < 0)
+		return ret;
+	if (btrfs_eb_nritems(eb) == 0) {
+		free_extent_buffer(eb);
+		return 0;
+	}
+	btrfs_eb_item_key(eb, 0, &first);
+	free_extent_buffer(eb);
+	btrfs_path_init(&path);
+	ret = btrfs_search_slot(NULL, root, &first, &path, 0, 0);
+	if (ret >= 0) {
+		*has = path.nodes[0] && path.nodes[0]->start == leaf;
+		ret = 0;
+	}
+	btrfs_path_release(&path);
+	return ret;
+}
+
+/* iterate_backrefs(): one reference of the extent in clone root @c; 1 stops the walk */
+static int consider(struct inc *s, struct croot *c, const struct elem *e, u64 data_offset,
+		    u64 extent_len)
+{
+	if (c->root == s->send) {
+		if (e->ino == s->cur_ino && e->offset == data_offset)
+			return 0;
+		if (e->ino > s->cur_ino)
+			return 0;
+		if (e->ino == s->cur_ino && e->offset + extent_len > s->cur_next_write)
+			return 0;
+	}
+	c->found = true;
+	if (e->num > c->num_bytes) {
+		c->ino = e->ino;
+		c->offset = e->offset;
+		c->num_bytes = e->num;
+		if (e->num >= extent_len)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * si_find_extent_clone(): the clone source for the extent item @f, or NULL.
+ */
+int si_find_extent_clone(struct inc *s, const struct fext *f, struct croot **found)
+{
+	const struct btrfs_file_extent_rec *fe = &f->fe;
+	u64 data_offset = f->key.offset, ino_size = s->cur_size, extent_len;
+	struct refscan r = { 0 };
+	struct walk w = { .bytenr = fe->disk_bytenr, .pos = fe->compression ? 0 : fe->offset,
+			  .compressed = fe->compression != 0 };
+	struct btrfs_root *extent_root;
+	struct croot *best = NULL;
+	bool stop = false;
+	int ret;
+
+	*found = NULL;
+	if (data_offset >= ino_size)
+		return 0;
+	if (fe->type == BTRFS_FILE_EXTENT_INLINE || fe->disk_bytenr == 0)
+		return 0;
+	for (u32 i = 0; i < s->nr_croots; i++) {
+		s->croots[i].ino = (u64)-1;
+		s->croots[i].offset = 0;
+		s->croots[i].num_bytes = 0;
+		s->croots[i].found = false;
+	}
+	extent_len = data_offset + fe->num_bytes >= ino_size ? ino_size - data_offset : fe->num_bytes;
+	ret = btrfs_read_root(s->fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_root);
+	if (ret < 0)
+		return ret;
+	{
+		struct btrfs_key min = { fe->disk_bytenr, BTRFS_EXTENT_ITEM_KEY, 0 };
+		struct btrfs_key max = { fe->disk_bytenr, BTRFS_SHARED_DATA_REF_KEY, (u64)-1 };
+
+		ret = btrfs_iterate_items(extent_root, &min, &max, extent_refs_cb, &r);
+	}
+	if (ret < 0)
+		goto out;
+	if (!r.found_item || r.total > MAX_EXTENT_REFS)
+		goto out;
+	qsort(r.refs, r.nr, sizeof(*r.refs), cmp_bref_desc);
+	for (size_t i = 0; i < r.nr && ret == 0; i++) {
+		if (r.refs[i].root)
+			ret = resolve_data_ref(s, &w, &r, &r.refs[i]);
+		else
+			ret = resolve_shared_ref(s, &w, r.refs[i].off);
+	}
+	if (ret < 0)
+		goto out;
+	qsort(w.leaves, w.nr, sizeof(*w.leaves), cmp_leaf);
+	for (size_t i = 0; i < w.nr && !stop; i++) {
+		const struct bleaf *l = &w.leaves[i];
+
+		for (u32 k = s->nr_croots; k-- > 0 && !stop;) {
+			bool has;
+
+			ret = root_has_leaf(s, s->croots[k].root, l->bytenr, &has);
+			if (ret < 0)
+				goto out;
+			if (!has)
+				continue;
+			for (size_t j = 0; j < l->nr && !stop; j++)
+				stop = consider(s, &s->croots[k], &l->elems[j], data_offset, extent_len);
+		}
+	}
+	for (u32 i = 0; i < s->nr_croots; i++) {
+		struct croot *c = &s->croots[i];
+
+		if (!c->found)
+			continue;
+		if (!best || c->num_bytes > best->num_bytes) {
+			best = c;
+			if (c->num_bytes >= extent_len)
+				break;
+		}
+	}
+	*found = best;
+out:
+	for (size_t i = 0; i < w.nr; i++)
+		free(w.leaves[i].elems);
+	free(w.leaves);
+	free(r.refs);
+	return ret;
+}
+
+/* the kernel's clone_range(): clones where the source still points at the extent */
+static int clone_range(struct inc *s, const struct fext *f, struct croot *c, u64 offset, u64 len)
+{
+	const u64 disk_byte = f->fe.disk_bytenr;
+	u64 data_offset = f->fe.offset, src_size;
+	struct btrfs_key key = { c->ino, BTRFS_EXTENT_DATA_KEY, c->offset };
+	struct btrfs_path path;
+	struct iinfo info;
+	int ret;
+
+	if (c->offset == 0 && len == s->fs->sectorsize)
+		return si_send_extent_data(s, f, len);
+	ret = si_get_inode_info(c->root, c->ino, &info);
+	if (ret < 0)
+		return ret;
+	src_size = info.size;
+	btrfs_path_init(&path);
+	ret = btrfs_search_slot(NULL, c->root, &key, &path, 0, 0);
+	if (ret < 0)
+		return ret;
+	if (ret > 0 && path.slots[0] > 0) {
+		struct btrfs_key prev;
+
+		btrfs_eb_item_key(path.nodes[0], (u32)path.slots[0] - 1, &prev);
+		if (prev.objectid == c->ino && prev.type == BTRFS_EXTENT_DATA_KEY)
+			path.slots[0]--;
+	}
+	for (;;) {
+		struct btrfs_file_extent_rec fe;
+		const u8 *data;
+		u32 ilen;
+		u64 ext_len, clone_len, cdo, bytenr;
+		bool crossed = false;
+
+		ret = btrfs_valid_slot(c->root, &path);
+		if (ret < 0)
+			goto out;
+		if (ret > 0)
+			break;
+		btrfs_path_item_key(&path, &key);
+		if (key.objectid != c->ino || key.type != BTRFS_EXTENT_DATA_KEY)
+			break;
+		data = btrfs_path_item_data(&path, &ilen);
+		ret = btrfs_decode_file_extent(data, ilen, &fe);
+		if (ret < 0)
+			goto out;
+		if (fe.type == BTRFS_FILE_EXTENT_INLINE) {
+			ext_len = align_up(fe.ram_bytes, SECTOR);
+			bytenr = si_raw_disk_bytenr(data, ilen);
+			cdo = 0;
+		} else {
+			ext_len = fe.num_bytes;
+			bytenr = fe.disk_bytenr;
+			cdo = fe.offset;
+		}
+		if (key.offset + ext_len <= c->offset)
+			goto next;
+		if (key.offset > c->offset) {
+			u64 hole = key.offset - c->offset;
+
+			if (hole > len)
+				hole = len;
+			ret = si_send_extent_data(s, f, hole);
+			if (ret < 0)
+				goto out;
+			len -= hole;
+			if (!len)
+				break;
+			offset += hole;
+			c->offset += hole;
+			data_offset += hole;
+		}
+		if (key.offset >= c->offset + len || key.offset >= src_size)
+			break;
+		if (key.offset + ext_len > src_size) {
+			ext_len = src_size - key.offset;
+			crossed = true;
+		}
+		if (bytenr == disk_byte) {
+			c->offset = key.offset;
+			if (cdo < data_offset && cdo + ext_len > data_offset) {
+				u64 d = data_offset - cdo;
+
+				ext_len -= d;
+				cdo += d;
+				c->offset += d;
+			}
+		}
+		clone_len = ext_len < len ? ext_len : len;
+		if (bytenr == disk_byte && cdo == data_offset) {
+			u64 src_end = c->offset + clone_len;
+
+			if (src_end == src_size && src_end % CLONE_EOF_ALIGN &&
+			    offset + clone_len < s->cur_size) {
+				u64 slen = (src_end - c->offset) / CLONE_EOF_ALIGN * CLONE_EOF_ALIGN;
+
+				if (slen) {
+					ret = si_send_clone(s, c);
+					if (ret < 0)
+						goto out;
+				}
+				ret = si_send_extent_data(s, f, clone_len - slen);
+			} else {
+				ret = si_send_clone(s, c);
+			}
+		} else if (crossed && clone_len < len) {
+			break;
+		} else {
+			ret = si_send_extent_data(s, f, clone_len);
+		}
+		if (ret < 0)
+			goto out;
+		len -= clone_len;
+		if (!len)
+			break;
+		offset += clone_len;
+		c->offset += clone_len;
+		if (c->root == s->send && c->ino == s->cur_ino && c->offset >= s->cur_next_write)
+			break;
+		data_offset += clone_len;
+next:
+		path.slots[0]++;
+	}
+	ret = len ? si_send_extent_data(s, f, len) : 0;
+out:
+	btrfs_path_release(&path);
+	return ret;
+}
+
+int si_send_write_or_clone(struct inc *s, const struct fext *f, struct croot *c)
+{
+	u64 offset = f->key.offset, end = si_fext_end(s, &f->key, &f->fe);
+	int ret;
+
+	if (end > s->cur_size)
+		end = s->cur_size;
+	if (offset >= end)
+		return 0;
+	if (c && end % SECTOR && end == s->cur_size) {
+		/* unaligned: a clone only when the source range ends at the source's i_size */
+		struct iinfo info;
+
+		ret = si_get_inode_info(c->root, c->ino, &info);
+		if (ret < 0)
+			return ret;
+		if (info.size != c->offset + (end - offset)) {
+			c = NULL;
+		} else if (s->parent) {
+			/* the file may be longer at the receiver now: truncate to the range first */
+			ret = si_path_cmd(s, s->cur_ino, s->cur_gen, TLV_U64, TLV_U64);
+			if (ret < 0)
+				return ret;
+		}
+	} else if (c && end % SECTOR) {
+		c = NULL;
+	}
+	if (c)
+		ret = clone_range(s, f, c, offset, end - offset);
+	else
+		ret = si_send_extent_data(s, f, end - offset);
+	s->cur_next_write = s->cur_next_write2 = end;
+	return ret;
+}
