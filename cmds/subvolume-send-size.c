@@ -59,6 +59,8 @@ static int send_size_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char 
 		return VC_EXIT_FAILURE;
 	vc_fs_clear_error(fs);
 	ret = ctx->ops->send_size(fs, info.subvolid, &sz);
+	if (ret == -ESTALE)
+		return sv_report_gone(ctx, fs, (char **)&path, &info, 1, ret);
 	if (ret)
 		return cmd_report(ctx, fs, ret, path);
 	if (ctx->cfg->format == VC_FORMAT_JSON) {
