@@ -6,6 +6,7 @@
  * --dry-run) both call down into it instead of into each other.
  */
 #include <errno.h>
+#include <stdio.h>
 #include "cmds/subvolume.h"
 #include "common/backend/facts.h"
 #include "common/util/messages.h"
@@ -44,4 +45,27 @@ int sv_load_list(const struct vc_ctx *ctx, struct vc_fs *fs, struct btrfs_subvol
 	else if (ret)
 		cmd_report(ctx, fs, ret, "cannot list subvolumes");
 	return ret;
+}
+
+int sv_report_gone(const struct vc_ctx *ctx, struct vc_fs *fs, char **paths,
+		   const struct vc_path_info *was, int nr, int err)
+{
+	char saved[512];
+
+	snprintf(saved, sizeof(saved), "%s", vc_fs_error(fs) ? vc_fs_error(fs) : "");
+	for (int i = 0; i < nr; i++) {
+		struct vc_path_info now;
+
+		if (sv_path_info(ctx, fs, paths[i], &now) || !now.is_subvol_root ||
+		    now.subvolid != was[i].subvolid) {
+			error("%s: deleted while being read", paths[i]);
+			return VC_EXIT_FAILURE;
+		}
+	}
+	/* the path is back, another subvolume of the same id cannot be: the op's words */
+	if (saved[0])
+		error("%s", saved);
+	else
+		error_errno(err, "%s", paths[nr - 1]);
+	return VC_EXIT_FAILURE;
 }

@@ -180,6 +180,8 @@ static int diff_run(const struct vc_ctx *ctx, struct vc_fs *fs, char **paths,
 	}
 	vc_fs_clear_error(fs);
 	ret = ctx->ops->subvol_diff(fs, info[0].subvolid, info[1].subvolid, &d);
+	if (ret == -ESTALE)
+		return sv_report_gone(ctx, fs, paths, info, 2, ret);
 	if (ret)
 		return cmd_report(ctx, fs, ret, paths[1]);
 	if (ctx->cfg->format == VC_FORMAT_JSON)

@@ -85,20 +85,21 @@ static int send_size_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char 
 			 const struct send_args *a)
 {
 	struct vc_send_req req = { .nr_clones = a->nr_clones };
-	struct vc_path_info info;
+	char *paths[2] = { (char *)path, (char *)a->parent };
+	struct vc_path_info info, was[2];
 	struct btrfs_send_size sz;
 	u64 *clones = NULL;
 	int ret;
 
-	ret = sv_require_subvol(ctx, fs, path, &info);
+	ret = sv_require_subvol(ctx, fs, path, &was[0]);
 	if (ret)
 		return VC_EXIT_FAILURE;
-	req.subvolid = info.subvolid;
+	req.subvolid = was[0].subvolid;
 	if (a->parent) {
-		ret = sv_require_subvol(ctx, fs, a->parent, &info);
+		ret = sv_require_subvol(ctx, fs, a->parent, &was[1]);
 		if (ret)
 			return VC_EXIT_FAILURE;
-		req.parent = info.subvolid;
+		req.parent = was[1].subvolid;
 	}
 	if (a->nr_clones) {
 		clones = calloc(a->nr_clones, sizeof(*clones));
@@ -117,6 +118,8 @@ static int send_size_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char 
 	vc_fs_clear_error(fs);
 	ret = ctx->ops->send_size(fs, &req, &sz);
 	free(clones);
+	if (ret == -ESTALE)
+		return sv_report_gone(ctx, fs, paths, was, a->parent ? 2 : 1, ret);
 	if (ret)
 		return cmd_report(ctx, fs, ret, path);
 	if (sz.unrelated)

@@ -21,6 +21,13 @@ int sv_path_info(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 /* @path must be the root of a subvolume; prints the error. */
 int sv_require_subvol(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 		      struct vc_path_info *info);
+/*
+ * An op on the subvolumes at @paths (@was: what they were) returned -ESTALE,
+ * one was deleted while it was read (online): name the path that is no
+ * longer that subvolume.  Prints the error; returns VC_EXIT_FAILURE.
+ */
+int sv_report_gone(const struct vc_ctx *ctx, struct vc_fs *fs, char **paths,
+		   const struct vc_path_info *was, int nr, int err);
 /* vc_facts_subvols() on @fs; prints the error. */
 int sv_load_list(const struct vc_ctx *ctx, struct vc_fs *fs, struct btrfs_subvol_list *l);
 

@@ -35,6 +35,8 @@ struct btrfs_diff {
 	size_t str_len, str_cap;
 	u64 blocks_read[2];		/* tree blocks the comparison read, OLD and NEW */
 	u64 inodes;			/* inodes looked at */
+	u64 data_read;			/* file bytes read to compare contents (through the
+					 * chunk map, not checked against checksums) */
 };
 
 #endif /* VOLCTL_KERNEL_SHARED_DIFF_TYPES_H */

@@ -7,6 +7,7 @@
  * writes of a transaction commit.  Implementations:
  *
  *   file    a regular file or block device, pread/pwrite/fsync
+ *   direct  read-only, O_DIRECT (a mounted filesystem's devices: io-direct.c)
  *   memory  a buffer in memory (unit tests, the fuzzer); optionally a
  *           private copy so writes never reach the caller's buffer
  *   fault   wraps another device and fails reads of a range, or fails or
@@ -58,6 +59,17 @@ struct btrfs_io_dev {
  * device.  Return: 0 or a negative errno from open/fstat.
  */
 int btrfs_io_open_file(const char *path, bool writable, struct btrfs_io_dev **out);
+
+/**
+ * btrfs_io_open_direct - open a block device or file read-only, O_DIRECT
+ * @path:	file name
+ * @out:	receives the new device; free it with btrfs_io_close()
+ *
+ * Reads bypass the page cache (the devices of a mounted filesystem, which
+ * the kernel writes around it: io-direct.c); where O_DIRECT is refused they
+ * are buffered.  No read-ahead.  Return: 0 or a negative errno.
+ */
+int btrfs_io_open_direct(const char *path, struct btrfs_io_dev **out);
 
 /**
  * btrfs_io_open_fd - wrap an already open descriptor (not closed on close)

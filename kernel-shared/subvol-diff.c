@@ -366,7 +366,9 @@ static int read_data(struct btrfs_fs *fs, const struct side *s, u64 off, u8 *buf
 	return ret;
 }
 
-static int same_data(struct btrfs_fs *fs, const struct side *a, const struct side *b, bool *same)
+/* @read counts the bytes read from the devices (not checked against checksums) */
+static int same_data(struct btrfs_fs *fs, const struct side *a, const struct side *b, bool *same,
+		     u64 *read)
 {
 	u8 *x, *y;
 	int ret = 0;
@@ -387,6 +389,7 @@ static int same_data(struct btrfs_fs *fs, const struct side *a, const struct sid
 		ret = read_data(fs, a, off, x, n);
 		if (!ret)
 			ret = read_data(fs, b, off, y, n);
+		*read += 2 * n;
 		*same = !ret && !memcmp(x, y, n);
 	}
 	free(x);
@@ -395,7 +398,8 @@ static int same_data(struct btrfs_fs *fs, const struct side *a, const struct sid
 }
 
 /* What changed in one inode kept on both sides */
-static int what_changed(struct btrfs_fs *fs, const struct side *o, const struct side *n, u32 *what)
+static int what_changed(struct btrfs_fs *fs, const struct side *o, const struct side *n, u32 *what,
+			u64 *read)
 {
 	bool dir = (n->ii.mode & 0170000) == 0040000, same;
 	u32 type = n->ii.mode & 0170000;
@@ -406,7 +410,7 @@ static int what_changed(struct btrfs_fs *fs, const struct side *o, const struct 
 		if (type == 0020000 || type == 0060000)
 			same = o->ii.rdev == n->ii.rdev;
 		else if (type == 0100000 || type == 0120000) {
-			ret = same_data(fs, o, n, &same);
+			ret = same_data(fs, o, n, &same, read);
 			if (ret < 0)
 				return ret;
 		} else {
@@ -536,7 +540,7 @@ static int kept_inode(struct btrfs_fs *fs, struct btrfs_diff *d, const struct si
 	u32 what;
 	int ret;
 
-	ret = what_changed(fs, o, n, &what);
+	ret = what_changed(fs, o, n, &what, &d->data_read);
 	if (ret < 0)
 		return ret;
 	for (size_t i = 0; i < o->nr_names; i++)

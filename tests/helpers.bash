@@ -8,6 +8,8 @@
 #                          make an image in $BATS_TEST_TMPDIR (mkfs 6.2's stale free
 #                          space tree entries dropped), loop-mount it at $MNT
 #   cleanup_mount          unmount and detach (call from teardown; safe to call twice)
+#   mkfs_mount2 [SIZE]     a second filesystem ($IMG2, $LOOPDEV2) mounted at $MNT2
+#   cleanup_mount2         unmount $MNT2 and detach $LOOPDEV2 (teardown; safe unset or twice)
 #   wait_cleaned MNT [ID...]  btrfs subvolume sync, the cleaner woken first
 #   slow_drop_data DIR     many small data extents in DIR: a drop of them takes seconds
 #   freeze_mid_drop MNT IMG ID COPY
@@ -71,6 +73,27 @@ mkfs_mount() {
 	"$VOLCTL" check --repair-free-space "$IMG" >/dev/null 2>&1 || true
 	LOOPDEV=$(losetup -f --show "$IMG")
 	mount "$LOOPDEV" "$MNT"
+}
+
+# A second filesystem, for the refusals of paths on two filesystems
+mkfs_mount2() {
+	IMG2=$BATS_TEST_TMPDIR/fs2.img
+	MNT2=$BATS_TEST_TMPDIR/mnt2
+	mkdir -p "$MNT2"
+	truncate -s "${1:-512M}" "$IMG2"
+	mkfs.btrfs -q -f "$IMG2" >/dev/null
+	LOOPDEV2=$(losetup -f --show "$IMG2")
+	mount "$LOOPDEV2" "$MNT2"
+}
+
+cleanup_mount2() {
+	if [ -n "${MNT2:-}" ] && mountpoint -q "$MNT2" 2>/dev/null; then
+		umount "$MNT2" || umount -l "$MNT2"
+	fi
+	if [ -n "${LOOPDEV2:-}" ]; then
+		losetup -d "$LOOPDEV2"
+		LOOPDEV2=
+	fi
 }
 
 # wait_cleaned MNT [ID...]: btrfs subvolume sync, after a sync that wakes the

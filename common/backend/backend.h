@@ -176,12 +176,14 @@ struct vc_backend_ops {
 			const struct vc_inherit *inh);
 	/*
 	 * Optional: the changes from subvolume @old to subvolume @new
-	 * (kernel-shared/subvol-diff.h); release @d with vc_diff_release()
+	 * (kernel-shared/subvol-diff.h); release @d with vc_diff_release().
+	 * Online, -ESTALE: one of them was deleted while it was read.
 	 */
 	int (*subvol_diff)(struct vc_fs *fs, u64 old, u64 new, struct btrfs_diff *d);
 	/*
 	 * Optional: the bytes `btrfs send [-p PARENT] [-c CLONE]... SUBVOL`
-	 * writes, protocol 1 and 2 --compressed-data (kernel-shared/send-size.h)
+	 * writes, protocol 1 and 2 --compressed-data (kernel-shared/send-size.h);
+	 * online, -ESTALE: the subvolume or the parent deleted while read
 	 */
 	int (*send_size)(struct vc_fs *fs, const struct vc_send_req *req, struct btrfs_send_size *out);
 	/* delete by path (subvolid 0), or subvolume @subvolid of the fs holding @path */

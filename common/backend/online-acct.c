@@ -6,11 +6,13 @@
  * The tree search ioctl gives items, not tree blocks, and the accounting
  * engine needs the blocks (their bytenr and who points at them).  So the
  * filesystem is committed (BTRFS_IOC_SYNC), its devices are found with
- * BTRFS_IOC_FS_INFO and BTRFS_IOC_DEV_INFO, the page cache of each device
- * is dropped (the kernel writes tree blocks around it, so cached pages of
- * the block device can be older than the disk) and the devices are opened
+ * BTRFS_IOC_FS_INFO and BTRFS_IOC_DEV_INFO, and the devices are opened
  * read-only with the image handle (common/image/image.h, VC_IMAGE_READ_LIVE: no
- * mount check, they are mounted).  Nothing is ever written.
+ * mount check, they are mounted; O_DIRECT reads, kernel-shared/io-direct.c:
+ * the kernel writes tree blocks around the page cache, so cached pages of
+ * the block device can be older than the disk).  The page cache of each
+ * device is dropped first too, for a device that refuses O_DIRECT.
+ * Nothing is ever written.
  *
  * This is a snapshot of a live filesystem: a transaction committed while we
  * read can free and rewrite a block we are about to read; the reader then

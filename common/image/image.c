@@ -156,7 +156,11 @@ static int add_member(struct vc_image *img, const char *path)
 			return ret;
 		return open_claimed_dev(img, img->nr_devs - 1, path);
 	}
-	ret = btrfs_io_open_file(path, false, &img->devs[img->nr_devs]);
+	/* a mounted filesystem's devices: the kernel writes around the page cache */
+	if (img->mode == VC_IMAGE_READ_LIVE)
+		ret = btrfs_io_open_direct(path, &img->devs[img->nr_devs]);
+	else
+		ret = btrfs_io_open_file(path, false, &img->devs[img->nr_devs]);
 	if (ret) {
 		snprintf(img->err, sizeof(img->err), "%s: %s", path, strerror(-ret));
 		return ret;

@@ -22,10 +22,7 @@ setup() {
 }
 
 teardown() {
-	if [ -n "${MNT2:-}" ] && mountpoint -q "$MNT2"; then
-		umount "$MNT2" || umount -l "$MNT2"
-	fi
-	[ -z "${LOOPDEV2:-}" ] || losetup -d "$LOOPDEV2"
+	cleanup_mount2
 	cleanup_mount
 }
 
@@ -70,13 +67,7 @@ all_forms() {
 }
 
 @test "subvolume diff online: OLD and NEW on two filesystems are refused, naming both" {
-	IMG2=$BATS_TEST_TMPDIR/fs2.img
-	MNT2=$BATS_TEST_TMPDIR/mnt2
-	mkdir -p "$MNT2"
-	truncate -s 512M "$IMG2"
-	mkfs.btrfs -q -f "$IMG2" >/dev/null
-	LOOPDEV2=$(losetup -f --show "$IMG2")
-	mount "$LOOPDEV2" "$MNT2"
+	mkfs_mount2 512M
 	btrfs subvolume create "$MNT2/s" >/dev/null
 	fsid1=$(btrfs filesystem show "$MNT" | awk '/uuid:/ {print $NF}')
 	fsid2=$(btrfs filesystem show "$MNT2" | awk '/uuid:/ {print $NF}')

@@ -10,13 +10,7 @@ load ../helpers
 setup() {
 	require_root_loop
 	mkfs_mount 512M
-	IMG2=$BATS_TEST_TMPDIR/fs2.img
-	MNT2=$BATS_TEST_TMPDIR/mnt2
-	mkdir -p "$MNT2"
-	truncate -s 512M "$IMG2"
-	mkfs.btrfs -q -f "$IMG2" >/dev/null
-	LOOPDEV2=$(losetup -f --show "$IMG2")
-	mount "$LOOPDEV2" "$MNT2"
+	mkfs_mount2 512M
 	for m in "$MNT" "$MNT2"; do
 		btrfs quota enable "$m"
 		btrfs subvolume create "$m/a" >/dev/null
@@ -28,10 +22,7 @@ setup() {
 }
 
 teardown() {
-	if [ -n "${MNT2:-}" ] && mountpoint -q "$MNT2"; then
-		umount "$MNT2" || umount -l "$MNT2"
-	fi
-	[ -z "${LOOPDEV2:-}" ] || losetup -d "$LOOPDEV2"
+	cleanup_mount2
 	cleanup_mount
 }
 

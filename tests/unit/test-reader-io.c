@@ -313,11 +313,72 @@ out:
 	free(img);
 }
 
+/*
+ * The O_DIRECT device (io-direct.c): unaligned ranges through the bounce
+ * buffer, aligned ones straight, reads longer than the bounce buffer,
+ * read-ahead windows (a read inside one is served from it, so a later
+ * change of the file is not seen there, as the page cache would not), the
+ * end of the device, and writes refused.
+ */
+static void test_direct_dev(void)
+{
+	const size_t size = (3u << 20) + 1234;	/* not a multiple of 4096 */
+	struct btrfs_io_dev *dev;
+	const char *f = tpath("direct");
+	u8 *want = malloc(size), *got = malloc(size);
+	bool same = true;
+	FILE *fp;
+	int ret;
+
+	if (!want || !got)
+		goto out;
+	for (size_t i = 0; i < size; i++)
+		want[i] = (u8)(i * 7 + i / 4096);
+	fp = fopen(f, "w");
+	CHECK(fp && fwrite(want, 1, size, fp) == size && fclose(fp) == 0, "write %s", f);
+	CHECK(btrfs_io_open_direct(tpath("missing"), &dev) == -ENOENT, "direct: missing file");
+	ret = btrfs_io_open_direct(f, &dev);
+	CHECK(ret == 0 && dev->size == size, "direct: open, size");
+	if (ret)
+		goto out;
+	CHECK(btrfs_io_read(dev, got, 4096, 8192) == 0 && !memcmp(got, want + 8192, 4096),
+	      "direct: aligned read");
+	CHECK(btrfs_io_read(dev, got + 1, 5000, 4097) == 0 && !memcmp(got + 1, want + 4097, 5000),
+	      "direct: unaligned buffer, offset and length");
+	CHECK(btrfs_io_read(dev, got, size, 0) == 0 && !memcmp(got, want, size),
+	      "direct: the whole device, longer than the bounce buffer, unaligned tail");
+	CHECK(btrfs_io_read(dev, got, 10, size - 10) == 0 && !memcmp(got, want + size - 10, 10),
+	      "direct: the last bytes");
+	CHECK(btrfs_io_read(dev, got, 11, size - 10) == -EIO, "direct: past the end");
+	CHECK(btrfs_io_write(dev, "x", 1, 0) == -EROFS, "direct: read-only");
+	/* a window, then the file changes under it: reads inside it keep what it held */
+	CHECK(btrfs_io_readahead(dev, 65536 + 100, 16384) == 0, "direct: readahead");
+	sh("printf 'ZZZZ' | dd of='%s' bs=1 seek=%d conv=notrunc status=none", f, 65536 + 200);
+	CHECK(btrfs_io_read(dev, got, 16384, 65536 + 100) == 0 &&
+	      !memcmp(got, want + 65536 + 100, 16384), "direct: a read inside the window");
+	CHECK(btrfs_io_read(dev, got, 4, 65536 + 200 + 16384) == 0 &&
+	      !memcmp(got, want + 65536 + 200 + 16384, 4), "direct: beside the window");
+	/* four more hints replace it: the disk is read again */
+	for (int i = 1; i <= 4; i++)
+		btrfs_io_readahead(dev, (u64)i * 700000, 4096);
+	CHECK(btrfs_io_read(dev, got, 4, 65536 + 200) == 0 && !memcmp(got, "ZZZZ", 4),
+	      "direct: the window replaced, the disk read");
+	for (size_t i = 0; i + 16384 <= size && same; i += 16384 - 1)
+		same = !btrfs_io_read(dev, got, 16384, i) && (i > 65536 + 203 || i + 16384 <= 65536 + 200 ?
+			!memcmp(got, want + i, 16384) : true);
+	CHECK(same, "direct: overlapping unaligned reads across the device");
+	btrfs_io_close(dev);
+out:
+	free(want);
+	free(got);
+}
+
 int main(void)
 {
 	scratch_init();
 	test_memory_dev();
 	test_file_dev();
+	test_direct_dev();
 	test_cache_and_write();
 	test_faults();
 	scratch_done();
