@@ -663,6 +663,8 @@ static void make_lines(struct diff_run *x, u64 below)
 			memcpy(x->fs->errmsg, x->errmsg, sizeof(x->errmsg));
 		}
 	}
+	if (!i)
+		return;
 	memmove(x->pending, x->pending + i, (x->nr_pending - i) * sizeof(*x->pending));
 	x->nr_pending -= i;
 }
