@@ -216,6 +216,16 @@ static void cache_trim(struct btrfs_eb_cache *c)
 		evict(c, c->lru_first);
 }
 
+u32 btrfs_eb_cache_set_limit(struct btrfs_fs *fs, u32 max_clean)
+{
+	struct btrfs_eb_cache *c = &fs->cache;
+	u32 old = c->max_clean;
+
+	c->max_clean = max_clean;
+	cache_trim(c);
+	return old;
+}
+
 int btrfs_eb_cache_release(struct btrfs_fs *fs)
 {
 	struct btrfs_eb_cache *c = &fs->cache;

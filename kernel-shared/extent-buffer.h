@@ -154,6 +154,16 @@ void btrfs_clear_buffer_dirty(struct extent_buffer *eb);
 int btrfs_eb_cache_init(struct btrfs_fs *fs, u32 max_clean);
 
 /**
+ * btrfs_eb_cache_set_limit - keep at most @max_clean unreferenced clean
+ * blocks from now on (the oldest beyond it go at once)
+ *
+ * For a walk that reads each block about once: its buffers are recycled
+ * instead of the cache growing into fresh memory.  Return: the previous
+ * limit, to restore.
+ */
+u32 btrfs_eb_cache_set_limit(struct btrfs_fs *fs, u32 max_clean);
+
+/**
  * btrfs_eb_cache_release - drop every cached block
  *
  * Blocks still referenced are leaked on purpose and counted in the return

@@ -15,64 +15,11 @@
 #include "tree-compare.h"
 #include "subvol-diff.h"
 #include "array.h"
+#include "extent-buffer.h"
+#include "u64map.h"
 
 #define CHUNK		(1U << 20)
 #define MAX_NAMES	4096		/* names of one inode looked at (the rest: links) */
-
-/* ---- the inodes an item difference touches ---- */
-
-struct touched {
-	u64 *ino;
-	size_t nr, cap;
-};
-
-static int touch(struct touched *t, u64 ino)
-{
-	int ret;
-
-	if (ino < BTRFS_FIRST_FREE_OBJECTID || ino > BTRFS_LAST_FREE_OBJECTID)
-		return 0;
-	ret = btrfs_array_grow((void **)&t->ino, &t->cap, t->nr + 1, sizeof(*t->ino));
-	if (!ret)
-		t->ino[t->nr++] = ino;
-	return ret;
-}
-
-/* A directory entry names an inode: the inode's names changed */
-static int touch_entry(struct touched *t, const u8 *data, u32 len)
-{
-	struct btrfs_disk_key k;
-
-	if (!data || len < sizeof(struct btrfs_dir_item))
-		return 0;
-	memcpy(&k, data, sizeof(k));
-	if (k.type != BTRFS_INODE_ITEM_KEY)
-		return 0;		/* a subvolume: not entered */
-	return touch(t, get_le64(&k.objectid));
-}
-
-static int compare_cb(void *priv, enum btrfs_compare_result r, const struct btrfs_key *key,
-		      const void *left, u32 left_len, const void *right, u32 right_len)
-{
-	struct touched *t = priv;
-	int ret;
-
-	(void)r;
-	ret = touch(t, key->objectid);
-	if (!ret && (key->type == BTRFS_DIR_ITEM_KEY || key->type == BTRFS_DIR_INDEX_KEY)) {
-		ret = touch_entry(t, left, left_len);
-		if (!ret)
-			ret = touch_entry(t, right, right_len);
-	}
-	return ret;
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* ---- one inode on one side ---- */
 
@@ -611,33 +558,189 @@ static int change_cmp(const void *a, const void *b)
 	return c ? c : rank(x->letter) - rank(y->letter);
 }
 
+/*
+ * ---- the run ----
+ *
+ * Every inode an item difference touches is looked at on both sides: the
+ * inode of the item's key, and the inode a changed directory entry names.
+ * The comparison reports keys in ascending order, and at a report of key K
+ * every item below K was already visited on both sides (or skipped as
+ * shared): an inode below K gets no more differences of its own.  So its
+ * lines are made then, while the blocks the comparison just read are still
+ * in the cache, and the cache can stay small (DIFF_CACHE_BYTES: buffers
+ * are recycled, not taken from fresh memory).  An inode named by an entry
+ * after its lines were made is not looked at twice (done).
+ *
+ * The lines do not depend on the order in which the inodes are looked at
+ * (they are sorted by path at the end, the keys are unique), but the first
+ * error does: when one inode fails, the rest waits for the end of the
+ * comparison, and then every touched inode is looked at again in ascending
+ * order, as if nothing had been done before, so the comparison's own error
+ * comes first and then the first failing inode's.
+ */
+
+/* The clean blocks kept during a diff (at least DIFF_CACHE_MIN_BLOCKS) */
+#define DIFF_CACHE_BYTES	(4U << 20)
+#define DIFF_CACHE_MIN_BLOCKS	64U
+
+struct diff_run {
+	struct btrfs_fs *fs;
+	struct btrfs_diff *d;
+	struct side o, n;
+	u64 *all;			/* every inode touched, for the redo */
+	size_t nr_all, all_cap;
+	u64 *pending;			/* touched, lines not made yet: ascending, unique */
+	size_t nr_pending, pending_cap;
+	struct btrfs_u64map done;	/* lines made */
+	bool redo;			/* an inode failed (or memory ran out): redo at the end */
+	char errmsg[BTRFS_ERRMSG_SIZE];	/* fs->errmsg before, put back when an inode failed */
+};
+
+static int inode_lines(struct btrfs_fs *fs, struct btrfs_diff *d, struct side *o, struct side *n,
+		       u64 ino);
+
+/* @ino into the pending set, unless its lines are made; false: no memory */
+static bool pend(struct diff_run *x, u64 ino)
+{
+	size_t lo = 0, hi = x->nr_pending;
+
+	if (btrfs_u64map_find(&x->done, ino, NULL))
+		return true;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->pending[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < x->nr_pending && x->pending[lo] == ino)
+		return true;
+	if (btrfs_array_grow((void **)&x->pending, &x->pending_cap, x->nr_pending + 1,
+			     sizeof(*x->pending)) < 0)
+		return false;
+	memmove(x->pending + lo + 1, x->pending + lo, (x->nr_pending - lo) * sizeof(*x->pending));
+	x->pending[lo] = ino;
+	x->nr_pending++;
+	return true;
+}
+
+static int touch(struct diff_run *x, u64 ino)
+{
+	int ret;
+
+	if (ino < BTRFS_FIRST_FREE_OBJECTID || ino > BTRFS_LAST_FREE_OBJECTID)
+		return 0;
+	ret = btrfs_array_grow((void **)&x->all, &x->all_cap, x->nr_all + 1, sizeof(*x->all));
+	if (ret < 0)
+		return ret;
+	x->all[x->nr_all++] = ino;
+	if (!x->redo && !pend(x, ino))
+		x->redo = true;
+	return 0;
+}
+
+/* A directory entry names an inode: the inode's names changed */
+static int touch_entry(struct diff_run *x, const u8 *data, u32 len)
+{
+	struct btrfs_disk_key k;
+
+	if (!data || len < sizeof(struct btrfs_dir_item))
+		return 0;
+	memcpy(&k, data, sizeof(k));
+	if (k.type != BTRFS_INODE_ITEM_KEY)
+		return 0;		/* a subvolume: not entered */
+	return touch(x, get_le64(&k.objectid));
+}
+
+/* The lines of every pending inode below @below */
+static void make_lines(struct diff_run *x, u64 below)
+{
+	size_t i = 0;
+
+	while (!x->redo && i < x->nr_pending && x->pending[i] < below) {
+		u64 ino = x->pending[i++];
+
+		if (btrfs_u64map_insert(&x->done, ino, 0, NULL) < 0 ||
+		    inode_lines(x->fs, x->d, &x->o, &x->n, ino) < 0) {
+			x->redo = true;
+			memcpy(x->fs->errmsg, x->errmsg, sizeof(x->errmsg));
+		}
+	}
+	if (!i)
+		return;
+	memmove(x->pending, x->pending + i, (x->nr_pending - i) * sizeof(*x->pending));
+	x->nr_pending -= i;
+}
+
+static int compare_cb(void *priv, enum btrfs_compare_result r, const struct btrfs_key *key,
+		      const void *left, u32 left_len, const void *right, u32 right_len)
+{
+	struct diff_run *x = priv;
+	int ret;
+
+	(void)r;
+	ret = touch(x, key->objectid);
+	if (!ret && (key->type == BTRFS_DIR_ITEM_KEY || key->type == BTRFS_DIR_INDEX_KEY)) {
+		ret = touch_entry(x, left, left_len);
+		if (!ret)
+			ret = touch_entry(x, right, right_len);
+	}
+	if (!ret)
+		make_lines(x, key->objectid);
+	return ret;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* After a failure: every touched inode again, in ascending order */
+static int redo_lines(struct diff_run *x)
+{
+	size_t u = 1;
+	int ret = 0;
+
+	btrfs_diff_release(x->d);
+	if (!x->nr_all)
+		return 0;
+	qsort(x->all, x->nr_all, sizeof(*x->all), u64_cmp);
+	for (size_t i = 1; i < x->nr_all; i++)
+		if (x->all[i] != x->all[u - 1])
+			x->all[u++] = x->all[i];
+	for (size_t i = 0; i < u && !ret; i++)
+		ret = inode_lines(x->fs, x->d, &x->o, &x->n, x->all[i]);
+	return ret;
+}
+
 int btrfs_subvol_diff(struct btrfs_fs *fs, u64 old, u64 new, struct btrfs_diff *d)
 {
 	struct btrfs_compare_stats st = { 0 };
-	struct touched t = { 0 };
-	struct side o = { 0 }, n = { 0 };
+	struct diff_run x = { .fs = fs, .d = d };
+	u32 limit = fs->nodesize ? DIFF_CACHE_BYTES / fs->nodesize : 0, saved_limit;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
-	ret = btrfs_read_root(fs, old, &o.root);
+	ret = btrfs_read_root(fs, old, &x.o.root);
 	if (!ret)
-		ret = btrfs_read_root(fs, new, &n.root);
+		ret = btrfs_read_root(fs, new, &x.n.root);
 	if (ret < 0)
 		return ret;
-	ret = btrfs_compare_trees(o.root, n.root, compare_cb, &t, &st);
+	if (limit < DIFF_CACHE_MIN_BLOCKS)
+		limit = DIFF_CACHE_MIN_BLOCKS;
+	memcpy(x.errmsg, fs->errmsg, sizeof(x.errmsg));
+	saved_limit = btrfs_eb_cache_set_limit(fs, limit);
+	ret = btrfs_compare_trees(x.o.root, x.n.root, compare_cb, &x, &st);
 	if (ret > 0)
 		ret = -EIO;
-	if (!ret && t.nr) {
-		size_t u = 1;
-
-		qsort(t.ino, t.nr, sizeof(*t.ino), u64_cmp);
-		for (size_t i = 1; i < t.nr; i++)
-			if (t.ino[i] != t.ino[u - 1])
-				t.ino[u++] = t.ino[i];
-		t.nr = u;
-	}
-	for (size_t i = 0; i < t.nr && !ret; i++)
-		ret = inode_lines(fs, d, &o, &n, t.ino[i]);
+	if (!ret)
+		make_lines(&x, (u64)-1);
+	if (!ret && x.redo)
+		ret = redo_lines(&x);
+	btrfs_eb_cache_set_limit(fs, saved_limit);
 	/* the paths were offsets while the strings grew */
 	for (size_t i = 0; !ret && i < d->nr; i++) {
 		d->changes[i].path = d->strings + ((uintptr_t)d->changes[i].path - 1);
@@ -649,9 +752,11 @@ int btrfs_subvol_diff(struct btrfs_fs *fs, u64 old, u64 new, struct btrfs_diff *
 		qsort(d->changes, d->nr, sizeof(*d->changes), change_cmp);
 	d->blocks_read[0] = st.blocks_read[0];
 	d->blocks_read[1] = st.blocks_read[1];
-	free(t.ino);
-	side_release(&o);
-	side_release(&n);
+	free(x.all);
+	free(x.pending);
+	btrfs_u64map_release(&x.done);
+	side_release(&x.o);
+	side_release(&x.n);
 	if (ret < 0)
 		btrfs_diff_release(d);
 	return ret;

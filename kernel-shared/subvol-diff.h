@@ -5,7 +5,9 @@
  *
  * The two fs trees are compared with btrfs_compare_trees(), so subtrees
  * they share are never read; every inode an item difference touches is
- * then looked at on both sides.  The rules (tests/kdiff/README.md, the
+ * looked at on both sides as soon as the comparison has passed it (while
+ * its blocks are still in a small cache; errors as if it came after the
+ * comparison).  The rules (tests/kdiff/README.md, the
  * contract the oracle holds it to):
  * - an inode is (inode number, generation): the same number with another
  *   generation is another inode (removed, then added);

@@ -154,6 +154,20 @@ static void test_cache_and_write(void)
 		      "a second walk: %llu blocks, %u slabs (was %u)",
 		      (unsigned long long)again, fs->cache.nr_slabs, slabs);
 	}
+	/* a lower limit trims the LRU at once, never a referenced block; the old one comes back */
+	{
+		u32 before = fs->cache.nr_clean_unused, old;
+
+		CHECK(btrfs_read_tree_block(fs, root_log, NULL, &a) == 0, "read root tree block again");
+		old = btrfs_eb_cache_set_limit(fs, 0);
+		CHECK(before == 3 && old == 3 && fs->cache.nr_clean_unused == 0,
+		      "limit 0: %u kept of %u (old limit %u)", fs->cache.nr_clean_unused, before, old);
+		free_extent_buffer(a);
+		CHECK(fs->cache.nr_clean_unused == 0, "a block let go under limit 0 goes: %u",
+		      fs->cache.nr_clean_unused);
+		CHECK(btrfs_eb_cache_set_limit(fs, old) == 0 && fs->cache.max_clean == 3,
+		      "limit restored: %u", fs->cache.max_clean);
+	}
 	{
 		size_t pinned = 0;
 		struct btrfs_root *r5;
