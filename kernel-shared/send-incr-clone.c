@@ -26,8 +26,8 @@
  * the leaves holding its items (in the tree of its root, which may be no
  * clone source itself: the subvolume the snapshots were taken of; only
  * leaves that root owns and no shared ref names); the leaves of the data
- * refs by bytenr descending, then the leaves of the shared refs by bytenr
- * descending; in a leaf, each root that reaches it (newest first), then its
+ * refs in the order their first ref names them, then the leaves of the
+ * shared refs; in a leaf, each root that reaches it (newest first), then its
  * items: those of each data ref in the refs' order, each ref's in key
  * order, a shared leaf's in descending key order.
  */
@@ -42,6 +42,7 @@ struct elem {
 
 struct bleaf {
 	u64 bytenr;
+	size_t order;		/* the position its first ref gave it */
 	bool shared;		/* named by a shared ref */
 	struct elem *elems;
 	size_t nr, cap;
@@ -101,16 +102,14 @@ static int extent_refs_cb(void *priv, const struct btrfs_key *key, const void *d
 	return 0;
 }
 
-/* the leaves of data refs first, then those of shared refs; each by bytenr, descending */
+/* the leaves of data refs first, then those of shared refs; each in the order first named */
 static int cmp_leaf(const void *a, const void *b)
 {
 	const struct bleaf *x = a, *y = b;
 
 	if (x->shared != y->shared)
 		return x->shared ? 1 : -1;
-	if (x->bytenr != y->bytenr)
-		return x->bytenr > y->bytenr ? -1 : 1;
-	return 0;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 static int cmp_bref_desc(const void *a, const void *b)
@@ -142,6 +141,7 @@ static struct bleaf *walk_leaf(struct walk *w, u64 bytenr)
 		return NULL;
 	memset(&w->leaves[w->nr], 0, sizeof(w->leaves[0]));
 	w->leaves[w->nr].bytenr = bytenr;
+	w->leaves[w->nr].order = w->nr;
 	return &w->leaves[w->nr++];
 }
 
