@@ -31,6 +31,7 @@
 #define UTIMES_CACHE	64u
 #define TOP		BTRFS_FIRST_FREE_OBJECTID
 #define MAX_PATH	4096u
+#define MAX_DIR_MOVES	(1ull << 24)
 #define MAX_CLONE_ROOTS	64u
 
 enum istate { ST_NO_CHANGE, ST_WILL_CREATE, ST_DID_CREATE, ST_WILL_DELETE, ST_DID_DELETE };
@@ -113,6 +114,7 @@ struct inc {
 	u64 cur_next_write2;		/* protocol 2: a hole (fallocate) does not move it */
 	bool cur_new, cur_new_gen, cur_deleted, ignore_cur;
 	u64 send_progress;
+	u64 moves_applied;		/* delayed directory moves done, bounded */
 	struct fpath cur_path;		/* the current inode's path, cached (len 0: none) */
 
 	struct rref *new_refs, *del_refs;

@@ -358,7 +358,11 @@ int si_apply_children_dir_moves(struct inc *s)
 		struct pdm *pm = stack[head++];
 		u64 parent_ino = pm->ino;
 
-		ret = apply_dir_move(s, pm);
+		/* a corrupt tree must not keep re-queueing moves for ever */
+		if (++s->moves_applied > MAX_DIR_MOVES)
+			ret = -EUCLEAN;
+		else
+			ret = apply_dir_move(s, pm);
 		si_pdm_free(pm);
 		if (ret == 0)
 			ret = take_group(s, parent_ino, &stack, &nr, &cap);

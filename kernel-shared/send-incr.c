@@ -536,6 +536,10 @@ int btrfs_send_size_from(struct btrfs_fs *fs, u64 subvolid, u64 parent_id, const
 	}
 	cmd(s, 0);	/* end */
 out:
+	if (ret == -EUCLEAN && !btrfs_fs_error(fs)[0])
+		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
+				       "subvolume %llu: its references do not fit together for a send (the kernel's send fails on them too)",
+				       (unsigned long long)subvolid);
 	if (ret == -ENAMETOOLONG || ret == -ELOOP)
 		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
 				       "subvolume %llu: a path in the stream would exceed %u bytes or loop",
