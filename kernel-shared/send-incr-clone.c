@@ -388,19 +388,6 @@ int si_find_extent_clone(struct inc *s, const struct fext *f, struct croot **fou
 	if (!r.found_item || r.total > MAX_EXTENT_REFS)
 		goto out;
 	qsort(r.refs, r.nr, sizeof(*r.refs), cmp_bref_desc);
-	/* the refs of the inode being sent come first (measured), in their order */
-	{
-		size_t k = 0;
-
-		for (size_t i = 0; i < r.nr; i++) {
-			if (r.refs[i].root && r.refs[i].ino == s->cur_ino) {
-				struct bref t = r.refs[i];
-
-				memmove(r.refs + k + 1, r.refs + k, (i - k) * sizeof(*r.refs));
-				r.refs[k++] = t;
-			}
-		}
-	}
 	for (size_t i = 0; i < r.nr && ret == 0; i++) {
 		if (r.refs[i].root)
 			ret = resolve_data_ref(s, &w, &r, &r.refs[i]);
