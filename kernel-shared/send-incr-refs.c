@@ -694,6 +694,20 @@ static int rename_current_inode(struct inc *s, struct fpath *cur, const struct f
 	return ret;
 }
 
+static int fpath_of(struct fpath *p, const struct rref *r);
+
+/* an unlink of name @r (its path computed again first when @refresh) */
+static int unlink_ref(struct inc *s, struct rref *r, bool refresh, struct fpath *tmp)
+{
+	int ret = refresh ? refresh_ref_path(s, r) : 0;
+
+	if (ret == 0)
+		ret = fpath_of(tmp, r);
+	if (ret == 0)
+		si_send_unlink(s, tmp);
+	return ret;
+}
+
 static int fpath_of(struct fpath *p, const struct rref *r)
 {
 	return fp_copy(p, r->path, r->len);
@@ -782,15 +796,9 @@ int si_process_recorded_refs(struct inc *s, int *pending_move)
 			if (ret < 0)
 				goto out;
 		} else {
-			if (orphanized_dir) {
-				ret = refresh_ref_path(s, cur);
-				if (ret < 0)
-					goto out;
-			}
-			ret = fpath_of(tmp, cur);
+			ret = unlink_ref(s, cur, orphanized_dir, tmp);
 			if (ret < 0)
 				goto out;
-			si_send_unlink(s, tmp);
 		}
 	}
 
@@ -894,15 +902,9 @@ int si_process_recorded_refs(struct inc *s, int *pending_move)
 			if (ret < 0)
 				goto out;
 			if (!ret) {
-				if (orphanized_ancestor) {
-					ret = refresh_ref_path(s, cur);
-					if (ret < 0)
-						goto out;
-				}
-				ret = fpath_of(tmp, cur);
+				ret = unlink_ref(s, cur, orphanized_ancestor, tmp);
 				if (ret < 0)
 					goto out;
-				si_send_unlink(s, tmp);
 				if (tmp->len == s->cur_path.len && !memcmp(tmp->s, s->cur_path.s, tmp->len))
 					fp_reset(&s->cur_path);
 			}

@@ -387,22 +387,6 @@ static int changed_cb(void *priv, enum btrfs_send_cmp result, const struct btrfs
 
 /* ---- the send ---- */
 
-struct backref_name {
-	u64 name_len;
-	bool found;
-};
-
-static int backref_name_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
-{
-	struct backref_name *b = priv;
-
-	(void)key;
-	if (len < 18)
-		return -EUCLEAN;
-	b->name_len = get_le16((const u8 *)data + 16);
-	b->found = true;
-	return 1;
-}
 
 static int full_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
 {
@@ -454,11 +438,7 @@ int btrfs_send_size_from(struct btrfs_fs *fs, u64 subvolid, u64 parent_id, const
 			 u32 nr_clones, struct btrfs_send_size *out)
 {
 	struct inc *s = calloc(1, sizeof(*s));
-	struct btrfs_root *tree;
-	struct btrfs_key bmin = { subvolid, BTRFS_ROOT_BACKREF_KEY, 0 };
-	struct btrfs_key bmax = { subvolid, BTRFS_ROOT_BACKREF_KEY, (u64)-1 };
-	struct backref_name b = { 0 };
-	u64 head;
+	u64 head, name_len;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -501,13 +481,11 @@ int btrfs_send_size_from(struct btrfs_fs *fs, u64 subvolid, u64 parent_id, const
 	ret = add_croot(s, s->send);
 	if (ret < 0)
 		goto out;
-	ret = btrfs_read_root(fs, BTRFS_ROOT_TREE_OBJECTID, &tree);
-	if (ret == 0)
-		ret = btrfs_iterate_items(tree, &bmin, &bmax, backref_name_cb, &b);
+	ret = btrfs_send_name_len(fs, subvolid, &name_len);
 	if (ret < 0)
 		goto out;
 	/* header; subvol or snapshot: name, uuid, ctransid (, clone uuid, clone ctransid) */
-	head = TLV_HDR + b.name_len + TLV_UUID + TLV_U64 + (s->parent ? TLV_UUID + TLV_U64 : 0);
+	head = TLV_HDR + name_len + TLV_UUID + TLV_U64 + (s->parent ? TLV_UUID + TLV_U64 : 0);
 	s->out->v1.total += STREAM_HDR;
 	s->out->v2c.total += STREAM_HDR;
 	cmd(s, head);
@@ -591,6 +569,22 @@ static int uuid_find_cb(void *priv, const struct btrfs_key *key, const void *dat
 	return 0;
 }
 
+/* the subvolume with UUID @uuid: its id and ctransid in @u (u->found) */
+static int find_by_uuid(struct btrfs_fs *fs, const u8 *uuid, struct uuid_find *u)
+{
+	struct btrfs_key min = { 0, BTRFS_ROOT_ITEM_KEY, 0 };
+	struct btrfs_key max = { (u64)-1, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
+	struct btrfs_root *tree;
+	int ret;
+
+	memset(u, 0, sizeof(*u));
+	u->uuid = uuid;
+	ret = btrfs_read_root(fs, BTRFS_ROOT_TREE_OBJECTID, &tree);
+	if (ret == 0)
+		ret = btrfs_iterate_items(tree, &min, &max, uuid_find_cb, u);
+	return ret < 0 ? ret : 0;
+}
+
 static int root_rec(struct btrfs_fs *fs, u64 id, struct btrfs_root_rec *r)
 {
 	struct btrfs_root *root;
@@ -606,11 +600,8 @@ static int root_rec(struct btrfs_fs *fs, u64 id, struct btrfs_root_rec *r)
 int btrfs_send_pick_parent(struct btrfs_fs *fs, u64 subvolid, const u64 *clone_ids, u32 nr_clones,
 			   u64 *parent_id)
 {
-	struct btrfs_key min = { 0, BTRFS_ROOT_ITEM_KEY, 0 };
-	struct btrfs_key max = { (u64)-1, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
 	struct btrfs_root_rec send, c;
-	struct uuid_find parent = { 0 };
-	struct btrfs_root *tree;
+	struct uuid_find parent;
 	u64 best_diff = (u64)-1;
 	int ret;
 
@@ -618,11 +609,7 @@ int btrfs_send_pick_parent(struct btrfs_fs *fs, u64 subvolid, const u64 *clone_i
 	ret = root_rec(fs, subvolid, &send);
 	if (ret < 0)
 		return ret;
-	ret = btrfs_read_root(fs, BTRFS_ROOT_TREE_OBJECTID, &tree);
-	if (ret < 0)
-		return ret;
-	parent.uuid = send.parent_uuid;
-	ret = btrfs_iterate_items(tree, &min, &max, uuid_find_cb, &parent);
+	ret = find_by_uuid(fs, send.parent_uuid, &parent);
 	if (ret < 0)
 		return ret;
 	if (!parent.found)
@@ -664,9 +651,6 @@ none:
 static int uuid_chain(struct btrfs_fs *fs, u64 id, u8 (*chain)[BTRFS_UUID_SIZE], u32 *nr)
 {
 	static const u8 zero[BTRFS_UUID_SIZE];
-	struct btrfs_key min = { 0, BTRFS_ROOT_ITEM_KEY, 0 };
-	struct btrfs_key max = { (u64)-1, BTRFS_ROOT_ITEM_KEY, (u64)-1 };
-	struct btrfs_root *tree;
 	struct btrfs_root_rec r;
 	int ret;
 
@@ -674,17 +658,14 @@ static int uuid_chain(struct btrfs_fs *fs, u64 id, u8 (*chain)[BTRFS_UUID_SIZE],
 	ret = root_rec(fs, id, &r);
 	if (ret < 0)
 		return ret;
-	ret = btrfs_read_root(fs, BTRFS_ROOT_TREE_OBJECTID, &tree);
-	if (ret < 0)
-		return ret;
 	if (!r.has_v2)
 		return 0;
 	memcpy(chain[(*nr)++], r.uuid, BTRFS_UUID_SIZE);
 	while (*nr < CHAIN_MAX && memcmp(r.parent_uuid, zero, BTRFS_UUID_SIZE)) {
-		struct uuid_find f = { .uuid = r.parent_uuid };
+		struct uuid_find f;
 
 		memcpy(chain[(*nr)++], r.parent_uuid, BTRFS_UUID_SIZE);
-		ret = btrfs_iterate_items(tree, &min, &max, uuid_find_cb, &f);
+		ret = find_by_uuid(fs, r.parent_uuid, &f);
 		if (ret < 0)
 			return ret;
 		if (!f.found || root_rec(fs, f.id, &r) < 0 || !r.has_v2)

@@ -697,16 +697,27 @@ static int backref_cb(void *priv, const struct btrfs_key *key, const void *data,
 	return 1;
 }
 
-int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *out)
+int btrfs_send_name_len(struct btrfs_fs *fs, u64 subvolid, u64 *len)
 {
-	struct state s = { .fs = fs, .out = out };
-	struct btrfs_root *root, *tree;
-	struct btrfs_key min = { ROOT_INO, 0, 0 };
-	struct btrfs_key max = { (u64)-1, (u8)-1, (u64)-1 };
 	struct btrfs_key bmin = { subvolid, BTRFS_ROOT_BACKREF_KEY, 0 };
 	struct btrfs_key bmax = { subvolid, BTRFS_ROOT_BACKREF_KEY, (u64)-1 };
 	struct backref b = { 0 };
-	u64 sub;
+	struct btrfs_root *tree;
+	int ret = btrfs_read_root(fs, BTRFS_ROOT_TREE_OBJECTID, &tree);
+
+	if (ret == 0)
+		ret = btrfs_iterate_items(tree, &bmin, &bmax, backref_cb, &b);
+	*len = b.name_len;
+	return ret < 0 ? ret : 0;
+}
+
+int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *out)
+{
+	struct state s = { .fs = fs, .out = out };
+	struct btrfs_root *root;
+	struct btrfs_key min = { ROOT_INO, 0, 0 };
+	struct btrfs_key max = { (u64)-1, (u8)-1, (u64)-1 };
+	u64 sub, name_len;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -724,10 +735,7 @@ int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *o
 				       (unsigned long long)subvolid);
 		return -EPERM;
 	}
-	ret = btrfs_read_root(fs, BTRFS_ROOT_TREE_OBJECTID, &tree);
-	if (ret < 0)
-		return ret;
-	ret = btrfs_iterate_items(tree, &bmin, &bmax, backref_cb, &b);
+	ret = btrfs_send_name_len(fs, subvolid, &name_len);
 	if (ret < 0)
 		return ret;
 	ret = btrfs_iterate_items(root, &min, &max, item_cb, &s);
@@ -745,7 +753,7 @@ int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *o
 		goto out;
 	}
 	/* header; subvol: path (its name), uuid, ctransid */
-	sub = STREAM_HDR + CMD_HDR + TLV_HDR + b.name_len + TLV_UUID + TLV_U64;
+	sub = STREAM_HDR + CMD_HDR + TLV_HDR + name_len + TLV_UUID + TLV_U64;
 	add(&s, sub, sub, 1);
 	for (size_t k = 0; k < s.nr; k++)
 		process_inode(&s, &s.inos[k]);

@@ -46,6 +46,12 @@ struct btrfs_fs;
 int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *out);
 
 /**
+ * btrfs_send_name_len - the length of the name send writes for subvolume
+ * @subvolid (its ROOT_BACKREF's; 0 when it has none)
+ */
+int btrfs_send_name_len(struct btrfs_fs *fs, u64 subvolid, u64 *len);
+
+/**
  * btrfs_send_size_from - the size of `btrfs send -p @parent_id -c ...`
  * of subvolume @subvolid (incremental when @parent_id is not 0), with the
  * clone sources @clone_ids (the parent is one too, as btrfs send adds it)
