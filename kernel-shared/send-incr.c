@@ -439,6 +439,8 @@ int btrfs_send_size_from(struct btrfs_fs *fs, u64 subvolid, u64 parent_id, const
 {
 	struct inc *s = calloc(1, sizeof(*s));
 	u64 head, name_len;
+	u32 saved_limit = 0;
+	bool limited = false;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -489,6 +491,10 @@ int btrfs_send_size_from(struct btrfs_fs *fs, u64 subvolid, u64 parent_id, const
 	s->out->v1.total += STREAM_HDR;
 	s->out->v2c.total += STREAM_HDR;
 	cmd(s, head);
+	/* each block is read about once or looked up again soon: a small cache, recycled */
+	saved_limit = btrfs_eb_cache_set_limit(fs, (u32)((4u << 20) / fs->nodesize) < 64 ? 64 :
+					       (u32)((4u << 20) / fs->nodesize));
+	limited = true;
 	if (s->parent) {
 		ret = btrfs_compare_trees_send(s->send, s->parent, changed_cb, s);
 	} else {
@@ -514,6 +520,8 @@ int btrfs_send_size_from(struct btrfs_fs *fs, u64 subvolid, u64 parent_id, const
 	}
 	cmd(s, 0);	/* end */
 out:
+	if (limited)
+		btrfs_eb_cache_set_limit(fs, saved_limit);
 	if (ret == -EUCLEAN && !btrfs_fs_error(fs)[0])
 		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
 				       "subvolume %llu: its references do not fit together for a send (the kernel's send fails on them too)",

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "ctree.h"
+#include "extent-buffer.h"
 #include "fs.h"
 #include "items.h"
 #include "send-size.h"
@@ -718,6 +719,7 @@ int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *o
 	struct btrfs_key min = { ROOT_INO, 0, 0 };
 	struct btrfs_key max = { (u64)-1, (u8)-1, (u64)-1 };
 	u64 sub, name_len;
+	u32 saved_limit;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -738,7 +740,10 @@ int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *o
 	ret = btrfs_send_name_len(fs, subvolid, &name_len);
 	if (ret < 0)
 		return ret;
+	/* one pass over the tree: its blocks recycled, not kept */
+	saved_limit = btrfs_eb_cache_set_limit(fs, 64);
 	ret = btrfs_iterate_items(root, &min, &max, item_cb, &s);
+	btrfs_eb_cache_set_limit(fs, saved_limit);
 	if (ret < 0)
 		goto out;
 	ret = size_extents(&s);
