@@ -169,11 +169,6 @@ static int cmd_subvolume_send_size(const struct cmd_struct *cmd, const struct vc
 		free(a.clones);
 		return ret;
 	}
-	if (!ctx->ops->send_size) {
-		free(a.clones);
-		error("subvolume send-size: not implemented online yet; use --image");
-		return VC_EXIT_FAILURE;
-	}
 	ret = cmd_open(ctx, argv[optind], false, &fs);
 	if (ret) {
 		free(a.clones);

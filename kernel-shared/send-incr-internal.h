@@ -104,7 +104,6 @@ struct inc {
 	struct btrfs_send_size *out;
 	struct croot croots[MAX_CLONE_ROOTS];
 	u32 nr_croots;
-	int err;
 
 	/* the compare callback being handled */
 	struct btrfs_key cmp_key;
