@@ -535,6 +535,47 @@ void btrfs_readahead_flush(struct btrfs_readahead *ra)
 	ra->io = NULL;
 }
 
+void btrfs_prefetch_begin(struct btrfs_fs *fs)
+{
+	for (size_t i = 0; i < fs->nr_devices; i++) {
+		if (fs->devices[i]->io)
+			btrfs_io_prefetch_start(fs->devices[i]->io);	/* may fail: a hint */
+	}
+}
+
+u64 btrfs_prefetch_end(struct btrfs_fs *fs)
+{
+	u64 hits = 0;
+
+	for (size_t i = 0; i < fs->nr_devices; i++) {
+		struct btrfs_io_prefetch_stats st;
+
+		if (!fs->devices[i]->io)
+			continue;
+		btrfs_io_prefetch_stop(fs->devices[i]->io, &st);
+		hits += st.hits;
+	}
+	return hits;
+}
+
+void btrfs_prefetch_tree_block(struct btrfs_fs *fs, u64 bytenr)
+{
+	struct btrfs_io_stripe st;
+	bool had_msg = fs->errmsg[0] != '\0';
+
+	if (cache_find(&fs->cache, bytenr))
+		return;
+	if (btrfs_map_block(fs, bytenr, fs->nodesize, 1, &st) < 0) {
+		if (!had_msg) {
+			fs->errmsg[0] = '\0';	/* a hint leaves no message */
+			fs->errobj = BTRFS_ERR_OBJ_NONE;
+		}
+		return;
+	}
+	if (st.dev->io && st.dev->io->prefetch)
+		btrfs_io_prefetch(st.dev->io, st.physical, fs->nodesize);
+}
+
 struct ra_block {
 	struct btrfs_io_dev *io;
 	u64 physical;

@@ -72,6 +72,19 @@ int btrfs_read_tree_block(struct btrfs_fs *fs, u64 bytenr,
 void btrfs_readahead_tree_blocks(struct btrfs_fs *fs, const u64 *bytenrs, u32 nr);
 
 /*
+ * Prefetching on a worker thread (io.h, io-prefetch.c), for walks that know
+ * the blocks they read next.  btrfs_prefetch_begin() starts the worker on
+ * every opened device that has one (nested calls count); each
+ * btrfs_prefetch_tree_block() queues one block not cached yet (first copy),
+ * in the order the walk will read them; btrfs_prefetch_end() stops it and
+ * returns how many reads a worker's slot served (all devices).
+ * Reads are verified as every read: a slot only saves the copy's time.
+ */
+void btrfs_prefetch_begin(struct btrfs_fs *fs);
+void btrfs_prefetch_tree_block(struct btrfs_fs *fs, u64 bytenr);
+u64 btrfs_prefetch_end(struct btrfs_fs *fs);
+
+/*
  * The one read-ahead batcher.  Blocks are given in device order; neighbours
  * on one device closer than @gap bytes are merged into one range of at most
  * @max bytes, and each range becomes one hint (btrfs_io_readahead()).  Used

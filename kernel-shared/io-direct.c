@@ -175,6 +175,24 @@ static int direct_pread(struct btrfs_io_dev *dev, void *buf, size_t len, u64 off
 	return 0;
 }
 
+/*
+ * The prefetch worker's read (io-prefetch.c): straight into its aligned
+ * slot, touching nothing of @dp but the descriptor; an unaligned range
+ * is left to the reader (-EINVAL: the slot is read again by direct_pread).
+ */
+static int direct_pread_parallel(struct btrfs_io_dev *dev, void *buf, size_t len, u64 off)
+{
+	struct direct_priv *dp = dev->priv;
+	ssize_t got;
+
+	if (!aligned(buf, len, off))
+		return -EINVAL;
+	got = pread_full(dp->fd, buf, len, off);
+	if (got < 0)
+		return (int)got;
+	return (size_t)got < len ? -EIO : 0;
+}
+
 static void direct_close(struct btrfs_io_dev *dev)
 {
 	struct direct_priv *dp = dev->priv;
@@ -194,6 +212,8 @@ static const struct btrfs_io_ops direct_ops = {
 	.pread = direct_pread,
 	.close = direct_close,
 	.readahead = direct_readahead,
+	.pread_parallel = direct_pread_parallel,
+	.parallel_readers = 2,
 };
 
 static int fd_size(int fd, u64 *size)

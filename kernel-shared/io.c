@@ -97,6 +97,8 @@ static const struct btrfs_io_ops file_ops = {
 	.flush = file_flush,
 	.close = file_close,
 	.readahead = file_readahead,
+	.pread_parallel = file_pread,	/* pread on the descriptor only */
+	.parallel_readers = 1,
 };
 
 static int fd_size(int fd, u64 *size)
@@ -249,6 +251,8 @@ void btrfs_io_close(struct btrfs_io_dev *dev)
 {
 	if (!dev)
 		return;
+	while (dev->prefetch)
+		btrfs_io_prefetch_stop(dev, NULL);
 	if (dev->ops && dev->ops->close)
 		dev->ops->close(dev);
 	free(dev);
@@ -265,6 +269,8 @@ int btrfs_io_read(struct btrfs_io_dev *dev, void *buf, size_t len, u64 off)
 		return -EIO;
 	if (!len)
 		return 0;
+	if (dev->prefetch && btrfs_io_prefetch_take(dev, buf, len, off))
+		return 0;
 	return dev->ops->pread(dev, buf, len, off);
 }
 
@@ -276,6 +282,8 @@ int btrfs_io_write(struct btrfs_io_dev *dev, const void *buf, size_t len, u64 of
 		return -EIO;
 	if (!len)
 		return 0;
+	if (dev->prefetch)
+		btrfs_io_prefetch_drop(dev, off, len);
 	return dev->ops->pwrite(dev, buf, len, off);
 }
 

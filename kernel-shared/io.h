@@ -39,7 +39,17 @@ struct btrfs_io_ops {
 	void (*close)(struct btrfs_io_dev *dev);
 	/* optional hint: [off, off + len) will be read soon; never fails the caller */
 	int (*readahead)(struct btrfs_io_dev *dev, u64 off, u64 len);
+	/*
+	 * optional: pread that another thread may call while the device is in
+	 * use (no state of the device touched); @buf is 4096-aligned.  The
+	 * prefetch worker's read (io-prefetch.c); without it no prefetching.
+	 */
+	int (*pread_parallel)(struct btrfs_io_dev *dev, void *buf, size_t len, u64 off);
+	/* prefetch workers worth running: 1 where a read is a copy, more where it waits */
+	unsigned int parallel_readers;
 };
+
+struct btrfs_io_prefetch;
 
 struct btrfs_io_dev {
 	const struct btrfs_io_ops *ops;
@@ -47,6 +57,7 @@ struct btrfs_io_dev {
 	u64 size;		/* bytes addressable on the device */
 	bool writable;		/* opened for writing */
 	char name[256];		/* path or description, for messages */
+	struct btrfs_io_prefetch *prefetch;	/* worker reading ahead, or NULL */
 };
 
 /**
@@ -144,6 +155,48 @@ int btrfs_io_write(struct btrfs_io_dev *dev, const void *buf, size_t len, u64 of
  * callers are free to ignore.
  */
 int btrfs_io_readahead(struct btrfs_io_dev *dev, u64 off, u64 len);
+
+/*
+ * Prefetching on a worker thread (io-prefetch.c), for readers that know the
+ * blocks they will read next (the tree comparisons): btrfs_io_prefetch()
+ * queues a range, the worker reads it into a slot of its own, and
+ * btrfs_io_read() of a range a slot holds copies it from there.  Writes drop
+ * the slots they overlap.  Only for devices with a pread_parallel op.
+ */
+struct btrfs_io_prefetch_stats {
+	u64 hinted;	/* ranges queued */
+	u64 read;	/* ... read by the worker */
+	u64 hits;	/* reads served from a slot */
+	u64 late;	/* reads of a range still queued (the caller read it) */
+	u64 unused;	/* slots read and never asked for */
+	u64 dropped;	/* hints refused: the ring was full */
+};
+
+/**
+ * btrfs_io_prefetch_start - start the worker (or count one more user)
+ *
+ * Return: 0, -EOPNOTSUPP for a device without pread_parallel, or the
+ * errno of the failed allocation or thread creation.  Callers may go on
+ * without it: reads are the same, only slower.
+ */
+int btrfs_io_prefetch_start(struct btrfs_io_dev *dev);
+
+/**
+ * btrfs_io_prefetch_stop - drop one user; the last stops the worker
+ * @stats:	optional, receives the counters so far
+ */
+void btrfs_io_prefetch_stop(struct btrfs_io_dev *dev, struct btrfs_io_prefetch_stats *stats);
+
+/** btrfs_io_prefetch_stats_get - the counters so far (zeros when not started) */
+void btrfs_io_prefetch_stats_get(struct btrfs_io_dev *dev, struct btrfs_io_prefetch_stats *stats);
+
+/** btrfs_io_prefetch - queue [off, off + len) for the worker; a hint, never fails */
+void btrfs_io_prefetch(struct btrfs_io_dev *dev, u64 off, u64 len);
+
+/* for io.c: copy a range a slot holds (1) or say it holds none (0) */
+int btrfs_io_prefetch_take(struct btrfs_io_dev *dev, void *buf, size_t len, u64 off);
+/* for io.c: drop the slots overlapping a range about to be written */
+void btrfs_io_prefetch_drop(struct btrfs_io_dev *dev, u64 off, u64 len);
 
 /** btrfs_io_flush - make earlier writes durable (fsync for files) */
 int btrfs_io_flush(struct btrfs_io_dev *dev);

@@ -41,7 +41,97 @@ struct cmp_cursor {
 	bool end;
 	struct btrfs_key key;		/* key at nodes[level], slots[level] */
 	u64 *reads;
+	struct cmp_cursor *peer;	/* the other tree's cursor */
+	u32 hinted[BTRFS_MAX_LEVEL];	/* children of nodes[l] before this slot: hinted */
 };
+
+/* Children hinted to the prefetch worker ahead of each step down */
+#define PREFETCH_AHEAD	16
+/* ... looked for among at most this many slots */
+#define PREFETCH_SCAN	(4 * PREFETCH_AHEAD)
+
+enum child_owner { CHILD_OWN, CHILD_SHARED, CHILD_UNKNOWN };
+
+/*
+ * Worth hinting: is the child at @slot of @c's node at @level one the
+ * other tree does not hold?  Newer than every block of the other tree:
+ * its own.  Inside the key range of the other cursor's node of that level:
+ * shared if that node points to the same block at the same key (a shared
+ * subtree starts at the same key and level in both), else its own.
+ * Outside that range it is not known yet: asked again when the other
+ * cursor has moved (a wasted read would take the worker's time from the
+ * blocks that are read).
+ */
+static enum child_owner child_owner(const struct cmp_cursor *c, int level, u32 slot)
+{
+	const struct extent_buffer *eb = c->nodes[level], *pe;
+	const struct cmp_cursor *p = c->peer;
+	struct btrfs_key key, first;
+	bool found;
+	u32 ps;
+
+	if (!p || !p->root->node)
+		return CHILD_UNKNOWN;
+	if (btrfs_eb_node_ptr_generation(eb, slot) > btrfs_eb_generation(p->root->node))
+		return CHILD_OWN;
+	pe = p->end ? NULL : p->nodes[level];
+	if (!pe)
+		return CHILD_UNKNOWN;
+	btrfs_eb_node_key(eb, slot, &key);
+	btrfs_eb_node_key(pe, 0, &first);
+	if (btrfs_key_cmp(&key, &first) < 0 ||
+	    (p->has_bound[level] && btrfs_key_cmp(&key, &p->bound[level]) >= 0))
+		return CHILD_UNKNOWN;
+	ps = btrfs_eb_bin_search(pe, &key, &found);
+	if (found && btrfs_eb_node_blockptr(pe, ps) == btrfs_eb_node_blockptr(eb, slot) &&
+	    btrfs_eb_node_ptr_generation(pe, ps) == btrfs_eb_node_ptr_generation(eb, slot))
+		return CHILD_SHARED;
+	return CHILD_OWN;
+}
+
+/*
+ * Hint the next children of @c's node at @level that it will read, up to
+ * PREFETCH_AHEAD of them, from @from on; stops at one not known yet.
+ */
+static void cursor_hint_from(struct cmp_cursor *c, int level, u32 from)
+{
+	const struct extent_buffer *eb = c->nodes[level];
+	u32 nr, slot, end, n = 0;
+
+	if (level < 1 || !eb)
+		return;
+	nr = btrfs_eb_nritems(eb);
+	slot = from > c->hinted[level] ? from : c->hinted[level];
+	end = slot + PREFETCH_SCAN < nr ? slot + PREFETCH_SCAN : nr;
+	for (; slot < end && n < PREFETCH_AHEAD; slot++) {
+		enum child_owner o = child_owner(c, level, slot);
+
+		if (o == CHILD_UNKNOWN)
+			break;
+		if (o == CHILD_SHARED)
+			continue;
+		btrfs_prefetch_tree_block(c->root->fs, btrfs_eb_node_blockptr(eb, slot));
+		n++;
+	}
+	c->hinted[level] = slot;
+}
+
+/*
+ * Before going down at the current slot: hint what comes next below it
+ * and, now that this side has moved, below the other cursor too.
+ */
+static void cursor_hint_ahead(struct cmp_cursor *c)
+{
+	struct cmp_cursor *p = c->peer;
+	int pl;
+
+	cursor_hint_from(c, c->level, c->slots[c->level] + 1);
+	if (!p || p->end)
+		return;
+	pl = p->level ? p->level : 1;	/* on a leaf: what comes after it */
+	if (pl <= p->root_level)
+		cursor_hint_from(p, pl, p->slots[pl] + 1);
+}
 
 enum cmp_step { STEP_NONE, STEP_DOWN, STEP_NEXT };
 
@@ -119,6 +209,7 @@ static int cursor_down(struct cmp_cursor *c)
 		bound = c->bound[c->level];
 		has_bound = c->has_bound[c->level];
 	}
+	cursor_hint_ahead(c);
 	ret = btrfs_read_tree_block(c->root->fs, btrfs_eb_node_blockptr(parent, slot), &check,
 				    &child);
 	if (ret < 0)
@@ -137,6 +228,7 @@ static int cursor_down(struct cmp_cursor *c)
 	free_extent_buffer(c->nodes[c->level]);
 	c->nodes[c->level] = child;
 	c->slots[c->level] = 0;
+	c->hinted[c->level] = 0;
 	c->bound[c->level] = bound;
 	c->has_bound[c->level] = has_bound;
 	cursor_load_key(c);
@@ -297,6 +389,9 @@ int btrfs_compare_trees(struct btrfs_root *left, struct btrfs_root *right,
 		ret = cursor_init(&r, right, &x.stats->blocks_read[1]);
 	else
 		memset(&r, 0, sizeof(r));
+	l.peer = &r;
+	r.peer = &l;
+	btrfs_prefetch_begin(left->fs);
 	while (ret == 0 && !(l.end && r.end)) {
 		enum cmp_step ls, rs;
 
@@ -306,6 +401,7 @@ int btrfs_compare_trees(struct btrfs_root *left, struct btrfs_root *right,
 		if (ret == 0)
 			ret = cursor_step(&r, rs);
 	}
+	x.stats->prefetched += btrfs_prefetch_end(left->fs);
 	cursor_release(&l);
 	cursor_release(&r);
 	return ret;
@@ -353,6 +449,9 @@ int btrfs_compare_trees_send(struct btrfs_root *send, struct btrfs_root *parent,
 		ret = cursor_init(&r, parent, &reads[1]);
 	else
 		memset(&r, 0, sizeof(r));
+	l.peer = &r;
+	r.peer = &l;
+	btrfs_prefetch_begin(send->fs);
 	while (ret == 0) {
 		int cmp;
 
@@ -408,6 +507,7 @@ int btrfs_compare_trees_send(struct btrfs_root *send, struct btrfs_root *parent,
 			al = STEP_DOWN;
 		}
 	}
+	btrfs_prefetch_end(send->fs);	/* send-size counts commands, not blocks */
 	cursor_release(&l);
 	cursor_release(&r);
 	return ret;

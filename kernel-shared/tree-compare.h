@@ -45,6 +45,7 @@ struct btrfs_compare_stats {
 	u64 shared_skipped;		/* subtrees skipped: the same block on both sides */
 	u64 items_compared;		/* items present on both sides, compared byte for byte */
 	u64 differences;		/* callback calls */
+	u64 prefetched;			/* blocks the prefetch worker had read (io.h) */
 };
 
 /**

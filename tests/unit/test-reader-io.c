@@ -387,12 +387,135 @@ out:
 	free(got);
 }
 
+/* Wait (at most 10 s) until the worker has read every range hinted */
+static bool prefetch_settle(struct btrfs_io_dev *dev, struct btrfs_io_prefetch_stats *st)
+{
+	for (int i = 0; i < 10000; i++) {
+		btrfs_io_prefetch_stats_get(dev, st);
+		if (st->read + st->dropped >= st->hinted)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+static void test_prefetch_on(struct btrfs_io_dev *dev, const u8 *want, size_t size, const char *what)
+{
+	struct btrfs_io_prefetch_stats st;
+	u8 *got = aligned_alloc(4096, 65536);
+	bool same = true;
+	int ret;
+
+	CHECK(got != NULL, "%s: buffer", what);
+	if (!got)
+		return;
+	ret = btrfs_io_prefetch_start(dev);
+	CHECK(ret == 0 && dev->prefetch, "%s: prefetch starts", what);
+	if (ret)
+		goto out;
+	/* eight blocks hinted, then read: each from its slot, byte for byte */
+	for (int i = 0; i < 8; i++)
+		btrfs_io_prefetch(dev, (u64)i * 16384 * 3, 16384);
+	btrfs_io_prefetch(dev, 0, 16384);	/* hinted twice: one slot */
+	CHECK(prefetch_settle(dev, &st) && st.hinted == 8 && st.read == 8, "%s: 8 ranges read ahead",
+	      what);
+	for (int i = 0; i < 8; i++)
+		same &= !btrfs_io_read(dev, got, 16384, (u64)i * 16384 * 3) &&
+			!memcmp(got, want + (size_t)i * 16384 * 3, 16384);
+	btrfs_io_prefetch_stats_get(dev, &st);
+	CHECK(same && st.hits == 8, "%s: the reads came from the slots (%llu hits)", what,
+	      (unsigned long long)st.hits);
+	/* a slot serves a read inside it once, then the disk is read */
+	btrfs_io_prefetch(dev, 65536, 16384);
+	prefetch_settle(dev, &st);
+	CHECK(btrfs_io_read(dev, got, 4096, 65536 + 8192) == 0 && !memcmp(got, want + 65536 + 8192, 4096),
+	      "%s: a read inside a slot", what);
+	CHECK(btrfs_io_read(dev, got, 4096, 65536 + 4096) == 0 && !memcmp(got, want + 65536 + 4096, 4096),
+	      "%s: the same slot again: from the device", what);
+	/* a range longer than a slot goes to the device's read-ahead */
+	btrfs_io_prefetch_stats_get(dev, &st);
+	btrfs_io_prefetch(dev, 0, 1 << 20);
+	btrfs_io_prefetch(dev, size, 16384);	/* beyond the end: ignored */
+	{
+		struct btrfs_io_prefetch_stats st2;
+
+		btrfs_io_prefetch_stats_get(dev, &st2);
+		CHECK(st2.hinted == st.hinted, "%s: long and out-of-range hints queue nothing", what);
+	}
+	/* nested users: the worker runs until the last stops */
+	CHECK(btrfs_io_prefetch_start(dev) == 0, "%s: a second user", what);
+	btrfs_io_prefetch_stop(dev, NULL);
+	CHECK(dev->prefetch != NULL, "%s: still running for the first", what);
+	btrfs_io_prefetch_stop(dev, &st);
+	CHECK(dev->prefetch == NULL && st.read >= 9, "%s: stopped, counters returned", what);
+out:
+	free(got);
+}
+
+static void test_prefetch(void)
+{
+	const size_t size = 1u << 20;
+	struct btrfs_io_prefetch_stats st;
+	struct btrfs_io_dev *dev;
+	const char *f = tpath("prefetch");
+	u8 *want = malloc(size), *got = aligned_alloc(4096, 16384), mem[4096];
+	FILE *fp;
+	int ret;
+
+	if (!want || !got)
+		goto out;
+	for (size_t i = 0; i < size; i++)
+		want[i] = (u8)(i * 13 + i / 4096);
+	fp = fopen(f, "w");
+	CHECK(fp && fwrite(want, 1, size, fp) == size && fclose(fp) == 0, "write %s", f);
+
+	CHECK(btrfs_io_open_memory(mem, sizeof(mem), false, false, &dev) == 0, "memory device");
+	CHECK(btrfs_io_prefetch_start(dev) == -EOPNOTSUPP && !dev->prefetch,
+	      "no prefetch worker on a memory device");
+	btrfs_io_prefetch(dev, 0, 4096);	/* a hint without a worker: nothing */
+	btrfs_io_close(dev);
+
+	ret = btrfs_io_open_file(f, true, &dev);
+	CHECK(ret == 0, "file device");
+	if (ret == 0) {
+		test_prefetch_on(dev, want, size, "file");
+		/* a write drops the slots it overlaps: the new bytes are read */
+		CHECK(btrfs_io_prefetch_start(dev) == 0, "file: start again");
+		btrfs_io_prefetch(dev, 16384, 16384);
+		prefetch_settle(dev, &st);
+		CHECK(btrfs_io_write(dev, "NEW!", 4, 16384 + 100) == 0, "file: write over a slot");
+		CHECK(btrfs_io_read(dev, got, 16384, 16384) == 0 && !memcmp(got + 100, "NEW!", 4) &&
+		      !memcmp(got, want + 16384, 100), "file: the read after the write sees it");
+		btrfs_io_prefetch_stats_get(dev, &st);
+		CHECK(st.hits == 0, "file: the dropped slot served nothing");
+		/* a failed read ahead: the caller's own read reports the error */
+		dev->size += 65536;	/* the device claims more than the file holds */
+		btrfs_io_prefetch(dev, size + 16384, 16384);
+		prefetch_settle(dev, &st);
+		CHECK(st.read == 2, "file: the worker tried the range past the file");
+		CHECK(btrfs_io_read(dev, got, 16384, size + 16384) == -EIO,
+		      "file: the read past the file fails as without the worker");
+		dev->size -= 65536;
+		btrfs_io_close(dev);	/* closes a running worker */
+	}
+	ret = btrfs_io_open_direct(f, &dev);
+	CHECK(ret == 0, "direct device");
+	if (ret == 0) {
+		test_prefetch_on(dev, want, size, "direct");
+		btrfs_io_close(dev);
+	}
+out:
+	free(want);
+	free(got);
+}
+
 int main(void)
 {
 	scratch_init();
 	test_memory_dev();
 	test_file_dev();
 	test_direct_dev();
+	test_prefetch();
 	test_cache_and_write();
 	test_faults();
 	scratch_done();
