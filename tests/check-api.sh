@@ -32,11 +32,11 @@ if ! layers=$(python3 scripts/callgraph.py --check); then
 	bad=1
 fi
 check "kernel-shared/ includes common/ or cmds/" '#include\s+"(common|cmds)/' $ks
-# kernel-shared/ uses libc, libuuid, libxxhash, libsodium, zlib, liblzo2 and
+# kernel-shared/ uses libc (pthread included), libuuid, libxxhash, libsodium, zlib, liblzo2 and
 # libzstd only (kernel-shared/README.md): a system header is libc's, the
 # kernel's, the compiler's, or one of those libraries'
 ks_libs='uuid/uuid\.h|xxhash\.h|sodium\.h|zlib\.h|zstd\.h|zstd_errors\.h|lzo/lzo1x\.h'
-ks_libc='(assert|ctype|endian|errno|fcntl|inttypes|limits|stdarg|stdbool|stddef|stdint|stdio|stdlib|string|time|unistd)\.h|sys/[a-z]+\.h|linux/[a-z_]+\.h|[a-z]+intrin\.h'
+ks_libc='(assert|ctype|endian|errno|fcntl|inttypes|limits|pthread|stdarg|stdbool|stddef|stdint|stdio|stdlib|string|time|unistd)\.h|sys/[a-z]+\.h|linux/[a-z_]+\.h|[a-z]+intrin\.h'
 hits=$(grep -nE '^\s*#\s*include\s*<' $ks | grep -vE "<($ks_libc|$ks_libs)>")
 if [ -n "$hits" ]; then
 	echo "check-api: kernel-shared/ includes a library README does not name:"
