@@ -16,6 +16,8 @@
 set -u
 VOLCTL=$1 W=$2 SEED=$3 OPT=${4:-} GEN=${5:-gentree}
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/kdiff/sendsize-common.sh
+. "$HERE/sendsize-common.sh"
 mkdir -p "$W"
 IMG="$W/img" MNT="$W/mnt"
 rm -f "$IMG"
@@ -43,14 +45,10 @@ umount "$MNT"
 rc=0
 for s in $SNAPS; do
 	head="sendsize-full: seed $SEED ${OPT:-plain} $s"
-	if ! out=$("$VOLCTL" --image "$IMG" --format json subvolume send-size "/$s" 2>"$W/volctl.err"); then
-		echo "$head v1 ${k1[$s]} - v2c ${k2[$s]} - REFUSED: $(cat "$W/volctl.err")"
-		[ $rc -eq 0 ] && rc=3
-		continue
-	fi
-	set -- $(echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin)["subvolume_send_size"]; print(d["v1"]["total"], d["v2c"]["total"])')
-	r=ok
-	if [ "$1" != "${k1[$s]}" ] || [ "$2" != "${k2[$s]}" ]; then r=DIFFER; rc=1; fi
-	echo "$head v1 ${k1[$s]} $1 v2c ${k2[$s]} $2 $r"
+	sendsize_case "$head" "${k1[$s]}" "${k2[$s]}" "/$s"
+	case $? in
+	1) rc=1 ;;
+	3) [ $rc -eq 0 ] && rc=3 ;;
+	esac
 done
 exit $rc

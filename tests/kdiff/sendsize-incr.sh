@@ -15,6 +15,8 @@
 set -u
 VOLCTL=$1 W=$2 SEED=$3 OPT=${4:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/kdiff/sendsize-common.sh
+. "$HERE/sendsize-common.sh"
 mkdir -p "$W"
 IMG="$W/img" MNT="$W/mnt"
 rm -f "$IMG"
@@ -43,14 +45,10 @@ for c in "${CASES[@]}"; do
 	IFS='|' read -r name kargs vargs <<<"$c"
 	head="sendsize-incr: seed $SEED ${OPT:-plain} $name"
 	# shellcheck disable=SC2086
-	if ! out=$("$VOLCTL" --image "$IMG" --format json subvolume send-size $vargs 2>"$W/volctl.err"); then
-		echo "$head v1 ${k1[$name]} - v2c ${k2[$name]} - REFUSED: $(cat "$W/volctl.err")"
-		[ $rc -eq 0 ] && rc=3
-		continue
-	fi
-	set -- $(echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin)["subvolume_send_size"]; print(d["v1"]["total"], d["v2c"]["total"])')
-	r=ok
-	if [ "$1" != "${k1[$name]}" ] || [ "$2" != "${k2[$name]}" ]; then r=DIFFER; rc=1; fi
-	echo "$head v1 ${k1[$name]} $1 v2c ${k2[$name]} $2 $r"
+	sendsize_case "$head" "${k1[$name]}" "${k2[$name]}" $vargs
+	case $? in
+	1) rc=1 ;;
+	3) [ $rc -eq 0 ] && rc=3 ;;
+	esac
 done
 exit $rc
