@@ -41,7 +41,8 @@
 struct committed_job {
 	const char *cmd;	/* "subvolume diff", for messages */
 	bool bare;		/* the engine's message as it is (as offline), no prefix */
-	u64 ids[2];		/* the subvolumes it reads (0: none) */
+	const u64 *ids;		/* the subvolumes it reads (0: none) */
+	size_t nr_ids;
 	int (*run)(struct btrfs_fs *bfs, void *arg);
 	void *arg;
 };
@@ -64,7 +65,7 @@ static void race_hook(struct btrfs_fs *bfs, const struct committed_job *job)
 		return;
 	copy = strdup(cmd);
 	unsetenv("VOLCTL_RACE_CMD");
-	for (size_t i = 0; i < sizeof(job->ids) / sizeof(job->ids[0]); i++)
+	for (size_t i = 0; i < job->nr_ids; i++)
 		if (job->ids[i])
 			btrfs_read_root(bfs, job->ids[i], &root);	/* the engine reports */
 	fflush(NULL);
@@ -83,7 +84,7 @@ static void race_hook(struct btrfs_fs *bfs, const struct committed_job *job)
  */
 static int check_alive(struct vc_fs *fs, struct btrfs_fs *bfs, const struct committed_job *job)
 {
-	for (size_t i = 0; i < sizeof(job->ids) / sizeof(job->ids[0]); i++) {
+	for (size_t i = 0; i < job->nr_ids; i++) {
 		struct btrfs_root *root;
 		int ret;
 
@@ -212,7 +213,8 @@ static int diff_run(struct btrfs_fs *bfs, void *arg)
 int online_subvol_diff(struct vc_fs *fs, u64 old, u64 new, struct btrfs_diff *d)
 {
 	struct diff_arg a = { fs, old, new, d };
-	struct committed_job job = { "subvolume diff", false, { old, new }, diff_run, &a };
+	const u64 ids[] = { old, new };
+	struct committed_job job = { "subvolume diff", false, ids, 2, diff_run, &a };
 
 	return run_committed(fs, &job);
 }
@@ -232,8 +234,20 @@ static int send_size_run(struct btrfs_fs *bfs, void *arg)
 int online_send_size(struct vc_fs *fs, const struct vc_send_req *req, struct btrfs_send_size *out)
 {
 	struct send_size_arg a = { req, out };
-	struct committed_job job = { "subvolume send-size", true, { req->subvolid, req->parent },
-				     send_size_run, &a };
+	struct committed_job job = { "subvolume send-size", true, NULL, 0, send_size_run, &a };
+	u64 *ids = calloc(2 + (size_t)req->nr_clones, sizeof(*ids));
+	int ret;
 
-	return run_committed(fs, &job);
+	if (!ids)
+		return -ENOMEM;
+	/* the subvolume, the parent and every clone source: each checked alive */
+	ids[0] = req->subvolid;
+	ids[1] = req->parent;
+	for (u32 i = 0; i < req->nr_clones; i++)
+		ids[2 + i] = req->clones[i];
+	job.ids = ids;
+	job.nr_ids = 2 + (size_t)req->nr_clones;
+	ret = run_committed(fs, &job);
+	free(ids);
+	return ret;
 }

@@ -149,3 +149,26 @@ many_files_pair() {
 	[ "$output" = "$want" ]
 	[ ! -e "$MNT/old" ]
 }
+
+@test "send-size online: a -c clone source deleted while read, dropped, written over: the answer located" {
+	# new's files are reflinks of csrc's: sizing new reads csrc's tree for the clones
+	btrfs -q subvolume create "$MNT/c"
+	for i in $(seq 1 300); do head -c 64K /dev/urandom >"$MNT/c/f$i"; done
+	btrfs -q subvolume snapshot -r "$MNT/c" "$MNT/csrc"
+	btrfs -q subvolume create "$MNT/s"
+	btrfs -q subvolume snapshot -r "$MNT/s" "$MNT/old"
+	for i in $(seq 1 300); do cp --reflink=always "$MNT/csrc/f$i" "$MNT/s/f$i"; done
+	btrfs -q subvolume snapshot -r "$MNT/s" "$MNT/new"
+	btrfs -q subvolume delete "$MNT/c"
+	btrfs filesystem sync "$MNT"
+	run_volctl subvolume send-size -p "$MNT/old" -c "$MNT/csrc" "$MNT/new"
+	assert_status 0
+	assert_output_contains "300 clones"
+	want=$output
+	race_script "$MNT/csrc" tree
+	VOLCTL_RACE_CMD=$RACE run_volctl subvolume send-size -p "$MNT/old" -c "$MNT/csrc" "$MNT/new"
+	echo "$output"
+	assert_status 0
+	[ "$output" = "$want" ]
+	[ ! -e "$MNT/csrc" ]
+}
