@@ -31,7 +31,7 @@ trap 'rm -rf "$W"' EXIT
 strace -f -e trace=pread64 -o "$W/trace" "$VOLCTL" --image "$IMG" "$@" >/dev/null
 sed -nE "s/.*, $NODESIZE, ([0-9]+)\) += $NODESIZE\$/\1/p" "$W/trace" >"$W/offs"
 t=()
-for i in $(seq 1 "$RUNS"); do
+for _ in $(seq 1 "$RUNS"); do
 	s=$EPOCHREALTIME
 	"$VOLCTL" --image "$IMG" "$@" >/dev/null
 	e=$EPOCHREALTIME
