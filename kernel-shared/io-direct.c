@@ -213,7 +213,6 @@ static const struct btrfs_io_ops direct_ops = {
 	.close = direct_close,
 	.readahead = direct_readahead,
 	.pread_parallel = direct_pread_parallel,
-	.parallel_readers = 2,
 };
 
 static int fd_size(int fd, u64 *size)
@@ -264,6 +263,7 @@ int btrfs_io_open_direct(const char *path, struct btrfs_io_dev **out)
 	dp->direct = direct;
 	dp->bounce = bounce;
 	dev->ops = &direct_ops;
+	dev->prefetch_workers = 2;
 	dev->priv = dp;
 	dev->size = size;
 	snprintf(dev->name, sizeof(dev->name), "%s", path);

@@ -93,7 +93,7 @@ static void *pf_worker(void *arg)
 int btrfs_io_prefetch_start(struct btrfs_io_dev *dev)
 {
 	struct btrfs_io_prefetch *pf = dev->prefetch;
-	unsigned int workers = dev->ops->parallel_readers;
+	unsigned int workers = dev->prefetch_workers;
 	int ret;
 
 	if (pf) {

@@ -98,7 +98,6 @@ static const struct btrfs_io_ops file_ops = {
 	.close = file_close,
 	.readahead = file_readahead,
 	.pread_parallel = file_pread,	/* pread on the descriptor only */
-	.parallel_readers = 1,
 };
 
 static int fd_size(int fd, u64 *size)

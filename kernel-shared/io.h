@@ -45,8 +45,6 @@ struct btrfs_io_ops {
 	 * prefetch worker's read (io-prefetch.c); without it no prefetching.
 	 */
 	int (*pread_parallel)(struct btrfs_io_dev *dev, void *buf, size_t len, u64 off);
-	/* prefetch workers worth running: 1 where a read is a copy, more where it waits */
-	unsigned int parallel_readers;
 };
 
 struct btrfs_io_prefetch;
@@ -57,7 +55,14 @@ struct btrfs_io_dev {
 	u64 size;		/* bytes addressable on the device */
 	bool writable;		/* opened for writing */
 	char name[256];		/* path or description, for messages */
-	struct btrfs_io_prefetch *prefetch;	/* worker reading ahead, or NULL */
+	/*
+	 * prefetch workers btrfs_io_prefetch_start() runs (0: none).  Two for an
+	 * O_DIRECT device, whose reads wait on the device; none for a file, whose
+	 * warm reads are a copy that a worker only moves to another core (the
+	 * same wall time, 40% more CPU: bench/README.md); a caller may set it.
+	 */
+	unsigned int prefetch_workers;
+	struct btrfs_io_prefetch *prefetch;	/* workers reading ahead, or NULL */
 };
 
 /**
@@ -175,9 +180,9 @@ struct btrfs_io_prefetch_stats {
 /**
  * btrfs_io_prefetch_start - start the worker (or count one more user)
  *
- * Return: 0, -EOPNOTSUPP for a device without pread_parallel, or the
- * errno of the failed allocation or thread creation.  Callers may go on
- * without it: reads are the same, only slower.
+ * Return: 0, -EOPNOTSUPP for a device without pread_parallel or with no
+ * prefetch_workers, or the errno of the failed allocation or thread
+ * creation.  Callers may go on without it: reads are the same, only slower.
  */
 int btrfs_io_prefetch_start(struct btrfs_io_dev *dev);
 

@@ -478,6 +478,9 @@ static void test_prefetch(void)
 	ret = btrfs_io_open_file(f, true, &dev);
 	CHECK(ret == 0, "file device");
 	if (ret == 0) {
+		CHECK(btrfs_io_prefetch_start(dev) == -EOPNOTSUPP && !dev->prefetch,
+		      "no prefetch worker on a file unless asked for");
+		dev->prefetch_workers = 1;
 		test_prefetch_on(dev, want, size, "file");
 		/* a write drops the slots it overlaps: the new bytes are read */
 		CHECK(btrfs_io_prefetch_start(dev) == 0, "file: start again");

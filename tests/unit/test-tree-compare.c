@@ -166,6 +166,7 @@ static int env_to_file(struct env *e)
 	unlink(path);
 	if (ret < 0)
 		return ret;
+	dev->prefetch_workers = 1;	/* none by default on a file */
 	btrfs_fs_close(e->fs);
 	btrfs_io_close(e->dev);
 	e->dev = dev;
