@@ -537,10 +537,14 @@ void btrfs_readahead_flush(struct btrfs_readahead *ra)
 
 void btrfs_prefetch_begin(struct btrfs_fs *fs)
 {
+	bool any = false;
+
 	for (size_t i = 0; i < fs->nr_devices; i++) {
-		if (fs->devices[i]->io)
-			btrfs_io_prefetch_start(fs->devices[i]->io);	/* may fail: a hint */
+		if (fs->devices[i]->io && btrfs_io_prefetch_start(fs->devices[i]->io) == 0)
+			any = true;	/* may fail: hints only */
 	}
+	if (any)
+		fs->prefetching++;
 }
 
 u64 btrfs_prefetch_end(struct btrfs_fs *fs)
@@ -555,6 +559,8 @@ u64 btrfs_prefetch_end(struct btrfs_fs *fs)
 		btrfs_io_prefetch_stop(fs->devices[i]->io, &st);
 		hits += st.hits;
 	}
+	if (fs->prefetching)
+		fs->prefetching--;
 	return hits;
 }
 
@@ -563,7 +569,7 @@ void btrfs_prefetch_tree_block(struct btrfs_fs *fs, u64 bytenr)
 	struct btrfs_io_stripe st;
 	bool had_msg = fs->errmsg[0] != '\0';
 
-	if (cache_find(&fs->cache, bytenr))
+	if (!fs->prefetching || cache_find(&fs->cache, bytenr))
 		return;
 	if (btrfs_map_block(fs, bytenr, fs->nodesize, 1, &st) < 0) {
 		if (!had_msg) {

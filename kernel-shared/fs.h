@@ -110,6 +110,7 @@ struct btrfs_fs {
 
 	/* extent-buffer.c */
 	struct btrfs_eb_cache cache;
+	u32 prefetching;		/* btrfs_prefetch_begin() calls with a worker started */
 
 	/* ctree.c: every root read so far, owned here */
 	struct btrfs_root *tree_root;

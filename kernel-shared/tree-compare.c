@@ -98,8 +98,8 @@ static void cursor_hint_from(struct cmp_cursor *c, int level, u32 from)
 	const struct extent_buffer *eb = c->nodes[level];
 	u32 nr, slot, end, n = 0;
 
-	if (level < 1 || !eb)
-		return;
+	if (level < 1 || !eb || !c->root->fs->prefetching)
+		return;	/* no worker: nothing to hint */
 	nr = btrfs_eb_nritems(eb);
 	slot = from > c->hinted[level] ? from : c->hinted[level];
 	end = slot + PREFETCH_SCAN < nr ? slot + PREFETCH_SCAN : nr;
