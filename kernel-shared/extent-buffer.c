@@ -547,21 +547,25 @@ void btrfs_prefetch_begin(struct btrfs_fs *fs)
 		fs->prefetching++;
 }
 
-u64 btrfs_prefetch_end(struct btrfs_fs *fs)
+void btrfs_prefetch_end(struct btrfs_fs *fs, struct btrfs_io_prefetch_stats *sum)
 {
-	u64 hits = 0;
-
 	for (size_t i = 0; i < fs->nr_devices; i++) {
 		struct btrfs_io_prefetch_stats st;
 
 		if (!fs->devices[i]->io)
 			continue;
 		btrfs_io_prefetch_stop(fs->devices[i]->io, &st);
-		hits += st.hits;
+		if (sum) {
+			sum->hinted += st.hinted;
+			sum->read += st.read;
+			sum->hits += st.hits;
+			sum->late += st.late;
+			sum->unused += st.unused;
+			sum->dropped += st.dropped;
+		}
 	}
 	if (fs->prefetching)
 		fs->prefetching--;
-	return hits;
 }
 
 void btrfs_prefetch_tree_block(struct btrfs_fs *fs, u64 bytenr)

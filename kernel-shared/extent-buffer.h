@@ -77,12 +77,13 @@ void btrfs_readahead_tree_blocks(struct btrfs_fs *fs, const u64 *bytenrs, u32 nr
  * every opened device that has one (nested calls count); each
  * btrfs_prefetch_tree_block() queues one block not cached yet (first copy),
  * in the order the walk will read them; btrfs_prefetch_end() stops it and
- * returns how many reads a worker's slot served (all devices).
+ * adds the counters of all devices to @sum (optional).
  * Reads are verified as every read: a slot only saves the copy's time.
  */
 void btrfs_prefetch_begin(struct btrfs_fs *fs);
 void btrfs_prefetch_tree_block(struct btrfs_fs *fs, u64 bytenr);
-u64 btrfs_prefetch_end(struct btrfs_fs *fs);
+struct btrfs_io_prefetch_stats;
+void btrfs_prefetch_end(struct btrfs_fs *fs, struct btrfs_io_prefetch_stats *sum);
 
 /*
  * The one read-ahead batcher.  Blocks are given in device order; neighbours

@@ -401,7 +401,13 @@ int btrfs_compare_trees(struct btrfs_root *left, struct btrfs_root *right,
 		if (ret == 0)
 			ret = cursor_step(&r, rs);
 	}
-	x.stats->prefetched += btrfs_prefetch_end(left->fs);
+	{
+		struct btrfs_io_prefetch_stats pf = { 0 };
+
+		btrfs_prefetch_end(left->fs, &pf);
+		x.stats->prefetch_hinted += pf.hinted;
+		x.stats->prefetched += pf.hits;
+	}
 	cursor_release(&l);
 	cursor_release(&r);
 	return ret;
@@ -507,7 +513,7 @@ int btrfs_compare_trees_send(struct btrfs_root *send, struct btrfs_root *parent,
 			al = STEP_DOWN;
 		}
 	}
-	btrfs_prefetch_end(send->fs);	/* send-size counts commands, not blocks */
+	btrfs_prefetch_end(send->fs, NULL);	/* send-size counts commands, not blocks */
 	cursor_release(&l);
 	cursor_release(&r);
 	return ret;

@@ -45,7 +45,8 @@ struct btrfs_compare_stats {
 	u64 shared_skipped;		/* subtrees skipped: the same block on both sides */
 	u64 items_compared;		/* items present on both sides, compared byte for byte */
 	u64 differences;		/* callback calls */
-	u64 prefetched;			/* blocks the prefetch worker had read (io.h) */
+	u64 prefetch_hinted;		/* blocks hinted to the prefetch workers (io.h) */
+	u64 prefetched;			/* ... and reads served from their slots */
 };
 
 /**
