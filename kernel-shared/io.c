@@ -100,13 +100,14 @@ static const struct btrfs_io_ops file_ops = {
 	.pread_parallel = file_pread,	/* pread on the descriptor only */
 };
 
-static int fd_size(int fd, u64 *size)
+static int fd_size(int fd, u64 *size, bool *blk)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (S_ISBLK(st.st_mode)) {
+	*blk = S_ISBLK(st.st_mode);
+	if (*blk) {
 		/* the end of a block device is its size; no ioctl needed */
 		off_t end = lseek(fd, 0, SEEK_END);
 
@@ -127,9 +128,10 @@ static int open_fd_common(int fd, bool own, const char *name, bool writable,
 	struct btrfs_io_dev *dev;
 	struct file_priv *fp;
 	u64 size = 0;
+	bool blk = false;
 	int ret;
 
-	ret = fd_size(fd, &size);
+	ret = fd_size(fd, &size, &blk);
 	if (ret < 0)
 		return ret;
 	dev = calloc(1, sizeof(*dev));
@@ -145,6 +147,8 @@ static int open_fd_common(int fd, bool own, const char *name, bool writable,
 	dev->priv = fp;
 	dev->size = size;
 	dev->writable = writable;
+	/* a block device's reads may wait on the disk, a file's are warm copies */
+	dev->prefetch_workers = blk ? 2 : 0;
 	snprintf(dev->name, sizeof(dev->name), "%s", name ? name : "(fd)");
 	*out = dev;
 	return 0;

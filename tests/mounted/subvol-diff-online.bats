@@ -98,3 +98,28 @@ all_forms() {
 	[ "$(echo "$output" | wc -l)" -eq 1 ]
 	assert_output_contains "error: $MNT/s: subvolume diff reads the filesystem's devices, which needs CAP_SYS_ADMIN (root): $LOOPDEV: Permission denied"
 }
+
+@test "subvolume diff, send-size -p on an unmounted block device (prefetch workers): the same as on the image file" {
+	for i in $(seq 1 2000); do echo "$i" >"$MNT/s/d/f$i"; done
+	btrfs subvolume snapshot -r "$MNT/s" "$MNT/a" >/dev/null
+	for i in $(seq 1 7 2000); do echo more >>"$MNT/s/d/f$i"; done
+	for i in $(seq 3 11 2000); do mv "$MNT/s/d/f$i" "$MNT/s/moved$i"; done
+	rm "$MNT/s/d/f5" "$MNT/s/d/f6"
+	btrfs subvolume snapshot -r "$MNT/s" "$MNT/b" >/dev/null
+	umount "$MNT"
+	# the loop device stays: its page cache is dropped, so the reads wait on it
+	blockdev --flushbufs "$LOOPDEV"
+	run_volctl --image "$LOOPDEV" subvolume diff /a /b
+	assert_status 0
+	dev_diff=$output
+	run_volctl --image "$LOOPDEV" subvolume send-size -p /a /b
+	assert_status 0
+	dev_size=$output
+	run_volctl --image "$IMG" subvolume diff /a /b
+	assert_status 0
+	[ "$output" = "$dev_diff" ]
+	[ "$(grep -c . <<<"$output")" -gt 400 ]
+	run_volctl --image "$IMG" subvolume send-size -p /a /b
+	assert_status 0
+	[ "$output" = "$dev_size" ]
+}
