@@ -21,15 +21,22 @@
 /*
  * The kernel finds clone sources with its backref walk, and the first
  * reference at least as long as the extent ends the walk: so the order
- * matters.  The walk's order, as measured against the kernel's streams:
- * each data ref (sorted by root, inode and offset, descending) resolved to
- * the leaves holding its items (in the tree of its root, which may be no
- * clone source itself: the subvolume the snapshots were taken of; only
- * leaves that root owns and no shared ref names); the leaves of the data
- * refs in the order their first ref names them, then the leaves of the
- * shared refs; in a leaf, each root that reaches it (newest first), then its
- * items: those of each data ref in the refs' order, each ref's in key
- * order, a shared leaf's in descending key order.
+ * matters.  The walk's order (fs/btrfs/backref.c and send.c, checked
+ * against the kernel's streams):
+ *  - each data ref (sorted by root, inode and offset, descending) is
+ *    resolved to the leaves holding its items (in the tree of its root,
+ *    which may be no clone source itself: the subvolume the snapshots were
+ *    taken of; only leaves that root owns and no shared ref names), then
+ *    each shared ref's leaf is scanned, in slot order;
+ *  - an item found in a leaf the send's backref cache holds is offered at
+ *    once to the roots cached for it (struct bcache_ent), so a perfect
+ *    source there ends the walk before the leaves below are visited;
+ *  - then the leaves: those of the data refs in the order their first ref
+ *    names them (one ref's by descending address), then those of the
+ *    shared refs; in a leaf, each root that reaches it (newest first; the
+ *    leaf and its roots are then cached), then its items: those of each
+ *    data ref in the refs' order, each ref's in key order, a shared leaf's
+ *    in descending key order (its list was built by prepending).
  */
 struct bref {
 	u64 root, ino, off;	/* a data ref; root 0: a shared ref of leaf @off */
@@ -42,7 +49,7 @@ struct elem {
 
 struct bleaf {
 	u64 bytenr;
-	size_t order;		/* the position its first ref gave it */
+	size_t order;		/* the rank of the first ref that names it */
 	bool shared;		/* named by a shared ref */
 	struct elem *elems;
 	size_t nr, cap;
@@ -102,14 +109,20 @@ static int extent_refs_cb(void *priv, const struct btrfs_key *key, const void *d
 	return 0;
 }
 
-/* the leaves of data refs first, then those of shared refs; each in the order first named */
+/*
+ * The leaves of data refs first, then those of shared refs; each in the
+ * order of the ref first naming it, the leaves of one ref by descending
+ * address (the kernel keeps resolved refs sorted so, parent last).
+ */
 static int cmp_leaf(const void *a, const void *b)
 {
 	const struct bleaf *x = a, *y = b;
 
 	if (x->shared != y->shared)
 		return x->shared ? 1 : -1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return x->bytenr > y->bytenr ? -1 : x->bytenr < y->bytenr;
 }
 
 static int cmp_bref_desc(const void *a, const void *b)
@@ -126,11 +139,60 @@ static int cmp_bref_desc(const void *a, const void *b)
 }
 
 struct walk {
+	struct inc *s;
 	struct bleaf *leaves;
 	size_t nr, cap;
 	u64 bytenr, pos;
 	bool compressed;
+	size_t rank;		/* of the ref being resolved */
+	u64 data_offset, extent_len;
+	bool stop;		/* a perfect source found: the walk ends */
 };
+
+static int consider(struct inc *s, struct croot *c, const struct elem *e, u64 data_offset,
+		    u64 extent_len);
+
+/* the cache entry of @leaf, made the most recently used; NULL if none */
+static const struct bcache_ent *bcache_lookup(struct inc *s, u64 leaf)
+{
+	for (u32 i = 0; i < s->nr_bcache; i++)
+		if (s->bcache[i].leaf == leaf) {
+			s->bcache[i].stamp = ++s->bcache_clock;
+			return &s->bcache[i];
+		}
+	return NULL;
+}
+
+/* keep the clone roots reaching @leaf, pushing out the least recently used */
+static void bcache_store(struct inc *s, u64 leaf, const u8 *roots, u32 nr)
+{
+	struct bcache_ent *e;
+
+	if (nr > BREF_CACHE_ROOTS)
+		return;
+	if (s->nr_bcache < BREF_CACHE_SIZE) {
+		e = &s->bcache[s->nr_bcache++];
+	} else {
+		e = &s->bcache[0];
+		for (u32 i = 1; i < s->nr_bcache; i++)
+			if (s->bcache[i].stamp < e->stamp)
+				e = &s->bcache[i];
+	}
+	e->leaf = leaf;
+	e->stamp = ++s->bcache_clock;
+	e->nr = nr;
+	memcpy(e->roots, roots, nr);
+}
+
+/* offer one reference to the cached roots of @leaf, as it is found */
+static void offer_cached(struct walk *w, u64 leaf, const struct elem *e)
+{
+	const struct bcache_ent *c = bcache_lookup(w->s, leaf);
+
+	for (u32 i = 0; c && i < c->nr && !w->stop; i++)
+		w->stop = consider(w->s, &w->s->croots[c->roots[i]], e, w->data_offset,
+				   w->extent_len);
+}
 
 static struct bleaf *walk_leaf(struct walk *w, u64 bytenr)
 {
@@ -141,24 +203,33 @@ static struct bleaf *walk_leaf(struct walk *w, u64 bytenr)
 		return NULL;
 	memset(&w->leaves[w->nr], 0, sizeof(w->leaves[0]));
 	w->leaves[w->nr].bytenr = bytenr;
-	w->leaves[w->nr].order = w->nr;
+	w->leaves[w->nr].order = w->rank;
 	return &w->leaves[w->nr++];
 }
 
-/* a reference of the extent at file item (@ino, @key_offset): an elem if it covers the position */
-static int add_elem(struct walk *w, struct elem **list, size_t *nr, size_t *cap, u64 ino,
-		    u64 key_offset, const struct btrfs_file_extent_rec *fe)
+/*
+ * A reference of the extent at file item (@ino, @key_offset) in @leaf: an
+ * elem if it covers the position, offered at once to the roots cached for
+ * the leaf (the kernel's check_extent_in_eb()).
+ */
+static int add_elem(struct walk *w, u64 leaf, struct elem **list, size_t *nr, size_t *cap,
+		    u64 ino, u64 key_offset, const struct btrfs_file_extent_rec *fe)
 {
 	u64 offset = key_offset;
+	struct elem e;
 
 	if (!w->compressed) {
 		if (w->pos < fe->offset || w->pos >= fe->offset + fe->num_bytes)
 			return 0;
 		offset += w->pos - fe->offset;
 	}
+	e = (struct elem){ ino, offset, fe->num_bytes };
+	offer_cached(w, leaf, &e);
+	if (w->stop)
+		return 0;
 	if (btrfs_array_grow((void **)list, cap, *nr + 1, sizeof(**list)) < 0)
 		return -ENOMEM;
-	(*list)[(*nr)++] = (struct elem){ ino, offset, fe->num_bytes };
+	(*list)[(*nr)++] = e;
 	return 0;
 }
 
@@ -200,6 +271,7 @@ static int resolve_data_ref(struct inc *s, struct walk *w, const struct refscan 
 			    const struct bref *b)
 {
 	struct btrfs_key key = { b->ino, BTRFS_EXTENT_DATA_KEY, b->off };
+	const struct extent_buffer *eb0;
 	struct btrfs_root *root;
 	struct btrfs_path path;
 	struct elem *cur = NULL;
@@ -219,7 +291,12 @@ static int resolve_data_ref(struct inc *s, struct walk *w, const struct refscan 
 	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
 	if (ret < 0)
 		return ret;
-	while (count < b->count) {
+	/* a leaf of another owner or a shared ref's: at the start, and at each next leaf's first item */
+	eb0 = path.nodes[0];
+	if (eb0 && (u32)path.slots[0] < btrfs_eb_nritems(eb0) &&
+	    (btrfs_eb_owner(eb0) != b->root || is_shared_leaf(r, eb0->start)))
+		path.slots[0] = (int)btrfs_eb_nritems(eb0);
+	while (count < b->count && !w->stop) {
 		struct btrfs_file_extent_rec fe;
 		const struct extent_buffer *eb;
 		const u8 *data;
@@ -229,13 +306,14 @@ static int resolve_data_ref(struct inc *s, struct walk *w, const struct refscan 
 		if (ret)
 			break;
 		eb = path.nodes[0];
-		if (btrfs_eb_owner(eb) != b->root || is_shared_leaf(r, eb->start)) {
-			path.slots[0] = (int)btrfs_eb_nritems(eb);	/* on to the next leaf */
-			continue;
-		}
 		btrfs_path_item_key(&path, &key);
 		if (key.objectid != b->ino || key.type != BTRFS_EXTENT_DATA_KEY)
 			break;
+		if (path.slots[0] == 0 &&
+		    (btrfs_eb_owner(eb) != b->root || is_shared_leaf(r, eb->start))) {
+			path.slots[0] = (int)btrfs_eb_nritems(eb);	/* on to the next leaf */
+			continue;
+		}
 		if (eb->start != cur_leaf && nr) {
 			ret = leaf_take(w, cur_leaf, cur, nr, false);
 			nr = 0;
@@ -248,7 +326,7 @@ static int resolve_data_ref(struct inc *s, struct walk *w, const struct refscan 
 		    fe.type != BTRFS_FILE_EXTENT_INLINE && fe.disk_bytenr == w->bytenr &&
 		    key.offset - fe.offset == b->off) {
 			count++;
-			ret = add_elem(w, &cur, &nr, &cap, key.objectid, key.offset, &fe);
+			ret = add_elem(w, eb->start, &cur, &nr, &cap, key.objectid, key.offset, &fe);
 			if (ret < 0)
 				break;
 		}
@@ -276,7 +354,7 @@ static int resolve_shared_ref(struct inc *s, struct walk *w, u64 leaf)
 		free_extent_buffer(eb);
 		return -EUCLEAN;
 	}
-	for (u32 i = 0; i < btrfs_eb_nritems(eb) && ret == 0; i++) {
+	for (u32 i = 0; i < btrfs_eb_nritems(eb) && ret == 0 && !w->stop; i++) {
 		struct btrfs_key k;
 		struct btrfs_file_extent_rec fe;
 
@@ -287,7 +365,7 @@ static int resolve_shared_ref(struct inc *s, struct walk *w, u64 leaf)
 					     &fe) < 0 || fe.type == BTRFS_FILE_EXTENT_INLINE)
 			continue;
 		if (fe.disk_bytenr == w->bytenr)
-			ret = add_elem(w, &cur, &nr, &cap, k.objectid, k.offset, &fe);
+			ret = add_elem(w, leaf, &cur, &nr, &cap, k.objectid, k.offset, &fe);
 	}
 	free_extent_buffer(eb);
 	if (ret == 0 && nr)
@@ -355,11 +433,11 @@ int si_find_extent_clone(struct inc *s, const struct fext *f, struct croot **fou
 	const struct btrfs_file_extent_rec *fe = &f->fe;
 	u64 data_offset = f->key.offset, ino_size = s->cur_size, extent_len;
 	struct refscan r = { 0 };
-	struct walk w = { .bytenr = fe->disk_bytenr, .pos = fe->compression ? 0 : fe->offset,
-			  .compressed = fe->compression != 0 };
+	struct walk w = { .s = s, .bytenr = fe->disk_bytenr,
+			  .pos = fe->compression ? 0 : fe->offset,
+			  .compressed = fe->compression != 0, .data_offset = data_offset };
 	struct btrfs_root *extent_root;
 	struct croot *best = NULL;
-	bool stop = false;
 	int ret;
 
 	*found = NULL;
@@ -374,6 +452,7 @@ int si_find_extent_clone(struct inc *s, const struct fext *f, struct croot **fou
 		s->croots[i].found = false;
 	}
 	extent_len = data_offset + fe->num_bytes >= ino_size ? ino_size - data_offset : fe->num_bytes;
+	w.extent_len = extent_len;
 	ret = btrfs_read_root(s->fs, BTRFS_EXTENT_TREE_OBJECTID, &extent_root);
 	if (ret < 0)
 		return ret;
@@ -388,7 +467,8 @@ int si_find_extent_clone(struct inc *s, const struct fext *f, struct croot **fou
 	if (!r.found_item || r.total > MAX_EXTENT_REFS)
 		goto out;
 	qsort(r.refs, r.nr, sizeof(*r.refs), cmp_bref_desc);
-	for (size_t i = 0; i < r.nr && ret == 0; i++) {
+	for (size_t i = 0; i < r.nr && ret == 0 && !w.stop; i++) {
+		w.rank = i;
 		if (r.refs[i].root)
 			ret = resolve_data_ref(s, &w, &r, &r.refs[i]);
 		else
@@ -396,21 +476,33 @@ int si_find_extent_clone(struct inc *s, const struct fext *f, struct croot **fou
 	}
 	if (ret < 0)
 		goto out;
-	qsort(w.leaves, w.nr, sizeof(*w.leaves), cmp_leaf);
-	for (size_t i = 0; i < w.nr && !stop; i++) {
+	if (!w.stop)
+		qsort(w.leaves, w.nr, sizeof(*w.leaves), cmp_leaf);
+	for (size_t i = 0; i < w.nr && !w.stop; i++) {
 		const struct bleaf *l = &w.leaves[i];
+		const struct bcache_ent *c = bcache_lookup(s, l->bytenr);
+		u8 roots[MAX_CLONE_ROOTS];
+		u32 nr = 0;
 
-		for (u32 k = s->nr_croots; k-- > 0 && !stop;) {
-			bool has;
+		if (c) {
+			nr = c->nr;
+			memcpy(roots, c->roots, nr);
+		} else {
+			for (u32 k = s->nr_croots; k-- > 0;) {
+				bool has;
 
-			ret = root_has_leaf(s, s->croots[k].root, l->bytenr, &has);
-			if (ret < 0)
-				goto out;
-			if (!has)
-				continue;
-			for (size_t j = 0; j < l->nr && !stop; j++)
-				stop = consider(s, &s->croots[k], &l->elems[j], data_offset, extent_len);
+				ret = root_has_leaf(s, s->croots[k].root, l->bytenr, &has);
+				if (ret < 0)
+					goto out;
+				if (has)
+					roots[nr++] = (u8)k;
+			}
+			bcache_store(s, l->bytenr, roots, nr);
 		}
+		for (u32 k = 0; k < nr && !w.stop; k++)
+			for (size_t j = 0; j < l->nr && !w.stop; j++)
+				w.stop = consider(s, &s->croots[roots[k]], &l->elems[j], data_offset,
+						  extent_len);
 	}
 	for (u32 i = 0; i < s->nr_croots; i++) {
 		struct croot *c = &s->croots[i];

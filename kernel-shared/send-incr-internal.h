@@ -98,12 +98,31 @@ struct croot {
 	bool found;
 };
 
+/*
+ * The send's backref cache (the kernel's, since 6.2): for up to
+ * BREF_CACHE_SIZE leaves, least recently used out first, the clone roots
+ * that reach each (at most BREF_CACHE_ROOTS, or the leaf is not kept).  A
+ * leaf found in it is offered to the clone search at once, while the
+ * references are still being resolved, so it changes which source wins.
+ */
+#define BREF_CACHE_SIZE		128u
+#define BREF_CACHE_ROOTS	17u
+
+struct bcache_ent {
+	u64 leaf, stamp;
+	u32 nr;
+	u8 roots[BREF_CACHE_ROOTS];	/* indexes into croots[], in walk order */
+};
+
 struct inc {
 	struct btrfs_fs *fs;
 	struct btrfs_root *send, *parent;
 	struct btrfs_send_size *out;
 	struct croot croots[MAX_CLONE_ROOTS];
 	u32 nr_croots;
+	struct bcache_ent bcache[BREF_CACHE_SIZE];
+	u32 nr_bcache;
+	u64 bcache_clock;
 
 	/* the compare callback being handled */
 	struct btrfs_key cmp_key;

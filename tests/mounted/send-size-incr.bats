@@ -9,7 +9,8 @@
 # parent that is newer) and with -c instead of -p (btrfs send then picks the
 # parent); on hand-made renames the kernel must delay (a directory moved
 # below one of its own children, a directory waiting for its removal, two
-# names swapped); then what it refuses: a writable parent, itself as parent,
+# names swapped); a tie between two clone sources that the send's backref
+# cache breaks; then what it refuses: a writable parent, itself as parent,
 # -c with no parent to pick, an unrelated parent (with what the kernel would
 # send), a path that is not a subvolume.
 
@@ -93,6 +94,26 @@ exact_after() {
 	exact_after old new
 	grep -q "rename.*o2[0-9][0-9]-" "$BATS_TEST_TMPDIR/dump"
 	exact_after new old
+}
+
+@test "send-size -p: a tie between clone sources broken by the send's backref cache, as the kernel does" {
+	mkfs_mount
+	btrfs -q subvolume create "$MNT/sv"
+	# enough items for a tree of two levels, so that its leaves are shared
+	for i in $(seq 1 300); do echo "filler $i" >"$MNT/sv/filler-$i-with-a-longish-name"; done
+	head -c 65536 /dev/urandom >"$MNT/sv/c1"
+	cp --reflink=always "$MNT/sv/c1" "$MNT/sv/c2-with-a-much-longer-name"
+	cp --reflink=always "$MNT/sv/c1" "$MNT/sv/t"
+	btrfs -q subvolume snapshot -r "$MNT/sv" "$MNT/old"
+	# their leaf now belongs to old alone: the extent has a shared ref
+	rm "$MNT/sv/c1" "$MNT/sv/c2-with-a-much-longer-name" "$MNT/sv/t"
+	btrfs -q subvolume snapshot -r "$MNT/sv" "$MNT/new"
+	# sending old: t may clone c1 or the longer name (equal lengths); the
+	# leaf's roots were cached at c1, so the kernel offers its items in
+	# slot order at once (c1 first), not in the reversed order of a
+	# shared leaf's list (the longer name first)
+	exact_after new old
+	grep -q "clone *./old/t .*from=./old/c1 " "$BATS_TEST_TMPDIR/dump"
 }
 
 @test "send-size -p: refusals: a writable parent, itself, -c without a parent to pick, an unrelated parent, not a subvolume" {
