@@ -234,6 +234,13 @@ const u8 *btrfs_path_item_data(const struct btrfs_path *path, u32 *len)
 int btrfs_iterate_items(struct btrfs_root *root, const struct btrfs_key *min,
 			const struct btrfs_key *max, btrfs_item_cb cb, void *priv)
 {
+	return btrfs_iterate_items_owner(root, min, max, cb, priv, NULL);
+}
+
+int btrfs_iterate_items_owner(struct btrfs_root *root, const struct btrfs_key *min,
+			      const struct btrfs_key *max, btrfs_item_cb cb, void *priv,
+			      u64 *leaf_owner)
+{
 	struct btrfs_path path;
 	int ret;
 
@@ -253,6 +260,8 @@ int btrfs_iterate_items(struct btrfs_root *root, const struct btrfs_key *min,
 		if (btrfs_key_cmp(&key, max) > 0)
 			break;
 		data = btrfs_path_item_data(&path, &len);
+		if (leaf_owner)
+			*leaf_owner = btrfs_eb_owner(path.nodes[0]);
 		ret = cb(priv, &key, data, len);
 		if (ret)
 			break;

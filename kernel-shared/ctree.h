@@ -130,6 +130,11 @@ const u8 *btrfs_path_item_data(const struct btrfs_path *path, u32 *len);
 int btrfs_iterate_items(struct btrfs_root *root, const struct btrfs_key *min,
 			const struct btrfs_key *max, btrfs_item_cb cb, void *priv);
 
+/** btrfs_iterate_items() with, for each item, *@leaf_owner set to its leaf's owner */
+int btrfs_iterate_items_owner(struct btrfs_root *root, const struct btrfs_key *min,
+			      const struct btrfs_key *max, btrfs_item_cb cb, void *priv,
+			      u64 *leaf_owner);
+
 /** btrfs_lookup_item - copy exactly @key's item; -ENOENT if absent */
 int btrfs_lookup_item(struct btrfs_root *root, const struct btrfs_key *key, void *buf,
 		      u32 buf_len, u32 *item_len);

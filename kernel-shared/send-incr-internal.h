@@ -12,6 +12,7 @@
 
 #include "ctree.h"
 #include "items.h"
+#include "send-clone.h"
 #include "send-size.h"
 #include "tree-compare.h"
 
@@ -26,13 +27,11 @@
 #define V2_CHUNK	(128u * 1024)
 #define SECTOR		4096u
 #define CLONE_EOF_ALIGN	65536u
-#define MAX_EXTENT_REFS	1024u
 #define NAME_CACHE_MAX	256u
 #define UTIMES_CACHE	64u
 #define TOP		BTRFS_FIRST_FREE_OBJECTID
 #define MAX_PATH	4096u
 #define MAX_DIR_MOVES	(1ull << 24)
-#define MAX_CLONE_ROOTS	64u
 
 enum istate { ST_NO_CHANGE, ST_WILL_CREATE, ST_DID_CREATE, ST_WILL_DELETE, ST_DID_DELETE };
 
@@ -90,39 +89,12 @@ struct uent {
 	u64 ino, gen;
 };
 
-struct croot {
-	struct btrfs_root *root;
-	u64 id;
-	/* per extent: the best candidate */
-	u64 ino, offset, num_bytes;
-	bool found;
-};
-
-/*
- * The send's backref cache (the kernel's, since 6.2): for up to
- * BREF_CACHE_SIZE leaves, least recently used out first, the clone roots
- * that reach each (at most BREF_CACHE_ROOTS, or the leaf is not kept).  A
- * leaf found in it is offered to the clone search at once, while the
- * references are still being resolved, so it changes which source wins.
- */
-#define BREF_CACHE_SIZE		128u
-#define BREF_CACHE_ROOTS	17u
-
-struct bcache_ent {
-	u64 leaf, stamp;
-	u32 nr;
-	u8 roots[BREF_CACHE_ROOTS];	/* indexes into croots[], in walk order */
-};
 
 struct inc {
 	struct btrfs_fs *fs;
 	struct btrfs_root *send, *parent;
 	struct btrfs_send_size *out;
-	struct croot croots[MAX_CLONE_ROOTS];
-	u32 nr_croots;
-	struct bcache_ent bcache[BREF_CACHE_SIZE];
-	u32 nr_bcache;
-	u64 bcache_clock;
+	struct clone_search cs;		/* the clone roots, the backref cache */
 
 	/* the compare callback being handled */
 	struct btrfs_key cmp_key;

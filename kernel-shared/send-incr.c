@@ -419,18 +419,18 @@ static int add_croot(struct inc *s, struct btrfs_root *root)
 {
 	u32 i;
 
-	for (i = 0; i < s->nr_croots; i++)
-		if (s->croots[i].id == root->id)
+	for (i = 0; i < s->cs.nr_croots; i++)
+		if (s->cs.croots[i].id == root->id)
 			return 0;
-	if (s->nr_croots == MAX_CLONE_ROOTS)
+	if (s->cs.nr_croots == MAX_CLONE_ROOTS)
 		return -E2BIG;
 	/* sorted by root id, as the kernel's bsearch wants them */
-	for (i = s->nr_croots; i > 0 && s->croots[i - 1].id > root->id; i--)
-		s->croots[i] = s->croots[i - 1];
-	memset(&s->croots[i], 0, sizeof(s->croots[i]));
-	s->croots[i].root = root;
-	s->croots[i].id = root->id;
-	s->nr_croots++;
+	for (i = s->cs.nr_croots; i > 0 && s->cs.croots[i - 1].id > root->id; i--)
+		s->cs.croots[i] = s->cs.croots[i - 1];
+	memset(&s->cs.croots[i], 0, sizeof(s->cs.croots[i]));
+	s->cs.croots[i].root = root;
+	s->cs.croots[i].id = root->id;
+	s->cs.nr_croots++;
 	return 0;
 }
 
@@ -456,6 +456,8 @@ int btrfs_send_size_from(struct btrfs_fs *fs, u64 subvolid, u64 parent_id, const
 	ret = open_ro_root(fs, subvolid, "subvolume", &s->send);
 	if (ret < 0)
 		goto out;
+	s->cs.fs = fs;
+	s->cs.send = s->send;
 	if (parent_id) {
 		if (parent_id == subvolid) {
 			btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,

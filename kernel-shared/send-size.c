@@ -13,6 +13,7 @@
 #include "extent-buffer.h"
 #include "fs.h"
 #include "items.h"
+#include "send-clone.h"
 #include "send-size.h"
 #include "array.h"
 
@@ -29,13 +30,13 @@
 #define ROOT_INO	256ULL
 #define SECTOR		4096u		/* our sector and page size */
 #define CLONE_EOF_ALIGN	65536u		/* the receiver's largest sector size */
-#define MAX_EXTENT_REFS	1024u
 /* clone: path, file offset, length, uuid, ctransid, clone path, clone offset */
 #define CLONE_FIXED	(CMD_HDR + TLV_HDR + 2 * TLV_U64 + TLV_UUID + TLV_U64 + TLV_HDR + TLV_U64)
 
 /* a file extent item of the subvolume */
 struct fext {
 	u64 ino, off, bytenr, eo, num, disk_num, ram;
+	u64 owner;		/* of the leaf holding it */
 	u8 comp, type;
 };
 
@@ -77,11 +78,10 @@ struct state {
 	size_t str_len, str_cap;
 	struct fext *exts;
 	size_t nr_exts, exts_cap;
-	u32 *by_bytenr;			/* exts[] by bytenr, in the backref walk's order */
+	u64 leaf_owner;			/* of the item being read */
+	struct clone_search cs;		/* the subvolume its only clone root */
 	struct clone *clones;
 	size_t nr_clones, clones_cap;
-	bool refused;
-	u64 refused_ino, refused_bytenr;
 	int err;
 	/* replay */
 	u64 progress;
@@ -250,7 +250,7 @@ static int extent(struct state *s, struct ino *i, const struct btrfs_key *key, c
 	s->exts[s->nr_exts++] = (struct fext){
 		.ino = i->ino, .off = off, .bytenr = get_le64(p + 21), .eo = get_le64(p + 37),
 		.num = get_le64(p + 45), .disk_num = get_le64(p + 29), .ram = ram,
-		.comp = comp, .type = type,
+		.owner = s->leaf_owner, .comp = comp, .type = type,
 	};
 	return 0;
 }
@@ -385,88 +385,34 @@ static int clone_range(struct state *s, struct ino *i, const struct fext *e, u64
 	return 0;
 }
 
-static int cmp_bytenr(const void *a, const void *b, void *priv)
-{
-	const struct fext *x = (const struct fext *)priv;
-	u32 ia = *(const u32 *)a, ib = *(const u32 *)b;
-
-	const struct fext *ea = &x[ia], *eb = &x[ib];
-
-	if (ea->bytenr != eb->bytenr)
-		return ea->bytenr < eb->bytenr ? -1 : 1;
-	/* the backref walk: data refs (inode, offset - extent offset) descending */
-	if (ea->ino != eb->ino)
-		return ea->ino > eb->ino ? -1 : 1;
-	if (ea->off - ea->eo != eb->off - eb->eo)
-		return ea->off - ea->eo > eb->off - eb->eo ? -1 : 1;
-	/* then the items of one ref in key order */
-	return ia < ib ? -1 : ia > ib;
-}
-
-/* first position in by_bytenr of @bytenr */
-static size_t bytenr_lower(const struct state *s, u64 bytenr)
-{
-	size_t lo = 0, hi = s->nr_exts;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->exts[s->by_bytenr[mid]].bytenr < bytenr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* process_extent() of a full send: find_extent_clone(), then send_write_or_clone() */
 static int size_extent(struct state *s, struct ino *i, u32 k)
 {
 	const struct fext *e = &s->exts[k];
-	u64 off = e->off, end, extent_len, pos, best_off = 0, best_num = 0, best_ino = 0;
-	size_t g, gend;
-	bool found = false;
+	const struct btrfs_file_extent_rec fe = {
+		.ram_bytes = e->ram, .compression = e->comp, .type = e->type,
+		.disk_bytenr = e->bytenr, .disk_num_bytes = e->disk_num, .offset = e->eo,
+		.num_bytes = e->num,
+	};
+	u64 off = e->off, end, best_off = 0, best_ino = 0;
+	struct croot *c;
+	bool found;
 	int ret;
 
 	if (e->type == BTRFS_FILE_EXTENT_PREALLOC || !e->bytenr || off >= i->size)
 		return 0;
 	end = off + e->num < i->size ? off + e->num : i->size;
-	extent_len = off + e->num >= i->size ? i->size - off : e->num;
-	pos = e->comp ? 0 : e->eo;
-	g = bytenr_lower(s, e->bytenr);
-	for (gend = g; gend < s->nr_exts && s->exts[s->by_bytenr[gend]].bytenr == e->bytenr; gend++)
-		;
-	if (gend - g > MAX_EXTENT_REFS && !s->refused) {
-		s->refused = true;
-		s->refused_ino = i->ino;
-		s->refused_bytenr = e->bytenr;
-	}
-	for (g = gend - g > 1 ? g : gend; g < gend; g++) {
-		const struct fext *c = &s->exts[s->by_bytenr[g]];
-		u64 coff = c->off;
-
-		if (s->by_bytenr[g] == k)
-			continue;
-		if (c->ino > i->ino)
-			continue;
-		if (!c->comp) {
-			if (pos < c->eo || pos >= c->eo + c->num)
-				continue;
-			coff += pos - c->eo;
-		}
-		/* our own data reference (same inode, same extent start) */
-		if (c->ino == i->ino && (c->off - c->eo == off - e->eo || coff == off))
-			continue;
-		if (c->ino == i->ino && coff + extent_len > i->next_write[0])
-			continue;
-		if (c->num > best_num) {
-			found = true;
-			best_ino = c->ino;
-			best_off = coff;
-			best_num = c->num;
-			if (c->num >= extent_len)
-				break;
-		}
+	s->cs.cur_ino = i->ino;
+	s->cs.cur_next_write = i->next_write[0];
+	s->cs.self_owner = e->owner;
+	s->cs.self_offset = off - e->eo;
+	ret = btrfs_send_find_clone(&s->cs, &fe, off, i->size, &c);
+	if (ret < 0)
+		return ret;
+	found = c != NULL;
+	if (found) {
+		best_ino = c->ino;
+		best_off = c->offset;
 	}
 	if (found && end % SECTOR && end == i->size) {
 		/* unaligned: a clone only when it also ends at the source's i_size */
@@ -488,12 +434,6 @@ static int size_extents(struct state *s)
 {
 	int ret;
 
-	s->by_bytenr = malloc((s->nr_exts ? s->nr_exts : 1) * sizeof(*s->by_bytenr));
-	if (!s->by_bytenr)
-		return -ENOMEM;
-	for (size_t k = 0; k < s->nr_exts; k++)
-		s->by_bytenr[k] = (u32)k;
-	qsort_r(s->by_bytenr, s->nr_exts, sizeof(*s->by_bytenr), cmp_bytenr, s->exts);
 	for (size_t n = 0; n < s->nr; n++) {
 		struct ino *i = &s->inos[n];
 
@@ -742,21 +682,17 @@ int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *o
 		return ret;
 	/* one pass over the tree: its blocks recycled, not kept */
 	saved_limit = btrfs_eb_cache_set_limit(fs, 64);
-	ret = btrfs_iterate_items(root, &min, &max, item_cb, &s);
+	ret = btrfs_iterate_items_owner(root, &min, &max, item_cb, &s, &s.leaf_owner);
+	if (ret >= 0) {
+		s.cs.fs = fs;
+		s.cs.send = root;
+		s.cs.croots[0] = (struct croot){ .root = root, .id = subvolid };
+		s.cs.nr_croots = 1;
+		ret = size_extents(&s);
+	}
 	btrfs_eb_cache_set_limit(fs, saved_limit);
 	if (ret < 0)
 		goto out;
-	ret = size_extents(&s);
-	if (ret < 0)
-		goto out;
-	if (s.refused) {
-		btrfs_fs_set_obj_error(fs, BTRFS_ERR_OBJ_SUBVOL,
-				       "subvolume %llu: inode %llu shares the extent at %llu more than %u times within the subvolume; the kernel's choice of a clone then depends on its backref limits, not computed yet",
-				       (unsigned long long)subvolid, (unsigned long long)s.refused_ino,
-				       (unsigned long long)s.refused_bytenr, MAX_EXTENT_REFS);
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
 	/* header; subvol: path (its name), uuid, ctransid */
 	sub = STREAM_HDR + CMD_HDR + TLV_HDR + name_len + TLV_UUID + TLV_U64;
 	add(&s, sub, sub, 1);
@@ -769,7 +705,6 @@ int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *o
 	add(&s, CMD_HDR, CMD_HDR, 1);
 out:
 	free(s.exts);
-	free(s.by_bytenr);
 	free(s.clones);
 	free(s.inos);
 	free(s.refs);

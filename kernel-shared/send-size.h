@@ -20,14 +20,13 @@
  * other references in the subvolume that cover the extent's start (all of
  * them for a compressed extent), in a lower inode or in the same inode
  * below the last write, not the inode's own data reference; the largest
- * wins, the first on a tie.  A clone is sent when the range ends on a
+ * wins, the first in the kernel's walk on a tie (send-clone.c, with the
+ * send's cache of the leaves walked); an extent with more than 1024
+ * references is written.  A clone is sent when the range ends on a
  * sector, or unaligned at i_size when the source range ends at the
  * source's i_size; never for the first sector alone; the source's holes
  * and other extents become writes, and its 64 KiB-unaligned end-of-file
  * block cloned into the middle of a file is written.
- * Not computed yet (refused with -EOPNOTSUPP, never guessed): an extent
- * referenced more than 1024 times within the subvolume (the kernel's limit
- * on backrefs then decides).
  */
 #ifndef VOLCTL_KERNEL_SHARED_SEND_SIZE_H
 #define VOLCTL_KERNEL_SHARED_SEND_SIZE_H
@@ -40,8 +39,7 @@ struct btrfs_fs;
 /**
  * btrfs_send_size - the size of a full send of subvolume @subvolid
  * Return: 0, -ENOENT (no such subvolume), -EPERM when the subvolume is not
- * read-only (send refuses it), -EOPNOTSUPP for what is not computed yet,
- * -EUCLEAN, -EIO, -ENOMEM; fs->errmsg says more.
+ * read-only (send refuses it), -EUCLEAN, -EIO, -ENOMEM; fs->errmsg says more.
  */
 int btrfs_send_size(struct btrfs_fs *fs, u64 subvolid, struct btrfs_send_size *out);
 

@@ -249,3 +249,19 @@ freeze_mid_drop() {
 	echo "freeze_mid_drop: the drop of subvolume $id did not start" >&2
 	return 1
 }
+
+# tie_leaf SNAP: a new subvolume $MNT/sv with three reflinked 64 KiB files
+# (c1, c2-with-a-much-longer-name, t: two clone sources of equal length for
+# t) in one leaf of a two-level tree, snapshotted read-only as $MNT/SNAP;
+# then the files are removed from sv, so their leaf belongs to SNAP alone
+# and the extent has a shared back reference (send-size*.bats)
+tie_leaf() {
+	btrfs -q subvolume create "$MNT/sv"
+	for i in $(seq 1 300); do echo "filler $i" >"$MNT/sv/filler-$i-with-a-longish-name"; done
+	head -c 65536 /dev/urandom >"$MNT/sv/c1"
+	cp --reflink=always "$MNT/sv/c1" "$MNT/sv/c2-with-a-much-longer-name"
+	cp --reflink=always "$MNT/sv/c1" "$MNT/sv/t"
+	btrfs -q subvolume snapshot -r "$MNT/sv" "$MNT/$1"
+	rm "$MNT/sv/c1" "$MNT/sv/c2-with-a-much-longer-name" "$MNT/sv/t"
+	sync -f "$MNT/sv"
+}

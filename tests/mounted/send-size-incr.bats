@@ -98,15 +98,7 @@ exact_after() {
 
 @test "send-size -p: a tie between clone sources broken by the send's backref cache, as the kernel does" {
 	mkfs_mount
-	btrfs -q subvolume create "$MNT/sv"
-	# enough items for a tree of two levels, so that its leaves are shared
-	for i in $(seq 1 300); do echo "filler $i" >"$MNT/sv/filler-$i-with-a-longish-name"; done
-	head -c 65536 /dev/urandom >"$MNT/sv/c1"
-	cp --reflink=always "$MNT/sv/c1" "$MNT/sv/c2-with-a-much-longer-name"
-	cp --reflink=always "$MNT/sv/c1" "$MNT/sv/t"
-	btrfs -q subvolume snapshot -r "$MNT/sv" "$MNT/old"
-	# their leaf now belongs to old alone: the extent has a shared ref
-	rm "$MNT/sv/c1" "$MNT/sv/c2-with-a-much-longer-name" "$MNT/sv/t"
+	tie_leaf old
 	btrfs -q subvolume snapshot -r "$MNT/sv" "$MNT/new"
 	# sending old: t may clone c1 or the longer name (equal lengths); the
 	# leaf's roots were cached at c1, so the kernel offers its items in
