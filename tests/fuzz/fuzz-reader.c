@@ -8,7 +8,11 @@
  * 64 KiB, its mirror at 64 MiB and metadata tens of MiB in all fit).  A
  * trailing partial record is ignored.  Each input is opened, every tree
  * is walked, the free space tree is verified (fst-check.h), every tree's
- * items are iterated, and a few searches with next/prev run.  Anything but a clean return is a bug.
+ * items are iterated, a few searches with next/prev run, and the first
+ * subvolumes are sized for send (full, and each against each as the
+ * parent) and diffed against each other (the seed snap-4k has a snapshot
+ * pair with renames, reflinks, xattrs).  Anything but a clean return is a
+ * bug.
  *
  * Unless bit 31 of the first record's page index is set, the device
  * recomputes the checksum of every superblock and tree block it returns,
@@ -26,6 +30,8 @@
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/fs.h"
 #include "kernel-shared/fst-check.h"
+#include "kernel-shared/send-size.h"
+#include "kernel-shared/subvol-diff.h"
 #include "kernel-shared/walk.h"
 
 #define FZ_PAGE		4096U
@@ -164,6 +170,32 @@ static void fz_search(struct btrfs_fs *fs, u64 id)
 	btrfs_path_release(&path);
 }
 
+/* sizes and diffs computed (the seeds' replay checks that some are) */
+static unsigned long fz_sends;
+
+/* send-size and diff of the first subvolumes: what they read is untrusted too */
+static void fz_send(struct btrfs_fs *fs)
+{
+	for (u64 a = 256; a < 260; a++) {
+		struct btrfs_send_size out;
+
+		if (btrfs_send_size(fs, a, &out) == -ENOENT)
+			continue;
+		for (u64 b = 256; b < 260; b++) {
+			struct btrfs_diff d;
+
+			if (a == b)
+				continue;
+			if (btrfs_send_size_from(fs, b, a, NULL, 0, &out) == 0)
+				fz_sends++;
+			if (btrfs_subvol_diff(fs, a, b, &d) == 0) {
+				fz_sends += d.nr > 0;
+				btrfs_diff_release(&d);
+			}
+		}
+	}
+}
+
 /* Open and read everything; the open result, *items counts leaf items walked */
 static int fz_run(const uint8_t *data, size_t size, u64 *items)
 {
@@ -229,6 +261,7 @@ static int fz_run(const uint8_t *data, size_t size, u64 *items)
 			btrfs_item_source_search(&src, ids[i], &min, &max, fz_item, &sum);
 			fz_search(fs, ids[i]);
 		}
+		fz_send(fs);
 		btrfs_fs_close(fs);
 	}
 	free(im.pages);
