@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cmds/commands.h"
 #include "cmds/subvolume.h"
 #include "common/backend/backend.h"
@@ -75,11 +76,41 @@ static int unrelated_parent(const struct vc_ctx *ctx, struct vc_fs *fs, const ch
 	return VC_EXIT_FAILURE;
 }
 
+/*
+ * Send refuses a subvolume, parent or clone source that is not read-only;
+ * the library names it by id: name the path as given, and what to do.
+ * 0 when none of them is writable (the refusal was something else).
+ */
+static int writable_refusal(const struct vc_ctx *ctx, struct vc_fs *fs, const char *const *paths,
+			    const u64 *ids, u32 nr)
+{
+	struct btrfs_subvol_list l;
+	int ret = 0;
+
+	if (sv_load_list(ctx, fs, &l))
+		return 0;
+	for (u32 i = 0; i < nr && !ret; i++) {
+		const struct btrfs_subvol *s = btrfs_subvol_list_find(&l, ids[i]);
+
+		if (s && !(s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY)) {
+			error("%s: not read-only, and btrfs send refuses a writable %s (send a read-only snapshot of it: volctl subvolume snapshot -r)",
+			      paths[i], i == 0 ? "subvolume" : i == 1 && ids[1] ? "parent" :
+			      "clone source");
+			ret = VC_EXIT_FAILURE;
+		}
+	}
+	btrfs_subvol_list_release(&l);
+	return ret;
+}
+
 struct send_args {
 	const char *parent;
-	const char **clones;
+	const char **clones;		/* NULL-terminated */
 	u32 nr_clones;
 };
+
+static int send_size_print(const struct vc_ctx *ctx, const char *path, const struct send_args *a,
+			   const u64 *clones, const struct btrfs_send_size *sz);
 
 static int send_size_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 			 const struct send_args *a)
@@ -117,25 +148,66 @@ static int send_size_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char 
 	}
 	vc_fs_clear_error(fs);
 	ret = ctx->ops->send_size(fs, &req, &sz);
-	free(clones);
+	if (ret == -EPERM && vc_fs_error(fs) && strstr(vc_fs_error(fs), "not read-only")) {
+		const char **names = calloc(a->nr_clones + 2, sizeof(*names));
+		u64 *ids = calloc(a->nr_clones + 2, sizeof(*ids));
+		int r = 0;
+
+		if (names && ids) {
+			names[0] = path;
+			ids[0] = req.subvolid;
+			names[1] = a->parent;
+			ids[1] = req.parent;
+			for (u32 i = 0; i < a->nr_clones; i++) {
+				names[i + 2] = a->clones[i];
+				ids[i + 2] = clones[i];
+			}
+			r = writable_refusal(ctx, fs, names, ids, a->nr_clones + 2);
+		}
+		free(names);
+		free(ids);
+		if (r) {
+			free(clones);
+			return r;
+		}
+	}
 	if (ret == -ESTALE)
-		return sv_report_gone(ctx, fs, paths, was, a->parent ? 2 : 1, ret);
-	if (ret)
-		return cmd_report(ctx, fs, ret, path);
-	if (sz.unrelated)
-		return unrelated_parent(ctx, fs, path, a->parent ? a->parent : "the parent", &sz);
+		ret = sv_report_gone(ctx, fs, paths, was, a->parent ? 2 : 1, ret);
+	else if (ret)
+		ret = cmd_report(ctx, fs, ret, path);
+	else if (sz.unrelated)
+		ret = unrelated_parent(ctx, fs, path, a->parent ? a->parent : "the parent", &sz);
+	else
+		ret = send_size_print(ctx, path, a, clones, &sz);
+	free(clones);
+	return ret;
+}
+
+/* the numbers; in JSON with the parent sent against and the clone sources */
+static int send_size_print(const struct vc_ctx *ctx, const char *path, const struct send_args *a,
+			   const u64 *clones, const struct btrfs_send_size *sz)
+{
+	const char *parent = a->parent;
+
+	/* -c alone: the clone source btrfs send picked as the parent */
+	for (u32 i = 0; !parent && sz->parent && i < a->nr_clones; i++)
+		if (clones[i] == sz->parent)
+			parent = a->clones[i];
 	if (ctx->cfg->format == VC_FORMAT_JSON) {
 		struct send_size_rec doc = {
 			.subvolume = path,
-			.v1 = { sz.v1.total, sz.v1.data, sz.v1.commands, sz.v1.writes, sz.v1.clones },
-			.v2c = { sz.v2c.total, sz.v2c.data, sz.v2c.commands, sz.v2c.writes,
-				 sz.v2c.clones },
+			.parent = parent,
+			.clone_sources = a->clones,
+			.v1 = { sz->v1.total, sz->v1.data, sz->v1.commands, sz->v1.writes,
+				sz->v1.clones },
+			.v2c = { sz->v2c.total, sz->v2c.data, sz->v2c.commands, sz->v2c.writes,
+				 sz->v2c.clones },
 		};
 
 		cmd_print_doc(ctx, &rec_doc_send_size, &rec_send_size, &doc);
 	} else {
-		print_proto("v1", &sz.v1);
-		print_proto("v2 compressed", &sz.v2c);
+		print_proto("v1", &sz->v1);
+		print_proto("v2 compressed", &sz->v2c);
 	}
 	return VC_EXIT_OK;
 }

@@ -685,6 +685,8 @@ const struct rec_doc rec_doc_diff = { "subvolume_diff", NULL };
 	REC_OBJ_END
 static const struct rec_field send_size_fields[] = {
 	REC_F(NULL, "subvolume", REC_STR, S, subvolume),
+	REC_F(NULL, "parent", REC_STR, S, parent),
+	REC_F(NULL, "clone_sources", REC_STRS, S, clone_sources),
 	PROTO(v1),
 	PROTO(v2c),
 };

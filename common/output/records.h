@@ -451,6 +451,8 @@ struct send_size_proto_rec {
 };
 struct send_size_rec {
 	const char *subvolume;		/* as given */
+	const char *parent;		/* -p as given, or the clone source picked; NULL: full */
+	const char *const *clone_sources;	/* NULL-terminated: the -c as given */
 	struct send_size_proto_rec v1, v2c;
 };
 extern const struct rec_desc rec_send_size;

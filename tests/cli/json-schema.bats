@@ -295,6 +295,13 @@ json_reads() {
 	"$VOLCTL" --image "$BATS_TEST_TMPDIR/dt.img" subvolume snapshot -r /a /a.ro >/dev/null
 	vj send-size --image "$BATS_TEST_TMPDIR/dt.img" subvolume send-size /a.ro
 	[ "$(jq -c '.subvolume_send_size.v1.data' "$d/send-size.json")" = 3 ]
+	[ "$(jq -c '.subvolume_send_size | [.parent, .clone_sources]' "$d/send-size.json")" = '[null,[]]' ]
+	# -c alone: the parent btrfs send picks is named
+	"$VOLCTL" --image "$BATS_TEST_TMPDIR/dt.img" subvolume snapshot -r /a /a.ro2 >/dev/null
+	"$VOLCTL" --image "$BATS_TEST_TMPDIR/dt.img" subvolume snapshot -r /b /b.ro >/dev/null
+	vj send-size-c --image "$BATS_TEST_TMPDIR/dt.img" subvolume send-size -c /b.ro -c /a.ro /a.ro2
+	[ "$(jq -c '.subvolume_send_size | [.parent, .clone_sources]' "$d/send-size-c.json")" = \
+	  '["/a.ro",["/b.ro","/a.ro"]]' ]
 	# mkfs: the summary, with and without a tree
 	mkdir -p "$BATS_TEST_TMPDIR/tree/sub"
 	printf 'x' >"$BATS_TEST_TMPDIR/tree/sub/f"

@@ -91,15 +91,15 @@ teardown() {
 	assert_output_contains "$MNT/nope"
 	run_volctl subvolume send-size "$MNT/sv"
 	assert_status 1
-	on=${output#error: }
-	[ "$output" = "error: subvolume 256: not read-only (send refuses it) (Operation not permitted)" ]
+	[ "$output" = "error: $MNT/sv: not read-only, and btrfs send refuses a writable subvolume (send a read-only snapshot of it: volctl subvolume snapshot -r)" ]
+	on=${output#"error: $MNT/sv"}
 	run_volctl subvolume send-size -p "$MNT/ro" "$MNT/ro"
 	assert_status 1
 	[ "$output" = "error: subvolume $(btrfs inspect-internal rootid "$MNT/ro"): its own parent (Invalid argument)" ]
 	cleanup_mount
 	run_volctl --image "$IMG" subvolume send-size /sv
 	assert_status 1
-	[ "$output" = "error: $on" ]
+	[ "$output" = "error: /sv$on" ]
 }
 
 @test "send-size online: without privilege (nobody) refused, naming CAP_SYS_ADMIN" {

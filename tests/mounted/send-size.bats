@@ -193,7 +193,7 @@ PY
 	assert_output_contains ", 1 clones)"
 	run_volctl --image "$IMG" subvolume send-size /sv
 	assert_status 1
-	assert_output_contains "not read-only (send refuses it)"
+	assert_output_contains "error: /sv: not read-only, and btrfs send refuses a writable subvolume"
 	run_volctl --image "$IMG" subvolume send-size -p /ro /shared
 	assert_status 0
 	assert_output_contains "v1: $ni bytes"
