@@ -76,113 +76,44 @@ static int unrelated_parent(const struct vc_ctx *ctx, struct vc_fs *fs, const ch
 	return VC_EXIT_FAILURE;
 }
 
-/*
- * Send refuses a subvolume, parent or clone source that is not read-only;
- * the library names it by id: name the path as given, and what to do.
- * 0 when none of them is writable (the refusal was something else).
- */
-static int writable_refusal(const struct vc_ctx *ctx, struct vc_fs *fs, const char *const *paths,
-			    const u64 *ids, u32 nr)
-{
-	struct btrfs_subvol_list l;
-	int ret = 0;
-
-	(void)ctx;
-	/* quiet: without the list (no privilege online) the library's line stands */
-	if (vc_facts_subvols(fs, &l))
-		return 0;
-	for (u32 i = 0; i < nr && !ret; i++) {
-		const struct btrfs_subvol *s = btrfs_subvol_list_find(&l, ids[i]);
-
-		if (s && !(s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY)) {
-			error("%s: not read-only, and btrfs send refuses a writable %s (send a read-only snapshot of it: volctl subvolume snapshot -r)",
-			      paths[i], i == 0 ? "subvolume" : i == 1 && ids[1] ? "parent" :
-			      "clone source");
-			ret = VC_EXIT_FAILURE;
-		}
-	}
-	btrfs_subvol_list_release(&l);
-	return ret;
-}
-
 struct send_args {
 	const char *parent;
 	const char **clones;		/* NULL-terminated */
 	u32 nr_clones;
 };
 
-static int send_size_print(const struct vc_ctx *ctx, const char *path, const struct send_args *a,
-			   const u64 *clones, const struct btrfs_send_size *sz);
-
-static int send_size_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
-			 const struct send_args *a)
+/*
+ * Send refuses a subvolume, parent or clone source that is not read-only,
+ * and the library names it by id: name the path as given, and what to do.
+ * 0 when none of them is writable (the refusal was something else), or the
+ * list cannot be read (no privilege online: the library's line stands).
+ */
+static int writable_refusal(struct vc_fs *fs, const char *path, const struct send_args *a,
+			    const struct vc_send_req *req)
 {
-	struct vc_send_req req = { .nr_clones = a->nr_clones };
-	char *paths[2] = { (char *)path, (char *)a->parent };
-	struct vc_path_info info, was[2];
-	struct btrfs_send_size sz;
-	u64 *clones = NULL;
-	int ret;
+	struct btrfs_subvol_list l;
+	const struct btrfs_subvol *s;
+	const char *name = NULL, *what = NULL;
 
-	ret = sv_require_subvol(ctx, fs, path, &was[0]);
-	if (ret)
-		return VC_EXIT_FAILURE;
-	req.subvolid = was[0].subvolid;
-	if (a->parent) {
-		ret = sv_require_subvol(ctx, fs, a->parent, &was[1]);
-		if (ret)
-			return VC_EXIT_FAILURE;
-		req.parent = was[1].subvolid;
+	if (vc_facts_subvols(fs, &l))
+		return 0;
+	s = btrfs_subvol_list_find(&l, req->subvolid);
+	if (s && !(s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY))
+		name = path, what = "subvolume";
+	s = req->parent ? btrfs_subvol_list_find(&l, req->parent) : NULL;
+	if (!name && s && !(s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY))
+		name = a->parent, what = "parent";
+	for (u32 i = 0; !name && i < a->nr_clones; i++) {
+		s = btrfs_subvol_list_find(&l, req->clones[i]);
+		if (s && !(s->root.flags & BTRFS_ROOT_SUBVOL_RDONLY))
+			name = a->clones[i], what = "clone source";
 	}
-	if (a->nr_clones) {
-		clones = calloc(a->nr_clones, sizeof(*clones));
-		if (!clones)
-			return cmd_report(ctx, NULL, -ENOMEM, path);
-		for (u32 i = 0; i < a->nr_clones; i++) {
-			ret = sv_require_subvol(ctx, fs, a->clones[i], &info);
-			if (ret) {
-				free(clones);
-				return VC_EXIT_FAILURE;
-			}
-			clones[i] = info.subvolid;
-		}
-		req.clones = clones;
-	}
-	vc_fs_clear_error(fs);
-	ret = ctx->ops->send_size(fs, &req, &sz);
-	if (ret == -EPERM) {
-		const char **names = calloc(a->nr_clones + 2, sizeof(*names));
-		u64 *ids = calloc(a->nr_clones + 2, sizeof(*ids));
-		int r = 0;
-
-		if (names && ids) {
-			names[0] = path;
-			ids[0] = req.subvolid;
-			names[1] = a->parent;
-			ids[1] = req.parent;
-			for (u32 i = 0; i < a->nr_clones; i++) {
-				names[i + 2] = a->clones[i];
-				ids[i + 2] = clones[i];
-			}
-			r = writable_refusal(ctx, fs, names, ids, a->nr_clones + 2);
-		}
-		free(names);
-		free(ids);
-		if (r) {
-			free(clones);
-			return r;
-		}
-	}
-	if (ret == -ESTALE)
-		ret = sv_report_gone(ctx, fs, paths, was, a->parent ? 2 : 1, ret);
-	else if (ret)
-		ret = cmd_report(ctx, fs, ret, path);
-	else if (sz.unrelated)
-		ret = unrelated_parent(ctx, fs, path, a->parent ? a->parent : "the parent", &sz);
-	else
-		ret = send_size_print(ctx, path, a, clones, &sz);
-	free(clones);
-	return ret;
+	btrfs_subvol_list_release(&l);
+	if (!name)
+		return 0;
+	error("%s: not read-only, and btrfs send refuses a writable %s (send a read-only snapshot of it: volctl subvolume snapshot -r)",
+	      name, what);
+	return VC_EXIT_FAILURE;
 }
 
 /* the numbers; in JSON with the parent sent against and the clone sources */
@@ -212,6 +143,57 @@ static int send_size_print(const struct vc_ctx *ctx, const char *path, const str
 		print_proto("v2 compressed", &sz->v2c);
 	}
 	return VC_EXIT_OK;
+}
+
+
+static int send_size_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
+			 const struct send_args *a)
+{
+	struct vc_send_req req = { .nr_clones = a->nr_clones };
+	char *paths[2] = { (char *)path, (char *)a->parent };
+	struct vc_path_info info, was[2];
+	struct btrfs_send_size sz;
+	u64 *clones = NULL;
+	int ret, ret2;
+
+	ret = sv_require_subvol(ctx, fs, path, &was[0]);
+	if (ret)
+		return VC_EXIT_FAILURE;
+	req.subvolid = was[0].subvolid;
+	if (a->parent) {
+		ret = sv_require_subvol(ctx, fs, a->parent, &was[1]);
+		if (ret)
+			return VC_EXIT_FAILURE;
+		req.parent = was[1].subvolid;
+	}
+	if (a->nr_clones) {
+		clones = calloc(a->nr_clones, sizeof(*clones));
+		if (!clones)
+			return cmd_report(ctx, NULL, -ENOMEM, path);
+		for (u32 i = 0; i < a->nr_clones; i++) {
+			ret = sv_require_subvol(ctx, fs, a->clones[i], &info);
+			if (ret) {
+				free(clones);
+				return VC_EXIT_FAILURE;
+			}
+			clones[i] = info.subvolid;
+		}
+		req.clones = clones;
+	}
+	vc_fs_clear_error(fs);
+	ret = ctx->ops->send_size(fs, &req, &sz);
+	if (ret == -EPERM && (ret2 = writable_refusal(fs, path, a, &req)))
+		ret = ret2;
+	else if (ret == -ESTALE)
+		ret = sv_report_gone(ctx, fs, paths, was, a->parent ? 2 : 1, ret);
+	else if (ret)
+		ret = cmd_report(ctx, fs, ret, path);
+	else if (sz.unrelated)
+		ret = unrelated_parent(ctx, fs, path, a->parent ? a->parent : "the parent", &sz);
+	else
+		ret = send_size_print(ctx, path, a, clones, &sz);
+	free(clones);
+	return ret;
 }
 
 static int cmd_subvolume_send_size(const struct cmd_struct *cmd, const struct vc_ctx *ctx,

@@ -265,6 +265,13 @@ static bool is_shared_leaf(const struct refscan *r, u64 leaf)
 	return false;
 }
 
+/* a leaf the data ref @b does not resolve to: another root's, or a shared ref's */
+static bool not_the_refs_leaf(const struct refscan *r, const struct bref *b,
+			      const struct extent_buffer *eb)
+{
+	return btrfs_eb_owner(eb) != b->root || is_shared_leaf(r, eb->start);
+}
+
 /*
  * A data ref: its items in the tree of its root, up to its count, in the
  * leaves that root owns and no shared ref names (the kernel's
@@ -297,8 +304,7 @@ static int resolve_data_ref(struct clone_search *s, struct walk *w, const struct
 		return ret;
 	/* a leaf of another owner or a shared ref's: at the start, and at each next leaf's first item */
 	eb0 = path.nodes[0];
-	if (eb0 && (u32)path.slots[0] < btrfs_eb_nritems(eb0) &&
-	    (btrfs_eb_owner(eb0) != b->root || is_shared_leaf(r, eb0->start)))
+	if (eb0 && (u32)path.slots[0] < btrfs_eb_nritems(eb0) && not_the_refs_leaf(r, b, eb0))
 		path.slots[0] = (int)btrfs_eb_nritems(eb0);
 	while (count < b->count && !w->stop) {
 		struct btrfs_file_extent_rec fe;
@@ -313,8 +319,7 @@ static int resolve_data_ref(struct clone_search *s, struct walk *w, const struct
 		btrfs_path_item_key(&path, &key);
 		if (key.objectid != b->ino || key.type != BTRFS_EXTENT_DATA_KEY)
 			break;
-		if (path.slots[0] == 0 &&
-		    (btrfs_eb_owner(eb) != b->root || is_shared_leaf(r, eb->start))) {
+		if (path.slots[0] == 0 && not_the_refs_leaf(r, b, eb)) {
 			path.slots[0] = (int)btrfs_eb_nritems(eb);	/* on to the next leaf */
 			continue;
 		}
