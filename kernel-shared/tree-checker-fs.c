@@ -27,7 +27,7 @@
  * item of an inode that is not the leaf's first has the previous item's
  * objectid; anything else means the inode item is missing
  */
-static int check_prev_ino(const struct tc_item *it)
+static inline int check_prev_ino(const struct tc_item *it)
 {
 	if (it->slot == 0 || !tc_is_fstree(it->owner) || it->prev.objectid == it->key.objectid)
 		return 0;
@@ -36,7 +36,7 @@ static int check_prev_ino(const struct tc_item *it)
 }
 
 /* Inode number of an INODE_ITEM key or a directory entry's location */
-static int check_inode_key(const struct tc_item *it, const struct btrfs_key *k, const char *what)
+static inline int check_inode_key(const struct tc_item *it, const struct btrfs_key *k, const char *what)
 {
 	if (it->key.type == BTRFS_XATTR_ITEM_KEY) {
 		if (k->objectid || k->type || k->offset)
@@ -156,7 +156,7 @@ static int check_root_item(const struct tc_item *it)
 }
 
 /* One DIR_ITEM / DIR_INDEX / XATTR_ITEM entry at @di, @room bytes left in the item */
-static int check_dir_entry(const struct tc_item *it, const struct btrfs_dir_item *di, u32 room,
+static inline int check_dir_entry(const struct tc_item *it, const struct btrfs_dir_item *di, u32 room,
 			   u32 *len)
 {
 	u32 max_both = btrfs_max_item_size(it->fs->nodesize) - (u32)sizeof(*di);
@@ -361,6 +361,6 @@ int tc_check_fs_item(const struct tc_item *it)
 	case BTRFS_EXTENT_CSUM_KEY:
 		return check_csum_item(it);
 	default:
-		return 0;
+		return 1;	/* not an item of these trees */
 	}
 }

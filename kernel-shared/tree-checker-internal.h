@@ -37,7 +37,8 @@ struct tc_item {
  *
  * Return: -EUCLEAN, for "return tc_bad(...)".
  */
-int tc_bad(const struct tc_item *it, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tc_bad(const struct tc_item *it, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), cold));
 
 /*
  * Subvolume trees as the kernel's tree-checker counts them: 5, and ids from
@@ -55,7 +56,8 @@ static inline bool tc_aligned(u64 v, u32 align)
 }
 
 /* tree-checker-fs.c: INODE_ITEM, ROOT_ITEM, INODE_REF, INODE_EXTREF,
- * DIR_ITEM, DIR_INDEX, XATTR_ITEM, EXTENT_DATA, EXTENT_CSUM */
+ * DIR_ITEM, DIR_INDEX, XATTR_ITEM, EXTENT_DATA, EXTENT_CSUM; 0 or a
+ * negative errno for those, 1 for an item of any other type */
 int tc_check_fs_item(const struct tc_item *it);
 
 /* tree-checker-extent.c: EXTENT_ITEM, METADATA_ITEM, keyed back refs,

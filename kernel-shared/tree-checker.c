@@ -123,13 +123,14 @@ static int check_free_space_item(const struct tc_item *it)
 
 static int check_item(const struct tc_item *it)
 {
-	int ret = check_other_size(it);
+	/* the items of subvolume trees, most of all there are, in one call */
+	int ret = tc_check_fs_item(it);
 
+	if (ret <= 0)
+		return ret;
+	ret = check_other_size(it);
 	if (!ret)
 		ret = check_free_space_item(it);
-
-	if (!ret)
-		ret = tc_check_fs_item(it);
 	if (!ret)
 		ret = tc_check_tree_item(it);
 	return ret;
