@@ -3,8 +3,10 @@
  * What changed between two subvolumes (see subvol-diff.h).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "fs.h"
 #include "ctree.h"
 #include "items.h"
@@ -127,43 +129,67 @@ static int ext_cb(void *priv, const struct btrfs_key *key, const void *data, u32
 	return 0;
 }
 
+/*
+ * The items of an inode in key order: its INODE_ITEM (without it the inode
+ * is not there), names, xattrs and, past anything else, its file extents;
+ * a directory's entries come where the extents would, so its walk ends
+ * at the first item past the xattrs
+ */
+static int inode_cb(void *priv, const struct btrfs_key *key, const void *data, u32 len)
+{
+	struct side *s = priv;
+	int ret;
+
+	if (key->type == BTRFS_INODE_ITEM_KEY) {
+		ret = btrfs_decode_inode_item(data, len, &s->ii);
+		if (ret < 0)
+			return ret;
+		s->exists = true;
+		return 0;
+	}
+	if (!s->exists)
+		return 1;
+	switch (key->type) {
+	case BTRFS_INODE_REF_KEY:
+	case BTRFS_INODE_EXTREF_KEY:
+		return refs_cb(priv, key, data, len);
+	case BTRFS_XATTR_ITEM_KEY:
+		if (s->xattr_off == SIZE_MAX)
+			s->xattr_off = s->buf_len;
+		return xattr_cb(priv, key, data, len);
+	case BTRFS_EXTENT_DATA_KEY:
+		return ext_cb(priv, key, data, len);
+	default:
+		return key->type > BTRFS_XATTR_ITEM_KEY && (s->ii.mode & S_IFMT) == S_IFDIR;
+	}
+}
+
+/* One walk from the inode item on (four tree searches before: 8% of a diff) */
 static int load_side(struct side *s, u64 ino)
 {
-	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
-	struct btrfs_key min = { ino, BTRFS_INODE_REF_KEY, 0 };
-	struct btrfs_key max = { ino, BTRFS_INODE_EXTREF_KEY, (u64)-1 };
-	u8 item[sizeof(struct btrfs_inode_item)];
-	u32 len;
+	struct btrfs_key min = { ino, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_key max = { ino, BTRFS_EXTENT_DATA_KEY, (u64)-1 };
 	int ret;
 
 	s->exists = false;
 	s->nr_names = 0;
 	s->buf_len = 0;
 	s->ext_len = 0;
-	ret = btrfs_lookup_item(s->root, &key, item, sizeof(item), &len);
-	if (ret == -ENOENT)
-		return 0;
+	s->xattr_off = SIZE_MAX;
+	ret = btrfs_iterate_items(s->root, &min, &max, inode_cb, s);
 	if (ret < 0)
 		return ret;
-	ret = btrfs_decode_inode_item(item, len, &s->ii);
-	if (ret < 0)
-		return ret;
-	s->exists = true;
-	ret = btrfs_iterate_items(s->root, &min, &max, refs_cb, s);
-	if (ret < 0)
-		return ret;
-	s->xattr_off = s->buf_len;
-	min = (struct btrfs_key){ ino, BTRFS_XATTR_ITEM_KEY, 0 };
-	max = (struct btrfs_key){ ino, BTRFS_XATTR_ITEM_KEY, (u64)-1 };
-	ret = btrfs_iterate_items(s->root, &min, &max, xattr_cb, s);
-	if (ret < 0)
-		return ret;
+	if (!s->exists) {
+		s->nr_names = 0;
+		s->buf_len = 0;
+		s->ext_len = 0;
+	}
+	if (s->xattr_off == SIZE_MAX)
+		s->xattr_off = s->buf_len;
 	/* the names were offsets while buf grew */
 	for (size_t i = 0; i < s->nr_names; i++)
 		s->names[i].bytes = (const char *)s->buf + (uintptr_t)s->names[i].bytes;
-	min = (struct btrfs_key){ ino, BTRFS_EXTENT_DATA_KEY, 0 };
-	max = (struct btrfs_key){ ino, BTRFS_EXTENT_DATA_KEY, (u64)-1 };
-	return btrfs_iterate_items(s->root, &min, &max, ext_cb, s);
+	return 0;
 }
 
 static void side_release(struct side *s)
