@@ -29,7 +29,7 @@ static int clone_range(struct inc *s, const struct fext *f, struct croot *c, u64
 
 	if (c->offset == 0 && len == s->fs->sectorsize)
 		return si_send_extent_data(s, f, len);
-	ret = si_get_inode_info(c->root, c->ino, &info);
+	ret = si_get_inode_info(s, c->root, c->ino, &info);
 	if (ret < 0)
 		return ret;
 	src_size = info.size;
@@ -159,7 +159,7 @@ int si_send_write_or_clone(struct inc *s, const struct fext *f, struct croot *c)
 		/* unaligned: a clone only when the source range ends at the source's i_size */
 		struct iinfo info;
 
-		ret = si_get_inode_info(c->root, c->ino, &info);
+		ret = si_get_inode_info(s, c->root, c->ino, &info);
 		if (ret < 0)
 			return ret;
 		if (info.size != c->offset + (end - offset)) {

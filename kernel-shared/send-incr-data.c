@@ -263,11 +263,11 @@ int si_send_clone(struct inc *s, const struct croot *c)
 	if (ret < 0)
 		goto out;
 	if (c->root == s->send) {
-		ret = si_get_inode_gen(s->send, c->ino, &gen);
+		ret = si_get_inode_gen(s, s->send, c->ino, &gen);
 		if (ret == 0)
 			ret = si_get_cur_path(s, c->ino, gen, cp);
 	} else {
-		ret = si_get_inode_path(c->root, c->ino, cp);
+		ret = si_get_inode_path(s, c->root, c->ino, cp);
 	}
 	if (ret < 0)
 		goto out;

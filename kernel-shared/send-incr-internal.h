@@ -29,6 +29,7 @@
 #define CLONE_EOF_ALIGN	65536u
 #define NAME_CACHE_MAX	256u
 #define UTIMES_CACHE	64u
+#define ICACHE_SLOTS	4096u		/* inode items kept, a power of two */
 #define TOP		BTRFS_FIRST_FREE_OBJECTID
 #define MAX_PATH	4096u
 #define MAX_DIR_MOVES	(1ull << 24)
@@ -43,6 +44,14 @@ struct fpath {
 
 struct iinfo {
 	u64 size, gen, mode, uid, gid, rdev, flags, nlink;
+};
+
+/* An inode item looked up, or its absence (see si_get_inode_info()) */
+struct icent {
+	const struct btrfs_root *root;	/* NULL: an empty slot */
+	u64 ino;
+	int ret;			/* 0 or -ENOENT */
+	struct iinfo info;
 };
 
 struct rref {
@@ -111,6 +120,7 @@ struct inc {
 	size_t nr_new, cap_new, nr_del, cap_del;
 
 	struct nce *nc;			/* NAME_CACHE_MAX, [0] least recently used */
+	struct icent *icache;		/* ICACHE_SLOTS, by tree and inode number */
 	u32 nr_nc;
 
 	struct pgroup *groups;
@@ -198,9 +208,9 @@ static inline u64 align_up(u64 v, u64 a)
 }
 
 /* send-incr-path.c */
-int si_get_inode_info(struct btrfs_root *root, u64 ino, struct iinfo *info);
-int si_get_inode_gen(struct btrfs_root *root, u64 ino, u64 *gen);
-int si_get_first_ref(struct btrfs_root *root, u64 ino, u64 *dir, u64 *dir_gen, struct fpath *name);
+int si_get_inode_info(struct inc *s, struct btrfs_root *root, u64 ino, struct iinfo *info);
+int si_get_inode_gen(struct inc *s, struct btrfs_root *root, u64 ino, u64 *gen);
+int si_get_first_ref(struct inc *s, struct btrfs_root *root, u64 ino, u64 *dir, u64 *dir_gen, struct fpath *name);
 int si_lookup_dir_item_inode(struct btrfs_root *root, u64 dir, const char *name, u32 name_len,
 		u64 *found);
 int si_gen_unique_name(struct inc *s, u64 ino, u64 gen, struct fpath *dest);
@@ -222,11 +232,11 @@ int si_will_overwrite_ref(struct inc *s, u64 dir, u64 dir_gen, const char *name,
 int si_did_overwrite_ref(struct inc *s, u64 dir, u64 dir_gen, u64 ino, u64 ino_gen,
 		const char *name, u32 name_len);
 int si_did_overwrite_first_ref(struct inc *s, u64 ino, u64 gen);
-int si_is_first_ref(struct btrfs_root *root, u64 ino, u64 dir, const char *name, u32 name_len);
+int si_is_first_ref(struct inc *s, struct btrfs_root *root, u64 ino, u64 dir, const char *name, u32 name_len);
 int si_get_cur_name_and_parent(struct inc *s, u64 ino, u64 gen, u64 *parent_ino,
 		u64 *parent_gen, struct fpath *dest);
 int si_get_cur_path(struct inc *s, u64 ino, u64 gen, struct fpath *dest);
-int si_get_inode_path(struct btrfs_root *root, u64 ino, struct fpath *dest);
+int si_get_inode_path(struct inc *s, struct btrfs_root *root, u64 ino, struct fpath *dest);
 void si_send_rename(struct inc *s, const struct fpath *from, const struct fpath *to);
 void si_send_link(struct inc *s, const struct fpath *path, const struct fpath *lnk);
 void si_send_unlink(struct inc *s, const struct fpath *path);

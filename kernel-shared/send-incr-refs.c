@@ -208,7 +208,7 @@ static int path_loop(struct inc *s, struct fpath *name, u64 ino, u64 gen, u64 *a
 		if (si_is_waiting_for_move(s, ino)) {
 			if (*ancestor == 0)
 				*ancestor = ino;
-			ret = si_get_first_ref(s->parent, ino, &parent_inode, &parent_gen, name);
+			ret = si_get_first_ref(s, s->parent, ino, &parent_inode, &parent_gen, name);
 		} else {
 			ret = si_get_cur_name_and_parent(s, ino, gen, &parent_inode, &parent_gen, name);
 			if (ret > 0) {
@@ -257,7 +257,7 @@ static int apply_dir_move(struct inc *s, struct pdm *pm)
 	if (is_orphan) {
 		ret = si_gen_unique_name(s, pm->ino, pm->gen, from);
 	} else {
-		ret = si_get_first_ref(s->parent, pm->ino, &parent_ino, &parent_gen, name);
+		ret = si_get_first_ref(s, s->parent, pm->ino, &parent_ino, &parent_gen, name);
 		if (ret == 0)
 			ret = si_get_cur_path(s, parent_ino, parent_gen, from);
 		if (ret == 0)
@@ -307,7 +307,7 @@ static int apply_dir_move(struct inc *s, struct pdm *pm)
 	if (ret < 0)
 		goto out;
 	for (u32 i = 0; i < pm->nr_refs; i++) {
-		ret = si_get_inode_info(s->send, pm->refs[i].dir, NULL);
+		ret = si_get_inode_info(s, s->send, pm->refs[i].dir, NULL);
 		if (ret == -ENOENT) {
 			ret = 0;
 			continue;
@@ -388,10 +388,10 @@ static int wait_for_dest_dir_move(struct inc *s, const struct rref *ref, bool is
 		return 0;
 	if (ret < 0)
 		return ret;
-	ret = si_get_inode_gen(s->parent, other, &left_gen);
+	ret = si_get_inode_gen(s, s->parent, other, &left_gen);
 	if (ret < 0)
 		return ret;
-	ret = si_get_inode_gen(s->send, other, &right_gen);
+	ret = si_get_inode_gen(s, s->send, other, &right_gen);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret < 0)
@@ -406,7 +406,7 @@ static int wait_for_dest_dir_move(struct inc *s, const struct rref *ref, bool is
 	return 0;
 }
 
-static int check_ino_in_path(struct btrfs_root *root, u64 ino1, u64 ino1_gen, u64 ino2,
+static int check_ino_in_path(struct inc *s, struct btrfs_root *root, u64 ino1, u64 ino1_gen, u64 ino2,
 			     u64 ino2_gen, struct fpath *fp)
 {
 	u64 ino = ino2;
@@ -421,7 +421,7 @@ static int check_ino_in_path(struct btrfs_root *root, u64 ino1, u64 ino1_gen, u6
 		if (++depth > 4096)
 			return -ELOOP;
 		fp_reset(fp);
-		ret = si_get_first_ref(root, ino, &parent, &parent_gen, fp);
+		ret = si_get_first_ref(s, root, ino, &parent, &parent_gen, fp);
 		if (ret < 0)
 			return ret;
 		if (parent == ino1)
@@ -432,6 +432,7 @@ static int check_ino_in_path(struct btrfs_root *root, u64 ino1, u64 ino1_gen, u6
 }
 
 struct anc_scan {
+	struct inc *s;
 	struct btrfs_root *root;
 	u64 ino1, ino1_gen;
 	struct fpath *fp;
@@ -460,10 +461,10 @@ static int ancestor_cb(void *priv, const struct btrfs_key *key, const void *data
 			parent = key->offset;
 			pos = len;
 		}
-		ret = si_get_inode_gen(a->root, parent, &parent_gen);
+		ret = si_get_inode_gen(a->s, a->root, parent, &parent_gen);
 		if (ret < 0)
 			return ret;
-		ret = check_ino_in_path(a->root, a->ino1, a->ino1_gen, parent, parent_gen, a->fp);
+		ret = check_ino_in_path(a->s, a->root, a->ino1, a->ino1_gen, parent, parent_gen, a->fp);
 		if (ret) {
 			a->ret = ret;
 			return ret < 0 ? ret : 1;
@@ -472,12 +473,13 @@ static int ancestor_cb(void *priv, const struct btrfs_key *key, const void *data
 }
 
 /* whether @ino1 is an ancestor of @ino2 in @root along any of its names */
-static int is_ancestor(struct btrfs_root *root, u64 ino1, u64 ino1_gen, u64 ino2, struct fpath *fp)
+static int is_ancestor(struct inc *s, struct btrfs_root *root, u64 ino1, u64 ino1_gen, u64 ino2,
+		       struct fpath *fp)
 {
 	struct btrfs_key min = { ino2, BTRFS_INODE_REF_KEY, 0 };
 	struct btrfs_key max = { ino2, BTRFS_INODE_EXTREF_KEY, (u64)-1 };
 	struct fpath *own = NULL;
-	struct anc_scan a = { .root = root, .ino1 = ino1, .ino1_gen = ino1_gen, .fp = fp };
+	struct anc_scan a = { .s = s, .root = root, .ino1 = ino1, .ino1_gen = ino1_gen, .fp = fp };
 	int ret;
 
 	if (!root)
@@ -514,16 +516,16 @@ static int wait_for_parent_move(struct inc *s, const struct rref *ref, bool is_o
 			break;
 		}
 		if (si_is_waiting_for_move(s, ino)) {
-			ret = is_ancestor(s->parent, s->cur_ino, s->cur_gen, ino, before);
+			ret = is_ancestor(s, s->parent, s->cur_ino, s->cur_gen, ino, before);
 			if (ret)
 				break;
 		}
 		fp_reset(before);
 		fp_reset(after);
-		ret = si_get_first_ref(s->send, ino, &parent_after, &parent_after_gen, after);
+		ret = si_get_first_ref(s, s->send, ino, &parent_after, &parent_after_gen, after);
 		if (ret < 0)
 			break;
-		ret = si_get_first_ref(s->parent, ino, &parent_before, NULL, before);
+		ret = si_get_first_ref(s, s->parent, ino, &parent_before, NULL, before);
 		if (ret == -ENOENT) {
 			ret = 0;
 			break;
@@ -534,7 +536,7 @@ static int wait_for_parent_move(struct inc *s, const struct rref *ref, bool is_o
 					 memcmp(before->s, after->s, before->len))) {
 			u64 parent_ino_gen;
 
-			ret = si_get_inode_gen(s->parent, ino, &parent_ino_gen);
+			ret = si_get_inode_gen(s, s->parent, ino, &parent_ino_gen);
 			if (ret < 0)
 				break;
 			if (ino_gen == parent_ino_gen) {
@@ -594,7 +596,7 @@ static int record_ref(struct inc *s, bool is_new, u64 dir, const char *name, u32
 	char *copy;
 	int ret;
 
-	ret = si_get_inode_gen(is_new ? s->send : s->parent, dir, &dir_gen);
+	ret = si_get_inode_gen(s, is_new ? s->send : s->parent, dir, &dir_gen);
 	if (ret < 0)
 		return ret;
 	for (size_t i = 0; i < *nr_other; i++) {
@@ -761,7 +763,7 @@ int si_process_recorded_refs(struct inc *s, int *pending_move)
 			goto out;
 		if (!ret)
 			continue;
-		ret = si_is_first_ref(s->parent, ow_inode, cur->dir, cur->path + cur->name,
+		ret = si_is_first_ref(s, s->parent, ow_inode, cur->dir, cur->path + cur->name,
 				   cur->len - cur->name);
 		if (ret < 0)
 			goto out;
@@ -787,7 +789,7 @@ int si_process_recorded_refs(struct inc *s, int *pending_move)
 			e = si_nc_lookup(s, ow_inode, ow_gen);
 			if (e)
 				si_nc_remove(s, e);
-			ret = is_ancestor(s->parent, ow_inode, ow_gen, s->cur_ino, NULL);
+			ret = is_ancestor(s, s->parent, ow_inode, ow_gen, s->cur_ino, NULL);
 			if (ret > 0) {
 				orphanized_ancestor = true;
 				fp_reset(&s->cur_path);

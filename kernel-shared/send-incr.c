@@ -57,7 +57,7 @@ static int finish_inode_if_needed(struct inc *s, bool at_end)
 		goto out;
 	if (!at_end && s->cmp_key.objectid == s->cur_ino)
 		goto out;
-	ret = si_get_inode_info(s->send, s->cur_ino, &left);
+	ret = si_get_inode_info(s, s->send, s->cur_ino, &left);
 	if (ret < 0)
 		goto out;
 	if (!s->parent || s->cur_new) {
@@ -67,7 +67,7 @@ static int finish_inode_if_needed(struct inc *s, bool at_end)
 		need_truncate[0] = s->cur_next_write != s->cur_size;
 		need_truncate[1] = s->cur_next_write2 != s->cur_size;
 	} else {
-		ret = si_get_inode_info(s->parent, s->cur_ino, &right);
+		ret = si_get_inode_info(s, s->parent, s->cur_ino, &right);
 		if (ret < 0)
 			goto out;
 		if (left.uid != right.uid || left.gid != right.gid)
@@ -309,11 +309,11 @@ static int changed_extent(struct inc *s, enum btrfs_send_cmp result)
 static int dir_changed(struct inc *s, u64 dir)
 {
 	u64 orig, cur;
-	int ret = si_get_inode_gen(s->send, dir, &cur);
+	int ret = si_get_inode_gen(s, s->send, dir, &cur);
 
 	if (ret)
 		return ret;
-	ret = si_get_inode_gen(s->parent, dir, &orig);
+	ret = si_get_inode_gen(s, s->parent, dir, &orig);
 	if (ret)
 		return ret;
 	return orig != cur;
@@ -449,7 +449,8 @@ int btrfs_send_size_from(struct btrfs_fs *fs, u64 subvolid, u64 parent_id, const
 	s->fs = fs;
 	s->out = out;
 	s->nc = calloc(NAME_CACHE_MAX, sizeof(*s->nc));
-	if (!s->nc) {
+	s->icache = calloc(ICACHE_SLOTS, sizeof(*s->icache));
+	if (!s->nc || !s->icache) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -548,6 +549,7 @@ out:
 		free(s->created);
 		free(s->utimes);
 		free(s->nc);
+		free(s->icache);
 		free(s);
 	}
 	return ret;
