@@ -119,9 +119,16 @@ struct inc {
 	struct rref *new_refs, *del_refs;
 	size_t nr_new, cap_new, nr_del, cap_del;
 
-	struct nce *nc;			/* NAME_CACHE_MAX, [0] least recently used */
+	/*
+	 * The name cache, an LRU of NAME_CACHE_MAX entries as the kernel's:
+	 * an entry stays in its slot of nc; nc_order holds the slots in use,
+	 * least recently used first, nc_key their keys for the search
+	 */
+	struct nce *nc;
+	struct nckey { u64 ino, gen; } *nc_key;
+	u16 *nc_order, *nc_free;
+	u32 nr_nc, nr_nc_free;
 	struct icent *icache;		/* ICACHE_SLOTS, by tree and inode number */
-	u32 nr_nc;
 
 	struct pgroup *groups;
 	size_t nr_groups, cap_groups;

@@ -367,15 +367,27 @@ void si_pdm_free(struct pdm *pm)
 
 /* ---- the name cache ---- */
 
+/* where slot @slot is in the LRU order */
+static u32 nc_pos(const struct inc *s, u32 slot)
+{
+	u32 i = 0;
+
+	while (i < s->nr_nc && s->nc_order[i] != slot)
+		i++;
+	return i;
+}
+
+/* A hit becomes the most recently used (moving two bytes a slot, not the entries) */
 struct nce *si_nc_lookup(struct inc *s, u64 ino, u64 gen)
 {
 	for (u32 i = 0; i < s->nr_nc; i++) {
-		if (s->nc[i].ino == ino && s->nc[i].gen == gen) {
-			struct nce e = s->nc[i];
+		u16 slot = s->nc_order[i];
 
-			memmove(s->nc + i, s->nc + i + 1, (s->nr_nc - i - 1) * sizeof(*s->nc));
-			s->nc[s->nr_nc - 1] = e;
-			return &s->nc[s->nr_nc - 1];
+		if (s->nc_key[slot].ino == ino && s->nc_key[slot].gen == gen) {
+			memmove(s->nc_order + i, s->nc_order + i + 1,
+				(s->nr_nc - i - 1) * sizeof(*s->nc_order));
+			s->nc_order[s->nr_nc - 1] = slot;
+			return &s->nc[slot];
 		}
 	}
 	return NULL;
@@ -383,17 +395,24 @@ struct nce *si_nc_lookup(struct inc *s, u64 ino, u64 gen)
 
 void si_nc_remove(struct inc *s, struct nce *e)
 {
-	u32 i = (u32)(e - s->nc);
+	u32 slot = (u32)(e - s->nc), i = nc_pos(s, slot);
 
-	memmove(s->nc + i, s->nc + i + 1, (s->nr_nc - i - 1) * sizeof(*s->nc));
+	memmove(s->nc_order + i, s->nc_order + i + 1, (s->nr_nc - i - 1) * sizeof(*s->nc_order));
 	s->nr_nc--;
+	s->nc_key[slot] = (struct nckey){ 0, 0 };
+	s->nc_free[s->nr_nc_free++] = (u16)slot;
 }
 
 static void nc_store(struct inc *s, const struct nce *e)
 {
+	u16 slot;
+
 	if (s->nr_nc == NAME_CACHE_MAX)
-		si_nc_remove(s, &s->nc[0]);
-	s->nc[s->nr_nc++] = *e;
+		si_nc_remove(s, &s->nc[s->nc_order[0]]);
+	slot = s->nc_free[--s->nr_nc_free];
+	s->nc[slot] = *e;
+	s->nc_key[slot] = (struct nckey){ e->ino, e->gen };
+	s->nc_order[s->nr_nc++] = slot;
 }
 
 /* ---- overwritten names ---- */

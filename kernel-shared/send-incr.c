@@ -449,11 +449,16 @@ int btrfs_send_size_from(struct btrfs_fs *fs, u64 subvolid, u64 parent_id, const
 	s->fs = fs;
 	s->out = out;
 	s->nc = calloc(NAME_CACHE_MAX, sizeof(*s->nc));
+	s->nc_key = calloc(NAME_CACHE_MAX, sizeof(*s->nc_key));
+	s->nc_order = calloc(NAME_CACHE_MAX, sizeof(*s->nc_order));
+	s->nc_free = calloc(NAME_CACHE_MAX, sizeof(*s->nc_free));
 	s->icache = calloc(ICACHE_SLOTS, sizeof(*s->icache));
-	if (!s->nc || !s->icache) {
+	if (!s->nc || !s->nc_key || !s->nc_order || !s->nc_free || !s->icache) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	for (u32 i = 0; i < NAME_CACHE_MAX; i++)
+		s->nc_free[s->nr_nc_free++] = (u16)(NAME_CACHE_MAX - 1 - i);
 	ret = open_ro_root(fs, subvolid, "subvolume", &s->send);
 	if (ret < 0)
 		goto out;
@@ -549,6 +554,9 @@ out:
 		free(s->created);
 		free(s->utimes);
 		free(s->nc);
+		free(s->nc_key);
+		free(s->nc_order);
+		free(s->nc_free);
 		free(s->icache);
 		free(s);
 	}
