@@ -17,7 +17,11 @@
 # The tools, each RUNS times, alternating the order (A B C, C B A, ...):
 #   volctl         volctl --image IMG subvolume diff /A /B (unmounted)
 #   volctl-online  volctl subvolume diff MNT/A MNT/B (when volctl has it)
-#   send           btrfs send --no-data -p MNT/A MNT/B | btrfs receive --dump
+#   send           btrfs send --no-data -p MNT/A MNT/B | btrfs receive --dump,
+#                  the first after a fresh mount (the kernel's cache of
+#                  checked tree blocks empty, as volctl's is at every start)
+#   send-warm      the same right after an untimed send of the same pair
+#                  (every block it reads already checked and cached)
 #   rsync          rsync -nai --delete MNT/B/ MNT/A/   (dry run: a listing)
 #   volctl-same    volctl --image IMG subvolume diff /B /C (nothing changed)
 # Wall time from $EPOCHREALTIME around the command (time(1) counts in 10 ms
@@ -91,7 +95,7 @@ echo "shape: $SHAPE"
 ONLINE=1
 "$VOLCTL" subvolume diff "$MNT/A" "$MNT/B" >/dev/null 2>&1 || ONLINE=0
 
-TOOLS=(volctl send rsync volctl-same)
+TOOLS=(volctl send send-warm rsync volctl-same)
 [ "$ONLINE" -eq 0 ] || TOOLS+=(volctl-online)
 
 # run TOOL N: one timed run; "wall cpu rss lines" to stdout
@@ -114,8 +118,14 @@ run() {
 			"$VOLCTL" subvolume diff "$MNT/A" "$MNT/B" >"$of"
 		t1=$EPOCHREALTIME
 		;;
-	send)
-		mnt
+	send | send-warm)
+		if [ "$tool" = send ]; then
+			umnt
+			mnt
+		else
+			mnt
+			btrfs send -q --no-data -p "$MNT/A" "$MNT/B" | btrfs receive --dump >/dev/null
+		fi
 		t0=$EPOCHREALTIME
 		/usr/bin/time -f '%e %U %S %M' -o "$tf" bash -c \
 			"/usr/bin/time -f '%M' -o '$tf.send' btrfs send -q --no-data -p '$MNT/A' '$MNT/B' |
