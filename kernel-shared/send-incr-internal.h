@@ -217,7 +217,8 @@ static inline u64 align_up(u64 v, u64 a)
 /* send-incr-path.c */
 int si_get_inode_info(struct inc *s, struct btrfs_root *root, u64 ino, struct iinfo *info);
 int si_get_inode_gen(struct inc *s, struct btrfs_root *root, u64 ino, u64 *gen);
-int si_get_first_ref(struct inc *s, struct btrfs_root *root, u64 ino, u64 *dir, u64 *dir_gen, struct fpath *name);
+int si_get_first_ref(struct inc *s, struct btrfs_root *root, u64 ino, u64 *dir, u64 *dir_gen,
+		struct fpath *name);
 int si_lookup_dir_item_inode(struct btrfs_root *root, u64 dir, const char *name, u32 name_len,
 		u64 *found);
 int si_gen_unique_name(struct inc *s, u64 ino, u64 gen, struct fpath *dest);
@@ -239,7 +240,8 @@ int si_will_overwrite_ref(struct inc *s, u64 dir, u64 dir_gen, const char *name,
 int si_did_overwrite_ref(struct inc *s, u64 dir, u64 dir_gen, u64 ino, u64 ino_gen,
 		const char *name, u32 name_len);
 int si_did_overwrite_first_ref(struct inc *s, u64 ino, u64 gen);
-int si_is_first_ref(struct inc *s, struct btrfs_root *root, u64 ino, u64 dir, const char *name, u32 name_len);
+int si_is_first_ref(struct inc *s, struct btrfs_root *root, u64 ino, u64 dir, const char *name,
+		u32 name_len);
 int si_get_cur_name_and_parent(struct inc *s, u64 ino, u64 gen, u64 *parent_ino,
 		u64 *parent_gen, struct fpath *dest);
 int si_get_cur_path(struct inc *s, u64 ino, u64 gen, struct fpath *dest);

@@ -50,7 +50,8 @@ int si_get_inode_info(struct inc *s, struct btrfs_root *root, u64 ino, struct ii
 
 	if (!root)
 		return -ENOENT;
-	e = &s->icache[(((ino ^ (root->id << 40)) * 0x9E3779B97F4A7C15ULL) >> 40) & (ICACHE_SLOTS - 1)];
+	e = &s->icache[(((ino ^ (root->id << 40)) * 0x9E3779B97F4A7C15ULL) >> 40) &
+		       (ICACHE_SLOTS - 1)];
 	if (e->root == root && e->ino == ino) {
 		if (info && !e->ret)
 			*info = e->info;
@@ -518,7 +519,8 @@ int si_did_overwrite_first_ref(struct inc *s, u64 ino, u64 gen)
 	return ret;
 }
 
-int si_is_first_ref(struct inc *s, struct btrfs_root *root, u64 ino, u64 dir, const char *name, u32 name_len)
+int si_is_first_ref(struct inc *s, struct btrfs_root *root, u64 ino, u64 dir, const char *name,
+		    u32 name_len)
 {
 	struct fpath *tmp = malloc(sizeof(*tmp));
 	u64 tmp_dir;

@@ -406,8 +406,8 @@ static int wait_for_dest_dir_move(struct inc *s, const struct rref *ref, bool is
 	return 0;
 }
 
-static int check_ino_in_path(struct inc *s, struct btrfs_root *root, u64 ino1, u64 ino1_gen, u64 ino2,
-			     u64 ino2_gen, struct fpath *fp)
+static int check_ino_in_path(struct inc *s, struct btrfs_root *root, u64 ino1, u64 ino1_gen,
+			     u64 ino2, u64 ino2_gen, struct fpath *fp)
 {
 	u64 ino = ino2;
 	int depth = 0;
@@ -464,7 +464,8 @@ static int ancestor_cb(void *priv, const struct btrfs_key *key, const void *data
 		ret = si_get_inode_gen(a->s, a->root, parent, &parent_gen);
 		if (ret < 0)
 			return ret;
-		ret = check_ino_in_path(a->s, a->root, a->ino1, a->ino1_gen, parent, parent_gen, a->fp);
+		ret = check_ino_in_path(a->s, a->root, a->ino1, a->ino1_gen, parent, parent_gen,
+					a->fp);
 		if (ret) {
 			a->ret = ret;
 			return ret < 0 ? ret : 1;

@@ -36,7 +36,8 @@ static inline int check_prev_ino(const struct tc_item *it)
 }
 
 /* Inode number of an INODE_ITEM key or a directory entry's location */
-static inline int check_inode_key(const struct tc_item *it, const struct btrfs_key *k, const char *what)
+static inline int check_inode_key(const struct tc_item *it, const struct btrfs_key *k,
+				  const char *what)
 {
 	if (it->key.type == BTRFS_XATTR_ITEM_KEY) {
 		if (k->objectid || k->type || k->offset)
@@ -156,8 +157,8 @@ static int check_root_item(const struct tc_item *it)
 }
 
 /* One DIR_ITEM / DIR_INDEX / XATTR_ITEM entry at @di, @room bytes left in the item */
-static inline int check_dir_entry(const struct tc_item *it, const struct btrfs_dir_item *di, u32 room,
-			   u32 *len)
+static inline int check_dir_entry(const struct tc_item *it, const struct btrfs_dir_item *di,
+				  u32 room, u32 *len)
 {
 	u32 max_both = btrfs_max_item_size(it->fs->nodesize) - (u32)sizeof(*di);
 	bool xattr_key = it->key.type == BTRFS_XATTR_ITEM_KEY;
