@@ -145,7 +145,6 @@ static int send_size_print(const struct vc_ctx *ctx, const char *path, const str
 	return VC_EXIT_OK;
 }
 
-
 static int send_size_run(const struct vc_ctx *ctx, struct vc_fs *fs, const char *path,
 			 const struct send_args *a)
 {

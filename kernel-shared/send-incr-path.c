@@ -400,7 +400,6 @@ void si_nc_remove(struct inc *s, struct nce *e)
 
 	memmove(s->nc_order + i, s->nc_order + i + 1, (s->nr_nc - i - 1) * sizeof(*s->nc_order));
 	s->nr_nc--;
-	s->nc_key[slot] = (struct nckey){ 0, 0 };
 	s->nc_free[s->nr_nc_free++] = (u16)slot;
 }
 

@@ -3,7 +3,6 @@
  * What changed between two subvolumes (see subvol-diff.h).
  */
 #include <errno.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -152,10 +151,11 @@ static int inode_cb(void *priv, const struct btrfs_key *key, const void *data, u
 	switch (key->type) {
 	case BTRFS_INODE_REF_KEY:
 	case BTRFS_INODE_EXTREF_KEY:
-		return refs_cb(priv, key, data, len);
+		/* the names come before the xattrs in key order */
+		ret = refs_cb(priv, key, data, len);
+		s->xattr_off = s->buf_len;
+		return ret;
 	case BTRFS_XATTR_ITEM_KEY:
-		if (s->xattr_off == SIZE_MAX)
-			s->xattr_off = s->buf_len;
 		return xattr_cb(priv, key, data, len);
 	case BTRFS_EXTENT_DATA_KEY:
 		return ext_cb(priv, key, data, len);
@@ -175,17 +175,11 @@ static int load_side(struct side *s, u64 ino)
 	s->nr_names = 0;
 	s->buf_len = 0;
 	s->ext_len = 0;
-	s->xattr_off = SIZE_MAX;
+	s->xattr_off = 0;
+	/* without its INODE_ITEM, the walk's first item, nothing is taken */
 	ret = btrfs_iterate_items(s->root, &min, &max, inode_cb, s);
 	if (ret < 0)
 		return ret;
-	if (!s->exists) {
-		s->nr_names = 0;
-		s->buf_len = 0;
-		s->ext_len = 0;
-	}
-	if (s->xattr_off == SIZE_MAX)
-		s->xattr_off = s->buf_len;
 	/* the names were offsets while buf grew */
 	for (size_t i = 0; i < s->nr_names; i++)
 		s->names[i].bytes = (const char *)s->buf + (uintptr_t)s->names[i].bytes;
